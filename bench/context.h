@@ -1,0 +1,49 @@
+/* The run context every benchmark receives: communicators, rank placement over hosts, and the MPI
+ * library; plus the two ways a run stops early (bad input: exit 2; MPI failure: abort naming the
+ * rank and the call). No globals: the context is passed explicitly. */
+#ifndef RMB_CONTEXT_H
+#define RMB_CONTEXT_H
+#include <mpi.h>
+#include <stdbool.h>
+
+typedef struct {
+    MPI_Comm world;       /* the benchmark's communicator (errors return, checked by MPI_CHECK) */
+    MPI_Comm host;        /* ranks on the same host (by processor name, not shared-memory domain) */
+    int rank, size;
+    int host_rank, host_size;    /* position within the host */
+    int hosts, host_id;          /* number of distinct hosts, index of this rank's host */
+    int ranks_per_host;          /* maximum over hosts */
+    int *rank_host;              /* [size]: host index of every rank */
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+    char hostnames[1024];        /* "a;b;c" for the CSV row */
+    char mpi_library[64];        /* short: "Open MPI 4.1.4" / "MPICH 4.0.2" */
+    char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING]; /* one line */
+    int online_cores;            /* cores of this host, for the polling policy */
+    bool oversubscribed;         /* more ranks on this host than cores: polling loops must yield */
+} bench_ctx;
+
+/* Call before MPI_Init: library-specific settings that users should not need to know (Open MPI's
+ * Debian defaults cannot create a window at one rank unless the pt2pt component is allowed). */
+void bench_pre_init(void);
+/* Collective over comm. */
+void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm);
+void bench_ctx_free(bench_ctx *ctx);
+
+/* Bad input found after MPI_Init: rank 0 prints "rmabench: MSG", every rank finalises and exits 2.
+ * Collective: every rank must call it (decide on reduced values). */
+_Noreturn void bench_usage_error(const bench_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The environment variable rank, usable before MPI_Init (0 when unknown). */
+int bench_env_rank(void);
+
+/* MPI call checking: an error is reported with the rank and the call, then the job is aborted. */
+_Noreturn void bench_mpi_fail(int rank, const char *call, int err, const char *file, int line);
+#define MPI_CHECK(rank, call)                                                        \
+    do {                                                                             \
+        int rmb_err_ = (call);                                                       \
+        if (rmb_err_ != MPI_SUCCESS) bench_mpi_fail((rank), #call, rmb_err_, __FILE__, __LINE__); \
+    } while (0)
+
+/* ISO-8601 UTC timestamp. */
+void bench_timestamp(char *buf, int len);
+
+#endif

@@ -1,0 +1,40 @@
+/* rmabench: database operators over MPI one-sided communication.
+ *   rmabench join       distributed radix hash join / sort-merge join   (joins/)
+ *   rmabench lock       distributed lock table, strict 2PL + 2PC        (locking/)
+ *   rmabench lock-trace write a lock trace from a workload generator    (locking/workloads/)
+ *   rmabench calibrate  measure the model parameters on these ranks     (model/calibrate.c) */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "context.h"
+
+static const struct {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *what;
+} commands[] = {
+    {"join", join_main, "distributed radix hash join and sort-merge join over MPI RMA"},
+    {"lock", lock_main, "distributed lock table: strict 2PL and 2PC over notified puts"},
+    {"lock-trace", lock_trace_main, "write a lock trace from a workload generator"},
+    {"calibrate", calibrate_main, "measure every model parameter on the ranks it runs on"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rmabench <command> [flags]   (rmabench <command> --help lists the flags)\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].what);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        if (bench_env_rank() == 0) usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].main(argc, argv);
+    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate)\n", argv[1]);
+    return 2;
+}

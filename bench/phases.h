@@ -1,0 +1,45 @@
+/* Named phase timers (Table 4.2's rows): each rank accumulates seconds per phase; the table reduces
+ * them to average and maximum over ranks. "Detail" phases (MPI_Put and flush time inside a pass)
+ * are shown but not added to the total. Imbalance = max over ranks of the total minus the sum of
+ * the average phases, as in the thesis. */
+#ifndef RMB_PHASES_H
+#define RMB_PHASES_H
+#include <mpi.h>
+#include <stdbool.h>
+
+#define PHASES_MAX 16
+
+typedef struct {
+    int n;
+    const char *name[PHASES_MAX];
+    bool detail[PHASES_MAX];
+    double t[PHASES_MAX];
+} phase_set;
+
+typedef struct {
+    int n;
+    const char *name[PHASES_MAX];
+    bool detail[PHASES_MAX];
+    double avg[PHASES_MAX], max[PHASES_MAX];
+    double total_avg, total_max, imbalance;
+} phase_stats;
+
+void phases_init(phase_set *p);
+/* Declare phases in display order (so that a phase with 0 s still shows). */
+void phases_declare(phase_set *p, const char *name, bool detail);
+/* Add seconds to a declared phase (declares it as a main phase if new). */
+void phases_add(phase_set *p, const char *name, double seconds);
+double phases_get(const phase_set *p, const char *name);
+/* Sum of main phases on this rank. */
+double phases_total(const phase_set *p);
+
+/* Collective. */
+void phases_reduce(const phase_set *p, MPI_Comm comm, phase_stats *out);
+const double *phase_stats_find(const phase_stats *s, const char *name, int which /*0 avg, 1 max*/);
+
+/* Print the table (rank 0 only): phase, avg, max; then imbalance and total. */
+void phases_print(const phase_stats *s, const char *title);
+
+static inline double rmb_now(void) { return MPI_Wtime(); }
+
+#endif

@@ -1,0 +1,146 @@
+#include "generate.h"
+
+#include <math.h>
+
+static inline uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int bits_for(uint64_t v)
+{
+    int b = 0;
+    while (b < 64 && (v >> b)) b++;
+    return b ? b : 1;
+}
+
+void workload_slice(uint64_t total, int rank, int ranks, bool uneven, uint64_t *off, uint64_t *n)
+{
+    if (!uneven) {
+        uint64_t base = total / (uint64_t)ranks, extra = total % (uint64_t)ranks;
+        *off = base * (uint64_t)rank + ((uint64_t)rank < extra ? (uint64_t)rank : extra);
+        *n = base + ((uint64_t)rank < extra ? 1 : 0);
+        return;
+    }
+    /* weights 1, 2, ..., ranks; boundaries floor(total * W(i) / W(ranks)) with W(i) = i(i+1)/2 */
+    uint64_t wsum = (uint64_t)ranks * (uint64_t)(ranks + 1) / 2;
+    uint64_t lo_w = (uint64_t)rank * (uint64_t)(rank + 1) / 2, hi_w = lo_w + (uint64_t)rank + 1;
+    long double lo = (long double)total * lo_w / wsum, hi = (long double)total * hi_w / wsum;
+    *off = (uint64_t)lo;
+    *n = (rank == ranks - 1 ? total : (uint64_t)hi) - *off;
+}
+
+/* --- a keyed bijection on [0, r_total): 4-round balanced Feistel on 2k bits + cycle walking ---- */
+uint64_t workload_perm(const workload *w, uint64_t j)
+{
+    const int half = w->perm_bits / 2;
+    const uint64_t mask = (half >= 64) ? ~0ull : ((1ull << half) - 1);
+    uint64_t x = j;
+    do {
+        uint64_t l = x >> half, r = x & mask;
+        for (int round = 0; round < 4; round++) {
+            uint64_t f = splitmix64(r ^ w->perm_keys[round]) & mask;
+            uint64_t t = l ^ f;
+            l = r;
+            r = t;
+        }
+        x = (l << half) | r;
+    } while (x >= w->r_total); /* cycle walking: stays a bijection on [0, r_total) */
+    return x;
+}
+
+/* --- Zipf(s) over {1..n} by rejection-inversion (Hörmann & Derflinger 1996): O(1) per draw ---- */
+static double helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x)); }
+static double helper2(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x)); }
+static double zipf_h(double s, double x) { return exp(-s * log(x)); }
+static double zipf_H(double s, double x) { double lx = log(x); return helper2((1 - s) * lx) * lx; }
+static double zipf_Hinv(double s, double x)
+{
+    double t = x * (1 - s);
+    if (t < -1) t = -1; /* numerical guard */
+    return exp(helper1(t) * x);
+}
+
+static uint64_t zipf_draw(const workload *w, uint64_t g)
+{
+    const double s = w->zipf_s, n = (double)w->r_total;
+    const double sv = 2 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2));
+    for (uint64_t attempt = 0;; attempt++) {
+        uint64_t rnd = splitmix64(w->seed * 0xD1B54A32D192ED03ull ^ (g * 0x9E3779B97F4A7C15ull + attempt));
+        double u01 = (double)(rnd >> 11) * 0x1.0p-53;
+        double u = w->zipf_hxn + u01 * (w->zipf_hx1 - w->zipf_hxn);
+        double x = zipf_Hinv(s, u);
+        double kd = floor(x + 0.5);
+        if (kd < 1) kd = 1;
+        if (kd > n) kd = n;
+        if (kd - x <= sv || u >= zipf_H(s, kd + 0.5) - zipf_h(s, kd)) return (uint64_t)kd;
+    }
+}
+
+void workload_init(workload *w, uint64_t r_total, int ratio, double selectivity, double skew, uint64_t seed,
+                   int rank, int ranks, bool uneven)
+{
+    w->r_total = r_total;
+    w->ratio = ratio;
+    w->s_total = r_total * (uint64_t)ratio;
+    w->selectivity = selectivity;
+    w->skew = skew;
+    w->seed = seed;
+    workload_slice(w->r_total, rank, ranks, uneven, &w->r_off, &w->r_n);
+    workload_slice(w->s_total, rank, ranks, uneven, &w->s_off, &w->s_n);
+    int b = bits_for(r_total > 1 ? r_total - 1 : 1);
+    if (b & 1) b++;
+    if (b < 2) b = 2;
+    w->perm_bits = b;
+    for (int i = 0; i < 4; i++) w->perm_keys[i] = splitmix64(seed * 4 + (uint64_t)i + 0x5EED);
+    w->all_match = selectivity >= 1.0;
+    w->sel_threshold = w->all_match ? UINT64_MAX : (uint64_t)(selectivity * 18446744073709551616.0);
+    w->zipf_s = skew;
+    if (skew > 0) {
+        w->zipf_hx1 = zipf_H(skew, 1.5) - 1;
+        w->zipf_hxn = zipf_H(skew, (double)r_total + 0.5);
+    }
+}
+
+uint64_t workload_max_key(const workload *w) { return w->all_match ? w->r_total : 2 * w->r_total; }
+
+uint64_t workload_partner(const workload *w, uint64_t g)
+{
+    if (!w->all_match && splitmix64(g ^ (w->seed * 0xA0761D6478BD642Full)) >= w->sel_threshold) return UINT64_MAX;
+    if (w->skew > 0) return zipf_draw(w, g) - 1;
+    return g % w->r_total;
+}
+
+void generate_r(const workload *w, tuple_t *out)
+{
+    for (uint64_t i = 0; i < w->r_n; i++) {
+        uint64_t j = w->r_off + i;
+        out[i].key = workload_perm(w, j) + 1;
+        out[i].rid = j;
+    }
+}
+
+void generate_s(const workload *w, tuple_t *out)
+{
+    for (uint64_t i = 0; i < w->s_n; i++) {
+        uint64_t g = w->s_off + i, j = workload_partner(w, g);
+        out[i].key = j != UINT64_MAX ? workload_perm(w, j) + 1 : w->r_total + 1 + splitmix64(g ^ w->seed) % w->r_total;
+        out[i].rid = g;
+    }
+}
+
+void workload_expected(const workload *w, uint64_t *matches, uint64_t *checksum)
+{
+    uint64_t m = 0, c = 0;
+    for (uint64_t i = 0; i < w->s_n; i++) {
+        uint64_t g = w->s_off + i, j = workload_partner(w, g);
+        if (j == UINT64_MAX) continue;
+        m++;
+        c += match_term(j, g);
+    }
+    *matches = m;
+    *checksum = c;
+}

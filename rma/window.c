@@ -1,0 +1,52 @@
+#include "window.h"
+
+#include "context.h"
+
+const char *const win_flavor_names[] = {"allocate", "create", NULL};
+
+uint64_t rma_round_size(uint64_t bytes)
+{
+    if (bytes == 0) bytes = 64;
+    return (bytes + 63) & ~(uint64_t)63;
+}
+
+void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm)
+{
+    MPI_Comm_rank(comm, &w->rank);
+    w->bytes = rma_round_size(bytes);
+    w->flavor = flavor;
+    w->locked_all = 0;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    /* We only use put/get and MPI_SUM/MPI_NO_OP atomics: lets the library pick faster paths. */
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_Info_set(info, "same_disp_unit", "true");
+    if (flavor == WIN_ALLOCATE) {
+        MPI_CHECK(w->rank, MPI_Win_allocate((MPI_Aint)w->bytes, 1, info, comm, &w->base, &w->win));
+    } else {
+        MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
+        MPI_CHECK(w->rank, MPI_Win_create(w->base, (MPI_Aint)w->bytes, 1, info, comm, &w->win));
+    }
+    MPI_Info_free(&info);
+    MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+}
+
+void rma_window_lock_all(rma_window *w)
+{
+    MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
+    w->locked_all = 1;
+}
+
+void rma_window_unlock_all(rma_window *w)
+{
+    MPI_CHECK(w->rank, MPI_Win_unlock_all(w->win));
+    w->locked_all = 0;
+}
+
+void rma_window_free(rma_window *w)
+{
+    if (w->locked_all) rma_window_unlock_all(w);
+    MPI_CHECK(w->rank, MPI_Win_free(&w->win));
+    if (w->flavor == WIN_CREATE) MPI_Free_mem(w->base);
+    w->base = NULL;
+}

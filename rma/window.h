@@ -1,0 +1,30 @@
+/* Window allocation for every benchmark: MPI_Win_allocate (default) or MPI_Win_create on
+ * MPI_Alloc_mem memory; sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
+ * remote writes when the size is not a multiple of 16); errors return and are reported by rank. */
+#ifndef RMB_WINDOW_H
+#define RMB_WINDOW_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1 } win_flavor;
+extern const char *const win_flavor_names[]; /* {"allocate", "create", NULL} for option tables */
+
+typedef struct {
+    MPI_Win win;
+    void *base;
+    uint64_t bytes;       /* rounded size */
+    win_flavor flavor;
+    int rank;             /* for error messages */
+    int locked_all;
+} rma_window;
+
+uint64_t rma_round_size(uint64_t bytes);
+
+/* Collective. disp_unit 1 (byte displacements). */
+void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm);
+void rma_window_lock_all(rma_window *w);    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) */
+void rma_window_unlock_all(rma_window *w);
+void rma_window_free(rma_window *w);
+
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Configure (once) and build rmabench against both MPI libraries:
+#   build/        Open MPI (the default `mpirun` on Debian)
+#   build-mpich/  MPICH
+set -eu
+cd "$(dirname "$0")/.."
+setup() { # dir, options...
+    dir=$1; shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" -Dwerror=true "$@" >"/tmp/rmabench-setup-$(basename "$dir").log" 2>&1 ||
+            { cat "/tmp/rmabench-setup-$(basename "$dir").log"; exit 1; }
+    fi
+    ninja -C "$dir" >/dev/null || ninja -C "$dir"
+    echo "build: $dir ok"
+}
+setup build -Dmpi=openmpi
+setup build-mpich -Dmpi=mpich

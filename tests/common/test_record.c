@@ -1,0 +1,83 @@
+/* CSV records: header once, whole rows appended, quoting, a foreign header refused, errors name the file. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "record.h"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/rmb-record-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+
+    CHECK(record_check_path(path, err, sizeof err) == 0);
+    record *r = record_new();
+    record_set(r, "bench", "join");
+    record_set(r, "command", "rmabench join --output \"a,b\"");
+    record_set(r, "matches", "%d", 42);
+    CHECK(strcmp(record_get(r, "matches"), "42") == 0);
+    CHECK(record_has_column("t_network_partition_avg") == 0);
+    CHECK(record_has_column("no_such_column") != 0);
+    CHECK(record_append(r, path, err, sizeof err) == 0);
+    CHECK(record_append(r, path, err, sizeof err) == 0);
+    char *text = slurp(path);
+    CHECK(text && count_lines(text) == 3);
+    char *hdr = record_header_line();
+    CHECK(text && strncmp(text, hdr, strlen(hdr)) == 0);
+    CHECK(text && strstr(text, "\"rmabench join --output \"\"a,b\"\"\"") != NULL);
+    /* every row has as many fields as the header (no quoted comma counted) */
+    char *row = record_row_line(r);
+    int fields = 1, inq = 0;
+    for (char *c = row; *c; c++) {
+        if (*c == '"') inq = !inq;
+        else if (*c == ',' && !inq) fields++;
+    }
+    CHECK(fields == record_ncolumns());
+    free(row);
+
+    /* a file with another header is refused, and left untouched */
+    char other[256];
+    snprintf(other, sizeof other, "%s/other.csv", dir);
+    FILE *f = fopen(other, "w");
+    fputs("a,b,c\n1,2,3\n", f);
+    fclose(f);
+    CHECK(record_check_path(other, err, sizeof err) != 0 && strstr(err, other) && strstr(err, "header"));
+    CHECK(record_append(r, other, err, sizeof err) != 0);
+    CHECK(strcmp(slurp(other), "a,b,c\n1,2,3\n") == 0);
+
+    /* unwritable places and a full disk name the file */
+    CHECK(record_check_path("/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
+    CHECK(record_append(r, "/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK(record_append(r, "/dev/full", err, sizeof err) != 0 && strstr(err, "/dev/full") && strstr(err, "write"));
+    }
+    record_free(r);
+    free(hdr);
+    unlink(path);
+    unlink(other);
+    rmdir(dir);
+    CHECK_DONE();
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Run an MPI program under the build's launcher and assert on its output.
+#   mpi_check.sh MPIRUN NP [--exit N] [--pass N] [--matches N] [--grep RE] [--timeout S] -- PROGRAM ARGS...
+#   --exit N     expected exit status (default 0)
+#   --pass N     at least N lines "verification: PASS" and none "verification: FAIL"
+#   --matches N  every "matches: X (expected Y)" line has X = Y = N
+#   --grep RE    output (stdout+stderr) must match the extended regex RE (repeatable)
+# Open MPI as root, oversubscription and polling yield are handled here, the way a user's runner would.
+set -u
+mpirun=$1; np=$2; shift 2
+want_exit=0; want_pass=0; want_matches=""; greps=""; timeout_s=300
+while [ $# -gt 0 ]; do
+    case $1 in
+    --exit) want_exit=$2; shift 2 ;;
+    --pass) want_pass=$2; shift 2 ;;
+    --matches) want_matches=$2; shift 2 ;;
+    --grep) greps="$greps
+$2"; shift 2 ;;
+    --timeout) timeout_s=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "mpi_check.sh: unknown option $1" >&2; exit 99 ;;
+    esac
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+echo "+ $mpirun -n $np $*"
+timeout -k 10 "$timeout_s" "$mpirun" -n "$np" "$@" >"$out" 2>&1
+rc=$?
+cat "$out"
+fail=0
+if [ "$rc" -ne "$want_exit" ]; then echo "FAIL: exit status $rc, expected $want_exit"; fail=1; fi
+if [ "$want_pass" -gt 0 ]; then
+    npass=$(grep -c '^verification: PASS' "$out")
+    if [ "$npass" -lt "$want_pass" ]; then echo "FAIL: $npass 'verification: PASS' lines, expected $want_pass"; fail=1; fi
+    if grep -q '^verification: FAIL' "$out"; then echo "FAIL: a run failed verification"; fail=1; fi
+fi
+if [ -n "$want_matches" ]; then
+    bad=$(grep '^matches: ' "$out" | awk -v n="$want_matches" '{ g=$2; e=$4; sub(/\)?,$/, "", e); if (g != n || e != n) print }')
+    if [ -n "$bad" ] || ! grep -q '^matches: ' "$out"; then echo "FAIL: match count is not $want_matches: $bad"; fail=1; fi
+fi
+echo "$greps" | while IFS= read -r re; do
+    [ -z "$re" ] && continue
+    grep -Eq -- "$re" "$out" || { echo "FAIL: output does not match /$re/"; echo x >"$out.fail"; }
+done
+if [ -e "$out.fail" ]; then rm -f "$out.fail"; fail=1; fi
+exit $fail
