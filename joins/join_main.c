@@ -8,6 +8,7 @@
 
 #include "join.h"
 #include "memory.h"
+#include "numa_topology.h"
 #include "options.h"
 #include "record.h"
 #include "version.h"
@@ -64,6 +65,7 @@ static void parse_opts(join_opts *o, int argc, char **argv)
         {"run-size", OPT_COUNT, &o->run_size, "sort-merge run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "sort-merge multi-way merge fan-in (0 = auto)", 0, 4096, NULL, NULL},
         {"simd", OPT_CHOICE, &o->simd, "SIMD kernels (auto = best the CPU has)", 0, 0, simd_names, NULL},
+        {"numa", OPT_CHOICE, &o->numa, "memory placement: local, interleave or off (auto: local on multi-node hosts)", 0, 0, numa_policy_names, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
@@ -187,6 +189,10 @@ int join_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    /* numa (bench/numa_policy.h): policy for every large allocation from here on, binding report */
+    numa_report numa;
+    numa_report_init(&ctx, o.numa, &numa);
+    o.numa = numa.policy;
 
     uint64_t r_total = o.r_total > 0 ? (uint64_t)o.r_total : (uint64_t)o.tuples_per_rank * (uint64_t)ctx.size;
     if (r_total < (uint64_t)ctx.size)
@@ -219,6 +225,8 @@ int join_main(int argc, char **argv)
     }
     generate_r(&wl, r);
     generate_s(&wl, s);
+    numa_placement_check(r, wl.r_n * sizeof(tuple_t)); /* numa: where the generated relations went */
+    numa_placement_check(s, wl.s_n * sizeof(tuple_t));
     uint64_t exp_local[2], expected[2];
     workload_expected(&wl, &exp_local[0], &exp_local[1]);
     MPI_CHECK(ctx.rank, MPI_Allreduce(exp_local, expected, 2, MPI_UINT64_T, MPI_SUM, ctx.world));
@@ -237,6 +245,7 @@ int join_main(int argc, char **argv)
                ctx.hostnames, ctx.mpi_library, RMB_GIT_COMMIT);
         printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", t_gen_max, expected[0],
                expected[1]);
+        numa_report_print_header(&numa);
         fflush(stdout);
     }
 
@@ -261,11 +270,13 @@ int join_main(int argc, char **argv)
             phases_reduce(&out.phases, ctx.world, &st);
             totals[rep] = st.total_max;
             double tput = (double)(wl.r_total + wl.s_total) / st.total_max;
+            numa_report_run(&ctx, &numa); /* numa: worst rank's placement so far */
             if (ctx.rank == 0) {
                 char title[64];
                 snprintf(title, sizeof title, "%s run %d/%d", algos[a]->name, rep + 1, (int)o.repeat);
                 phases_print(&st, title);
                 printf("throughput: %.2f M input tuples/s\n", tput / 1e6);
+                numa_report_print_run(&numa);
                 printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",
                        got[0], expected[0], got[1], expected[1]);
                 printf("verification: %s\n", pass ? "PASS" : "FAIL");
@@ -283,6 +294,7 @@ int join_main(int argc, char **argv)
                 record_set(rec, "expected_matches", "%" PRIu64, expected[0]);
                 record_set(rec, "expected_checksum", "0x%016" PRIx64, expected[1]);
                 record_set(rec, "verification", "%s", pass ? "PASS" : "FAIL");
+                numa_report_columns(&numa, rec);
                 if (record_append(rec, o.output, err, sizeof err)) {
                     fprintf(stderr, "rmabench: --output: %s\n", err);
                     record_free(rec);
@@ -300,6 +312,7 @@ int join_main(int argc, char **argv)
     }
     mem_free_large(r, wl.r_n * sizeof(tuple_t));
     mem_free_large(s, wl.s_n * sizeof(tuple_t));
+    numa_report_free(&numa);
     bench_ctx_free(&ctx);
     MPI_Finalize();
     return failures ? 1 : 0;
