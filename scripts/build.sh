@@ -2,6 +2,7 @@
 # Configure (once) and build rmabench against both MPI libraries:
 #   build/        Open MPI (the default `mpirun` on Debian)
 #   build-mpich/  MPICH
+#   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested
 set -eu
 cd "$(dirname "$0")/.."
 setup() { # dir, options...
@@ -15,3 +16,4 @@ setup() { # dir, options...
 }
 setup build -Dmpi=openmpi
 setup build-mpich -Dmpi=mpich
+setup build-nonuma -Dmpi=openmpi -Dnuma=disabled
