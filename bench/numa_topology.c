@@ -10,22 +10,13 @@
 
 #include "rmb_config.h"
 
-#define MASK_WORDS 16 /* 1024 cores per host */
-
-typedef struct {
-    int host, core, node;
-    int nallowed;       /* cores the rank may run on */
-    int online;         /* cores of its host */
-    int nodes_spanned;  /* NUMA nodes its allowed cores cover (0 when unknown) */
-    int host_nodes;     /* nodes libnuma reports on its host */
-    uint64_t allowed[MASK_WORDS];
-} rank_place;
-
 static bool mask_has(const uint64_t *m, int c) { return (m[c / 64] >> (c % 64)) & 1; }
+
+void numa_mask_set(uint64_t *m, int c) { m[c / 64] |= (uint64_t)1 << (c % 64); }
 
 static bool mask_subset(const uint64_t *a, const uint64_t *b)
 {
-    for (int w = 0; w < MASK_WORDS; w++)
+    for (int w = 0; w < NUMA_MASK_WORDS; w++)
         if (a[w] & ~b[w]) return false;
     return true;
 }
@@ -34,10 +25,10 @@ static bool mask_subset(const uint64_t *a, const uint64_t *b)
 static void fprint_mask(FILE *f, const uint64_t *m)
 {
     bool first = true;
-    for (int c = 0; c < 64 * MASK_WORDS; c++) {
+    for (int c = 0; c < 64 * NUMA_MASK_WORDS; c++) {
         if (!mask_has(m, c)) continue;
         int e = c;
-        while (e + 1 < 64 * MASK_WORDS && mask_has(m, e + 1)) e++;
+        while (e + 1 < 64 * NUMA_MASK_WORDS && mask_has(m, e + 1)) e++;
         fprintf(f, "%s%d", first ? "" : ",", c);
         if (e > c) fprintf(f, "-%d", e);
         first = false;
@@ -45,7 +36,7 @@ static void fprint_mask(FILE *f, const uint64_t *m)
     }
 }
 
-static void my_place(const bench_ctx *ctx, rank_place *p)
+static void my_place(const bench_ctx *ctx, numa_rank_place *p)
 {
     memset(p, 0, sizeof *p);
     p->host = ctx->host_id;
@@ -57,9 +48,9 @@ static void my_place(const bench_ctx *ctx, rank_place *p)
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(p->core < 0 ? 0 : p->core, &set);
     bool spans[1024] = {false};
-    for (int c = 0; c < CPU_SETSIZE && c < 64 * MASK_WORDS; c++) {
+    for (int c = 0; c < CPU_SETSIZE && c < 64 * NUMA_MASK_WORDS; c++) {
         if (!CPU_ISSET(c, &set)) continue;
-        p->allowed[c / 64] |= (uint64_t)1 << (c % 64);
+        numa_mask_set(p->allowed, c);
         p->nallowed++;
         int n = numa_node_of_core(c);
         if (n >= 0 && n < 1024 && !spans[n]) { spans[n] = true; p->nodes_spanned++; }
@@ -81,10 +72,7 @@ static void host_name(const bench_ctx *ctx, int h, char *out, size_t len)
     out[n] = 0;
 }
 
-/* Warnings of one host, appended to w (a memstream): pigeonhole over the binding (a group of ranks
- * all confined to a set of fewer cores than ranks shares cores; this also covers oversubscribed
- * unbound ranks) and unbound ranks on multi-node hosts. */
-static void host_warnings(FILE *w, int *nwarn, const rank_place *pl, int size, int h, const char *hname)
+void numa_host_warnings(FILE *w, int *nwarn, const numa_rank_place *pl, int size, int h, const char *hname)
 {
     for (int i = 0; i < size; i++) {
         if (pl[i].host != h) continue;
@@ -111,7 +99,7 @@ static void host_warnings(FILE *w, int *nwarn, const rank_place *pl, int size, i
                 (*nwarn)++ ? "; " : "", hname, unbound, nodes, first);
 }
 
-static char *build_summary(const bench_ctx *ctx, const rank_place *pl, numa_report *rep, const char *requested_name)
+static char *build_summary(const bench_ctx *ctx, const numa_rank_place *pl, numa_report *rep, const char *requested_name)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -158,7 +146,7 @@ void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep)
     rep->worst_rank = -1;
     if (ctx->rank == 0 && warn[0]) fprintf(stderr, "rmabench: warning: %s\n", warn);
 
-    rank_place mine, *all = NULL;
+    numa_rank_place mine, *all = NULL;
     my_place(ctx, &mine);
     if (ctx->rank == 0) all = malloc(sizeof *all * (size_t)ctx->size);
     MPI_CHECK(ctx->rank, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, ctx->world));
@@ -182,7 +170,7 @@ void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep)
     for (int h = 0; h < ctx->hosts; h++) {
         char hname[MPI_MAX_PROCESSOR_NAME];
         host_name(ctx, h, hname, sizeof hname);
-        host_warnings(f, &nwarn, all, ctx->size, h, hname);
+        numa_host_warnings(f, &nwarn, all, ctx->size, h, hname);
     }
     fclose(f);
     rep->warning = buf;

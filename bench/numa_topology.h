@@ -9,6 +9,28 @@
 #include "numa_policy.h"
 #include "record.h"
 
+#include <stdint.h>
+#include <stdio.h>
+
+#define NUMA_MASK_WORDS 16 /* 1024 cores per host */
+
+/* One rank's place, gathered to rank 0. */
+typedef struct {
+    int host, core, node;
+    int nallowed;       /* cores the rank may run on */
+    int online;         /* cores of its host */
+    int nodes_spanned;  /* NUMA nodes its allowed cores cover (0 when unknown) */
+    int host_nodes;     /* nodes libnuma reports on its host */
+    uint64_t allowed[NUMA_MASK_WORDS];
+} numa_rank_place;
+void numa_mask_set(uint64_t *mask, int core);
+
+/* The binding warnings of host h (pure, for tests): a group of ranks all confined to a set of
+ * fewer cores than ranks shares cores (this covers two ranks bound to one core and oversubscribed
+ * unbound ranks, but not ranks bound to a socket with enough cores); ranks whose allowed cores
+ * span several nodes are unbound. Appends "host NAME: ..." to w, "; "-separated, counting in *nwarn. */
+void numa_host_warnings(FILE *w, int *nwarn, const numa_rank_place *pl, int size, int h, const char *hname);
+
 typedef struct {
     int policy;              /* effective (numa.h) */
     bool available;
