@@ -41,7 +41,11 @@ const char *tpcc_txn_name(int txn_type);
 int tpcc_lock_warehouse(uint64_t lock_id);
 /* The lock's parent in the hierarchy, TPCC_NO_PARENT for a warehouse (the roots). */
 uint64_t tpcc_lock_parent(uint64_t lock_id);
-/* "w3/d4/order[3012]/line[5]" and the like; returns buf. */
+/* What the lock guards: "warehouse-node", "warehouse", "item-node", "item", "stock-node", "stock",
+ * "district-node", "district", "customer-node", "customer", "last-name-key", "history-node",
+ * "history", "orders-node", "customer-order-key", "order-node", "order", "new-order", "order-line". */
+const char *tpcc_lock_kind(uint64_t lock_id);
+/* "w3/d4/order{3012}/line[5]" and the like; returns buf. */
 const char *tpcc_lock_describe(uint64_t lock_id, char *buf, size_t len);
 
 #endif
