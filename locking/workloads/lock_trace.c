@@ -3,6 +3,7 @@
  * temporary file next to --output and is renamed into place only when complete. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,15 @@ static int usage_error(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+/* An interrupted run removes its temporary file too (unlink is async-signal-safe). */
+static const char *volatile tmp_path;
+static void remove_tmp_and_die(int sig)
+{
+    if (tmp_path) unlink(tmp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 typedef struct {
@@ -86,8 +96,11 @@ int lock_trace_main(int argc, char **argv)
     struct stat st;
     if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) return usage_error("--output: %s: is a directory", output);
 
-    /* one generator per home warehouse in use */
+    /* one generator per home warehouse in use (about 16 KiB of state each) */
     int ngen = home < 0 ? (int)warehouses : 1;
+    if (ngen > 10000)
+        return usage_error("--home-warehouse: -1 with %d warehouses needs one generator per warehouse (%d MiB); at most 10000",
+                           ngen, (int)((int64_t)ngen * 16 / 1024));
     tpcc_gen **gen = calloc((size_t)ngen, sizeof *gen);
     if (!gen) { fprintf(stderr, "rmabench: lock-trace: out of memory\n"); return 1; }
     for (int i = 0; i < ngen; i++) {
@@ -106,7 +119,10 @@ int lock_trace_main(int argc, char **argv)
     char *tmp = malloc(plen);
     if (!tmp) { fprintf(stderr, "rmabench: lock-trace: out of memory\n"); return 1; }
     snprintf(tmp, plen, "%s.tmpXXXXXX", output);
+    signal(SIGINT, remove_tmp_and_die);
+    signal(SIGTERM, remove_tmp_and_die);
     int fd = mkstemp(tmp);
+    tmp_path = tmp;
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         int e = errno;
@@ -144,8 +160,9 @@ int lock_trace_main(int argc, char **argv)
     if (!werr && rename(tmp, output)) { werr = -1; e = errno; }
     for (int i = 0; i < ngen; i++) tpcc_close(gen[i]);
     free(gen);
+    if (werr) unlink(tmp);
+    tmp_path = NULL;
     if (werr) {
-        unlink(tmp);
         if (werr == -1) fprintf(stderr, "rmabench: --output: %s: %s (nothing written)\n", output, strerror(e));
         free(tmp);
         return 1;
@@ -154,8 +171,12 @@ int lock_trace_main(int argc, char **argv)
 
     uint64_t txns = 0, locks = 0;
     for (int i = 0; i < TPCC_NTYPES; i++) { txns += s.txns[i]; locks += s.locks[i]; }
-    printf("lock-trace: tpcc, %" PRId64 " warehouses, %s, home warehouse %s%" PRId64 ", seed %" PRId64 "\n", warehouses,
-           isolation_names[isolation], home < 0 ? "uniform " : "", home < 0 ? warehouses : home, seed);
+    if (home < 0)
+        printf("lock-trace: tpcc, %" PRId64 " warehouses, %s, home warehouse drawn uniformly per transaction, seed %" PRId64 "\n",
+               warehouses, isolation_names[isolation], seed);
+    else
+        printf("lock-trace: tpcc, %" PRId64 " warehouses, %s, home warehouse %" PRId64 ", seed %" PRId64 "\n", warehouses,
+               isolation_names[isolation], home, seed);
     printf("%-14s %10s %7s %12s\n", "transaction", "count", "share", "locks/txn");
     for (int i = 0; i < TPCC_NTYPES; i++)
         printf("%-14s %10" PRIu64 " %6.2f%% %12.2f\n", tpcc_txn_name(i), s.txns[i], 100.0 * (double)s.txns[i] / (double)txns,

@@ -23,6 +23,12 @@ timeout 60 "$rmabench" lock-trace tpcc --warehouses 2 --transactions 500 --seed 
     err "overwrite failed"
 "$check" "$d/t.trace" 2 0 0 9 500 || err "overwritten trace does not match"
 
+# every transaction's home drawn uniformly: a readable trace
+timeout 60 "$rmabench" lock-trace tpcc --warehouses 3 --home-warehouse -1 --transactions 1000 --output "$d/u.trace" >"$d/out" 2>&1 ||
+    err "--home-warehouse -1 failed: $(cat "$d/out")"
+[ "$(grep -c '^B$' "$d/u.trace")" -eq 1000 ] || err "--home-warehouse -1: not 1000 transactions"
+rm -f "$d/u.trace"
+
 # 2. bad input: exit 2, one line on stderr naming the flag, no file
 bad() { # expected-prefix, args...
     want=$1; shift
@@ -41,15 +47,24 @@ bad '--transactions: ' tpcc --transactions 12Q --output "$d/b.trace"
 bad '--home-warehouse: ' tpcc --warehouses 2 --home-warehouse 2 --output "$d/b.trace"
 bad '--output: ' tpcc --warehouses 2
 bad "lock-trace: 'ycsb': unknown workload" ycsb --output "$d/b.trace"
+bad '--home-warehouse: -1 with 20000 warehouses' tpcc --warehouses 20000 --home-warehouse -1 --output "$d/b.trace"
 [ ! -e "$d/b.trace" ] || err "bad input left $d/b.trace"
 
 # 3. unusable --output: names the file, nothing left behind
 bad "--output: $d/missing/x.trace: cannot create" tpcc --output "$d/missing/x.trace"
 mkdir "$d/dir.trace"
 bad "--output: $d/dir.trace: is a directory" tpcc --output "$d/dir.trace"
-left=$(ls -A "$d" | grep -v -x -e t.trace -e dir.trace -e out -e err)
+left=$(ls -A "$d" | grep -v -x -e t.trace -e dir.trace -e out -e err -e int)
 [ -z "$left" ] || err "left behind: $left"
 [ -z "$(ls -A "$d/dir.trace")" ] || err "wrote into the directory"
+
+# an interrupted run leaves no temporary file
+mkdir "$d/int"
+"$rmabench" lock-trace tpcc --transactions 100M --output "$d/int/big.trace" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid; wait $pid
+[ -z "$(ls -A "$d/int")" ] || err "interrupted run left: $(ls -A "$d/int")"
 
 [ $fail -eq 0 ] && echo "cli lock-trace: PASS"
 exit $fail
