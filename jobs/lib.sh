@@ -182,3 +182,37 @@ rmb_finish() {
     [[ $RMB_DRY_RUN == 1 ]] && return 0
     echo "rmabench jobs: $RMB_NAME: $RMB_RUN_N runs, $RMB_FAILED failed, $(rmb_elapsed) elapsed; results in $RMB_OUT"
 }
+
+# --- Slurm job scripts -------------------------------------------------------------------------
+# rmb_slurm_init NAME: launcher srun by default; RMB_NODES (nodes of the allocation), RMB_PPN (ranks
+# per node), RMB_NODE_COUNTS (1 2 4 ... up to the allocation), results in
+# $RMB_CAMPAIGN_DIR/job-<jobid>-NAME/, RMB_MODEL_ARGS (--model FILE when calibration left one).
+rmb_slurm_init() {
+    export RMB_LAUNCHER=${RMB_LAUNCHER:-srun}
+    rmb_init "$1"
+    RMB_NODES=${SLURM_JOB_NUM_NODES:-${RMB_NODES:-1}}
+    local tpn=${SLURM_NTASKS_PER_NODE:-}
+    RMB_PPN=${RMB_PPN:-${tpn%%(*}}
+    RMB_PPN=${RMB_PPN:-2}
+    if [[ -z ${RMB_NODE_COUNTS:-} ]]; then
+        local k=1
+        RMB_NODE_COUNTS=""
+        while (( k < RMB_NODES )); do RMB_NODE_COUNTS+="$k "; k=$((k * 2)); done
+        RMB_NODE_COUNTS+=$RMB_NODES
+    fi
+    local n
+    for n in $RMB_NODE_COUNTS; do
+        (( n >= 1 && n <= RMB_NODES )) || rmb_die "RMB_NODE_COUNTS: $n is outside the allocation (1..$RMB_NODES nodes)"
+    done
+    RMB_CAMPAIGN_DIR=${RMB_CAMPAIGN_DIR:-$RMB_ROOT/results/slurm}
+    rmb_results_dir "$RMB_CAMPAIGN_DIR/job-${SLURM_JOB_ID:-dryrun}-$1"
+    RMB_MODEL=${RMB_MODEL:-$RMB_CAMPAIGN_DIR/params.txt}
+    RMB_MODEL_ARGS=()
+    if [[ -s $RMB_MODEL || $RMB_DRY_RUN == 1 ]]; then RMB_MODEL_ARGS=(--model "$RMB_MODEL")
+    else echo "rmabench jobs: no model parameters at $RMB_MODEL (calibration not run or failed): runs without --model"; fi
+    if [[ $RMB_DRY_RUN != 1 ]]; then
+        echo "rmabench jobs: $1: job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?} ($RMB_NODES nodes, $RMB_PPN ranks/node)," \
+             "MPI $RMB_MPI via $RMB_LAUNCHER$([[ $RMB_LAUNCHER == srun ]] && echo " --mpi=$RMB_SRUN_MPI")"
+        echo "rmabench jobs: results in $RMB_OUT"
+    fi
+}
