@@ -209,7 +209,7 @@ rmb_slurm_init() {
     RMB_MODEL=${RMB_MODEL:-$RMB_CAMPAIGN_DIR/params.txt}
     RMB_MODEL_ARGS=()
     if [[ -s $RMB_MODEL || $RMB_DRY_RUN == 1 ]]; then RMB_MODEL_ARGS=(--model "$RMB_MODEL")
-    else echo "rmabench jobs: no model parameters at $RMB_MODEL (calibration not run or failed): runs without --model"; fi
+    elif [[ $1 != calibrate ]]; then echo "rmabench jobs: no model parameters at $RMB_MODEL (calibration not run or failed): runs without --model"; fi
     if [[ $RMB_DRY_RUN != 1 ]]; then
         echo "rmabench jobs: $1: job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?} ($RMB_NODES nodes, $RMB_PPN ranks/node)," \
              "MPI $RMB_MPI via $RMB_LAUNCHER$([[ $RMB_LAUNCHER == srun ]] && echo " --mpi=$RMB_SRUN_MPI")"
