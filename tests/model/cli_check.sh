@@ -47,5 +47,8 @@ expect 2 "^rmamodel: 'frob': unknown command" $rmamodel frob
 expect 2 '^rmabench: --output: required' $rmabench calibrate
 expect 2 '^rmabench: --output: .*not writable' $rmabench calibrate --output /nonexistent-dir/p.txt
 expect 2 '^rmabench: --tuples: ' $rmabench calibrate --output "$tmp/x.txt" --tuples 5
+expect 2 "^rmabench: --model: .*bad\.txt:3: expected 'name = value'" $rmabench join --model "$tmp/bad.txt"
+printf 'P_scan = 225\n' >"$tmp/partial.txt"
+expect 2 '^rmabench: --model: .*P_partition .*is not set' $rmabench join --algo radix --model "$tmp/partial.txt"
 [ $fail -eq 0 ] && echo "cli_check: all passed"
 exit $fail

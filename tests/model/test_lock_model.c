@@ -1,8 +1,13 @@
 /* The lock model (thesis 5.3) against Table 5.1, the 0%-remote identity and linear throughput. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../check.h"
+#include "lock_compare.h"
 #include "lock_model.h"
+#include "record.h"
 
 static void set(model_params *p, const char *a)
 {
@@ -42,5 +47,26 @@ int main(void)
     double t = model_t_tx(&p, 10, 0.05);
     for (int a = 1; a <= 4096; a *= 4) CHECK(fabs(model_throughput(a, t) - a * model_throughput(1, t)) < 1e-6 * a);
     CHECK(fabs(model_throughput(2520, t) / model_throughput(1260, t) - 2) < 1e-12);
+
+    /* lock_compare: reads a file, predicts Table 5.1's 5% column, fills the CSV columns */
+    char path[] = "/tmp/rmb-lockcmp-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs("t_local_comm = 3.0 # us\nt_remote_comm = 5.6\nt_queue = 0.5\nt_vote = 8.5\nt_clean_up = 2.5\n", f);
+    fclose(f);
+    lock_model_ctx lm;
+    lock_compare_load(&lm, path, 0);
+    CHECK(lm.on);
+    record *rec = record_new();
+    lock_model_input in = {.agents = 1260, .locks_per_txn = 10, .remote_prob = 0.05, .measured_throughput = 14.91e6};
+    double tt = lock_compare(&lm, &in, rec);
+    CHECK(fabs(tt * 1e6 - 73.511) < 0.0015);
+    CHECK(strncmp(record_get(rec, "model_t_tx_us"), "73.51", 5) == 0);
+    CHECK(fabs(atof(record_get(rec, "model_throughput")) - 1260 / tt) < 1);
+    /* one host: remote servers cost t_local_comm, so the remote share only adds votes */
+    in.single_host = true;
+    CHECK(fabs(lock_compare(&lm, &in, NULL) - model_t_tx(&p, 10, 0) - (1 - pow(0.95, 10)) * 8.5e-6) < 1e-12);
+    record_free(rec);
+    remove(path);
     CHECK_DONE();
 }
