@@ -2,4 +2,3 @@
 #include <stdio.h>
 #include "commands.h"
 int lock_main(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "rmabench: lock: not built yet\n"); return 2; }
-int lock_trace_main(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "rmabench: lock-trace: not built yet\n"); return 2; }
