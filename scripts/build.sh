@@ -2,6 +2,7 @@
 # Configure (once) and build rmabench against both MPI libraries:
 #   build/        Open MPI (the default `mpirun` on Debian)
 #   build-mpich/  MPICH
+#   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
 set -eu
 cd "$(dirname "$0")/.."
 setup() { # dir, options...
@@ -15,3 +16,4 @@ setup() { # dir, options...
 }
 setup build -Dmpi=openmpi
 setup build-mpich -Dmpi=mpich
+setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized

@@ -3,9 +3,12 @@
 set -u
 cd "$(dirname "$0")/.."
 passed=0; failed=0; skipped=0
-for dir in build build-mpich; do
-    echo "=== meson test -C $dir"
-    meson test -C "$dir" --print-errorlogs ${RMB_TEST_ARGS:-} >"/tmp/rmabench-test-$dir.log" 2>&1
+for dir in build build-mpich build-asan; do
+    # the sanitizer build runs the unit tests and its own small MPI runs (tests/sanitizers/)
+    suites=""
+    [ "$dir" = build-asan ] && suites="--suite unit --suite asan"
+    echo "=== meson test -C $dir $suites"
+    meson test -C "$dir" --print-errorlogs $suites ${RMB_TEST_ARGS:-} >"/tmp/rmabench-test-$dir.log" 2>&1
     grep -E '^ *[0-9]+/[0-9]+ ' "/tmp/rmabench-test-$dir.log"
     sed -n '/^Summary of Failures/,$p' "/tmp/rmabench-test-$dir.log" | head -200
     ok=$(awk '/^Ok:/ {print $2}' "/tmp/rmabench-test-$dir.log")
