@@ -5,4 +5,5 @@ int join_main(int argc, char **argv);
 int lock_main(int argc, char **argv);
 int lock_trace_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
+int record_main(int argc, char **argv);
 #endif

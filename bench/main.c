@@ -2,7 +2,8 @@
  *   rmabench join       distributed radix hash join / sort-merge join   (joins/)
  *   rmabench lock       distributed lock table, strict 2PL + 2PC        (locking/)
  *   rmabench lock-trace write a lock trace from a workload generator    (locking/workloads/)
- *   rmabench calibrate  measure the model parameters on these ranks     (model/calibrate.c) */
+ *   rmabench calibrate  measure the model parameters on these ranks     (model/calibrate.c)
+ *   rmabench record     append a row (e.g. a failed run) to a results CSV (bench/record_main.c) */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ static const struct {
     {"lock", lock_main, "distributed lock table: strict 2PL and 2PC over notified puts"},
     {"lock-trace", lock_trace_main, "write a lock trace from a workload generator"},
     {"calibrate", calibrate_main, "measure every model parameter on the ranks it runs on"},
+    {"record", record_main, "append one row (e.g. a failed run) to a results CSV; no MPI"},
 };
 
 static void usage(FILE *f)
@@ -35,6 +37,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].main(argc, argv);
-    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate)\n", argv[1]);
+    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate, record)\n", argv[1]);
     return 2;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "join.h"
+#include "join_compare.h"
 #include "memory.h"
 #include "options.h"
 #include "record.h"
@@ -176,6 +177,8 @@ int join_main(int argc, char **argv)
     join_opts o;
     default_opts(&o);
     parse_opts(&o, argc, argv);
+    join_model_ctx jm;
+    join_compare_load(&jm, o.model, o.algo);
     char err[512];
     /* An unusable --output fails before any work. */
     if (o.output && record_check_path(o.output, err, sizeof err)) {
@@ -271,6 +274,7 @@ int join_main(int argc, char **argv)
                 printf("verification: %s\n", pass ? "PASS" : "FAIL");
                 fflush(stdout);
             }
+            join_compare(&jm, &ctx, &o, &wl, algo, &out, &st);
             if (o.output && ctx.rank == 0) {
                 record *rec = record_new();
                 set_common_columns(rec, &ctx, &o, &wl, command);
@@ -283,6 +287,7 @@ int join_main(int argc, char **argv)
                 record_set(rec, "expected_matches", "%" PRIu64, expected[0]);
                 record_set(rec, "expected_checksum", "0x%016" PRIx64, expected[1]);
                 record_set(rec, "verification", "%s", pass ? "PASS" : "FAIL");
+                join_compare_record(&jm, rec);
                 if (record_append(rec, o.output, err, sizeof err)) {
                     fprintf(stderr, "rmabench: --output: %s\n", err);
                     record_free(rec);

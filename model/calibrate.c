@@ -1,4 +1,113 @@
-/* placeholder until calibration lands */
+/* `rmabench calibrate --output FILE`: measure every model parameter on these ranks and write them,
+ * with units, the MPI library, hosts and ranks per host, to a parameter file (model/params.h). */
+#include "calibrate.h"
+
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
-int calibrate_main(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "rmabench: calibrate: not built yet\n"); return 2; }
+#include "options.h"
+#include "version.h"
+
+double calibrate_median(double *v, int n)
+{
+    for (int i = 1; i < n; i++) /* insertion sort: n is small */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
+{
+    double r;
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, ctx->world));
+    if (op == MPI_SUM) r /= ctx->size; /* SUM is only used for the mean */
+    return r;
+}
+
+static int output_writable(const char *path, char *err, size_t len)
+{
+    char *dir = strdup(path), *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = 0;
+    else if (slash) *slash = 0;
+    else strcpy(dir, ".");
+    int ok = access(dir, W_OK | X_OK) == 0;
+    if (!ok) snprintf(err, len, "--output: %s: directory %s is not writable", path, dir);
+    free(dir);
+    return ok ? 0 : -1;
+}
+
+int calibrate_main(int argc, char **argv)
+{
+    const char *output = NULL;
+    calibrate_opts o = {.tuples = 1000000, .put_bytes = 16 << 20, .repeats = 3};
+    const opt_spec specs[] = {
+        {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
+        {"tuples", OPT_COUNT, &o.tuples, "tuples per rank for the compute kernels", 1000, 1e9, NULL, NULL},
+        {"put-bytes", OPT_BYTES, &o.put_bytes, "bytes each rank puts per bandwidth measurement", 1 << 16, 1ll << 34, NULL, NULL},
+        {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
+        OPT_END,
+    };
+    const opt_spec *tables[] = {specs, NULL};
+    char err[600];
+    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
+    if (rc == OPT_HELP) {
+        if (bench_env_rank() == 0) opt_usage("rmabench calibrate --output FILE [flags]", tables);
+        exit(0);
+    }
+    if (rc == OPT_OK && !output) {
+        snprintf(err, sizeof err, "--output: required (the parameter file to write)");
+        rc = OPT_ERROR;
+    }
+    if (rc == OPT_OK && output_writable(output, err, sizeof err)) rc = OPT_ERROR;
+    if (rc == OPT_ERROR) {
+        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
+        exit(2);
+    }
+
+    bench_pre_init();
+    MPI_Init(&argc, &argv);
+    bench_ctx ctx;
+    bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    model_params p;
+    params_init(&p);
+    calibrate_compute(&ctx, &o, &p);
+    double t1 = MPI_Wtime();
+    calibrate_network(&ctx, &o, &p);
+    double t2 = MPI_Wtime();
+    calibrate_lock(&ctx, &o, &p);
+    double took = MPI_Wtime() - t0;
+
+    int status = 0;
+    if (ctx.rank == 0) {
+        snprintf(p.info[MI_mpi_library], sizeof p.info[MI_mpi_library], "%s", ctx.mpi_library);
+        snprintf(p.info[MI_mpi_version], sizeof p.info[MI_mpi_version], "%.250s", ctx.mpi_version);
+        snprintf(p.info[MI_hosts], sizeof p.info[MI_hosts], "%d", ctx.hosts);
+        snprintf(p.info[MI_ranks], sizeof p.info[MI_ranks], "%d", ctx.size);
+        snprintf(p.info[MI_ranks_per_host], sizeof p.info[MI_ranks_per_host], "%d", ctx.ranks_per_host);
+        snprintf(p.info[MI_hostnames], sizeof p.info[MI_hostnames], "%.250s", ctx.hostnames);
+        bench_timestamp(p.info[MI_calibrated_at], sizeof p.info[MI_calibrated_at]);
+        snprintf(p.info[MI_git_commit], sizeof p.info[MI_git_commit], "%s", RMB_GIT_COMMIT);
+        if (params_write(&p, output, err, sizeof err)) {
+            fprintf(stderr, "rmabench: --output: %s\n", err);
+            status = 2;
+        } else {
+            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f)\n",
+                   ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, took - (t2 - t0));
+            for (int i = 0; i < MP_COUNT; i++)
+                if (p.set[i]) printf("%-22s %12.6g %-10s %s\n", params_name(i), p.v[i] / params_scale(i), params_unit(i), params_describe(i));
+                else printf("%-22s %12s %-10s %s\n", params_name(i), "-", params_unit(i), params_describe(i));
+            printf("wrote %s\n", output);
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+    bench_ctx_free(&ctx);
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,76 @@
+/* `rmabench record`: append one row of the shared CSV schema from a shell script, so that job
+ * scripts record a run that failed (crash, timeout, wrong world size) in the same file and format
+ * as the runs that succeeded. No MPI. Also prints the header, for tools that check a CSV's schema.
+ *   rmabench record --output F --set col=value [--set col=value ...]
+ *   rmabench record --header */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "context.h"
+#include "record.h"
+#include "version.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rmabench record --output FILE --set COLUMN=VALUE [--set COLUMN=VALUE ...]\n"
+               "       rmabench record --header      print the CSV header of this rmabench version\n"
+               "Appends one whole row to FILE (header first when the file is new). Columns not set stay\n"
+               "empty, except: timestamp (now), status (failed), git_commit (this build), job_id ($SLURM_JOB_ID).\n");
+}
+
+int record_main(int argc, char **argv)
+{
+    const char *output = NULL;
+    record *rec = record_new();
+    int rc = 2;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        } else if (strcmp(a, "--header") == 0) {
+            char *h = record_header_line();
+            printf("%s\n", h);
+            free(h);
+            rc = 0;
+            goto out;
+        } else if (strcmp(a, "--output") == 0 || strncmp(a, "--output=", 9) == 0) {
+            output = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!output || !*output) { fprintf(stderr, "rmabench: --output: needs a file name\n"); goto out; }
+        } else if (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0) {
+            const char *kv = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            const char *eq = kv ? strchr(kv, '=') : NULL;
+            if (!eq || eq == kv) { fprintf(stderr, "rmabench: --set: expected COLUMN=VALUE, got '%s'\n", kv ? kv : ""); goto out; }
+            char col[128];
+            snprintf(col, sizeof col, "%.*s", (int)(eq - kv), kv);
+            if (record_has_column(col)) { fprintf(stderr, "rmabench: --set: '%s' is not a column of the results schema\n", col); goto out; }
+            record_set(rec, col, "%s", eq + 1);
+        } else {
+            fprintf(stderr, "rmabench: %s: unknown flag (rmabench record --help)\n", a);
+            goto out;
+        }
+    }
+    if (!output) { fprintf(stderr, "rmabench: --output: required (the results CSV to append to)\n"); goto out; }
+    /* defaults for what the caller did not say */
+    if (!*record_get(rec, "timestamp")) {
+        char ts[32];
+        bench_timestamp(ts, sizeof ts);
+        record_set(rec, "timestamp", "%s", ts);
+    }
+    if (!*record_get(rec, "status")) record_set(rec, "status", "failed");
+    if (!*record_get(rec, "git_commit")) record_set(rec, "git_commit", "%s", RMB_GIT_COMMIT);
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!*record_get(rec, "job_id") && job) record_set(rec, "job_id", "%s", job);
+    char err[512];
+    if (record_check_path(output, err, sizeof err) || record_append(rec, output, err, sizeof err)) {
+        fprintf(stderr, "rmabench: --output: %s\n", err);
+        goto out;
+    }
+    rc = 0;
+out:
+    record_free(rec);
+    return rc;
+}

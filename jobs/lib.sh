@@ -1,0 +1,218 @@
+# Shared helpers of the rmabench job scripts (bash; sourced by jobs/local.sh and jobs/slurm/*.sbatch).
+#
+# A job script does:   rmb_init NAME; rmb_plan; ... calls rmb_run for every run ...; rmb_finish
+# where the script's own function `plan` calls rmb_run once per run. rmb_plan runs `plan` once
+# without launching anything to count the runs (for "run i of n"), then again for real.
+#
+# Environment (all optional):
+#   RMB_ROOT         repository root (default: the directory above jobs/, or $SLURM_SUBMIT_DIR)
+#   RMB_BUILD        build directory holding rmabench (default $RMB_ROOT/build, i.e. Open MPI;
+#                    $RMB_ROOT/build-mpich for MPICH). The MPI library is read from its rmb_config.h.
+#   RMB_LAUNCHER     local (mpirun on this machine) | srun | mpirun (inside a Slurm allocation)
+#   RMB_SRUN_MPI     srun --mpi plugin (default pmix for Open MPI, pmi2 for MPICH)
+#   RMB_SRUN_ARGS    extra srun arguments;   RMB_MPIRUN_ARGS  extra mpirun arguments
+#   RMB_RUN_TIMEOUT  seconds before one run is killed and recorded as status=timeout (default 600)
+#   RMB_DRY_RUN=1    print the commands instead of running them
+#   RMB_PYTHON       Python with matplotlib for the plots (default /usr/bin/python3)
+# Every run appends to $RMB_CSV; a run that fails (non-zero exit, timeout, a world size other than
+# requested) gets one more row with status=failed|timeout|world-size-mismatch and its exit code,
+# written by `rmabench record`. Rows are only ever appended.
+
+rmb_die() { echo "rmabench jobs: $*" >&2; exit 2; }
+
+rmb_init() { # NAME
+    RMB_NAME=$1
+    if [[ -z ${RMB_ROOT:-} ]]; then
+        if [[ -n ${SLURM_SUBMIT_DIR:-} && -f $SLURM_SUBMIT_DIR/jobs/lib.sh ]]; then RMB_ROOT=$SLURM_SUBMIT_DIR
+        else RMB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd); fi
+    fi
+    RMB_BUILD=${RMB_BUILD:-$RMB_ROOT/build}
+    RMB_BIN=$RMB_BUILD/rmabench
+    RMB_PYTHON=${RMB_PYTHON:-/usr/bin/python3}
+    [[ -x $RMB_PYTHON ]] || RMB_PYTHON=python3
+    RMB_RUN_TIMEOUT=${RMB_RUN_TIMEOUT:-600}
+    RMB_DRY_RUN=${RMB_DRY_RUN:-0}
+    RMB_LAUNCHER=${RMB_LAUNCHER:-local}
+    case $RMB_LAUNCHER in local|srun|mpirun) ;; *) rmb_die "RMB_LAUNCHER: '$RMB_LAUNCHER' is not one of local, srun, mpirun" ;; esac
+    if [[ -f $RMB_BUILD/rmb_config.h ]]; then
+        RMB_MPI=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$RMB_BUILD/rmb_config.h")
+    fi
+    RMB_MPI=${RMB_MPI:-openmpi}
+    if [[ $RMB_DRY_RUN != 1 && ! -x $RMB_BIN ]]; then
+        rmb_die "$RMB_BIN: not built (run scripts/build.sh, or set RMB_BUILD)"
+    fi
+    if [[ $RMB_MPI == mpich ]]; then RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmi2}; else RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmix}; fi
+    RMB_RUN_I=0 RMB_RUN_N=0 RMB_FAILED=0 RMB_COUNTING=0
+    RMB_T0=$(date +%s)
+    # Open MPI as root (containers, CI) and polling ranks that share cores
+    if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+    export HWLOC_HIDE_ERRORS=${HWLOC_HIDE_ERRORS:-1}
+}
+
+# Results directory: RMB_OUT (created), RMB_CSV = RMB_OUT/results.csv, logs under RMB_OUT/logs.
+rmb_results_dir() { # DIR
+    RMB_OUT=$1
+    RMB_CSV=$RMB_OUT/results.csv
+    RMB_LOG_DIR=$RMB_OUT/logs
+    if [[ $RMB_DRY_RUN != 1 ]]; then
+        mkdir -p "$RMB_LOG_DIR" || rmb_die "$RMB_OUT: cannot create the results directory"
+    fi
+}
+
+rmb_quote() { local out="" a; for a in "$@"; do out+="${out:+ }$(printf '%q' "$a")"; done; printf '%s\n' "$out"; }
+
+rmb_elapsed() { local s=$(( $(date +%s) - RMB_T0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
+
+# The launcher words for NP ranks on NODES nodes, in the array RMB_LAUNCH.
+rmb_launch_words() { # NODES NP
+    local nodes=$1 np=$2 ppn=$(( ($2 + $1 - 1) / $1 ))
+    case $RMB_LAUNCHER in
+    srun)
+        # shellcheck disable=SC2206
+        RMB_LAUNCH=(srun --mpi="$RMB_SRUN_MPI" -N "$nodes" -n "$np" --ntasks-per-node="$ppn" --kill-on-bad-exit=1 ${RMB_SRUN_ARGS:-}) ;;
+    mpirun|local)
+        if [[ $RMB_MPI == mpich ]]; then
+            RMB_LAUNCH=("${RMB_MPIRUN:-mpirun.mpich}" -n "$np")
+            [[ $RMB_LAUNCHER == mpirun ]] && RMB_LAUNCH+=(-ppn "$ppn")
+        else
+            RMB_LAUNCH=("${RMB_MPIRUN:-mpirun.openmpi}" -n "$np" --bind-to none)
+            [[ $RMB_LAUNCHER == mpirun ]] && RMB_LAUNCH+=(--map-by "ppr:$ppn:node")
+            [[ $RMB_LAUNCHER == local ]] && RMB_LAUNCH+=(--oversubscribe)
+        fi
+        # shellcheck disable=SC2206
+        RMB_LAUNCH+=(${RMB_MPIRUN_ARGS:-}) ;;
+    esac
+}
+
+# Number of data rows in a CSV (0 when absent), and the `ranks` column of the rows after the first SKIP.
+rmb_rows() { "$RMB_PYTHON" "$RMB_ROOT/jobs/csvrows.py" count "$1"; }
+rmb_new_ranks() { "$RMB_PYTHON" "$RMB_ROOT/jobs/csvrows.py" ranks "$1" "$2"; }
+
+# Did the launcher start one world of NP ranks? Checks the rows the run appended (their `ranks`
+# column), or else the "# ranks N" lines of its output. A launcher that starts NP singletons (Debian's
+# srun --mpi=pmix with MPICH) gives rows or lines with ranks 1.
+rmb_check_world() { # CSV ROWS_BEFORE NP LOG
+    local got
+    got=$(rmb_new_ranks "$1" "$2" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+    if [[ -z $got ]]; then
+        got=$(sed -n 's/^# ranks \([0-9]*\).*/\1/p' "$4" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+    fi
+    [[ -z $got ]] && return 0
+    local bad
+    bad=$(rmb_new_ranks "$1" "$2"; sed -n 's/^# ranks \([0-9]*\).*/\1/p' "$4")
+    bad=$(printf '%s\n' "$bad" | grep -v -x -e "$3" -e '' | head -1)
+    if [[ -n $bad ]]; then
+        echo "rmabench jobs: WORLD SIZE MISMATCH: asked for $3 ranks, the run reports (count ranks): $got" >&2
+        echo "rmabench jobs: the launcher started separate worlds (with MPICH use srun --mpi=pmi2, with Open MPI --mpi=pmix)" >&2
+        return 1
+    fi
+    return 0
+}
+
+# Value of --FLAG in an argument list (empty if absent).
+rmb_flag() { local f=$1 a prev=""; shift; for a in "$@"; do [[ $prev == "--$f" ]] && { echo "$a"; return; }; [[ $a == --$f=* ]] && { echo "${a#*=}"; return; }; prev=$a; done; }
+
+# rmb_run LABEL NODES NP -- SUBCOMMAND ARGS...   run rmabench under the launcher, record failures.
+rmb_run() {
+    local label=$1 nodes=$2 np=$3
+    shift 4
+    RMB_RUN_I=$((RMB_RUN_I + 1))
+    [[ $RMB_COUNTING == 1 ]] && return 0
+    rmb_launch_words "$nodes" "$np"
+    local -a cmd=("${RMB_LAUNCH[@]}" "$RMB_BIN" "$@")
+    if [[ $RMB_DRY_RUN == 1 ]]; then rmb_quote "${cmd[@]}"; return 0; fi
+    local log
+    log=$RMB_LOG_DIR/$(printf '%03d' "$RMB_RUN_I")-${label//[^A-Za-z0-9_.=-]/_}.log
+    printf '[run %d of %d, %s elapsed] %s\n' "$RMB_RUN_I" "$RMB_RUN_N" "$(rmb_elapsed)" "$label"
+    local before t0 rc status=ok
+    before=$(rmb_rows "$RMB_CSV")
+    t0=$EPOCHREALTIME
+    rmb_quote "${cmd[@]}" >"$log"
+    timeout -k 10 "$RMB_RUN_TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
+    rc=$?
+    if [[ $rc == 124 || $rc == 137 ]]; then status=timeout
+    elif [[ $rc != 0 ]]; then status=failed; fi
+    if ! rmb_check_world "$RMB_CSV" "$before" "$np" "$log" 2>>"$log"; then
+        status=world-size-mismatch
+        [[ $rc == 0 ]] && rc=3
+        tail -2 "$log" >&2
+    fi
+    local dt
+    dt=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    if [[ $status == ok ]]; then
+        printf '    ok (%s s)%s\n' "$dt" "$(grep -m1 '^verification: FAIL' "$log" >/dev/null && echo ', verification FAIL')"
+        return 0
+    fi
+    RMB_FAILED=$((RMB_FAILED + 1))
+    printf '    %s (exit %d, %s s): see %s\n' "${status^^}" "$rc" "$dt" "$log"
+    grep -m3 -E '^rmabench|verification: FAIL|rror' "$log" | sed 's/^/    | /'
+    local bench=$1 algo
+    algo=$(rmb_flag algo "$@")
+    "$RMB_BIN" record --output "$RMB_CSV" --set bench="$bench" --set status="$status" --set exit_code="$rc" \
+        --set ranks="$np" --set hosts="$nodes" --set ranks_per_host=$(( (np + nodes - 1) / nodes )) \
+        --set mpi_library="$([[ $RMB_MPI == mpich ]] && echo MPICH || echo "Open MPI")" --set algo="$algo" --set command="$(rmb_quote "${cmd[@]}")" ||
+        echo "rmabench jobs: could not record the failed run in $RMB_CSV" >&2
+    return 1
+}
+
+# Count the runs of the script's `plan` function, then run it.
+rmb_plan() {
+    RMB_COUNTING=1 RMB_RUN_I=0
+    plan
+    RMB_RUN_N=$RMB_RUN_I RMB_COUNTING=0 RMB_RUN_I=0
+    plan
+}
+
+# Does this rmabench build have SUBCOMMAND? (The placeholders say "not built yet".)
+rmb_has_command() { # SUBCOMMAND
+    [[ $RMB_DRY_RUN == 1 ]] && return 0
+    ! "$RMB_BIN" "$1" --help 2>&1 | grep -q 'not built yet'
+}
+
+# Figures and report for the given CSVs into DIR (skipped in dry runs).
+rmb_render() { # DIR CSV...
+    local dir=$1; shift
+    local -a cmd=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" report "$@" --out "$dir")
+    if [[ $RMB_DRY_RUN == 1 ]]; then rmb_quote "${cmd[@]}"; return 0; fi
+    echo "[$(rmb_elapsed) elapsed] rendering figures and report into $dir"
+    "${cmd[@]}"
+}
+
+rmb_finish() {
+    [[ $RMB_DRY_RUN == 1 ]] && return 0
+    echo "rmabench jobs: $RMB_NAME: $RMB_RUN_N runs, $RMB_FAILED failed, $(rmb_elapsed) elapsed; results in $RMB_OUT"
+}
+
+# --- Slurm job scripts -------------------------------------------------------------------------
+# rmb_slurm_init NAME: launcher srun by default; RMB_NODES (nodes of the allocation), RMB_PPN (ranks
+# per node), RMB_NODE_COUNTS (1 2 4 ... up to the allocation), results in
+# $RMB_CAMPAIGN_DIR/job-<jobid>-NAME/, RMB_MODEL_ARGS (--model FILE when calibration left one).
+rmb_slurm_init() {
+    export RMB_LAUNCHER=${RMB_LAUNCHER:-srun}
+    rmb_init "$1"
+    RMB_NODES=${SLURM_JOB_NUM_NODES:-${RMB_NODES:-1}}
+    local tpn=${SLURM_NTASKS_PER_NODE:-}
+    RMB_PPN=${RMB_PPN:-${tpn%%(*}}
+    RMB_PPN=${RMB_PPN:-2}
+    if [[ -z ${RMB_NODE_COUNTS:-} ]]; then
+        local k=1
+        RMB_NODE_COUNTS=""
+        while (( k < RMB_NODES )); do RMB_NODE_COUNTS+="$k "; k=$((k * 2)); done
+        RMB_NODE_COUNTS+=$RMB_NODES
+    fi
+    local n
+    for n in $RMB_NODE_COUNTS; do
+        (( n >= 1 && n <= RMB_NODES )) || rmb_die "RMB_NODE_COUNTS: $n is outside the allocation (1..$RMB_NODES nodes)"
+    done
+    RMB_CAMPAIGN_DIR=${RMB_CAMPAIGN_DIR:-$RMB_ROOT/results/slurm}
+    rmb_results_dir "$RMB_CAMPAIGN_DIR/job-${SLURM_JOB_ID:-dryrun}-$1"
+    RMB_MODEL=${RMB_MODEL:-$RMB_CAMPAIGN_DIR/params.txt}
+    RMB_MODEL_ARGS=()
+    if [[ -s $RMB_MODEL || $RMB_DRY_RUN == 1 ]]; then RMB_MODEL_ARGS=(--model "$RMB_MODEL")
+    elif [[ $1 != calibrate ]]; then echo "rmabench jobs: no model parameters at $RMB_MODEL (calibration not run or failed): runs without --model"; fi
+    if [[ $RMB_DRY_RUN != 1 ]]; then
+        echo "rmabench jobs: $1: job ${SLURM_JOB_ID:-?} on ${SLURM_JOB_NODELIST:-?} ($RMB_NODES nodes, $RMB_PPN ranks/node)," \
+             "MPI $RMB_MPI via $RMB_LAUNCHER$([[ $RMB_LAUNCHER == srun ]] && echo " --mpi=$RMB_SRUN_MPI")"
+        echo "rmabench jobs: results in $RMB_OUT"
+    fi
+}

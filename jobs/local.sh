@@ -1,0 +1,110 @@
+#!/bin/bash
+# jobs/local.sh: the default rmabench run on one machine (the README's main command).
+# Calibrates the model on this machine, then sweeps rank counts (1, 2, the cores of this machine;
+# with --oversubscribe also 2x and 4x the cores) running both joins and the lock benchmark at small
+# sizes with --model, appends every run to results/<timestamp>/results.csv, and renders the figures
+# and the report (results/<timestamp>/report.md) at the end.
+#
+#   jobs/local.sh [--oversubscribe] [--mpi openmpi|mpich|both] [--tuples N] [--repeat N]
+#                 [--duration D] [--out DIR] [--quick] [--dry-run]
+#
+# Flags (and the environment variable that sets the same default):
+#   --oversubscribe   also run 2x and 4x as many ranks as cores        RMB_OVERSUBSCRIBE=1
+#   --mpi LIB         build(s) to run: openmpi (build/), mpich (build-mpich/), both   RMB_MPI_LIBS
+#   --tuples N        join tuples of R per rank (default 1M)          RMB_TUPLES
+#   --repeat N        join repetitions per configuration (default 3)   RMB_REPEAT
+#   --duration D      lock benchmark duration per run (default 1s)     RMB_LOCK_DURATION
+#   --out DIR         results directory (default results/<timestamp>)  RMB_OUT_DIR
+#   --quick           tiny sizes, ranks 1 and 2 only, one repetition (tests, smoke checks)
+#   --dry-run         print the commands without running them
+# Also: RMB_RANKS="1 2 4" replaces the rank sweep; RMB_RUN_TIMEOUT (seconds per run, default 600).
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+oversub=${RMB_OVERSUBSCRIBE:-0} libs=${RMB_MPI_LIBS:-openmpi} tuples=${RMB_TUPLES:-1M}
+repeat=${RMB_REPEAT:-3} duration=${RMB_LOCK_DURATION:-1s} out=${RMB_OUT_DIR:-} quick=0
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --oversubscribe) oversub=1 ;;
+    --mpi) libs=${2:?--mpi needs openmpi, mpich or both}; shift ;;
+    --tuples) tuples=${2:?--tuples needs a count}; shift ;;
+    --repeat) repeat=${2:?--repeat needs a number}; shift ;;
+    --duration) duration=${2:?--duration needs a time}; shift ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    --quick) quick=1 ;;
+    --dry-run) export RMB_DRY_RUN=1 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "rmabench jobs: $1: unknown flag (jobs/local.sh --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+case $libs in openmpi) libs="openmpi" ;; mpich) libs="mpich" ;; both) libs="openmpi mpich" ;;
+*) echo "rmabench jobs: --mpi: '$libs' is not openmpi, mpich or both" >&2; exit 2 ;; esac
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "rmabench jobs: --repeat: '$repeat' is not a positive number" >&2; exit 2; }
+
+cores=$(nproc)
+if [[ $quick == 1 ]]; then
+    tuples=${RMB_TUPLES:-20K} repeat=${RMB_REPEAT:-1} duration=${RMB_LOCK_DURATION:-300ms}
+    ranks=${RMB_RANKS:-"1 2"}
+else
+    ranks=${RMB_RANKS:-"$(printf '%s\n' 1 2 "$cores" $([[ $oversub == 1 ]] && echo $((2 * cores)) $((4 * cores))) | sort -n -u | tr '\n' ' ')"}
+fi
+maxr=$(printf '%s\n' $ranks | sort -n | tail -1)
+remote_probs=${RMB_REMOTE_PROBS:-"0 0.1 0.25 0.5"}
+[[ $quick == 1 ]] && remote_probs=${RMB_REMOTE_PROBS:-"0 0.5"}
+
+out=${out:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/results/$(date +%Y%m%d-%H%M%S)}
+export RMB_OUT_PARENT=$out
+
+plan() {
+    for lib in $libs; do
+        RMB_BUILD=$([[ $lib == mpich ]] && echo "$RMB_ROOT/build-mpich" || echo "$RMB_ROOT/build")
+        RMB_BIN=$RMB_BUILD/rmabench RMB_MPI=$lib
+        local model=() params=$RMB_OUT/params-$lib.txt
+        # calibration on the largest rank count that does not oversubscribe
+        local calr=$(( cores < maxr ? cores : maxr )); (( calr < 2 )) && calr=2
+        if rmb_has_command calibrate; then
+            rmb_run "calibrate $lib np=$calr" 1 "$calr" -- calibrate --output "$params"
+            [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
+        elif [[ $RMB_COUNTING == 0 ]]; then
+            echo "[skip] calibrate: 'rmabench calibrate' is not built yet in $RMB_BUILD; joins run without --model"
+        fi
+        for np in $ranks; do
+            rmb_run "join both $lib np=$np" 1 "$np" -- join --algo both --tuples-per-rank "$tuples" \
+                --repeat "$repeat" --output "$RMB_CSV" "${model[@]}"
+        done
+        if ! rmb_has_command lock; then
+            [[ $RMB_COUNTING == 0 ]] && echo "[skip] lock: 'rmabench lock' is not built yet in $RMB_BUILD"
+            continue
+        fi
+        # lock throughput against ranks for both isolation levels (half the ranks serve the table)
+        for np in $ranks; do
+            (( np < 2 )) && continue
+            for iso in serializable read-committed; do
+                rmb_run "lock synthetic $iso $lib np=$np" 1 "$np" -- lock --workload synthetic --servers $((np / 2)) \
+                    --isolation "$iso" --remote-prob 0.1 --duration "$duration" --output "$RMB_CSV" "${model[@]}"
+            done
+        done
+        # remote lock probability sweep on the largest rank count
+        (( maxr >= 2 )) && for p in $remote_probs; do
+            rmb_run "lock remote-prob $p $lib np=$maxr" 1 "$maxr" -- lock --workload synthetic --servers $((maxr / 2)) \
+                --isolation serializable --remote-prob "$p" --duration "$duration" --output "$RMB_CSV" "${model[@]}"
+        done
+    done
+}
+
+rmb_init local
+rmb_results_dir "$out"
+if [[ $RMB_DRY_RUN != 1 ]]; then
+    echo "rmabench jobs: local run on $(hostname) ($cores cores), ranks: $ranks, MPI: $libs, tuples/rank: $tuples," \
+         "repeat: $repeat, lock duration: $duration"
+    echo "rmabench jobs: results in $RMB_OUT"
+    # ranks beyond the cores share them: let polling ranks yield
+    (( maxr > cores )) && export OMPI_MCA_mpi_yield_when_idle=1
+fi
+rmb_plan
+rmb_render "$RMB_OUT" "$RMB_CSV" || { echo "rmabench jobs: rendering the report failed" >&2; RMB_FAILED=$((RMB_FAILED + 1)); }
+rmb_finish
+[[ $RMB_DRY_RUN == 1 ]] || echo "rmabench jobs: report: $RMB_OUT/report.md"
+# exit 0 when the sweep ran to the end; failed runs are rows with status=failed in results.csv
+exit 0

@@ -1,0 +1,99 @@
+#!/bin/bash
+# jobs/submit.sh: submit an rmabench campaign to Slurm and print the job ids.
+#
+#   jobs/submit.sh [--campaign all|scaleout|joins|lock] [--results DIR] [--mpi openmpi|mpich]
+#                  [--dry-run] [-- SBATCH_ARGS...]
+#
+# Order: calibrate, then the benchmark jobs (--dependency=afterany on calibration: they run without
+# --model if it failed), then the plot job (--dependency=afterok on all benchmark jobs).
+#   scaleout  calibrate, join-scaleout, plot
+#   joins     calibrate, join-scaleout, join-scaleup, join-sizes, plot
+#   lock      calibrate, lock, plot
+#   all       (default) every job above
+# --results DIR   campaign directory (default results/campaign-<timestamp>); each job writes its
+#                 rows to DIR/job-<jobid>-<name>/results.csv, the plot job DIR/report/report.md
+# --mpi LIB       run the Open MPI build (build/, srun --mpi=pmix) or the MPICH build
+#                 (build-mpich/, srun --mpi=pmi2)
+# --dry-run       print the sbatch commands and, for every job, the commands it would run
+#                 (for an allocation of RMB_NODES nodes, default: the script's #SBATCH --nodes)
+# SBATCH_ARGS go to every benchmark sbatch (e.g. -- --partition=batch --account=proj --nodes=8);
+# they override the scripts' #SBATCH defaults. The RMB_* variables of each script pass through
+# the environment (sbatch --export=ALL).
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+campaign=all results="" dry=0 mpi=${RMB_MPI_LIB:-openmpi}
+sbatch_args=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --campaign) campaign=${2:?--campaign needs a name}; shift ;;
+    --results) results=${2:?--results needs a directory}; shift ;;
+    --mpi) mpi=${2:?--mpi needs openmpi or mpich}; shift ;;
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --) shift; sbatch_args=("$@"); break ;;
+    *) echo "rmabench jobs: $1: unknown flag (jobs/submit.sh --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+case $campaign in
+scaleout) jobs=(join-scaleout) ;;
+joins) jobs=(join-scaleout join-scaleup join-sizes) ;;
+lock) jobs=(lock) ;;
+all) jobs=(join-scaleout join-scaleup join-sizes lock) ;;
+*) echo "rmabench jobs: --campaign: '$campaign' is not all, scaleout, joins or lock" >&2; exit 2 ;;
+esac
+case $mpi in
+openmpi) export RMB_BUILD=${RMB_BUILD:-$root/build} ;;
+mpich) export RMB_BUILD=${RMB_BUILD:-$root/build-mpich} ;;
+*) echo "rmabench jobs: --mpi: '$mpi' is not openmpi or mpich" >&2; exit 2 ;;
+esac
+if [[ $dry == 0 ]]; then
+    command -v sbatch >/dev/null || { echo "rmabench jobs: sbatch not found (is Slurm installed?)" >&2; exit 2; }
+    [[ -x $RMB_BUILD/rmabench ]] || { echo "rmabench jobs: $RMB_BUILD/rmabench: not built (scripts/build.sh)" >&2; exit 2; }
+fi
+results=${results:-$root/results/campaign-$(date +%Y%m%d-%H%M%S)}
+[[ $results == /* ]] || results=$PWD/$results
+export RMB_ROOT=$root RMB_CAMPAIGN_DIR=$results
+[[ $dry == 1 ]] || mkdir -p "$results" || exit 2
+
+# what a dry run assumes for an sbatch option (nodes, ntasks-per-node): the sbatch arguments, else the script's
+sbatch_opt() { # SCRIPT LONG SHORT
+    local a prev="" n=""
+    for a in "${sbatch_args[@]}"; do
+        [[ $prev == "$3" || $prev == "--$2" ]] && n=$a
+        [[ $a == --$2=* ]] && n=${a#*=}
+        prev=$a
+    done
+    [[ -n $n ]] || n=$(sed -n "s/^#SBATCH --$2=\\([0-9]*\\).*/\\1/p" "$1" | head -1)
+    echo "${n:-1}"
+}
+
+# submit SCRIPT [SBATCH ARGS...]: prints the command in dry runs, else the job id
+submit() {
+    local script=$root/jobs/slurm/$1.sbatch; shift
+    local -a cmd=(sbatch --parsable --output="$results/slurm-%x-%j.out" "$@" "$script")
+    if [[ $dry == 1 ]]; then
+        printf '%s\n' "$(printf '%q ' "${cmd[@]}" | sed 's/ $//')" >&2
+        RMB_DRY_RUN=1 SLURM_JOB_NUM_NODES=${RMB_NODES:-$(sbatch_opt "$script" nodes -N)} SLURM_JOB_ID=DRY \
+            SLURM_NTASKS_PER_NODE=$(sbatch_opt "$script" ntasks-per-node --XX) bash "$script" | sed 's/^/    /' >&2
+        echo "DRY-$(basename "$script" .sbatch)"
+        return 0
+    fi
+    local id
+    id=$("${cmd[@]}") || { echo "rmabench jobs: sbatch $script failed" >&2; return 1; }
+    echo "${id%%;*}"
+}
+
+echo "rmabench jobs: campaign '$campaign' ($mpi) -> $results" >&2
+cal=$(submit calibrate "${sbatch_args[@]}") || exit 1
+echo "calibrate $cal"
+ids=()
+for j in "${jobs[@]}"; do
+    id=$(submit "$j" --dependency=afterany:"$cal" "${sbatch_args[@]}") || exit 1
+    echo "$j $id"
+    ids+=("$id")
+done
+dep=$(IFS=:; echo "${ids[*]}")
+plot=$(submit plot --dependency=afterok:"$dep") || exit 1
+echo "plot $plot"
+echo "rmabench jobs: report will be at $results/report/report.md" >&2

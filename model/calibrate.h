@@ -1,0 +1,27 @@
+/* `rmabench calibrate`: component micro-benchmarks that measure the model parameters on the ranks
+ * they run on (all ranks measure at once, as the joins run). One file per component:
+ * calibrate_compute.c (join kernels), calibrate_network.c (MPI_Put bandwidth, window allocation),
+ * calibrate_lock.c (notified-put round trips, vote, end of transaction). */
+#ifndef RMB_MODEL_CALIBRATE_H
+#define RMB_MODEL_CALIBRATE_H
+#include <stdint.h>
+
+#include "context.h"
+#include "params.h"
+
+typedef struct {
+    int64_t tuples;        /* tuples per rank for the compute kernels */
+    int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
+    int64_t repeats;       /* repetitions per measurement; the median is kept */
+} calibrate_opts;
+
+/* Collective. Each sets the parameters it measures in p (identical on every rank afterwards). */
+void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+
+/* Helpers shared by the three: median of v[0..n) (reorders v), and a value agreed over ranks. */
+double calibrate_median(double *v, int n);
+double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
+
+#endif

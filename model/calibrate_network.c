@@ -1,0 +1,116 @@
+/* MPI_Put bandwidth (eq. 3.2) and window allocation time (the term Table 4.2 leaves out).
+ *  - bw_put_intra: every rank puts to the next rank on its host, all at once, in 64 KiB puts with a
+ *    flush every two puts (the joins' double-buffered send buffers); per-rank bytes/s.
+ *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
+ *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
+ *  - t_win_alloc_fixed / _per_byte: MPI_Win_allocate at two sizes, slowest rank, line through both. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "window.h"
+
+#define PUT_CHUNK (64 * 1024)
+
+/* Rank of the peer at host position `pos` of host `h`, or -1. */
+static int rank_on_host(const bench_ctx *ctx, int h, int pos)
+{
+    int seen = 0;
+    for (int r = 0; r < ctx->size; r++)
+        if (ctx->rank_host[r] == h && seen++ == pos) return r;
+    return -1;
+}
+
+static int host_size_of(const bench_ctx *ctx, int h)
+{
+    int n = 0;
+    for (int r = 0; r < ctx->size; r++) n += ctx->rank_host[r] == h;
+    return n;
+}
+
+/* All ranks with a peer put `bytes` to it; returns this rank's seconds (0 without a peer). */
+static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, const char *src)
+{
+    MPI_Barrier(ctx->world);
+    double t0 = MPI_Wtime();
+    if (peer >= 0) {
+        int64_t chunks = bytes / PUT_CHUNK, in_window = (int64_t)(w->bytes / PUT_CHUNK);
+        for (int64_t c = 0; c < chunks; c++) {
+            MPI_CHECK(ctx->rank, MPI_Put(src, PUT_CHUNK, MPI_BYTE, peer, (MPI_Aint)((c % in_window) * PUT_CHUNK), PUT_CHUNK,
+                                         MPI_BYTE, w->win));
+            if (c % 2 == 1) MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
+        }
+        MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(ctx->world); /* targets keep calling MPI until every origin is done (MPICH progress) */
+    return t;
+}
+
+static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, const char *src)
+{
+    double t[100];
+    put_stream(ctx, w, peer, o->put_bytes / 4 > PUT_CHUNK ? o->put_bytes / 4 : PUT_CHUNK, src); /* warm-up */
+    for (int r = 0; r < o->repeats; r++) t[r] = put_stream(ctx, w, peer, o->put_bytes, src);
+    double med = calibrate_median(t, (int)o->repeats);
+    return peer >= 0 ? (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK) / med : 0;
+}
+
+static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats)
+{
+    double t[100];
+    for (int r = 0; r < repeats; r++) {
+        rma_window w;
+        MPI_Barrier(ctx->world);
+        double t0 = MPI_Wtime();
+        rma_window_alloc(&w, bytes, WIN_ALLOCATE, ctx->world);
+        double mine = MPI_Wtime() - t0;
+        t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
+        rma_window_free(&w);
+    }
+    return calibrate_median(t, repeats);
+}
+
+void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+{
+    uint64_t win_bytes = 8u << 20; /* puts wrap around in the target window */
+    rma_window w;
+    rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->world);
+    rma_window_lock_all(&w);
+    char *src = malloc(PUT_CHUNK);
+    memset(src, 0x5a, PUT_CHUNK);
+
+    /* within the host */
+    int hs = host_size_of(ctx, ctx->host_id);
+    int intra_peer = hs > 1 ? rank_on_host(ctx, ctx->host_id, (ctx->host_rank + 1) % hs) : -1;
+    double bw_intra = bandwidth(ctx, o, &w, intra_peer, src);
+    /* mean over ranks that had a peer */
+    double have = calibrate_allreduce(ctx, intra_peer >= 0, MPI_SUM);
+    double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM);
+    if (have > 0) params_put(p, MP_bw_put_intra, mean / have);
+
+    /* between hosts, all ranks of every host sending at once (eq. 3.2) */
+    if (ctx->hosts > 1) {
+        int next = (ctx->host_id + 1) % ctx->hosts, ns = host_size_of(ctx, next);
+        int peer = rank_on_host(ctx, next, ctx->host_rank % ns);
+        double mine = bandwidth(ctx, o, &w, peer, src);
+        double host_sum;
+        MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &host_sum, 1, MPI_DOUBLE, MPI_SUM, ctx->host));
+        /* mean over hosts of the host's summed rate */
+        double per_host = calibrate_allreduce(ctx, host_sum / hs, MPI_SUM) * ctx->size / ctx->hosts;
+        params_put(p, MP_bw_host, per_host);
+    }
+    params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
+    free(src);
+    rma_window_free(&w);
+
+    /* window allocation: two sizes, a line through them */
+    const uint64_t small = 1u << 20, large = 16u << 20;
+    int reps = (int)(o->repeats < 3 ? o->repeats : 3);
+    double ts = win_alloc_time(ctx, small, reps), tl = win_alloc_time(ctx, large, reps);
+    double per_byte = (tl - ts) / (double)(large - small);
+    if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
+    double fixed = ts - per_byte * (double)small;
+    params_put(p, MP_t_win_alloc_per_byte, per_byte);
+    params_put(p, MP_t_win_alloc_fixed, fixed > 0 ? fixed : 0);
+}

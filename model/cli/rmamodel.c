@@ -1,0 +1,235 @@
+/* rmamodel: the thesis' performance models without MPI.
+ *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N]
+ *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
+ *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
+ * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
+ * Bad input: one line naming the flag or FILE:LINE, exit 2. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "join_model.h"
+#include "lock_model.h"
+#include "options.h"
+#include "params.h"
+
+#define SETS_MAX 64
+
+static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "rmamodel: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+/* Pulls every "--set X" / "--set=X" out of argv (opt_parse keeps only the last value of a flag). */
+static int take_sets(int *argc, char **argv, const char **sets)
+{
+    int n = 0, out = 2;
+    for (int i = 2; i < *argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--set") == 0) {
+            if (i + 1 >= *argc) fail("--set: needs NAME=VALUE");
+            if (n == SETS_MAX) fail("--set: more than 64 overrides");
+            sets[n++] = argv[++i];
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            if (n == SETS_MAX) fail("--set: more than 64 overrides");
+            sets[n++] = a + 6;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    return n;
+}
+
+/* Parses the flags, loads --params, applies --set; exits 2 on any problem. */
+static void parse(const char *usage, opt_spec *specs, int argc, char **argv, const char **params_path, model_params *p)
+{
+    const char *sets[SETS_MAX];
+    int nsets = take_sets(&argc, argv, sets);
+    const opt_spec *tables[] = {specs, NULL};
+    char err[600];
+    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
+    if (rc == OPT_HELP) {
+        opt_usage(usage, tables);
+        printf("  --%-24s %s\n", "set NAME=VALUE", "override a parameter (repeatable; units as in the file)");
+        exit(0);
+    }
+    if (rc == OPT_ERROR) fail("%s", err);
+    params_init(p);
+    if (*params_path && params_load(p, *params_path, err, sizeof err)) fail("--params: %s", err);
+    for (int i = 0; i < nsets; i++)
+        if (params_set(p, sets[i], err, sizeof err)) fail("--set: %s", err);
+}
+
+static void require(const model_params *p, const int *which)
+{
+    char err[600];
+    if (params_require(p, which, err, sizeof err)) fail("%s", err);
+}
+
+static const char *const algo_names[] = {"radix", "sortmerge", NULL};
+
+static int cmd_join(int argc, char **argv)
+{
+    const char *path = NULL;
+    int algo = 0;
+    int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1;
+    bool seen_ranks = false, seen_rph = false, seen_tpr = false;
+    opt_spec specs[] = {
+        {"algo", OPT_CHOICE, &algo, "join algorithm", 0, 0, algo_names, NULL},
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
+        {"ranks", OPT_INT, &ranks, "ranks (N_machines * N_threads/machine)", 1, 1e9, NULL, &seen_ranks},
+        {"ranks-per-host", OPT_INT, &rph, "ranks per host (N_threads/machine)", 1, 1e6, NULL, &seen_rph},
+        {"tuples-per-rank", OPT_COUNT, &tpr, "tuples of R per rank (S: ratio times as many)", 1, 1e13, NULL, &seen_tpr},
+        {"ratio", OPT_INT, &ratio, "|S| / |R|", 1, 64, NULL, NULL},
+        OPT_END,
+    };
+    model_params p;
+    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--set NAME=VALUE]",
+          specs, argc, argv, &path, &p);
+    if (!seen_ranks) fail("--ranks: required");
+    if (!seen_rph) fail("--ranks-per-host: required");
+    if (!seen_tpr) fail("--tuples-per-rank: required");
+    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+    bool multi = ranks / rph > 1;
+    require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
+
+    join_shape s = {.ranks = (double)ranks, .ranks_per_host = (double)rph,
+                    .r_tuples = (double)tpr * (double)ranks, .s_tuples = (double)tpr * (double)ranks * (double)ratio};
+    s.radix_local_passes = p.set[MP_radix_local_passes] ? (int)params_get(&p, MP_radix_local_passes) : 1;
+    s.window_bytes_per_tuple = p.set[MP_wire_tuple_bytes] ? params_get(&p, MP_wire_tuple_bytes) : 16;
+    join_prediction m;
+    if (algo == 0) model_radix_join(&p, &s, &m);
+    else model_sortmerge_join(&p, &s, &m);
+
+    char tp[32];
+    opt_format_count(tpr, tp, sizeof tp);
+    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%" PRId64 "\n",
+           algo_names[algo], ranks, ranks / rph, rph, tp, ratio);
+    printf("# parameters: %s%s%s\n", p.source[0] ? p.source : "(none)", p.info[MI_mpi_library][0] ? "; calibrated with " : "",
+           p.info[MI_mpi_library]);
+    printf("%-22s %10s  %s\n", "phase", "model [s]", "equation");
+    printf("%-22s %10.4f  %s\n", "histogram", m.histogram, "eq. 3.1");
+    const char *bound = m.network_bound ? "network-bound" : "compute-bound";
+    char why[200];
+    double machines = (double)ranks / (double)rph;
+    double P = params_get(&p, algo == 0 ? MP_P_partition : MP_P_sort_run);
+    if (machines > 1)
+        snprintf(why, sizeof why, "%s: (N-1)/N * %s = %.1f %s P_network = bw/%" PRId64 " = %.1f Mtuples/s (eq. 3.3)", bound,
+                 algo == 0 ? "P_partition" : "P_sort_run", (machines - 1) / machines * P / 1e6, m.network_bound ? ">" : "<=", rph,
+                 m.P_network / 1e6);
+    else
+        snprintf(why, sizeof why, "%s: one host, no tuple crosses the network (eq. 3.3)", bound);
+    if (algo == 0) {
+        printf("%-22s %10.4f  %s; %s\n", "network_partition", m.network_partition, m.network_bound ? "eq. 3.5, 3.6" : "eq. 3.4", why);
+        printf("%-22s %10.4f  eq. 3.7, %d pass(es) (d = %d in eq. 3.8)\n", "local_partition", m.local_partition,
+               s.radix_local_passes, s.radix_local_passes + 1);
+        printf("%-22s %10.4f  %s\n", "build_probe", m.build_probe, "eq. 3.9 + 3.10");
+    } else {
+        printf("%-22s %10.4f  %s\n", "partition", m.partition, "eq. 3.7 with P_partition_range");
+        printf("%-22s %10.4f  %s; %s\n", "sort", m.sort, m.network_bound ? "eq. 3.14-3.16" : "eq. 3.13, 3.16", why);
+        if (m.runs_r > 0)
+            printf("%-22s %10.4f  eq. 3.17-3.18: N_R = %.4g, N_S = %.4g runs (eq. 3.12), d_R = %d, d_S = %d\n", "merge", m.merge,
+                   m.runs_r, m.runs_s, m.merge_depth_r, m.merge_depth_s);
+        else
+            printf("%-22s %10.4f  eq. 3.18 with d_R = d_S = %d (merge_depth)\n", "merge", m.merge, m.merge_depth_r);
+        printf("%-22s %10.4f  %s\n", "match", m.match, "eq. 3.19");
+    }
+    printf("%-22s %10.4f  %s\n", "total", m.total, algo == 0 ? "eq. 3.11" : "eq. 3.20");
+    if (m.alloc_modelled) {
+        printf("%-22s %10.4f  calibrated, not in the thesis (%.0f bytes of window per rank)\n", "window_alloc", m.window_alloc,
+               (s.r_tuples + s.s_tuples) / s.ranks * s.window_bytes_per_tuple);
+        printf("%-22s %10.4f\n", "total_with_alloc", m.total_with_alloc);
+    } else {
+        printf("%-22s %10s  t_win_alloc_* not given\n", "window_alloc", "-");
+    }
+    printf("%-22s %10s  not modelled (measured runs report it separately)\n", "imbalance", "-");
+    printf("bound: %s\n", bound);
+    printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m.throughput / 1e6,
+           m.throughput_thesis / 1e6);
+    return 0;
+}
+
+static int cmd_lock(int argc, char **argv)
+{
+    const char *path = NULL;
+    int64_t agents = 0, locks = 0;
+    double remote = 0;
+    bool seen_agents = false, seen_locks = false, seen_remote = false;
+    opt_spec specs[] = {
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
+        {"agents", OPT_INT, &agents, "concurrent transaction agents (one transaction each)", 1, 1e9, NULL, &seen_agents},
+        {"locks-per-txn", OPT_INT, &locks, "N_locks: locks per transaction", 1, 1e6, NULL, &seen_locks},
+        {"remote-prob", OPT_DOUBLE, &remote, "probability that a lock is on another host (0..1)", 0, 1, NULL, &seen_remote},
+        OPT_END,
+    };
+    model_params p;
+    parse("rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P [--set NAME=VALUE]", specs, argc, argv,
+          &path, &p);
+    if (!seen_agents) fail("--agents: required");
+    if (!seen_locks) fail("--locks-per-txn: required");
+    if (!seen_remote) fail("--remote-prob: required");
+    require(&p, model_lock_required(remote));
+    double t = model_t_tx(&p, (double)locks, remote);
+    printf("# rmamodel lock: %" PRId64 " agents, %" PRId64 " locks per transaction, remote probability %g\n", agents, locks, remote);
+    printf("# parameters: %s\n", p.source[0] ? p.source : "(none)");
+    printf("P_all_local: %.4f (eq. 5.2)\n", model_p_all_local(1 - remote, (double)locks));
+    printf("t_tx: %.3f us (eq. 5.3)\n", t * 1e6);
+    printf("throughput: %.4f M tx/s (agents / t_tx: eq. 5.4 with the erratum)\n", model_throughput((double)agents, t) / 1e6);
+    return 0;
+}
+
+static int cmd_cores(int argc, char **argv)
+{
+    const char *path = NULL;
+    int algo = 0;
+    int64_t hosts = 0;
+    opt_spec specs[] = {
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
+        {"algo", OPT_CHOICE, &algo, "radix (partitioning ranks) or sortmerge (sorting ranks)", 0, 0, algo_names, NULL},
+        {"hosts", OPT_INT, &hosts, "N_machines for eq. 3.3's (N-1)/N (0 = many)", 0, 1e9, NULL, NULL},
+        OPT_END,
+    };
+    model_params p;
+    parse("rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N] [--set NAME=VALUE]", specs, argc, argv,
+          &path, &p);
+    int rate = algo == 0 ? MP_P_partition : MP_P_sort_run;
+    const int need[] = {MP_bw_host, MP_wire_tuple_bytes, rate, -1};
+    require(&p, need);
+    double bw = params_get(&p, MP_bw_host) / params_get(&p, MP_wire_tuple_bytes);
+    cores_answer a = model_cores_per_host(bw, params_get(&p, rate), (double)hosts);
+    printf("# rmamodel cores-per-host --algo %s (thesis 3.5): bw = %.1f Mtuples/s per host, %s = %.1f Mtuples/s per rank, %s\n",
+           algo_names[algo], bw / 1e6, params_name(rate), params_get(&p, rate) / 1e6,
+           hosts > 1 ? "(N-1)/N from --hosts" : "many hosts ((N-1)/N = 1)");
+    printf("saturating ranks per host: %.2f (eq. 3.2 = eq. 3.3 at equality)\n", a.exact);
+    printf("compute-bound up to: %d ranks per host; network-bound from: %d\n", a.compute_bound_max, a.compute_bound_max + 1);
+    printf("recommended: %d %s ranks per host (nearest integer, as the thesis' 4 on QDR and 7 on FDR)\n", a.nearest,
+           algo == 0 ? "partitioning" : "sorting");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        FILE *f = argc < 2 ? stderr : stdout;
+        fprintf(f, "usage: rmamodel join|lock|cores-per-host [flags]   (rmamodel <command> --help lists the flags)\n"
+                   "  join            predicted phase times of the radix hash or sort-merge join (thesis 3.3)\n"
+                   "  lock            predicted transaction time and throughput of the lock table (thesis 5.3)\n"
+                   "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n");
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "join") == 0) return cmd_join(argc, argv);
+    if (strcmp(argv[1], "lock") == 0) return cmd_lock(argc, argv);
+    if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
+    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,126 @@
+/* Model versus measurement for one join run (Table 4.2's layout: phase, measured, model, diff). */
+#include "join_compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void join_compare_load(join_model_ctx *m, const char *path, int algo)
+{
+    memset(m, 0, sizeof *m);
+    if (!path) return;
+    char err[700];
+    params_init(&m->p);
+    int bad = params_load(&m->p, path, err, sizeof err);
+    /* one-host requirements now; bw_host is checked once the placement is known */
+    if (!bad && (algo == ALGO_RADIX || algo == ALGO_BOTH)) bad = params_require(&m->p, model_radix_required(false), err, sizeof err);
+    if (!bad && (algo == ALGO_SORTMERGE || algo == ALGO_BOTH))
+        bad = params_require(&m->p, model_sortmerge_required(&m->p, false), err, sizeof err);
+    if (bad) {
+        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: --model: %s\n", err);
+        exit(2);
+    }
+    m->on = true;
+}
+
+typedef struct {
+    const char *phase;
+    double model;
+} row;
+
+static void print_row(const char *name, const double *measured, const double *model)
+{
+    char ms[16] = "-", md[16] = "-", df[16] = "", pc[16] = "";
+    if (measured) snprintf(ms, sizeof ms, "%.4f", *measured);
+    if (model) snprintf(md, sizeof md, "%.4f", *model);
+    if (measured && model) {
+        snprintf(df, sizeof df, "%+.4f", *measured - *model);
+        if (*measured > 0) snprintf(pc, sizeof pc, "%+.1f%%", 100 * (*model - *measured) / *measured);
+    } else if (measured) {
+        snprintf(df, sizeof df, "%+.4f", *measured);
+    }
+    printf("%-24s %12s %10s %10s %10s\n", name, ms, md, df, pc);
+}
+
+void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
+                  const join_output *out, const phase_stats *st)
+{
+    if (!m->on) return;
+    model_params p = m->p;
+    bool multi = ctx->hosts > 1;
+    /* what this run sends: the radix join packs tuples into 8 bytes when --compress is on */
+    double tuple_bytes = algo == ALGO_RADIX ? (o->compress ? 8 : 16) : (p.set[MP_wire_tuple_bytes] ? params_get(&p, MP_wire_tuple_bytes) : 16);
+    params_put(&p, MP_wire_tuple_bytes, tuple_bytes);
+    char err[700];
+    const int *need = algo == ALGO_RADIX ? model_radix_required(multi) : model_sortmerge_required(&p, multi);
+    if (params_require(&p, need, err, sizeof err)) {
+        if (ctx->rank == 0) printf("model: not compared: %s\n", err);
+        return;
+    }
+    join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts,
+                    .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = tuple_bytes};
+    /* d - 1 of eq. 3.8: as the join resolved it, else as asked, else the parameter file's, else 1 */
+    s.radix_local_passes = out->local_bits ? (int)out->passes
+                           : o->passes >= 0 ? (int)o->passes
+                           : p.set[MP_radix_local_passes] ? (int)params_get(&p, MP_radix_local_passes)
+                                                          : 1;
+    join_prediction *pr = &m->pred;
+    if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);
+    else model_sortmerge_join(&p, &s, pr);
+    if (ctx->rank != 0) return;
+
+    const row radix_rows[] = {{"histogram", pr->histogram}, {"window_alloc", pr->window_alloc},
+                              {"network_partition", pr->network_partition}, {"local_partition", pr->local_partition},
+                              {"build_probe", pr->build_probe}, {NULL, 0}};
+    const row smj_rows[] = {{"histogram", pr->histogram}, {"window_alloc", pr->window_alloc}, {"partition", pr->partition},
+                            {"sort", pr->sort}, {"merge", pr->merge}, {"match", pr->match}, {NULL, 0}};
+    const row *rows = algo == ALGO_RADIX ? radix_rows : smj_rows;
+    printf("%-24s %12s %10s %10s %10s\n", algo == ALGO_RADIX ? "model: radix hash join" : "model: sort-merge join",
+           "measured [s]", "model [s]", "diff [s]", "model err");
+    for (const row *r = rows; r->phase; r++) {
+        const double *meas = phase_stats_find(st, r->phase, 0);
+        bool alloc = strcmp(r->phase, "window_alloc") == 0;
+        print_row(r->phase, meas, alloc && !pr->alloc_modelled ? NULL : &r->model);
+    }
+    /* measured phases the model does not cover */
+    for (int i = 0; i < st->n; i++) {
+        if (st->detail[i]) continue;
+        bool known = false;
+        for (const row *r = rows; r->phase; r++) known |= strcmp(r->phase, st->name[i]) == 0;
+        if (!known) print_row(st->name[i], &st->avg[i], NULL);
+    }
+    print_row("imbalance", &st->imbalance, NULL);
+    print_row("total", &st->total_max, &pr->total);
+    if (pr->alloc_modelled) print_row("total_with_alloc", &st->total_max, &pr->total_with_alloc);
+    printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
+           pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
+           p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);
+    fflush(stdout);
+}
+
+void join_compare_record(const join_model_ctx *m, record *rec)
+{
+    if (!m->on || m->pred.total <= 0) return;
+    const join_prediction *pr = &m->pred;
+    const struct {
+        const char *col;
+        double v;
+        bool has;
+    } cols[] = {
+        {"model_histogram", pr->histogram, true},
+        {"model_window_alloc", pr->window_alloc, pr->alloc_modelled},
+        {"model_network_partition", pr->network_partition, pr->network_partition > 0},
+        {"model_local_partition", pr->local_partition, pr->network_partition > 0},
+        {"model_build_probe", pr->build_probe, pr->build_probe > 0},
+        {"model_partition", pr->partition, pr->sort > 0},
+        {"model_sort", pr->sort, pr->sort > 0},
+        {"model_merge", pr->merge, pr->sort > 0},
+        {"model_match", pr->match, pr->sort > 0},
+        {"model_total", pr->total, true},
+        {"model_total_with_alloc", pr->total_with_alloc, pr->alloc_modelled},
+    };
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        if (cols[i].has) record_set(rec, cols[i].col, "%.6f", cols[i].v);
+    record_set(rec, "model_bound", "%s", pr->network_bound ? "network" : "compute");
+    record_set(rec, "model_params", "%s", m->p.source);
+}

@@ -1,0 +1,25 @@
+/* `rmabench join --model FILE`: the prediction beside each measured phase, in the layout of the
+ * thesis' Table 4.2, and the model_* columns of the CSV row. Three calls from joins/join_main.c:
+ *   join_compare_load   after option parsing, before MPI_Init (bad file: exit 2, "--model: FILE:LINE: ...")
+ *   join_compare        after phases_reduce (collective-free; rank 0 prints)
+ *   join_compare_record when the CSV row is filled */
+#ifndef RMB_MODEL_JOIN_COMPARE_H
+#define RMB_MODEL_JOIN_COMPARE_H
+#include <stdbool.h>
+
+#include "join.h"
+#include "join_model.h"
+#include "record.h"
+
+typedef struct {
+    bool on;              /* --model given and usable */
+    model_params p;
+    join_prediction pred; /* of the last join_compare call */
+} join_model_ctx;
+
+void join_compare_load(join_model_ctx *m, const char *path, int algo);
+void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
+                  const join_output *out, const phase_stats *st);
+void join_compare_record(const join_model_ctx *m, record *rec);
+
+#endif

@@ -1,0 +1,96 @@
+/* Analytical models of the distributed joins (thesis 3.3: eq. 3.1-3.20), plus two terms the
+ * thesis leaves out (Table 4.2 rows without a Model value): a calibrated window-allocation time,
+ * kept out of the thesis total so that the prediction can be compared with and without it, and
+ * imbalance, which is not predicted at all (the comparison reports the measured value beside it).
+ *
+ * Symbols: N_machines = hosts, N_threads/machine = ranks per host (one rank per core), so
+ * N_machines * N_threads/machine = ranks. All rates are per rank in tuples/s, times in seconds,
+ * sizes in tuples of the whole system (|R|, |S|), as in the thesis. MPI-free. */
+#ifndef RMB_MODEL_JOIN_MODEL_H
+#define RMB_MODEL_JOIN_MODEL_H
+#include <stdbool.h>
+
+#include "params.h"
+
+/* --- equation families shared by both joins ------------------------------------------------- */
+
+/* eq. 3.1 (and eq. 3.19, same form): a scan of n tuples by every rank at rate P. */
+double model_T_scan(double n_tuples, double ranks, double P);
+/* eq. 3.2: P_network = bw / N_threads/machine; bw in tuples/s. */
+double model_P_network(double bw_tuples, double ranks_per_host);
+/* eq. 3.3: true when the network pass is network-bound: (N_machines-1)/N_machines * P > P_network. */
+bool model_network_bound(double machines, double P, double P_network);
+/* eq. 3.5 (radix, P = P_partition) and eq. 3.14 (sort-merge, P = P_sort_run): the per-rank rate of
+ * a pass whose remote share is limited by the network:
+ *     1 / ((1/N)/P + ((N-1)/N)/P_network) = N*P*P_network / ((N-1)*P + P_network).
+ * Note: at the switch of eq. 3.3 ((N-1)/N*P = P_network) this gives P*N/(N+1), not P: the thesis'
+ * model is discontinuous there by the factor N/(N+1) (tests/model checks this). */
+double model_rate_net_bound(double machines, double P, double P_network);
+/* eq. 3.4 / 3.6 (and 3.13 / 3.15): the whole system's rate of the pass that crosses the network,
+ * compute-bound (N*T*P) or network-bound (N*T*eq. 3.5), as decided by eq. 3.3. */
+double model_rate_network_pass(double machines, double ranks_per_host, double P, double P_network, bool *network_bound);
+/* eq. 3.7: local passes run at every rank's full rate. */
+double model_rate_local(double ranks, double P);
+
+/* Beyond the thesis: T_window_alloc = t_fixed + bytes_per_rank * t_per_byte (calibrated). */
+double model_T_window_alloc(const model_params *p, double bytes_per_rank);
+
+/* --- one join ------------------------------------------------------------------------------- */
+
+typedef struct {
+    double ranks, ranks_per_host;   /* machines = ranks / ranks_per_host */
+    double r_tuples, s_tuples;      /* |R|, |S| over all ranks */
+    int radix_local_passes;         /* d - 1 of eq. 3.8 */
+    double window_bytes_per_tuple;  /* bytes a received tuple takes in the window */
+} join_shape;
+
+typedef struct {
+    /* phases (seconds); a phase the algorithm does not have stays 0 */
+    double histogram, window_alloc, network_partition, local_partition, build_probe;
+    double partition, sort, merge, match;
+    double total;             /* eq. 3.11 / 3.20: the thesis' phases only */
+    double total_with_alloc;  /* total + window_alloc */
+    bool alloc_modelled;      /* t_win_alloc_* given: window_alloc is a prediction, else 0 */
+    bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
+    double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */
+    double rate_network_pass; /* eq. 3.4/3.6 or 3.13/3.15, system-wide tuples/s */
+    double runs_r, runs_s;    /* eq. 3.12: N_R, N_S */
+    int merge_depth_r, merge_depth_s; /* eq. 3.17 (or merge_depth when set) */
+    double throughput;        /* (|R|+|S|) / total_with_alloc, tuples/s */
+    double throughput_thesis; /* (|R|+|S|) / total */
+} join_prediction;
+
+/* Window allocation (when calibrated), totals and throughput, from the phases already set. */
+void model_join_finish(const model_params *p, const join_shape *s, join_prediction *out);
+
+/* Parameters each join needs, terminated by -1, for params_require(); `multi_host` adds bw_host
+ * and wire_tuple_bytes (needed only when tuples cross hosts). */
+const int *model_radix_required(bool multi_host);
+const int *model_sortmerge_required(const model_params *p, bool multi_host); /* merge_depth > 0 replaces l and fan-in */
+
+/* eq. 3.8-3.10 (T_partition, T_build, T_probe) and 3.11 (T_rhj). */
+double model_T_build(double r_tuples, double ranks, double P_build);   /* eq. 3.9 */
+double model_T_probe(double s_tuples, double ranks, double P_probe);   /* eq. 3.10 */
+void model_radix_join(const model_params *p, const join_shape *s, join_prediction *out);
+
+/* eq. 3.12: runs of length l. */
+double model_runs(double tuples, double l);
+/* eq. 3.17: d = ceil(log_fanin(N_runs / ranks)); 0 when a rank receives at most one run. */
+int model_merge_depth(double runs, double ranks, double fanin);
+/* eq. 3.18 for one relation: d * |X| / (ranks * P_merge). */
+double model_T_merge(int depth, double tuples, double ranks, double P_merge);
+/* eq. 3.12-3.20 (T_smj). */
+void model_sortmerge_join(const model_params *p, const join_shape *s, join_prediction *out);
+
+/* --- section 3.5: ranks per host that saturate the host's network ----------------------------- */
+typedef struct {
+    double exact;    /* n* with (N-1)/N * n* * P = bw: the network is saturated exactly */
+    int compute_bound_max; /* floor(n*): the most ranks per host that keep the pass compute-bound */
+    int saturating_min;    /* ceil(n*): the fewest ranks per host that saturate the network */
+    int nearest;     /* n* rounded: the thesis' answer (4 on QDR, 7 on FDR for the radix join) */
+} cores_answer;
+/* bw_tuples: eq. 3.2's bw in tuples/s; P: P_partition (radix) or P_sort_run (sort-merge);
+ * machines <= 1 means "many" ((N-1)/N = 1). */
+cores_answer model_cores_per_host(double bw_tuples, double P, double machines);
+
+#endif

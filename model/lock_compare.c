@@ -1,0 +1,60 @@
+/* Model versus measurement for one lock run (Table 5.1's layout). */
+#include "lock_compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lock_model.h"
+
+void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank)
+{
+    memset(m, 0, sizeof *m);
+    if (!path) return;
+    char err[700];
+    params_init(&m->p);
+    const int need[] = {MP_t_local_comm, MP_t_queue, MP_t_clean_up, -1}; /* the rest depends on the run */
+    if (params_load(&m->p, path, err, sizeof err) || params_require(&m->p, need, err, sizeof err)) {
+        if (env_rank == 0) fprintf(stderr, "rmabench: --model: %s\n", err);
+        exit(2);
+    }
+    m->on = true;
+}
+
+double lock_compare(const lock_model_ctx *m, const lock_model_input *in, record *rec)
+{
+    if (!m->on) return 0;
+    model_params p = m->p;
+    const char *note = "";
+    /* On one host every lock server is a rank on this host: a "remote" lock costs t_local_comm. */
+    if (in->single_host) {
+        params_put(&p, MP_t_remote_comm, params_get(&p, MP_t_local_comm));
+        note = " (one host: remote servers reached at t_local_comm)";
+    }
+    char err[700];
+    if (params_require(&p, model_lock_required(in->remote_prob), err, sizeof err)) {
+        printf("model: not compared: %s\n", err);
+        return 0;
+    }
+    double t = model_t_tx(&p, in->locks_per_txn, in->remote_prob), tp = model_throughput(in->agents, t);
+    printf("%-34s %12s %12s %10s\n", "model: lock table (Table 5.1)", "measured", "model", "model err");
+    printf("%-34s %12.2f %12.2f\n", "remote lock probability [%]", 100 * in->remote_prob, 100 * in->remote_prob);
+    if (in->measured_t_tx_us > 0)
+        printf("%-34s %12.3f %12.3f %+9.1f%%\n", "exec. time per transaction [us]", in->measured_t_tx_us, t * 1e6,
+               100 * (t * 1e6 - in->measured_t_tx_us) / in->measured_t_tx_us);
+    else
+        printf("%-34s %12s %12.3f\n", "exec. time per transaction [us]", "-", t * 1e6);
+    if (in->measured_throughput > 0)
+        printf("%-34s %12.4f %12.4f %+9.1f%%\n", "throughput [M tx/s]", in->measured_throughput / 1e6, tp / 1e6,
+               100 * (tp - in->measured_throughput) / in->measured_throughput);
+    else
+        printf("%-34s %12s %12.4f\n", "throughput [M tx/s]", "-", tp / 1e6);
+    printf("model: eq. 5.3 with %.0f agents, %.2f locks per transaction, parameters %s%s\n", in->agents, in->locks_per_txn,
+           p.source, note);
+    if (rec) {
+        record_set(rec, "model_t_tx_us", "%.4f", t * 1e6);
+        record_set(rec, "model_throughput", "%.1f", tp);
+        record_set(rec, "model_params", "%s", m->p.source);
+    }
+    return t;
+}

@@ -1,0 +1,31 @@
+/* `rmabench lock --model FILE`: predicted transaction time (eq. 5.3) and throughput (agents / t_tx)
+ * beside the measured ones, in the layout of the thesis' Table 5.1, plus the CSV columns
+ * model_t_tx_us and model_throughput. MPI-free: the lock benchmark passes what it measured.
+ *   lock_compare_load  after option parsing, before MPI_Init (bad file: exit 2, "--model: FILE:LINE: ...")
+ *   lock_compare       on rank 0 after the run (prints, and fills rec when it is not NULL) */
+#ifndef RMB_MODEL_LOCK_COMPARE_H
+#define RMB_MODEL_LOCK_COMPARE_H
+#include <stdbool.h>
+
+#include "params.h"
+#include "record.h"
+
+typedef struct {
+    bool on;
+    model_params p;
+} lock_model_ctx;
+
+typedef struct {
+    double agents;          /* transaction agents running at once */
+    double locks_per_txn;   /* N_locks(w) (the workload's mean) */
+    double remote_prob;     /* probability a lock is on another server's host (1 - P_local_lock) */
+    bool single_host;       /* all ranks on one host: "remote" servers are reached at t_local_comm */
+    double measured_t_tx_us;       /* <= 0: not measured */
+    double measured_throughput;    /* committed transactions per second; <= 0: not measured */
+} lock_model_input;
+
+void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank);
+/* Returns the predicted t_tx in seconds (0 when the comparison is off). */
+double lock_compare(const lock_model_ctx *m, const lock_model_input *in, record *rec);
+
+#endif

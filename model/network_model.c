@@ -1,0 +1,59 @@
+/* The equation families both joins share: scans (eq. 3.1/3.19), the network share of a pass
+ * (eq. 3.2-3.7), window allocation (beyond the thesis) and section 3.5's cores-per-host answer. */
+#include <math.h>
+
+#include "join_model.h"
+
+double model_T_scan(double n_tuples, double ranks, double P) { return n_tuples / (ranks * P); }
+
+double model_P_network(double bw_tuples, double ranks_per_host) { return bw_tuples / ranks_per_host; }
+
+bool model_network_bound(double machines, double P, double P_network)
+{
+    if (machines <= 1) return false; /* nothing leaves the host */
+    return (machines - 1) / machines * P > P_network;
+}
+
+double model_rate_net_bound(double machines, double P, double P_network)
+{
+    return machines * P * P_network / ((machines - 1) * P + P_network);
+}
+
+double model_rate_network_pass(double machines, double ranks_per_host, double P, double P_network, bool *network_bound)
+{
+    bool nb = model_network_bound(machines, P, P_network);
+    if (network_bound) *network_bound = nb;
+    double per_rank = nb ? model_rate_net_bound(machines, P, P_network) : P; /* eq. 3.6 : eq. 3.4 */
+    return machines * ranks_per_host * per_rank;
+}
+
+double model_rate_local(double ranks, double P) { return ranks * P; }
+
+double model_T_window_alloc(const model_params *p, double bytes_per_rank)
+{
+    return params_get(p, MP_t_win_alloc_fixed) + bytes_per_rank * params_get(p, MP_t_win_alloc_per_byte);
+}
+
+void model_join_finish(const model_params *p, const join_shape *s, join_prediction *o)
+{
+    o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
+    if (o->alloc_modelled)
+        o->window_alloc = model_T_window_alloc(p, (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple);
+    o->total_with_alloc = o->total + o->window_alloc;
+    o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;
+    o->throughput_thesis = (s->r_tuples + s->s_tuples) / o->total;
+}
+
+cores_answer model_cores_per_host(double bw_tuples, double P, double machines)
+{
+    /* eq. 3.3 with P_network = bw / n (eq. 3.2): network-bound iff n > bw / ((N-1)/N * P). */
+    double share = machines > 1 ? (machines - 1) / machines : 1.0;
+    cores_answer a;
+    a.exact = bw_tuples / (share * P);
+    a.compute_bound_max = (int)floor(a.exact);
+    a.saturating_min = (int)ceil(a.exact);
+    a.nearest = (int)lround(a.exact);
+    if (a.nearest < 1) a.nearest = 1;
+    if (a.saturating_min < 1) a.saturating_min = 1;
+    return a;
+}

@@ -1,0 +1,97 @@
+/* Model parameters: one documented key=value file shared by `rmabench calibrate` (writes it),
+ * `rmamodel` and `rmabench join|lock --model` (read it).
+ *
+ * File format, one parameter per line:
+ *     name = value  # unit  free comment
+ *     # a comment line          (blank lines are ignored too)
+ * The unit after '#' is optional, but when given it must be the parameter's unit (so that a file
+ * written in other units is refused rather than misread). Values are given in the file's units
+ * (rates in million tuples per second, as in the thesis); internally everything is SI (tuples/s,
+ * bytes/s, seconds). Unknown names, duplicates, malformed lines, bad numbers and negative values
+ * are errors reported as "FILE:LINE: reason". `--set NAME=VALUE` overrides use the same units.
+ * A parameter the file does not give stays unset; the model functions' callers check with
+ * params_require() before using it. MPI-free. */
+#ifndef RMB_MODEL_PARAMS_H
+#define RMB_MODEL_PARAMS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+/* X(name, unit, scale-to-SI, description). Names follow the thesis' symbols where there is one. */
+#define MODEL_PARAMS(X)                                                                                          \
+    /* join compute rates, per rank (thesis: per thread) */                                                      \
+    X(P_scan, "Mtuples/s", 1e6, "histogram scan rate (eq. 3.1)")                                                 \
+    X(P_partition, "Mtuples/s", 1e6, "radix partitioning rate of the network pass, partition_bits fan-out (eq. 3.3-3.6)") \
+    X(P_partition_local, "Mtuples/s", 1e6, "radix partitioning rate of a local pass, partition_local_bits fan-out (eq. 3.7)") \
+    X(P_build, "Mtuples/s", 1e6, "in-cache hash table build rate (eq. 3.9)")                                     \
+    X(P_probe, "Mtuples/s", 1e6, "in-cache hash table probe rate (eq. 3.10)")                                    \
+    X(P_partition_range, "Mtuples/s", 1e6, "sort-merge range partitioning rate (eq. 3.7 for the sort-merge join)") \
+    X(P_sort_run, "Mtuples/s", 1e6, "in-cache sort rate for runs of sort_run_length tuples (eq. 3.13)")          \
+    X(P_merge, "Mtuples/s", 1e6, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
+    X(P_match, "Mtuples/s", 1e6, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
+    /* the kernels' shape when the rates were measured / assumed by the model */                                 \
+    X(partition_bits, "bits", 1, "fan-out bits at which P_partition was measured")                               \
+    X(partition_local_bits, "bits", 1, "fan-out bits at which P_partition_local was measured")                   \
+    X(radix_local_passes, "passes", 1, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
+    X(sort_run_length, "tuples", 1, "run length l of eq. 3.12")                                                  \
+    X(merge_fanin, "runs", 1, "merge fan-in N_fan-in of eq. 3.17")                                               \
+    X(merge_depth, "passes", 1, "merge depth d of eq. 3.18; 0 = derive from eq. 3.17")                           \
+    X(wire_tuple_bytes, "B", 1, "bytes per tuple sent over the network (8 with compression)")                    \
+    /* network */                                                                                                \
+    X(bw_host, "GB/s", 1e9, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
+    X(bw_put_intra, "GB/s", 1e9, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
+    /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
+    X(t_win_alloc_fixed, "ms", 1e-3, "MPI_Win_allocate time independent of size")                                \
+    X(t_win_alloc_per_byte, "s/GB", 1e-9, "MPI_Win_allocate time per byte of window")                            \
+    /* lock table (thesis 5.3) */                                                                                \
+    X(t_local_comm, "us", 1e-6, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
+    X(t_remote_comm, "us", 1e-6, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \
+    X(t_queue, "us", 1e-6, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
+    X(t_vote, "us", 1e-6, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
+    X(t_clean_up, "us", 1e-6, "end of transaction: one notified put to a lock server (eq. 5.3)")
+
+/* Text fields: where and how the parameters were measured. */
+#define MODEL_INFO(X)                                                                                            \
+    X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels)
+
+enum {
+#define P_ENUM(n, u, s, d) MP_##n,
+    MODEL_PARAMS(P_ENUM)
+#undef P_ENUM
+    MP_COUNT
+};
+enum {
+#define I_ENUM(n) MI_##n,
+    MODEL_INFO(I_ENUM)
+#undef I_ENUM
+    MI_COUNT
+};
+
+typedef struct {
+    double v[MP_COUNT];     /* SI units */
+    bool set[MP_COUNT];
+    char info[MI_COUNT][256];
+    char source[512];       /* file name (and "+ --set"), for messages and the CSV */
+} model_params;
+
+void params_init(model_params *p);
+/* 0, or -1 with "FILE:LINE: reason" in err. */
+int params_load(model_params *p, const char *path, char *err, size_t errlen);
+/* Parse a string "NAME=VALUE" (value in the file's unit); 0 or -1 with "NAME: reason". */
+int params_set(model_params *p, const char *assignment, char *err, size_t errlen);
+/* Write the file: a header comment, then every set parameter with its unit and description. */
+int params_write(const model_params *p, const char *path, char *err, size_t errlen);
+
+int params_index(const char *name);          /* MP_x or -1 */
+const char *params_name(int i);
+const char *params_unit(int i);
+double params_scale(int i);
+const char *params_describe(int i);
+/* Value in SI units; the parameter must be set (checked by params_require). */
+static inline double params_get(const model_params *p, int i) { return p->v[i]; }
+void params_put(model_params *p, int i, double si_value);
+
+/* 0 when all listed parameters (terminated by -1) are set; else -1 with
+ * "SOURCE: NAME (what) is not set; give it in the file or with --set NAME=VALUE". */
+int params_require(const model_params *p, const int *which, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,34 @@
+/* Radix hash join model, thesis 3.3.1 (eq. 3.1-3.11). */
+#include "join_model.h"
+
+const int *model_radix_required(bool multi_host)
+{
+    static const int one_host[] = {MP_P_scan, MP_P_partition, MP_P_partition_local, MP_P_build, MP_P_probe, -1};
+    static const int hosts[] = {MP_P_scan, MP_P_partition, MP_P_partition_local, MP_P_build, MP_P_probe,
+                                MP_bw_host, MP_wire_tuple_bytes, -1};
+    return multi_host ? hosts : one_host;
+}
+
+double model_T_build(double r_tuples, double ranks, double P_build) { return r_tuples / (ranks * P_build); }
+double model_T_probe(double s_tuples, double ranks, double P_probe) { return s_tuples / (ranks * P_probe); }
+
+void model_radix_join(const model_params *p, const join_shape *s, join_prediction *o)
+{
+    *o = (join_prediction){0};
+    double n = s->r_tuples + s->s_tuples, machines = s->ranks / s->ranks_per_host;
+    o->histogram = model_T_scan(n, s->ranks, params_get(p, MP_P_scan)); /* eq. 3.1 */
+    /* eq. 3.2; with one host nothing crosses the network and bw is not needed */
+    if (machines > 1)
+        o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
+    /* eq. 3.8, split into its network pass (eq. 3.3-3.6) and its d-1 local passes (eq. 3.7) */
+    o->rate_network_pass =
+        model_rate_network_pass(machines, s->ranks_per_host, params_get(p, MP_P_partition), o->P_network, &o->network_bound);
+    o->network_partition = n / o->rate_network_pass;
+    o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, params_get(p, MP_P_partition_local));
+    /* eq. 3.9 + 3.10: one row in Table 4.2 ("Build-Probe") */
+    o->build_probe = model_T_build(s->r_tuples, s->ranks, params_get(p, MP_P_build)) +
+                     model_T_probe(s->s_tuples, s->ranks, params_get(p, MP_P_probe));
+    o->total = o->histogram + o->network_partition + o->local_partition + o->build_probe; /* eq. 3.11 */
+    model_join_finish(p, s, o);
+}
+

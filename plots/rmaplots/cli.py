@@ -1,0 +1,62 @@
+"""Command line of rmaplot: `figures` or `report`, CSV files, --out DIR."""
+import os
+import sys
+
+from . import data
+
+USAGE = "usage: rmaplot figures|report RESULTS.csv... --out DIR"
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd not in ("figures", "report"):
+        print(f"rmaplot: '{cmd}': unknown command ({USAGE})", file=sys.stderr)
+        return 2
+    files, out = [], None
+    i = 0
+    while i < len(rest):
+        if rest[i] == "--out":
+            if i + 1 >= len(rest):
+                print("rmaplot: --out: needs a directory", file=sys.stderr)
+                return 2
+            out = rest[i + 1]
+            i += 2
+        elif rest[i].startswith("--out="):
+            out = rest[i][6:]
+            i += 1
+        elif rest[i].startswith("-"):
+            print(f"rmaplot: {rest[i]}: unknown flag ({USAGE})", file=sys.stderr)
+            return 2
+        else:
+            files.append(rest[i])
+            i += 1
+    if not files:
+        print(f"rmaplot: no results CSV given ({USAGE})", file=sys.stderr)
+        return 2
+    if not out:
+        print("rmaplot: --out: required (directory for figures and report)", file=sys.stderr)
+        return 2
+    try:
+        rows = data.load(files)
+        os.makedirs(out, exist_ok=True)
+    except data.DataError as e:
+        print(f"rmaplot: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"rmaplot: --out: {out}: {e.strerror}", file=sys.stderr)
+        return 2
+    from . import report  # matplotlib is imported only once the input is known to be good
+    if cmd == "figures":
+        figs, notes = report.render_figures(rows, out)
+    else:
+        path, figs, notes = report.write(rows, files, out)
+    for n in notes:
+        print(f"rmaplot: note: {n}")
+    for f, _ in figs:
+        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)")
+    if cmd == "report":
+        print(f"rmaplot: wrote {path}")
+    return 0

@@ -1,0 +1,134 @@
+"""Loading results CSVs and the statistics every figure shares (medians, 95% confidence intervals)."""
+import csv
+import math
+import statistics
+
+# Columns every rmabench results CSV has (bench/record.c); without them nothing can be plotted.
+REQUIRED = ["timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
+            "hosts", "ranks", "ranks_per_host", "hostnames", "repeat_index", "command", "algo", "tuples_per_rank",
+            "r_tuples", "s_tuples", "ratio", "selectivity", "t_total_avg", "t_total_max", "throughput",
+            "verification", "model_total", "workload", "servers", "agents", "remote_prob", "isolation",
+            "commits_per_s", "lock_requests_per_s"]
+
+# Phase names in the order of bench/record.c; put and flush are details of network_partition.
+PHASES = ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe", "partition",
+          "sort", "merge", "match", "put", "flush", "imbalance", "total"]
+DETAIL_PHASES = {"put", "flush"}
+
+
+class DataError(Exception):
+    """A problem with the input the user can fix; printed as one line, exit 2."""
+
+
+def load(paths):
+    """All rows of all CSVs (dicts of strings), each with '_file'. Raises DataError."""
+    rows = []
+    for path in paths:
+        try:
+            with open(path, newline="") as f:
+                reader = csv.DictReader(f)
+                header = reader.fieldnames or []
+                missing = [c for c in REQUIRED if c not in header]
+                if not header:
+                    raise DataError(f"{path}: empty file (no header, no rows)")
+                if missing:
+                    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                    raise DataError(f"{path}: missing columns {', '.join(missing[:5])}{more} "
+                                    "(not an rmabench results CSV?)")
+                n = 0
+                for r in reader:
+                    if None in r:
+                        raise DataError(f"{path}: line {reader.line_num}: more fields than the header")
+                    r["_file"] = path
+                    rows.append(r)
+                    n += 1
+                if n == 0:
+                    raise DataError(f"{path}: no rows (header only)")
+        except OSError as e:
+            raise DataError(f"{path}: cannot read: {e.strerror}")
+        except (csv.Error, UnicodeDecodeError) as e:
+            raise DataError(f"{path}: not a readable CSV: {e}")
+    return rows
+
+
+def num(r, col):
+    """Float value of a column, or None when empty or not a number."""
+    v = r.get(col, "")
+    if v is None or v == "":
+        return None
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def joins(rows):
+    """Join runs that finished and verified: the only ones figures show."""
+    return [r for r in rows if r["bench"] == "join" and r["status"] == "ok" and r["verification"] == "PASS"
+            and num(r, "t_total_max") and num(r, "ranks")]
+
+
+def locks(rows):
+    return [r for r in rows if r["bench"] == "lock" and r["status"] == "ok" and num(r, "ranks")]
+
+
+def group(rows, keyfn):
+    """dict key -> rows, keys in sorted order."""
+    out = {}
+    for r in rows:
+        out.setdefault(keyfn(r), []).append(r)
+    return dict(sorted(out.items(), key=lambda kv: tuple(str(k) if k is None else k for k in
+                                                         (kv[0] if isinstance(kv[0], tuple) else (kv[0],)))))
+
+
+def values(rows, col):
+    return [v for v in (num(r, col) for r in rows) if v is not None]
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+# two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom (no scipy on purpose)
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042]
+
+
+def mean_ci95(xs):
+    """(mean, half-width of the 95% confidence interval of the mean); half-width 0 for one value."""
+    if not xs:
+        return None, None
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, 0.0
+    t = _T975[len(xs) - 2] if len(xs) - 1 <= len(_T975) else 1.96
+    return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+def workload_key(r):
+    """What makes two join rows the same experiment apart from the rank count."""
+    return (r["tuples_per_rank"], r["ratio"], r["selectivity"], r.get("skew", ""), r.get("uneven", ""))
+
+
+def main_workload(rows):
+    """The join workload with the most distinct rank counts (the scaling experiment)."""
+    by = group(rows, workload_key)
+    if not by:
+        return None, []
+    key = max(by, key=lambda k: (len({r["ranks"] for r in by[k]}), len(by[k])))
+    return key, by[key]
+
+
+def label_lib(rows):
+    """Suffix for series labels when the rows come from several MPI libraries."""
+    libs = {r["mpi_library"] for r in rows}
+    return (lambda r: f" ({r['mpi_library']})") if len(libs) > 1 else (lambda r: "")
+
+
+def phases_of(rows):
+    """Summed phases with a value in these rows, in record.c order, imbalance last, total excluded."""
+    ph = [p for p in PHASES if p not in DETAIL_PHASES and p not in ("total", "imbalance")
+          and any(num(r, f"t_{p}_avg") is not None for r in rows)]
+    return ph + ["imbalance"]

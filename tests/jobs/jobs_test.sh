@@ -1,0 +1,69 @@
+#!/bin/bash
+# jobs/ without a cluster:
+#   dry-run  jobs/submit.sh --dry-run prints the sbatch chain (afterany on calibration, afterok for
+#            the plot job) and the srun steps 1, 2, 4 nodes; jobs/local.sh --dry-run the local sweep
+#   local    jobs/local.sh --quick: whole rows with the record.c header, verified joins at 1 and 2
+#            ranks, a failed run recorded as a row, figures and report
+#   jobs_test.sh dry-run|local SOURCE_ROOT BUILD_DIR
+set -u
+mode=$1 root=$2 build=$3
+fail=0
+check() { if ! eval "$1"; then echo "FAIL: $2"; fail=1; fi; }
+D=$(mktemp -d /tmp/rmb-jobs-test.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+export RMB_BUILD=$build
+mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/rmb_config.h")
+if [[ $mode == dry-run ]]; then
+    out=$("$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign scaleout --results "$D/c" -- --nodes=4 --ntasks-per-node=3 2>&1)
+    echo "$out"
+    srun_mpi=$([[ $mpi == mpich ]] && echo pmi2 || echo pmix)
+    for k in 1 2 4; do
+        check 'grep -qF -- "srun --mpi=$srun_mpi -N $k -n $((3 * k)) --ntasks-per-node=3 --kill-on-bad-exit=1 $build/rmabench join --algo both --tuples-per-rank 16M --repeat 5 --output $D/c/job-DRY-join-scaleout/results.csv" <<<"$out"' "no scale-out step on $k nodes"
+    done
+    check '[[ $(grep -c "rmabench join" <<<"$out") == 3 ]]' "expected exactly 3 join steps"
+    check 'grep -q "sbatch .*--dependency=afterany:DRY-calibrate .*--nodes=4 .*join-scaleout.sbatch" <<<"$out"' "join job not chained after calibration"
+    check 'grep -q "sbatch .*--dependency=afterok:DRY-join-scaleout .*plot.sbatch" <<<"$out"' "plot job not chained with afterok"
+    check 'grep -qF "rmaplot report $D/c/job-\*/results.csv --out $D/c/report" <<<"$out"' "plot job command"
+    check '[[ ! -e $D/c ]]' "a dry run created the campaign directory"
+    out=$(RMB_TUPLES=1M "$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign all --results "$D/c" -- --nodes=2 2>&1)
+    check 'grep -q "join-sizes.sbatch" <<<"$out" && grep -q "lock.sbatch" <<<"$out" && grep -q "join-scaleup.sbatch" <<<"$out"' "campaign all lacks jobs"
+    check 'grep -q -- "--ratio 4 --selectivity 0.25" <<<"$out"' "no 1:N sweep step"
+    check 'grep -q -- "--remote-prob 0.5 " <<<"$out" && grep -q -- "--isolation read-committed" <<<"$out"' "no lock sweep steps"
+    check 'grep -q -- "-N 2 -n 32 --ntasks-per-node=16" <<<"$out"' "no scale-up step with 16 ranks per node"
+    out=$("$root/jobs/local.sh" --dry-run --mpi "$mpi" --out "$D/l" 2>&1)
+    echo "$out"
+    check 'grep -q -- "-n 1 .*rmabench join --algo both --tuples-per-rank 1M --repeat 3" <<<"$out"' "local: no 1-rank join"
+    check 'grep -q -- "-n $(nproc) .*rmabench join" <<<"$out"' "local: no join on all cores"
+    check 'grep -q "rmabench calibrate --output $D/l/params-$mpi.txt" <<<"$out"' "local: no calibration"
+    check '"$root/jobs/submit.sh" --campaign bogus >/dev/null 2>&1; [[ $? == 2 ]]' "bad --campaign not exit 2"
+    check '"$root/jobs/local.sh" --repeat x >/dev/null 2>&1; [[ $? == 2 ]]' "bad --repeat not exit 2"
+else
+    t0=$(date +%s)
+    "$root/jobs/local.sh" --quick --mpi "$mpi" --out "$D/r"
+    echo "local.sh --quick: $(( $(date +%s) - t0 )) s"
+    csv=$D/r/results.csv
+    check '[[ "$(head -1 "$csv")" == "$("$build/rmabench" record --header)" ]]' "results.csv header is not record.c's"
+    /usr/bin/python3 - "$csv" <<'PY' || fail=1
+import csv, sys
+raw = list(csv.reader(open(sys.argv[1], newline="")))
+bad = [f"row {i} has {len(r)} fields, header {len(raw[0])}" for i, r in enumerate(raw[1:], 2) if len(r) != len(raw[0])]
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+for ranks in ("1", "2"):
+    got = sorted(r["algo"] for r in rows if r["bench"] == "join" and r["ranks"] == ranks and r["verification"] == "PASS")
+    if got != ["radix", "sortmerge"]: bad.append(f"{ranks} ranks: verified joins {got}")
+for r in rows:
+    if r["status"] != "ok": bad.append(f"{r['bench']} {r['algo']} ranks {r['ranks']}: status {r['status']} exit {r['exit_code']}")
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+    check '[[ -s $D/r/report.md ]] && head -c 8 "$D/r/join_throughput.png" | od -c | grep -q "P   N   G"' "no report or figure"
+    # a run that fails is a row with its status and exit code; the rows before it stay
+    n=$(wc -l <"$csv")
+    cp "$csv" "$D/before.csv"
+    (source "$root/jobs/lib.sh"; rmb_init t; rmb_results_dir "$D/r"; RMB_RUN_N=1
+     rmb_run "bad flag" 1 1 -- join --algo radix --tuples-per-rank 0 --output "$RMB_CSV") >/dev/null
+    check '[[ $(wc -l <"$csv") == $((n + 1)) ]] && tail -1 "$csv" | grep -q ",join,failed,2,"' "failed run not recorded with exit code 2"
+    check 'cmp -s <(head -n "$n" "$csv") "$D/before.csv"' "earlier rows changed"
+fi
+[[ $fail == 0 ]] && echo "jobs $mode: ok"
+exit $fail

@@ -1,0 +1,54 @@
+#!/bin/sh
+# rmamodel without MPI: the thesis' numbers through the CLI, and bad input (exit 2, one line naming
+# the flag or FILE:LINE). Also `rmabench calibrate`'s bad flags, which fail before MPI_Init.
+#   cli_check.sh RMAMODEL RMABENCH
+set -u
+rmamodel=$1; rmabench=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+# expect EXIT REGEX CMD...: exit status and output (stdout+stderr) must match; bad input = one line
+expect() {
+    want=$1; re=$2; shift 2
+    "$@" >"$tmp/out" 2>&1; rc=$?
+    if [ "$rc" -ne "$want" ]; then echo "FAIL: exit $rc (want $want): $*"; cat "$tmp/out"; fail=1; return; fi
+    if ! grep -Eq -- "$re" "$tmp/out"; then echo "FAIL: output lacks /$re/: $*"; cat "$tmp/out"; fail=1; return; fi
+    if [ "$want" -eq 2 ] && [ "$(wc -l <"$tmp/out")" -ne 1 ]; then echo "FAIL: not one line: $*"; cat "$tmp/out"; fail=1; fi
+}
+T42="--set P_scan=225 --set P_partition=120 --set P_partition_local=120 --set P_build=210 --set P_probe=210 --set bw_host=12.48 --set wire_tuple_bytes=8"
+expect 0 '^total +2\.0698 ' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42
+expect 0 '^bound: compute-bound' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42
+expect 0 '^bound: network-bound' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 16 --tuples-per-rank 40M $T42
+expect 0 '^sort +1\.7778 ' $rmamodel join --algo sortmerge --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M \
+    --set P_scan=370 --set P_partition_range=120 --set P_sort_run=45 --set P_merge=270 --set P_match=370 --set merge_depth=3 \
+    --set bw_host=12.48 --set wire_tuple_bytes=8
+L51="--set t_local_comm=3 --set t_remote_comm=5.6 --set t_queue=0.5 --set t_vote=8.5 --set t_clean_up=2.5"
+expect 0 '^t_tx: 73\.511 us' $rmamodel lock --agents 1260 --locks-per-txn 10 --remote-prob 0.05 $L51
+expect 0 '^throughput: 17\.14' $rmamodel lock --agents 1260 --locks-per-txn 10 --remote-prob 0.05 $L51
+expect 0 '^recommended: 7 ' $rmamodel cores-per-host --set bw_host=6.0 --set wire_tuple_bytes=8 --set P_partition=110
+# a parameter file with a units line read back, then a malformed one
+printf 'P_scan = 225 # Mtuples/s\nP_partition = 120\nP_partition_local=120\nP_build = 210\nP_probe = 210\n' >"$tmp/p.txt"
+expect 0 '^histogram +0\.0005 ' $rmamodel join --params "$tmp/p.txt" --ranks 1 --ranks-per-host 1 --tuples-per-rank 60K
+printf 'P_scan = 225\n\nP_partition 120\n' >"$tmp/bad.txt"
+expect 2 "^rmamodel: --params: .*bad\.txt:3: expected 'name = value'$" $rmamodel join --params "$tmp/bad.txt" --ranks 1 --ranks-per-host 1 --tuples-per-rank 1M
+printf '# x\nP_sacn = 225\n' >"$tmp/bad2.txt"
+expect 2 "bad2\.txt:2: unknown parameter 'P_sacn'" $rmamodel lock --params "$tmp/bad2.txt" --agents 1 --locks-per-txn 1 --remote-prob 0
+expect 2 'nonexistent\.txt: cannot open' $rmamodel lock --params "$tmp/nonexistent.txt" --agents 1 --locks-per-txn 1 --remote-prob 0
+# bad flags
+expect 2 '^rmamodel: --ranks: ' $rmamodel join --ranks 0 --ranks-per-host 1 --tuples-per-rank 1M
+expect 2 '^rmamodel: --tuples-per-rank: required' $rmamodel join --ranks 2 --ranks-per-host 1
+expect 2 '^rmamodel: --ranks-per-host: does not divide' $rmamodel join --ranks 3 --ranks-per-host 2 --tuples-per-rank 1M
+expect 2 '^rmamodel: --remote-prob: ' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 1.5
+expect 2 '^rmamodel: --algo: ' $rmamodel join --algo hash --ranks 1 --ranks-per-host 1 --tuples-per-rank 1M
+expect 2 '^rmamodel: --bogus: unknown flag' $rmamodel lock --bogus
+expect 2 '^rmamodel: --set: .*NAME=VALUE' $rmamodel lock --set t_vote --agents 1 --locks-per-txn 1 --remote-prob 0
+expect 2 "^rmamodel: --set: unknown parameter 'x'" $rmamodel lock --set x=1 --agents 1 --locks-per-txn 1 --remote-prob 0
+expect 2 '^rmamodel: .*t_local_comm .*is not set' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 0
+expect 2 "^rmamodel: 'frob': unknown command" $rmamodel frob
+expect 2 '^rmabench: --output: required' $rmabench calibrate
+expect 2 '^rmabench: --output: .*not writable' $rmabench calibrate --output /nonexistent-dir/p.txt
+expect 2 '^rmabench: --tuples: ' $rmabench calibrate --output "$tmp/x.txt" --tuples 5
+expect 2 "^rmabench: --model: .*bad\.txt:3: expected 'name = value'" $rmabench join --model "$tmp/bad.txt"
+printf 'P_scan = 225\n' >"$tmp/partial.txt"
+expect 2 '^rmabench: --model: .*P_partition .*is not set' $rmabench join --algo radix --model "$tmp/partial.txt"
+[ $fail -eq 0 ] && echo "cli_check: all passed"
+exit $fail

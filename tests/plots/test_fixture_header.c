@@ -1,0 +1,33 @@
+/* The committed plot fixture has exactly the header of this rmabench version (record_header_line),
+ * so the fixture and bench/record.c never drift apart. Regenerate with
+ * tests/fixtures/make_results_small.py when a column is added. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "record.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) { fprintf(stderr, "usage: test_fixture_header FIXTURE.csv\n"); return 2; }
+    FILE *f = fopen(argv[1], "r");
+    if (!f) { perror(argv[1]); return 1; }
+    static char line[1 << 16];
+    if (!fgets(line, sizeof line, f)) { fprintf(stderr, "%s: empty\n", argv[1]); return 1; }
+    line[strcspn(line, "\r\n")] = 0;
+    char *want = record_header_line();
+    if (strcmp(line, want) != 0) {
+        fprintf(stderr, "%s: header differs from record_header_line():\n  fixture: %s\n  record:  %s\n"
+                        "regenerate: build/rmabench record --header >h.txt && tests/fixtures/make_results_small.py h.txt %s\n",
+                argv[1], line, want, argv[1]);
+        return 1;
+    }
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) rows++;
+    CHECK(rows > 10);
+    fclose(f);
+    free(want);
+    printf("fixture header matches record.c (%d rows)\n", rows);
+    CHECK_DONE();
+}
