@@ -37,8 +37,9 @@ static void default_opts(join_opts *o)
     o->ranges = RANGES_SPLITTERS;
 }
 
-/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
-static void parse_opts(join_opts *o, int argc, char **argv)
+/* Parses argv[2..] into o (MPI-free; the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
+ * rank 0) or OPT_ERROR with "--flag: reason" in err. */
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     const opt_spec specs[] = {
         {"algo", OPT_CHOICE, &o->algo, "join algorithm", 0, 0, algo_names, NULL},
@@ -68,18 +69,23 @@ static void parse_opts(join_opts *o, int argc, char **argv)
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
-    char err[512];
-    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
-    if (rc == OPT_HELP) {
-        if (bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
-        exit(0);
+    int rc = opt_parse(tables, argc, argv, 2, err, errlen);
+    if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
+    if (rc == OPT_OK && o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        rc = OPT_ERROR;
     }
+    return rc;
+}
+
+/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
+static void parse_opts(join_opts *o, int argc, char **argv)
+{
+    char err[512];
+    int rc = join_parse_opts(o, argc, argv, err, sizeof err);
+    if (rc == OPT_HELP) exit(0);
     if (rc == OPT_ERROR) {
         if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
-        exit(2);
-    }
-    if (o->selectivity <= 0) {
-        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: --selectivity: must be greater than 0\n");
         exit(2);
     }
 }

@@ -3,10 +3,14 @@
 set -u
 cd "$(dirname "$0")/.."
 passed=0; failed=0; skipped=0
-for dir in build build-mpich build-asan; do
-    # the sanitizer build runs the unit tests and its own small MPI runs (tests/sanitizers/)
+dirs="build build-mpich build-asan"
+[ -f build-fuzz/build.ninja ] && dirs="$dirs build-fuzz"
+for dir in $dirs; do
+    # the sanitizer build runs the unit tests and its own small MPI runs (tests/sanitizers/);
+    # the libFuzzer build a few seconds of fuzzing per target (tests/fuzz/)
     suites=""
     [ "$dir" = build-asan ] && suites="--suite unit --suite asan"
+    [ "$dir" = build-fuzz ] && suites="--suite fuzz"
     echo "=== meson test -C $dir $suites"
     meson test -C "$dir" --print-errorlogs $suites ${RMB_TEST_ARGS:-} >"/tmp/rmabench-test-$dir.log" 2>&1
     grep -E '^ *[0-9]+/[0-9]+ ' "/tmp/rmabench-test-$dir.log"
