@@ -249,8 +249,8 @@ int join_main(int argc, char **argv)
         fflush(stdout);
     }
 
-    int failures = 0;
-    for (int a = 0; a < nalgos; a++) {
+    int failures = 0, output_failed = 0;
+    for (int a = 0; a < nalgos && !output_failed; a++) {
         int algo = algos[a] == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
         double *totals = calloc((size_t)o.repeat, sizeof(double));
         for (int rep = 0; rep < o.repeat; rep++) {
@@ -296,13 +296,16 @@ int join_main(int argc, char **argv)
                 join_compare_record(&jm, rec);
                 if (record_append(rec, o.output, err, sizeof err)) {
                     fprintf(stderr, "rmabench: --output: %s\n", err);
-                    record_free(rec);
-                    MPI_Abort(ctx.world, 2);
+                    output_failed = 1;
                 }
                 record_free(rec);
             }
+            /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other
+             * ranks sit in MPI_Finalize: tests/faults/output.sh). */
+            if (o.output) MPI_CHECK(ctx.rank, MPI_Bcast(&output_failed, 1, MPI_INT, 0, ctx.world));
+            if (output_failed) break;
         }
-        if (ctx.rank == 0 && o.repeat > 1) {
+        if (ctx.rank == 0 && o.repeat > 1 && !output_failed) {
             double med = median(totals, (int)o.repeat);
             printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs\n",
                    algos[a]->name, med, (double)(wl.r_total + wl.s_total) / med / 1e6, (int)o.repeat);
@@ -313,5 +316,5 @@ int join_main(int argc, char **argv)
     mem_free_large(s, wl.s_n * sizeof(tuple_t));
     bench_ctx_free(&ctx);
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return output_failed ? 2 : failures ? 1 : 0;
 }

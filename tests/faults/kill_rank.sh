@@ -45,7 +45,7 @@ cmp -n "$before" "$csv" "$work/before.csv" >/dev/null && ok "the $before bytes w
 check_whole_rows "$csv" || fail "partial rows"
 
 # 2. the job scripts go on after the failed run
-if [[ $(basename "$mpirun") == mpirun.openmpi && -f $root/jobs/lib.sh ]]; then
+if [[ $(basename "$(readlink -f "$mpirun")") == *openmpi* || $(basename "$mpirun") == mpirun.openmpi && -f $root/jobs/lib.sh ]]; then
     cat >"$work/job.sh" <<JOB
 source "$root/jobs/lib.sh"
 rmb_init fault-test
