@@ -38,8 +38,9 @@ static void default_opts(join_opts *o)
     o->ranges = RANGES_SPLITTERS;
 }
 
-/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
-static void parse_opts(join_opts *o, int argc, char **argv)
+/* Parses argv[2..] into o (MPI-free; the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
+ * rank 0) or OPT_ERROR with "--flag: reason" in err. */
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     const opt_spec specs[] = {
         {"algo", OPT_CHOICE, &o->algo, "join algorithm", 0, 0, algo_names, NULL},
@@ -70,18 +71,23 @@ static void parse_opts(join_opts *o, int argc, char **argv)
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
-    char err[512];
-    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
-    if (rc == OPT_HELP) {
-        if (bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
-        exit(0);
+    int rc = opt_parse(tables, argc, argv, 2, err, errlen);
+    if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
+    if (rc == OPT_OK && o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        rc = OPT_ERROR;
     }
+    return rc;
+}
+
+/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
+static void parse_opts(join_opts *o, int argc, char **argv)
+{
+    char err[512];
+    int rc = join_parse_opts(o, argc, argv, err, sizeof err);
+    if (rc == OPT_HELP) exit(0);
     if (rc == OPT_ERROR) {
         if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
-        exit(2);
-    }
-    if (o->selectivity <= 0) {
-        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: --selectivity: must be greater than 0\n");
         exit(2);
     }
 }
@@ -252,8 +258,8 @@ int join_main(int argc, char **argv)
         fflush(stdout);
     }
 
-    int failures = 0;
-    for (int a = 0; a < nalgos; a++) {
+    int failures = 0, output_failed = 0;
+    for (int a = 0; a < nalgos && !output_failed; a++) {
         int algo = algos[a] == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
         double *totals = calloc((size_t)o.repeat, sizeof(double));
         for (int rep = 0; rep < o.repeat; rep++) {
@@ -302,13 +308,16 @@ int join_main(int argc, char **argv)
                 numa_report_columns(&numa, rec);
                 if (record_append(rec, o.output, err, sizeof err)) {
                     fprintf(stderr, "rmabench: --output: %s\n", err);
-                    record_free(rec);
-                    MPI_Abort(ctx.world, 2);
+                    output_failed = 1;
                 }
                 record_free(rec);
             }
+            /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other
+             * ranks sit in MPI_Finalize: tests/faults/output.sh). */
+            if (o.output) MPI_CHECK(ctx.rank, MPI_Bcast(&output_failed, 1, MPI_INT, 0, ctx.world));
+            if (output_failed) break;
         }
-        if (ctx.rank == 0 && o.repeat > 1) {
+        if (ctx.rank == 0 && o.repeat > 1 && !output_failed) {
             double med = median(totals, (int)o.repeat);
             printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs\n",
                    algos[a]->name, med, (double)(wl.r_total + wl.s_total) / med / 1e6, (int)o.repeat);
@@ -320,5 +329,5 @@ int join_main(int argc, char **argv)
     numa_report_free(&numa);
     bench_ctx_free(&ctx);
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return output_failed ? 2 : failures ? 1 : 0;
 }
