@@ -55,7 +55,7 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
         }
     }
     double t0 = rmb_now();
-    MPI_CHECK(me, MPI_Waitall(SEND_BUFFERS, req, MPI_STATUSES_IGNORE));
+    for (int b = 0; b < SEND_BUFFERS; b++) MPI_CHECK(me, MPI_Wait(&req[b], MPI_STATUS_IGNORE));
     for (int rel = 0; rel < RELS; rel++) {
         MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
         rma_window_unlock_all(&win[rel]);
