@@ -1,4 +1,5 @@
 /* Portable kernels: the fallback for every SIMD kernel and the tails the vector kernels leave. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sort_internal.h"
@@ -32,23 +33,48 @@ void smj_scalar_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t n
     if (j < nb) memcpy(out + k, b + j, (nb - j) * sizeof *out);
 }
 
-/* Merges the vector kernels' carried register (c, nc values) with the two input tails. Values are
- * below 2^63, so UINT64_MAX marks an exhausted input. */
+/* Merges a short sorted sequence into a long one: the long run's stretches between consecutive
+ * short values are found by binary search and copied whole. */
+static void merge_short_long(const uint64_t *sh, size_t ns, const uint64_t *lg, size_t nl, uint64_t *out)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < ns; i++) {
+        size_t lo = j, hi = nl; /* first lg[k] > sh[i] in [j, nl) */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (lg[mid] <= sh[i]) lo = mid + 1;
+            else hi = mid;
+        }
+        memcpy(out, lg + j, (lo - j) * sizeof *out);
+        out += lo - j;
+        j = lo;
+        *out++ = sh[i];
+    }
+    memcpy(out, lg + j, (nl - j) * sizeof *out);
+}
+
+/* Finishes a vector merge: the carried registers (c, nc values), and the input tails, at least one
+ * of which is shorter than a vector step. Values are below 2^63, so UINT64_MAX marks an exhausted
+ * input in the short 2-way merge. */
 void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                        uint64_t *out)
 {
-    size_t i = 0, j = 0, l = 0, total = nc + na + nb;
-    for (size_t k = 0; k < total; k++) {
-        uint64_t x = i < na ? a[i] : UINT64_MAX, y = j < nb ? b[j] : UINT64_MAX, z = l < nc ? c[l] : UINT64_MAX;
-        if (x <= y && x <= z) {
-            out[k] = x;
-            i++;
-        } else if (y <= z) {
-            out[k] = y;
-            j++;
-        } else {
-            out[k] = z;
-            l++;
-        }
+    if (na > nb) { /* a: the short tail */
+        const uint64_t *t = a;
+        a = b;
+        b = t;
+        size_t tn = na;
+        na = nb;
+        nb = tn;
     }
+    uint64_t small[64 + 64];
+    if (nc + na > sizeof small / sizeof *small) { /* not reached by the kernels: stay correct anyway */
+        uint64_t *tmp = malloc((nc + na) * sizeof *tmp);
+        smj_scalar_merge2(c, nc, a, na, tmp);
+        merge_short_long(tmp, nc + na, b, nb, out);
+        free(tmp);
+        return;
+    }
+    smj_scalar_merge2(c, nc, a, na, small);
+    merge_short_long(small, nc + na, b, nb, out);
 }
