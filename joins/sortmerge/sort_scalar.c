@@ -39,7 +39,14 @@ static void merge_short_long(const uint64_t *sh, size_t ns, const uint64_t *lg, 
 {
     size_t j = 0;
     for (size_t i = 0; i < ns; i++) {
-        size_t lo = j, hi = nl; /* first lg[k] > sh[i] in [j, nl) */
+        /* first lg[k] > sh[i] in [j, nl): gallop, then binary search */
+        size_t lo = j, hi = j, step = 1;
+        while (hi < nl && lg[hi] <= sh[i]) {
+            lo = hi + 1;
+            hi += step;
+            step *= 2;
+        }
+        if (hi > nl) hi = nl;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (lg[mid] <= sh[i]) lo = mid + 1;

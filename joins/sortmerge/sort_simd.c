@@ -1,6 +1,6 @@
 /* In-cache sort of a run of packed tuples: a sorting network sorts blocks inside registers (columns
  * of 8 registers, then a transpose), bitonic merge networks merge registers, and a 2-way merge
- * kernel that feeds one register at a time through a bitonic merge network merges sorted blocks
+ * kernel that feeds four registers at a time through a bitonic merge network merges sorted blocks
  * level by level (Inoue et al. 2007; Balkesen et al. 2013). AVX-512 (8 lanes), AVX2 (4 lanes) and
  * scalar kernels, chosen at run time. */
 #include <stdlib.h>
@@ -96,41 +96,37 @@ AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst)
     for (int i = 0; i < 8; i++) _mm512_storeu_si512((void *)(dst + 8 * i), o[i]);
 }
 
-/* 2-way merge, 16 values per step: the two largest registers so far stay in `cur`; the input
- * with the smaller head supplies the next 16 (branch-free choice). */
+/* 2-way merge, 4 registers (32 values) per step: the largest 32 so far stay in c; the input with
+ * the smaller head supplies the next 32 (branch-free choice). */
+#define STEP8 4
 AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
-    if (na < 16 || nb < 16) {
+    const size_t w = 8 * STEP8;
+    if (na < w || nb < w) {
         smj_scalar_merge2(a, na, b, nb, out);
         return;
     }
-    v8 c[2] = {_mm512_loadu_si512((const void *)a), _mm512_loadu_si512((const void *)(a + 8))};
-    v8 x[2] = {_mm512_loadu_si512((const void *)b), _mm512_loadu_si512((const void *)(b + 8))};
-    size_t ia = 16, ib = 16;
-    merge_regs8(c, x, 2);
-    _mm512_storeu_si512((void *)out, c[0]);
-    _mm512_storeu_si512((void *)(out + 8), c[1]);
-    out += 16;
-    c[0] = x[0];
-    c[1] = x[1];
-    while (ia + 16 <= na && ib + 16 <= nb) {
+    v8 c[STEP8], x[STEP8];
+    for (int i = 0; i < STEP8; i++) {
+        c[i] = _mm512_loadu_si512((const void *)(a + 8 * i));
+        x[i] = _mm512_loadu_si512((const void *)(b + 8 * i));
+    }
+    size_t ia = w, ib = w;
+    for (;;) {
+        merge_regs8(c, x, STEP8);
+        for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), c[i]);
+        out += w;
+        for (int i = 0; i < STEP8; i++) c[i] = x[i];
+        if (ia + w > na || ib + w > nb) break;
         int take_a = a[ia] <= b[ib];
         const uint64_t *p = take_a ? a + ia : b + ib;
-        ia += take_a ? 16 : 0;
-        ib += take_a ? 0 : 16;
-        x[0] = _mm512_loadu_si512((const void *)p);
-        x[1] = _mm512_loadu_si512((const void *)(p + 8));
-        merge_regs8(c, x, 2);
-        _mm512_storeu_si512((void *)out, c[0]);
-        _mm512_storeu_si512((void *)(out + 8), c[1]);
-        out += 16;
-        c[0] = x[0];
-        c[1] = x[1];
+        ia += take_a ? w : 0;
+        ib += take_a ? 0 : w;
+        for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(p + 8 * i));
     }
-    uint64_t carry[16];
-    _mm512_storeu_si512((void *)carry, c[0]);
-    _mm512_storeu_si512((void *)(carry + 8), c[1]);
-    smj_scalar_merge3(carry, 16, a + ia, na - ia, b + ib, nb - ib, out);
+    uint64_t carry[8 * STEP8];
+    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(carry + 8 * i), c[i]);
+    smj_scalar_merge3(carry, w, a + ia, na - ia, b + ib, nb - ib, out);
 }
 
 /* ---------------------------------------------------------------- AVX2: 4 x 64-bit lanes */
@@ -185,11 +181,10 @@ AVX2 static inline void merge_regs4(v4 *a, v4 *b, int m)
     }
 }
 
-/* Sorts 16 values: 4-input network over registers, 4x4 transpose, merges 4 -> 8 -> 16. */
-AVX2 static void sort_block16_avx2(const uint64_t *src, uint64_t *dst)
+/* Sorts the 16 values in r[0..4) (4-input network over registers, 4x4 transpose, merges 4 -> 8 ->
+ * 16); afterwards r[0..4) is one sorted run. */
+AVX2 static inline void sort16_regs_avx2(v4 *r)
 {
-    v4 r[4];
-    for (int i = 0; i < 4; i++) r[i] = _mm256_loadu_si256((const __m256i *)(src + 4 * i));
     cx4(&r[0], &r[1]);
     cx4(&r[2], &r[3]);
     cx4(&r[0], &r[2]);
@@ -197,47 +192,58 @@ AVX2 static void sort_block16_avx2(const uint64_t *src, uint64_t *dst)
     cx4(&r[1], &r[2]);
     v4 t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
     v4 t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
-    v4 o[4] = {_mm256_permute2x128_si256(t0, t2, 0x20), _mm256_permute2x128_si256(t1, t3, 0x20),
-               _mm256_permute2x128_si256(t0, t2, 0x31), _mm256_permute2x128_si256(t1, t3, 0x31)};
-    merge_regs4(&o[0], &o[1], 1);
-    merge_regs4(&o[2], &o[3], 1);
-    merge_regs4(&o[0], &o[2], 2);
-    for (int i = 0; i < 4; i++) _mm256_storeu_si256((__m256i *)(dst + 4 * i), o[i]);
+    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+    merge_regs4(&r[0], &r[1], 1);
+    merge_regs4(&r[2], &r[3], 1);
+    merge_regs4(&r[0], &r[2], 2);
 }
 
+/* Sorts 64 values in registers: four sorted 16s, merged 16 -> 32 -> 64. */
+AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst)
+{
+    v4 r[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm256_loadu_si256((const __m256i *)(src + 4 * i));
+    for (int g = 0; g < 16; g += 4) sort16_regs_avx2(&r[g]);
+    merge_regs4(&r[0], &r[4], 4);
+    merge_regs4(&r[8], &r[12], 4);
+    merge_regs4(&r[0], &r[8], 8);
+    for (int i = 0; i < 16; i++) _mm256_storeu_si256((__m256i *)(dst + 4 * i), r[i]);
+}
+
+/* 2-way merge, 4 registers (16 values) per step: more independent lanes per step hide the
+ * network's latency. */
+#define STEP4 4
 AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
-    if (na < 8 || nb < 8) {
+    const size_t w = 4 * STEP4;
+    if (na < w || nb < w) {
         smj_scalar_merge2(a, na, b, nb, out);
         return;
     }
-    v4 c[2] = {_mm256_loadu_si256((const __m256i *)a), _mm256_loadu_si256((const __m256i *)(a + 4))};
-    v4 x[2] = {_mm256_loadu_si256((const __m256i *)b), _mm256_loadu_si256((const __m256i *)(b + 4))};
-    size_t ia = 8, ib = 8;
-    merge_regs4(c, x, 2);
-    _mm256_storeu_si256((__m256i *)out, c[0]);
-    _mm256_storeu_si256((__m256i *)(out + 4), c[1]);
-    out += 8;
-    c[0] = x[0];
-    c[1] = x[1];
-    while (ia + 8 <= na && ib + 8 <= nb) {
+    v4 c[STEP4], x[STEP4];
+    for (int i = 0; i < STEP4; i++) {
+        c[i] = _mm256_loadu_si256((const __m256i *)(a + 4 * i));
+        x[i] = _mm256_loadu_si256((const __m256i *)(b + 4 * i));
+    }
+    size_t ia = w, ib = w;
+    for (;;) {
+        merge_regs4(c, x, STEP4);
+        for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(out + 4 * i), c[i]);
+        out += w;
+        for (int i = 0; i < STEP4; i++) c[i] = x[i];
+        if (ia + w > na || ib + w > nb) break;
         int take_a = a[ia] <= b[ib];
         const uint64_t *p = take_a ? a + ia : b + ib;
-        ia += take_a ? 8 : 0;
-        ib += take_a ? 0 : 8;
-        x[0] = _mm256_loadu_si256((const __m256i *)p);
-        x[1] = _mm256_loadu_si256((const __m256i *)(p + 4));
-        merge_regs4(c, x, 2);
-        _mm256_storeu_si256((__m256i *)out, c[0]);
-        _mm256_storeu_si256((__m256i *)(out + 4), c[1]);
-        out += 8;
-        c[0] = x[0];
-        c[1] = x[1];
+        ia += take_a ? w : 0;
+        ib += take_a ? 0 : w;
+        for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(p + 4 * i));
     }
-    uint64_t carry[8];
-    _mm256_storeu_si256((__m256i *)carry, c[0]);
-    _mm256_storeu_si256((__m256i *)(carry + 4), c[1]);
-    smj_scalar_merge3(carry, 8, a + ia, na - ia, b + ib, nb - ib, out);
+    uint64_t carry[4 * STEP4];
+    for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(carry + 4 * i), c[i]);
+    smj_scalar_merge3(carry, w, a + ia, na - ia, b + ib, nb - ib, out);
 }
 #endif /* RMB_SIMD_AUTO */
 
@@ -301,7 +307,8 @@ void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, i
         block = 64;
         block_sort = sort_block64_avx512;
     } else if (simd == SMJ_SIMD_AVX2) {
-        block_sort = sort_block16_avx2;
+        block = 64;
+        block_sort = sort_block64_avx2;
     }
 #endif
     int levels = 0;
