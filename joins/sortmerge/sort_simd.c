@@ -96,37 +96,55 @@ AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst)
     for (int i = 0; i < 8; i++) _mm512_storeu_si512((void *)(dst + 8 * i), o[i]);
 }
 
-/* 2-way merge, 4 registers (32 values) per step: the largest 32 so far stay in c; the input with
- * the smaller head supplies the next 32 (branch-free choice). */
+/* 2-way merge, 4 registers (32 values) per step (more independent lanes per step hide the
+ * network's latency): the largest 32 so far stay in c; the input with the smaller head supplies
+ * the next 32 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
+ * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
 #define STEP8 4
+AVX512 static inline const uint64_t *next_step8(const uint64_t **p, const uint64_t *end, uint64_t *pad)
+{
+    const size_t w = 8 * STEP8;
+    if ((size_t)(end - *p) >= w) {
+        const uint64_t *q = *p;
+        *p += w;
+        return q;
+    }
+    size_t left = (size_t)(end - *p);
+    memcpy(pad, *p, left * sizeof *pad);
+    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    *p = end;
+    return pad;
+}
+
 AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
     const size_t w = 8 * STEP8;
-    if (na < w || nb < w) {
+    if (na + nb < 2 * w || na == 0 || nb == 0) {
         smj_scalar_merge2(a, na, b, nb, out);
         return;
     }
+    uint64_t pad[8 * STEP8], last[8 * STEP8];
+    const uint64_t *ea = a + na, *eb = b + nb;
+    size_t left = na + nb; /* values still to be written */
     v8 c[STEP8], x[STEP8];
-    for (int i = 0; i < STEP8; i++) {
-        c[i] = _mm512_loadu_si512((const void *)(a + 8 * i));
-        x[i] = _mm512_loadu_si512((const void *)(b + 8 * i));
-    }
-    size_t ia = w, ib = w;
+    const uint64_t *q = next_step8(&a, ea, pad);
+    for (int i = 0; i < STEP8; i++) c[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
+    q = next_step8(&b, eb, pad);
+    for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     for (;;) {
         merge_regs8(c, x, STEP8);
+        if (left <= w) break; /* the rest is in c (padding after it) */
         for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), c[i]);
         out += w;
+        left -= w;
         for (int i = 0; i < STEP8; i++) c[i] = x[i];
-        if (ia + w > na || ib + w > nb) break;
-        int take_a = a[ia] <= b[ib];
-        const uint64_t *p = take_a ? a + ia : b + ib;
-        ia += take_a ? w : 0;
-        ib += take_a ? 0 : w;
-        for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(p + 8 * i));
+        if (a == ea && b == eb) break; /* inputs done: c holds the last values */
+        uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
+        q = ha <= hb ? next_step8(&a, ea, pad) : next_step8(&b, eb, pad);
+        for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     }
-    uint64_t carry[8 * STEP8];
-    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(carry + 8 * i), c[i]);
-    smj_scalar_merge3(carry, w, a + ia, na - ia, b + ib, nb - ib, out);
+    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
+    memcpy(out, last, left * sizeof *out);
 }
 
 /* ---------------------------------------------------------------- AVX2: 4 x 64-bit lanes */
@@ -213,37 +231,55 @@ AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst)
     for (int i = 0; i < 16; i++) _mm256_storeu_si256((__m256i *)(dst + 4 * i), r[i]);
 }
 
-/* 2-way merge, 4 registers (16 values) per step: more independent lanes per step hide the
- * network's latency. */
+/* 2-way merge, 4 registers (16 values) per step (more independent lanes per step hide the
+ * network's latency): the largest 16 so far stay in c; the input with the smaller head supplies
+ * the next 16 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
+ * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
 #define STEP4 4
+AVX2 static inline const uint64_t *next_step4(const uint64_t **p, const uint64_t *end, uint64_t *pad)
+{
+    const size_t w = 4 * STEP4;
+    if ((size_t)(end - *p) >= w) {
+        const uint64_t *q = *p;
+        *p += w;
+        return q;
+    }
+    size_t left = (size_t)(end - *p);
+    memcpy(pad, *p, left * sizeof *pad);
+    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    *p = end;
+    return pad;
+}
+
 AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
     const size_t w = 4 * STEP4;
-    if (na < w || nb < w) {
+    if (na + nb < 2 * w || na == 0 || nb == 0) {
         smj_scalar_merge2(a, na, b, nb, out);
         return;
     }
+    uint64_t pad[4 * STEP4], last[4 * STEP4];
+    const uint64_t *ea = a + na, *eb = b + nb;
+    size_t left = na + nb; /* values still to be written */
     v4 c[STEP4], x[STEP4];
-    for (int i = 0; i < STEP4; i++) {
-        c[i] = _mm256_loadu_si256((const __m256i *)(a + 4 * i));
-        x[i] = _mm256_loadu_si256((const __m256i *)(b + 4 * i));
-    }
-    size_t ia = w, ib = w;
+    const uint64_t *q = next_step4(&a, ea, pad);
+    for (int i = 0; i < STEP4; i++) c[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+    q = next_step4(&b, eb, pad);
+    for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
     for (;;) {
         merge_regs4(c, x, STEP4);
+        if (left <= w) break; /* the rest is in c (padding after it) */
         for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(out + 4 * i), c[i]);
         out += w;
+        left -= w;
         for (int i = 0; i < STEP4; i++) c[i] = x[i];
-        if (ia + w > na || ib + w > nb) break;
-        int take_a = a[ia] <= b[ib];
-        const uint64_t *p = take_a ? a + ia : b + ib;
-        ia += take_a ? w : 0;
-        ib += take_a ? 0 : w;
-        for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(p + 4 * i));
+        if (a == ea && b == eb) break; /* inputs done: c holds the last values */
+        uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
+        q = ha <= hb ? next_step4(&a, ea, pad) : next_step4(&b, eb, pad);
+        for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
     }
-    uint64_t carry[4 * STEP4];
-    for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(carry + 4 * i), c[i]);
-    smj_scalar_merge3(carry, w, a + ia, na - ia, b + ib, nb - ib, out);
+    for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(last + 4 * i), c[i]);
+    memcpy(out, last, left * sizeof *out);
 }
 #endif /* RMB_SIMD_AUTO */
 
