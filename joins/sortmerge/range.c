@@ -135,7 +135,11 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
             pl->incoming[rel][t] = inc[2 * t + rel];
         }
-        pl->packed[rel] = mem_alloc_large((pl->n[rel] ? pl->n[rel] : 1) * sizeof(uint64_t));
+        /* fresh pages are costly (zeroing, and first touch in a VM): one allocation serves as the
+         * partitioned input now and as the merge's scratch later */
+        pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
+        if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
+        pl->packed[rel] = mem_alloc_large(pl->capacity[rel] * sizeof(uint64_t));
         if (!pl->packed[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", ctx->rank);
             MPI_Abort(ctx->world, 2);
@@ -151,7 +155,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
 void smj_plan_free(smj_plan *pl)
 {
     for (int rel = 0; rel < RELS; rel++) {
-        if (pl->packed[rel]) mem_free_large(pl->packed[rel], (pl->n[rel] ? pl->n[rel] : 1) * sizeof(uint64_t));
+        if (pl->packed[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * sizeof(uint64_t));
         free(pl->count[rel]);
         free(pl->local[rel]);
         free(pl->remote[rel]);

@@ -12,7 +12,9 @@ typedef struct {
     int rid_bits;            /* packing: key << rid_bits | rid */
     uint64_t *splitters;     /* parts - 1 range boundaries (range t: splitters[t-1] < key <= splitters[t]) */
     /* per relation */
-    uint64_t *packed[RELS];  /* this rank's tuples, packed, grouped by target range */
+    uint64_t *packed[RELS];  /* this rank's tuples, packed, grouped by target range; after the sort
+                              * phase the merge's scratch (capacity: max of n and window) */
+    uint64_t capacity[RELS]; /* values packed[] holds */
     uint64_t n[RELS];        /* this rank's tuple count */
     uint64_t *count[RELS];   /* [parts] tuples for each target */
     uint64_t *local[RELS];   /* [parts] where each target's group starts in packed */

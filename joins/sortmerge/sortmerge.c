@@ -14,7 +14,7 @@
 #include "smj_kernels.h"
 #include "smj_plan.h"
 
-#define DEFAULT_FANIN 64
+#define DEFAULT_FANIN 8 /* fewer levels per pass beat fewer passes here (smj-sortbench) */
 
 static const char *size_flag(const join_opts *o) { return o->r_total > 0 ? "--r-tuples" : "--tuples-per-rank"; }
 
@@ -49,14 +49,14 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
 
 static size_t resolved_run_size(const join_opts *o) { return o->run_size ? (size_t)o->run_size : smj_default_run_size(); }
 
-/* Packed copy of the input, the windows and the merge scratch (both about the received share;
- * sampled ranges keep it near the average, 1.25x allows for sampling error and key groups), send
- * buffers. */
+/* Packed copy of the input (later the merge scratch: at least the received share), the windows
+ * (the received share: sampled ranges keep it near the average, 1.25x allows for sampling error
+ * and key groups), send buffers, merge tree buffers. */
 static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
 {
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
-    uint64_t recv = share + share / 4;
-    return (int64_t)(8 * (w->r_n + w->s_n) + 2 * 8 * recv + 3 * 8 * resolved_run_size(o) + (1 << 20));
+    uint64_t recv = share + share / 4, mine = w->r_n + w->s_n;
+    return (int64_t)(8 * (mine > recv ? mine : recv) + 8 * recv + 3 * 8 * resolved_run_size(o) + (4 << 20));
 }
 
 /* Runs of one relation in this rank's window: each source's piece, cut into runs from its start. */
@@ -104,8 +104,8 @@ static void run(const join_input *in, join_output *out)
     smj_range_partition(in, &pl);
     phases_add(ph, "partition", rmb_now() - t0);
 
-    /* the windows and the merge scratch follow the received share, known only now */
-    mem_check_or_exit(ctx, (int64_t)(16 * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
+    /* the windows follow the received share, known only now */
+    mem_check_or_exit(ctx, (int64_t)(8 * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
 
     t0 = rmb_now();
     rma_window win[RELS];
@@ -123,7 +123,7 @@ static void run(const join_input *in, join_output *out)
     for (int rel = 0; rel < RELS; rel++) {
         size_t *starts, *lens;
         int runs = run_table(&pl, rel, (size_t)run_size, &starts, &lens);
-        scratch[rel] = mem_alloc_large((pl.window[rel] ? pl.window[rel] : 1) * sizeof(uint64_t));
+        scratch[rel] = pl.packed[rel]; /* sorted and sent: free to reuse */
         int d = 0;
         sorted[rel] = runs < 0 || !scratch[rel] ? NULL
                       : smj_merge_passes(win[rel].base, scratch[rel], pl.window[rel], starts, lens, runs, fanin, simd, &d);
@@ -143,7 +143,6 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "match", rmb_now() - t0);
 
     for (int rel = 0; rel < RELS; rel++) {
-        mem_free_large(scratch[rel], (pl.window[rel] ? pl.window[rel] : 1) * sizeof(uint64_t));
         rma_window_free(&win[rel]);
     }
     smj_plan_free(&pl);
