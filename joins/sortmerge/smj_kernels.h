@@ -52,16 +52,19 @@ void smj_pick_splitters(const uint64_t *sorted_sample, size_t m, int parts, uint
 /* Equal-width boundaries over [1, max_key] (the thesis). */
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters);
 
-/* The part of key under splitters (parts - 1 of them). */
+/* The part of key under splitters (parts - 1 of them): the first splitter >= key. Branch-free
+ * (the comparison is a coin flip per tuple, a branch would mispredict half the time). */
 static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts)
 {
-    int lo = 0, hi = parts - 1; /* answer in [lo, hi] */
-    while (lo < hi) {
-        int mid = (lo + hi) >> 1;
-        if (key <= splitters[mid]) hi = mid;
-        else lo = mid + 1;
+    size_t n = (size_t)parts - 1;
+    if (n == 0) return 0;
+    const uint64_t *b = splitters;
+    while (n > 1) {
+        size_t half = n / 2;
+        b = b[half - 1] < key ? b + half : b;
+        n -= half;
     }
-    return lo;
+    return (int)(b - splitters) + (*b < key);
 }
 
 static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }

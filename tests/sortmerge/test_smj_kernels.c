@@ -236,6 +236,17 @@ static void test_splitters(void)
         }
         CHECK_EQ_U64(sum, 1000);
     }
+    /* smj_part_of = the number of splitters below the key, for any part count and repeated splitters */
+    for (int parts = 1; parts <= 40; parts++) {
+        uint64_t sp[40];
+        for (int t = 0; t + 1 < parts; t++) sp[t] = rnd() % 50;
+        qsort(sp, (size_t)(parts > 1 ? parts - 1 : 0), 8, cmp_u64);
+        for (uint64_t key = 0; key < 55; key++) {
+            int below = 0;
+            for (int t = 0; t + 1 < parts; t++) below += sp[t] < key;
+            CHECK_EQ_U64(smj_part_of(key, sp, parts), below);
+        }
+    }
     /* equal widths over [1, 10] in 3 parts: 4, 4, 2 keys */
     smj_equal_splitters(10, 3, spl);
     for (uint64_t key = 1; key <= 10; key++) CHECK_EQ_U64(smj_part_of(key, spl, 3), (key - 1) / 4);
