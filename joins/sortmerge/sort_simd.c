@@ -154,10 +154,12 @@ typedef __m256i v4;
 /* Values are below 2^63: the signed compare orders them correctly. */
 AVX2 static inline void cx4(v4 *a, v4 *b)
 {
-    v4 gt = _mm256_cmpgt_epi64(*a, *b);
-    v4 mn = _mm256_blendv_epi8(*a, *b, gt);
-    *b = _mm256_blendv_epi8(*b, *a, gt);
-    *a = mn;
+    /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
+     * byte-wise blendv_epi8 on a compare mask into an extra compare) */
+    __m256d x = _mm256_castsi256_pd(*a), y = _mm256_castsi256_pd(*b);
+    __m256d gt = _mm256_castsi256_pd(_mm256_cmpgt_epi64(*a, *b));
+    *a = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
+    *b = _mm256_castpd_si256(_mm256_blendv_pd(y, x, gt));
 }
 
 AVX2 static inline v4 rev4(v4 v) { return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(0, 1, 2, 3)); }
