@@ -1,6 +1,6 @@
 /* smj-sortbench: the sort-merge join's kernels timed alone on one core, MPI-free: the sort phase's
  * in-cache run sort (without the network), the merge phase's passes, the matching scan.
- *   smj-sortbench [tuples (default 16M)] [run size (0 = fit L2)] [simd: auto|avx512|avx2|scalar] [fan-in (8)]
+ *   smj-sortbench [tuples (default 16M)] [run size (0 = fit L2)] [simd: auto|avx512|avx2|scalar] [fan-in (16)]
  * Times are CPU seconds of this process (the sort also in wall seconds). The sort line is the reference for the join's sort phase (same tuples per rank, same run size). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 4; i++)
             if (strcmp(argv[3], names[i]) == 0) simd = i;
     }
-    int fanin = argc > 4 ? atoi(argv[4]) : 8; /* the join's default */
+    int fanin = argc > 4 ? atoi(argv[4]) : 16; /* the join's default */
     if (n < 1 || fanin < 2 || !smj_simd_available(simd)) {
         fprintf(stderr, "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx2|scalar (available)] [fan-in >= 2]\n");
         return 2;
