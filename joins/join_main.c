@@ -153,6 +153,7 @@ static void set_algo_columns(record *rec, const join_opts *o, int algo, const jo
         record_set(rec, "run_size", "%" PRId64, out->run_size ? out->run_size : o->run_size);
         record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin ? out->merge_fanin : o->merge_fanin);
         record_set(rec, "simd", "%s", out->simd_used ? out->simd_used : simd_names[o->simd]);
+        record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */
     }
 }
 
