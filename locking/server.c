@@ -36,7 +36,7 @@ void lock_server_run(lock_run *run, server_stats *st)
     uint64_t rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
     int done = 0, nagents = run->roles->nagents;
     bool yield = run->ctx->oversubscribed;
-    unsigned idle = 0, since_expire = 0;
+    unsigned idle = 0, backoff = 0, since_expire = 0;
     double last_msg = rmb_now();
 
     while (done < nagents) {
@@ -54,12 +54,12 @@ void lock_server_run(lock_run *run, server_stats *st)
                     MPI_Abort(run->ctx->world, 3);
                 }
             }
-            if (yield) sched_yield();
+            if (yield) notify_idle(&backoff);
             continue;
         }
         double t0 = rmb_now();
         last_msg = t0;
-        idle = 0;
+        idle = backoff = 0;
         st->messages++;
         switch (m.type) {
         case MSG_LOCK: {

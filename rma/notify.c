@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 #include "window.h"
@@ -158,10 +159,29 @@ bool notify_poll(notify_ep *ep, int *slot, void *msg)
     return false;
 }
 
+void notify_idle(unsigned *idle)
+{
+    if (++*idle < 16) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+}
+
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b)
 {
-    while (!notify_poll(ep, slot, msg))
-        if (!poll_continue(b)) return false;
+    unsigned idle = 0;
+    bool yield = b->yield;
+    b->yield = false; /* this loop does its own backing off */
+    while (!notify_poll(ep, slot, msg)) {
+        if (!poll_continue(b)) {
+            b->yield = yield;
+            return false;
+        }
+        if (yield) notify_idle(&idle);
+    }
+    b->yield = yield;
     return true;
 }
 

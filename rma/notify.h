@@ -62,6 +62,11 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg);
 bool notify_poll(notify_ep *ep, int *slot, void *msg);
 /* Wait for one message; false when the bound b is hit (the caller reports it). */
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b);
+/* Between unsuccessful polls of a rank that shares its core (ctx->oversubscribed): sched_yield for
+ * the first few, then short sleeps, so that the ranks it waits for get the core (with MPICH, busy
+ * ranks that only yield starve the progress of the others). idle counts the polls; reset it to 0
+ * when something arrived. */
+void notify_idle(unsigned *idle);
 /* Collective. Every message sent must have been received. */
 void notify_close(notify_ep *ep);
 
