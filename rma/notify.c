@@ -62,12 +62,13 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     MPI_CHECK(ep->rank, MPI_Allreduce(&ep->words, &max_words, 1, MPI_INT, MPI_MAX, comm));
     ep->slot_offset = (MPI_Aint)rma_round_size((uint64_t)max_words * 8);
     uint64_t bytes = rma_round_size((uint64_t)ep->slot_offset + (uint64_t)my_slots * (uint64_t)msg_bytes);
-    /* Own allocation rather than rma_window_alloc: the notification words take SUM and NO_OP
-     * atomics from senders and the target alike, so no accumulate_ops restriction is declared. */
+    /* Own allocation rather than rma_window_alloc: the notification words take BXOR accumulates and
+     * NO_OP reads, not the SUM that rma_window_alloc's info announces. */
     MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &ep->base, &ep->win));
     MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
     memset(ep->base, 0, bytes);
     ep->pending = xcalloc((size_t)ep->words, sizeof *ep->pending);
+    ep->seen = xcalloc((size_t)ep->words, sizeof *ep->seen);
     MPI_CHECK(ep->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, ep->win));
     MPI_CHECK(ep->rank, MPI_Win_sync(ep->win));
     MPI_CHECK(ep->rank, MPI_Barrier(comm));
@@ -87,7 +88,7 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg)
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win)); /* payload complete before the notification */
     uint64_t bit = 1ULL << (slot % 64);
     MPI_CHECK(ep->rank, MPI_Accumulate(&bit, 1, MPI_UINT64_T, target, (MPI_Aint)(slot / 64) * 8, 1, MPI_UINT64_T,
-                                       MPI_SUM, ep->win));
+                                       MPI_BXOR, ep->win));
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win));
 }
 
@@ -103,19 +104,18 @@ uint64_t notify_read_own_word(MPI_Win win, int rank, const uint64_t *addr, MPI_A
     return __atomic_load_n(addr, __ATOMIC_ACQUIRE);
 }
 
-/* Fetch new notification bits into ep->pending (clearing them in the window). */
+/* Fetch new notification bits into ep->pending. A sender toggles its slot's bit (MPI_BXOR), so the
+ * new messages are the bits that differ from the word as last seen: the target never writes the
+ * word, and a sender toggles again only after its message was answered. */
 static bool fetch_notifications(notify_ep *ep)
 {
     bool any = false;
     for (int w = 0; w < ep->words; w++) {
         uint64_t *addr = (uint64_t *)ep->base + w;
-        uint64_t bits = notify_read_own_word(ep->win, ep->rank, addr, (MPI_Aint)w * 8, ep->poll);
+        uint64_t word = notify_read_own_word(ep->win, ep->rank, addr, (MPI_Aint)w * 8, ep->poll);
+        uint64_t bits = word ^ ep->seen[w];
         if (!bits) continue;
-        /* Clear exactly what we saw; bits set meanwhile stay. Atomic, because senders add to the
-         * same word with MPI_Accumulate. */
-        uint64_t neg = (uint64_t)0 - bits, old = 0;
-        MPI_CHECK(ep->rank, MPI_Fetch_and_op(&neg, &old, MPI_UINT64_T, ep->rank, (MPI_Aint)w * 8, MPI_SUM, ep->win));
-        MPI_CHECK(ep->rank, MPI_Win_flush(ep->rank, ep->win));
+        ep->seen[w] = word;
         ep->pending[w] |= bits;
         any = true;
     }
@@ -201,4 +201,5 @@ void notify_close(notify_ep *ep)
     MPI_CHECK(ep->rank, MPI_Win_unlock_all(ep->win));
     MPI_CHECK(ep->rank, MPI_Win_free(&ep->win));
     free(ep->pending);
+    free(ep->seen);
 }

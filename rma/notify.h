@@ -5,11 +5,12 @@
  * agent: one) and ceil(slots / 64) notification words. A sender owns one slot in the target's
  * mailbox and has at most one message in flight there (the protocol above waits for an answer
  * before it writes the slot again):
- *   rma: MPI_Put of the payload into its slot, MPI_Win_flush, then MPI_Accumulate(MPI_SUM) of the
- *        slot's bit into the target's notification word, MPI_Win_flush. The target reads the words
- *        (one per 64 slots, not every slot), clears exactly the bits it saw with an atomic
- *        MPI_Fetch_and_op(MPI_SUM, -bits) on its own window, then copies the slots. The bit is
- *        cleared before the message is answered, so a sender never adds to a set bit.
+ *   rma: MPI_Put of the payload into its slot, MPI_Win_flush, then MPI_Accumulate(MPI_BXOR) that
+ *        toggles the slot's bit in the target's notification word, MPI_Win_flush. The target reads
+ *        the words (one per 64 slots, not every slot); the bits that differ from the word as it
+ *        last saw it are new messages. The target never writes the word (no clearing atomic on
+ *        the receive path), and a slot toggles at most once between two reads because its
+ *        sender waits for an answer before writing the slot again.
  *        Progress: Open MPI 4.1 (osc rdma, MPI_Win_allocate) makes remote writes visible to plain
  *        loads after MPI_Win_sync; MPICH 4.0 moves passive-target data only while the target calls
  *        MPI, so there the words are polled with MPI_Fetch_and_op(MPI_NO_OP) on the own window.
@@ -45,7 +46,8 @@ typedef struct {
     unsigned char *base;
     int words;                /* my notification words */
     MPI_Aint slot_offset;     /* same on every rank: after the largest notification area */
-    uint64_t *pending;        /* [words] bits seen and cleared, not yet handed out */
+    uint64_t *seen;           /* [words] the notification words as last read */
+    uint64_t *pending;        /* [words] new messages not yet handed out */
     int pending_word;         /* lowest word that may have pending bits */
     /* msg */
     MPI_Request *recv_reqs;
