@@ -35,7 +35,7 @@ void lock_server_run(lock_run *run, server_stats *st)
     lt_init(&lt, (deadlock_policy)o->deadlock, o->lock_timeout, o->check_invariants);
     uint64_t rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
     int done = 0, nagents = run->roles->nagents;
-    bool yield = run->ctx->oversubscribed;
+    unsigned spin = notify_spin_polls(run->poll, run->ctx->oversubscribed);
     unsigned idle = 0, backoff = 0, since_expire = 0;
     double last_msg = rmb_now();
 
@@ -54,7 +54,7 @@ void lock_server_run(lock_run *run, server_stats *st)
                     MPI_Abort(run->ctx->world, 3);
                 }
             }
-            if (yield) notify_idle(&backoff);
+            notify_idle(&backoff, spin);
             continue;
         }
         double t0 = rmb_now();

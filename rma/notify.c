@@ -62,9 +62,14 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     MPI_CHECK(ep->rank, MPI_Allreduce(&ep->words, &max_words, 1, MPI_INT, MPI_MAX, comm));
     ep->slot_offset = (MPI_Aint)rma_round_size((uint64_t)max_words * 8);
     uint64_t bytes = rma_round_size((uint64_t)ep->slot_offset + (uint64_t)my_slots * (uint64_t)msg_bytes);
-    /* Own allocation rather than rma_window_alloc: the notification words take BXOR accumulates and
-     * NO_OP reads, not the SUM that rma_window_alloc's info announces. */
-    MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &ep->base, &ep->win));
+    /* Own allocation rather than rma_window_alloc: senders only toggle bits with MPI_BXOR and the
+     * target only reads with MPI_NO_OP, which the info says. Without it MPICH 4.0 (ch4:ucx) takes a
+     * path where every notification waits milliseconds. */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &ep->base, &ep->win));
+    MPI_Info_free(&info);
     MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
     memset(ep->base, 0, bytes);
     ep->pending = xcalloc((size_t)ep->words, sizeof *ep->pending);
@@ -159,9 +164,18 @@ bool notify_poll(notify_ep *ep, int *slot, void *msg)
     return false;
 }
 
-void notify_idle(unsigned *idle)
+unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 {
-    if (++*idle < 16) {
+    if (shared_core) return 0;
+    /* about 50 us of spinning: a load poll costs ~30 ns, an MPI_Fetch_and_op poll a few us */
+    return poll == NOTIFY_POLL_FAO ? 16 : 2048;
+}
+
+void notify_idle(unsigned *idle, unsigned spin)
+{
+    unsigned n = ++*idle;
+    if (n <= spin) return;
+    if (n <= spin + 64) {
         sched_yield();
         return;
     }
@@ -171,18 +185,16 @@ void notify_idle(unsigned *idle)
 
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b)
 {
-    unsigned idle = 0;
+    unsigned idle = 0, spin = notify_spin_polls(ep->poll, b->yield);
     bool yield = b->yield;
-    b->yield = false; /* this loop does its own backing off */
-    while (!notify_poll(ep, slot, msg)) {
-        if (!poll_continue(b)) {
-            b->yield = yield;
-            return false;
-        }
-        if (yield) notify_idle(&idle);
+    b->yield = false; /* notify_idle does the backing off */
+    bool ok = true;
+    while (ok && !notify_poll(ep, slot, msg)) {
+        ok = poll_continue(b);
+        notify_idle(&idle, spin);
     }
     b->yield = yield;
-    return true;
+    return ok;
 }
 
 void notify_close(notify_ep *ep)

@@ -64,11 +64,13 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg);
 bool notify_poll(notify_ep *ep, int *slot, void *msg);
 /* Wait for one message; false when the bound b is hit (the caller reports it). */
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b);
-/* Between unsuccessful polls of a rank that shares its core (ctx->oversubscribed): sched_yield for
- * the first few, then short sleeps, so that the ranks it waits for get the core (with MPICH, busy
- * ranks that only yield starve the progress of the others). idle counts the polls; reset it to 0
- * when something arrived. */
-void notify_idle(unsigned *idle);
+/* Between unsuccessful polls: spin `spin` polls (notify_spin_polls: about 50 us, none when the rank
+ * shares its core, ctx->oversubscribed), then yield 64 times, then sleep 20 us per poll. Ranks
+ * that only spin or yield starve the ranks they wait for when those share their core (with MPICH
+ * nothing moves while the target is descheduled), whether the core is shared by this job or by
+ * other jobs. idle counts the polls; reset it to 0 when something arrived. */
+unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core);
+void notify_idle(unsigned *idle, unsigned spin);
 /* Collective. Every message sent must have been received. */
 void notify_close(notify_ep *ep);
 
