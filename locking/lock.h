@@ -57,7 +57,12 @@ typedef struct {
 
 void lock_roles_init(lock_roles *r, const bench_ctx *ctx, int nservers);
 void lock_roles_free(lock_roles *r);
-static inline uint64_t lock_range_lo(const lock_roles *r, int s) { return (uint64_t)((unsigned __int128)r->lock_space * (unsigned)s / (unsigned)r->nservers); }
+/* floor(lock_space * s / nservers) without overflow: lock_space = q * nservers + rem. */
+static inline uint64_t lock_range_lo(const lock_roles *r, int s)
+{
+    uint64_t n = (uint64_t)r->nservers, q = r->lock_space / n, rem = r->lock_space % n;
+    return q * (uint64_t)s + rem * (uint64_t)s / n;
+}
 int lock_server_of(const lock_roles *r, uint64_t lock_id);
 bool lock_server_is_local(const lock_roles *r, int agent, int server);
 /* The agent's home server (a local one). */

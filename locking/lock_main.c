@@ -68,7 +68,9 @@ void lock_roles_free(lock_roles *r)
 
 int lock_server_of(const lock_roles *r, uint64_t lock_id)
 {
-    int s = (int)((unsigned __int128)lock_id * (unsigned)r->nservers / r->lock_space);
+    uint64_t per = r->lock_space / (uint64_t)r->nservers;
+    int s = per ? (int)(lock_id / per) : 0;
+    if (s >= r->nservers) s = r->nservers - 1;
     while (s > 0 && lock_id < lock_range_lo(r, s)) s--;
     while (s + 1 < r->nservers && lock_id >= lock_range_lo(r, s + 1)) s++;
     return s;
@@ -393,7 +395,7 @@ int lock_main(int argc, char **argv)
             record_set(rec, "deadlock", "%s", deadlock_policy_names[o.deadlock]);
             record_set(rec, "lock_timeout", "%g", o.lock_timeout);
             record_set(rec, "remote_prob", "%g", o.remote_prob);
-            record_set(rec, "locks_per_txn", "%" PRId64, o.locks_per_txn);
+            if (o.workload == WL_SYNTHETIC) record_set(rec, "locks_per_txn", "%" PRId64, o.locks_per_txn);
             if (o.workload == WL_TPCC) {
                 record_set(rec, "isolation", "%s", isolation_names[o.isolation]);
                 record_set(rec, "warehouses", "%" PRId64, o.warehouses);
