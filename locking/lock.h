@@ -104,8 +104,8 @@ static inline int lat_bucket(double seconds)
     if (ns < 10e6) return LAT_FINE + (int)((ns - 100000.0) / 1000.0);
     return LAT_BUCKETS - 1;
 }
-/* Median in microseconds (bucket middle) of a histogram; -1 when empty. */
-double lat_median_us(const uint64_t *hist);
+/* Quantile q (0.5: median) in microseconds (bucket middle) of a histogram; -1 when empty. */
+double lat_quantile_us(const uint64_t *hist, double q);
 
 /* Bank data: one int64 balance per account (= lock id) in the servers' data windows. */
 #define BANK_INITIAL_BALANCE 1000

@@ -94,14 +94,14 @@ bool lock_server_is_local(const lock_roles *r, int agent, int server)
     return r->rank_host[r->agent_rank[agent]] == r->rank_host[r->server_rank[server]];
 }
 
-double lat_median_us(const uint64_t *hist)
+double lat_quantile_us(const uint64_t *hist, double q)
 {
     uint64_t total = 0, seen = 0;
     for (int b = 0; b < LAT_BUCKETS; b++) total += hist[b];
     if (!total) return -1;
     for (int b = 0; b < LAT_BUCKETS; b++) {
         seen += hist[b];
-        if (2 * seen >= total) {
+        if ((double)seen >= q * (double)total) {
             if (b < LAT_FINE) return (b * 10.0 + 5.0) / 1000.0;
             if (b < LAT_BUCKETS - 1) return 100.0 + (b - LAT_FINE) + 0.5;
             return 10000.0;
@@ -339,7 +339,7 @@ int lock_main(int argc, char **argv)
         uint64_t txns = aus[AU_COMMITTED] + aus[AU_ABORTED];
         double per_txn = txns ? 1e6 / (double)txns : 0, per_req = aus[AU_REQS] ? 1e6 / (double)aus[AU_REQS] : 0;
         double t_rtt = ads[AD_REQ_TOTAL] - ads[AD_REQ_QUEUE] - ads[AD_REQ_SERVER];
-        double median = lat_median_us(hist_sum);
+        double median = lat_quantile_us(hist_sum, 0.5);
         double el = elapsed > 0 ? elapsed : 1e-9;
         bool inv_ok = sus[SU_INVARIANT] == 0 && sus[SU_LOCKS_LEFT] == 0 && sus[SU_TXNS_LEFT] == 0;
         bool bank_ok = !bank || (bank_bad_sum[0] == 0 && sum == o.accounts * BANK_INITIAL_BALANCE);
@@ -355,7 +355,8 @@ int lock_main(int argc, char **argv)
                ads[AD_LOCK] * per_txn, ads[AD_DATA] * per_txn, ads[AD_VOTE] * per_txn, ads[AD_END] * per_txn);
         printf("lock request latency (us, mean): round trip %.3f, waiting group %.3f, server processing %.3f, total %.3f\n",
                t_rtt * per_req, ads[AD_REQ_QUEUE] * per_req, ads[AD_REQ_SERVER] * per_req, ads[AD_REQ_TOTAL] * per_req);
-        printf("lock request round trip: median %.3f us\n", median);
+        printf("lock request round trip: median %.3f us (p90 %.3f, p99 %.3f)\n", median, lat_quantile_us(hist_sum, 0.9),
+               lat_quantile_us(hist_sum, 0.99));
         printf("servers: %" PRIu64 " messages, %" PRIu64 " granted at once, %" PRIu64 " waited, %" PRIu64
                " refused (%" PRIu64 " timeouts, %" PRIu64 " wait-die, %" PRIu64 " upgrades refused of %" PRIu64 ")\n",
                sus[SU_MESSAGES], sus[SU_GRANTED_NOW], sus[SU_WAITED], sus[SU_REFUSED], sus[SU_TIMEOUTS], sus[SU_DIES],
