@@ -132,18 +132,18 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
             st->t_req_queue += resp.u.t.queue_ns * 1e-9;
             st->t_req_server += resp.u.t.server_ns * 1e-9;
             rtt_hist[lat_bucket(dt)]++;
-            if (!resp.granted) {
-                st->refused++;
-                granted_all = false;
-                break;
-            }
-            if (info.sync_after_first && i == 0) {
+            if (info.sync_after_first && i == 0) { /* (even when refused: the other agent waits here) */
                 MPI_CHECK(run->ctx->rank, MPI_Barrier(run->agent_comm));
                 if (info.delay_after_sync > 0) {
                     struct timespec ts = {(time_t)info.delay_after_sync,
                                           (long)((info.delay_after_sync - (double)(time_t)info.delay_after_sync) * 1e9)};
                     nanosleep(&ts, NULL);
                 }
+            }
+            if (!resp.granted) {
+                st->refused++;
+                granted_all = false;
+                break;
             }
         }
         double t1 = rmb_now();
