@@ -70,6 +70,9 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    /* Open MPI osc rdma: single-element accumulates may use the transport's atomics directly
+     * (no window lock and software op); other libraries ignore the key. */
+    MPI_Info_set(info, "acc_single_intrinsic", "true");
     MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &ep->base, &ep->win));
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
