@@ -122,7 +122,7 @@ typedef struct {
     int64_t *data_base;
     notify_poll_mode poll;
     MPI_Comm agent_comm;  /* agents only (the deadlock workload meets there) */
-    uint64_t vote_no_seed;
+    double step_start;    /* server: when the message being handled was taken from the mailbox */
 } lock_run;
 
 /* server.c */

@@ -20,12 +20,15 @@ static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lo
     notify_send(run->ep, run->roles->agent_rank[agent], 0, &m);
 }
 
-/* A grant or refusal decided after the request waited (release of another transaction, timeout). */
+/* A grant or refusal decided after the request waited (release of another transaction, timeout).
+ * Its server processing: the handling step that decided it (from taking the END message, or from
+ * the timeout check, to this answer); its time in the waiting group: from entering it to now. */
 static void emit_answer(void *arg, const lt_answer *a)
 {
     lock_run *run = arg;
     double now = rmb_now();
-    send_answer(run, a->req.agent, a->req.txn, a->req.lock_id, a->req.mode, a->granted, now - a->since, a->proc0);
+    send_answer(run, a->req.agent, a->req.txn, a->req.lock_id, a->req.mode, a->granted, now - a->since,
+                a->proc0 + (now - run->step_start));
 }
 
 void lock_server_run(lock_run *run, server_stats *st)
@@ -47,6 +50,7 @@ void lock_server_run(lock_run *run, server_stats *st)
              * on every poll would slow the answer to the next request). */
             if ((++idle & 15) == 0) {
                 double now = rmb_now();
+                run->step_start = now;
                 if (lt_has_waiters(&lt)) lt_expire(&lt, now, emit_answer, run);
                 if (now - last_msg > (double)o->wait_bound_s + o->lock_timeout) {
                     fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
@@ -58,7 +62,7 @@ void lock_server_run(lock_run *run, server_stats *st)
             continue;
         }
         double t0 = rmb_now();
-        last_msg = t0;
+        run->step_start = last_msg = t0;
         idle = backoff = 0;
         st->messages++;
         switch (m.type) {
@@ -93,7 +97,10 @@ void lock_server_run(lock_run *run, server_stats *st)
         /* a server that is never idle still has to bound the waits */
         if (++since_expire >= 1024) {
             since_expire = 0;
-            if (lt_has_waiters(&lt)) lt_expire(&lt, rmb_now(), emit_answer, run);
+            if (lt_has_waiters(&lt)) {
+                run->step_start = rmb_now();
+                lt_expire(&lt, run->step_start, emit_answer, run);
+            }
         }
     }
     st->lt = lt.st;

@@ -2,7 +2,9 @@
  * the agent zeroes the word, sends a vote request to every server involved, and each server
  * answers with MPI_Fetch_and_op(MPI_SUM) of +1 (yes, low 32 bits) or +2^32 (no, high 32 bits).
  * The agent polls until yes + no equals the number of participants; it commits only when all said
- * yes. A second word counts end-of-transaction acknowledgements (+1 per server, never reset). */
+ * yes. A second word counts end-of-transaction acknowledgements (+1 per server, never reset).
+ * Both words are answered with atomics under either --transport: msg replaces the notified puts
+ * (lock request, response, vote request, end of transaction), not the vote itself. */
 #ifndef RMB_TWOPC_H
 #define RMB_TWOPC_H
 #include <stdbool.h>
