@@ -78,7 +78,7 @@ static void parse_opts(lock_opts *o, int argc, char **argv)
         {"locks-per-txn", OPT_INT, &o->locks_per_txn, "synthetic: mean locks per transaction", 1, LOCK_TXN_MAX / 2, NULL, NULL},
         {"locks-per-server", OPT_COUNT, &o->locks_per_server, "synthetic: lock ids per server", 1, 1e15, NULL, NULL},
         {"transport", OPT_CHOICE, &o->transport, "rma: notified puts; msg: MPI_Isend / pre-posted MPI_Irecv", 0, 0, notify_transport_names, NULL},
-        {"notify-poll", OPT_CHOICE, &o->notify_poll, "rma: poll with Win_sync + loads or MPI_Fetch_and_op(NO_OP) (auto: by library)", 0, 0, notify_poll_names, NULL},
+        {"notify-poll", OPT_CHOICE, &o->notify_poll, "how targets poll: Win_sync + loads, MPI_Fetch_and_op(NO_OP), or MPI_Iprobe + loads (auto: load on Open MPI, probe elsewhere)", 0, 0, notify_poll_names, NULL},
         {"deadlock", OPT_CHOICE, &o->deadlock, "timeout (bounded wait), nowait or waitdie", 0, 0, deadlock_policy_names, NULL},
         {"lock-timeout", OPT_DURATION, &o->lock_timeout, "--deadlock timeout: longest wait at the head of a waiting group", 1e-6, 3600, NULL, NULL},
         {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC", 0, 1, NULL, NULL},

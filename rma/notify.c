@@ -10,7 +10,7 @@
 #include "window.h"
 
 const char *const notify_transport_names[] = {"rma", "msg", NULL};
-const char *const notify_poll_names[] = {"auto", "load", "fao", NULL};
+const char *const notify_poll_names[] = {"auto", "load", "fao", "probe", NULL};
 
 #define NOTIFY_TAG_BASE 4200
 
@@ -20,7 +20,7 @@ notify_poll_mode notify_poll_resolve(notify_poll_mode m)
 #ifdef OPEN_MPI
     return NOTIFY_POLL_LOAD;
 #else
-    return NOTIFY_POLL_FAO;
+    return NOTIFY_POLL_PROBE;
 #endif
 }
 
@@ -102,13 +102,18 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg)
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win));
 }
 
-uint64_t notify_read_own_word(MPI_Win win, int rank, const uint64_t *addr, MPI_Aint disp, notify_poll_mode poll)
+uint64_t notify_read_own_word(MPI_Win win, MPI_Comm comm, int rank, const uint64_t *addr, MPI_Aint disp,
+                              notify_poll_mode poll)
 {
     if (poll == NOTIFY_POLL_FAO) {
         uint64_t v = 0, dummy = 0;
         MPI_CHECK(rank, MPI_Fetch_and_op(&dummy, &v, MPI_UINT64_T, rank, disp, MPI_NO_OP, win));
         MPI_CHECK(rank, MPI_Win_flush(rank, win));
         return v;
+    }
+    if (poll == NOTIFY_POLL_PROBE) { /* let the library move incoming one-sided data first */
+        int flag = 0;
+        MPI_CHECK(rank, MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE));
     }
     MPI_CHECK(rank, MPI_Win_sync(win));
     return __atomic_load_n(addr, __ATOMIC_ACQUIRE);
@@ -122,7 +127,7 @@ static bool fetch_notifications(notify_ep *ep)
     bool any = false;
     for (int w = 0; w < ep->words; w++) {
         uint64_t *addr = (uint64_t *)ep->base + w;
-        uint64_t word = notify_read_own_word(ep->win, ep->rank, addr, (MPI_Aint)w * 8, ep->poll);
+        uint64_t word = notify_read_own_word(ep->win, ep->comm, ep->rank, addr, (MPI_Aint)w * 8, ep->poll);
         uint64_t bits = word ^ ep->seen[w];
         if (!bits) continue;
         ep->seen[w] = word;
@@ -173,7 +178,7 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 {
     if (shared_core) return 0;
     /* about 50 us of spinning: a load poll costs ~30 ns, an MPI_Fetch_and_op poll a few us */
-    return poll == NOTIFY_POLL_FAO ? 16 : 2048;
+    return poll == NOTIFY_POLL_LOAD ? 2048 : 16;
 }
 
 void notify_idle(unsigned *idle, unsigned spin)

@@ -12,8 +12,10 @@
  *        the receive path), and a slot toggles at most once between two reads because its
  *        sender waits for an answer before writing the slot again.
  *        Progress: Open MPI 4.1 (osc rdma, MPI_Win_allocate) makes remote writes visible to plain
- *        loads after MPI_Win_sync; MPICH 4.0 moves passive-target data only while the target calls
- *        MPI, so there the words are polled with MPI_Fetch_and_op(MPI_NO_OP) on the own window.
+ *        loads after MPI_Win_sync (poll "load"); MPICH 4.0 moves passive-target data only while
+ *        the target calls MPI: there the target first calls MPI_Iprobe, which runs the progress
+ *        engine, then MPI_Win_sync and loads (poll "probe", 4-7 us per lock request here), or
+ *        polls with MPI_Fetch_and_op(MPI_NO_OP) on its own window (poll "fao", 8-11 us).
  *   msg: MPI_Isend to the target with tag = slot; the target keeps one MPI_Irecv pre-posted per
  *        slot and finds arrivals with MPI_Testany.
  * Send, poll and wait report MPI errors by rank (MPI_CHECK). */
@@ -29,9 +31,9 @@ typedef enum { NOTIFY_RMA = 0, NOTIFY_MSG = 1 } notify_transport;
 extern const char *const notify_transport_names[]; /* "rma", "msg", NULL */
 
 /* How a target looks for notifications (rma transport). */
-typedef enum { NOTIFY_POLL_AUTO = 0, NOTIFY_POLL_LOAD = 1, NOTIFY_POLL_FAO = 2 } notify_poll_mode;
-extern const char *const notify_poll_names[]; /* "auto", "load", "fao", NULL */
-/* auto: load on Open MPI, fao everywhere else (MPICH needs target-side MPI calls to progress). */
+typedef enum { NOTIFY_POLL_AUTO = 0, NOTIFY_POLL_LOAD = 1, NOTIFY_POLL_FAO = 2, NOTIFY_POLL_PROBE = 3 } notify_poll_mode;
+extern const char *const notify_poll_names[]; /* "auto", "load", "fao", "probe", NULL */
+/* auto: load on Open MPI, probe everywhere else (MPICH needs target-side MPI calls to progress). */
 notify_poll_mode notify_poll_resolve(notify_poll_mode m);
 
 typedef struct {
@@ -75,8 +77,9 @@ void notify_idle(unsigned *idle, unsigned spin);
 void notify_close(notify_ep *ep);
 
 /* Poll a 64-bit word of one's own window (vote words, acknowledgement counters) the way the
- * library needs: MPI_Win_sync + load (Open MPI) or MPI_Fetch_and_op(MPI_NO_OP) (MPICH). The window
- * must be locked with MPI_Win_lock_all. */
-uint64_t notify_read_own_word(MPI_Win win, int rank, const uint64_t *addr, MPI_Aint disp, notify_poll_mode poll);
+ * library needs (poll modes above; comm: for MPI_Iprobe). The window must be locked with
+ * MPI_Win_lock_all. */
+uint64_t notify_read_own_word(MPI_Win win, MPI_Comm comm, int rank, const uint64_t *addr, MPI_Aint disp,
+                              notify_poll_mode poll);
 
 #endif
