@@ -74,6 +74,22 @@ void u64map_put(u64map *m, uint64_t key, void *val)
     insert_new(m, key, val);
 }
 
+void **u64map_slot(u64map *m, uint64_t key)
+{
+    size_t i = slot_of(key, m->cap);
+    for (; m->vals[i]; i = (i + 1) & (m->cap - 1))
+        if (m->keys[i] == key) return &m->vals[i];
+    if ((m->n + 1) * 2 > m->cap) {
+        u64map_put(m, key, (void *)&m->n); /* grows; the placeholder is replaced below */
+        for (i = slot_of(key, m->cap); m->keys[i] != key || !m->vals[i]; i = (i + 1) & (m->cap - 1)) {}
+    } else {
+        m->keys[i] = key;
+        m->n++;
+    }
+    m->vals[i] = NULL;
+    return &m->vals[i];
+}
+
 void *u64map_del(u64map *m, uint64_t key)
 {
     size_t mask = m->cap - 1, i = slot_of(key, m->cap);

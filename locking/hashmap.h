@@ -18,6 +18,9 @@ void u64map_free(u64map *m);
 void *u64map_get(const u64map *m, uint64_t key);
 /* val must not be NULL; replaces an existing value. */
 void u64map_put(u64map *m, uint64_t key, void *val);
+/* The value slot of key; when key is new it is inserted and *slot is NULL: the caller must store a
+ * non-NULL value there before the next call on this map. One probe sequence for lookup + insert. */
+void **u64map_slot(u64map *m, uint64_t key);
 /* Returns the removed value or NULL. */
 void *u64map_del(u64map *m, uint64_t key);
 

@@ -64,8 +64,9 @@ void lt_free(lock_table *t)
 
 static lt_lock *get_or_create(lock_table *t, uint64_t id)
 {
-    lt_lock *l = u64map_get(&t->locks, id);
-    if (l) return l;
+    void **slot = u64map_slot(&t->locks, id);
+    if (*slot) return *slot;
+    lt_lock *l;
     if (t->nspare) {
         l = t->spare_locks[--t->nspare];
     } else {
@@ -79,7 +80,7 @@ static lt_lock *get_or_create(lock_table *t, uint64_t id)
     l->head = l->tail = NULL;
     l->wprev = l->wnext = NULL;
     l->in_wait_list = false;
-    u64map_put(&t->locks, id, l);
+    *slot = l;
     return l;
 }
 

@@ -38,7 +38,8 @@ void txn_table_free(txn_table *t)
 
 void txn_table_add(txn_table *t, uint64_t txn, uint64_t lock_id)
 {
-    txn_entry *e = u64map_get(&t->map, txn);
+    void **slot = u64map_slot(&t->map, txn);
+    txn_entry *e = *slot;
     if (!e) {
         /* entries are recycled: a server runs millions of short transactions */
         if (t->nspare) {
@@ -49,7 +50,7 @@ void txn_table_add(txn_table *t, uint64_t txn, uint64_t lock_id)
             e->locks = xrealloc(NULL, e->cap * sizeof *e->locks);
         }
         e->n = 0;
-        u64map_put(&t->map, txn, e);
+        *slot = e;
     }
     if (e->n == e->cap) {
         e->cap *= 2;

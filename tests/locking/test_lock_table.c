@@ -301,7 +301,13 @@ static void test_hashmap(void)
         s = s * 6364136223846793005ULL + 1;
         uint64_t k = (s >> 33) % 5000;
         if ((s >> 20) & 1) {
-            u64map_put(&m, k * 0x100000000ULL, present + k);
+            if ((s >> 21) & 1) {
+                u64map_put(&m, k * 0x100000000ULL, present + k);
+            } else { /* lookup-or-insert: NULL exactly when new */
+                void **slot = u64map_slot(&m, k * 0x100000000ULL);
+                CHECK((*slot == NULL) == (present[k] == 0));
+                *slot = present + k;
+            }
             present[k] = 1;
         } else {
             void *v = u64map_del(&m, k * 0x100000000ULL);
