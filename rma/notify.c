@@ -64,9 +64,10 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
      * cache line, one line transfer less per message between cores. */
     ep->slot_offset = (MPI_Aint)max_words * 8;
     uint64_t bytes = rma_round_size((uint64_t)ep->slot_offset + (uint64_t)my_slots * (uint64_t)msg_bytes);
-    /* Own allocation rather than rma_window_alloc: senders only toggle bits with MPI_BXOR and the
-     * target only reads with MPI_NO_OP, which the info says. Without it MPICH 4.0 (ch4:ucx) takes a
-     * path where every notification waits milliseconds. */
+    /* Own allocation rather than rma_window_alloc (whose info announces MPI_SUM): senders only
+     * toggle bits with MPI_BXOR and the target only reads with MPI_NO_OP. (Millisecond stalls seen
+     * on MPICH came from ranks spinning while their peer was descheduled, see notify_idle, not
+     * from this info.) */
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
