@@ -1,0 +1,141 @@
+/* `rmabench lock`: options, roles, messages and statistics shared by the lock server loop
+ * (server.c), the transaction agent loop (agent.c), 2PC (twopc.c) and the driver (lock_main.c). */
+#ifndef RMB_LOCK_H
+#define RMB_LOCK_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "lock_table.h"
+#include "notify.h"
+#include "workloads/workload.h"
+
+typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
+extern const char *const workload_kind_names[]; /* "synthetic", "tpcc", "trace", "bank", "deadlock", NULL */
+extern const char *const isolation_names[];     /* "serializable", "read-committed", NULL */
+
+typedef struct {
+    int workload;            /* workload_kind */
+    int64_t servers;         /* 0: half the ranks */
+    double duration;         /* seconds; used when transactions_per_agent == 0 */
+    int64_t transactions_per_agent;
+    double remote_prob;
+    int64_t locks_per_txn;
+    int64_t locks_per_server; /* synthetic lock id space per server */
+    int transport;           /* notify_transport */
+    int notify_poll;         /* notify_poll_mode */
+    int deadlock;            /* deadlock_policy */
+    double lock_timeout;     /* seconds */
+    double vote_no_prob;
+    int isolation;
+    int64_t warehouses;      /* 0: 2 per server */
+    const char *trace;
+    int64_t accounts;
+    const char *output;
+    const char *model;
+    int64_t seed;
+    bool check_invariants;
+    int64_t wait_bound_s;    /* bound of every blocking wait (lock response, vote, ack) */
+} lock_opts;
+
+/* Who is who: servers and agents spread evenly over hosts. Servers own equal contiguous ranges of
+ * the lock id space in server index order. "Local" (no 2PC needed): on a server of the agent's own
+ * host; when all ranks share one host, an agent and its home server (agent index mod servers) stand
+ * for one machine, so that remote locks and 2PC can be exercised on one host. */
+typedef struct {
+    int nservers, nagents;
+    int *server_rank, *agent_rank;   /* index -> world rank */
+    int *role_index;                 /* world rank -> server or agent index */
+    bool *is_server;                 /* world rank -> role */
+    int my_index;
+    bool i_am_server;
+    uint64_t lock_space;
+    bool one_host;
+    int hosts;
+    const int *rank_host;
+} lock_roles;
+
+void lock_roles_init(lock_roles *r, const bench_ctx *ctx, int nservers);
+void lock_roles_free(lock_roles *r);
+/* floor(lock_space * s / nservers) without overflow: lock_space = q * nservers + rem. */
+static inline uint64_t lock_range_lo(const lock_roles *r, int s)
+{
+    uint64_t n = (uint64_t)r->nservers, q = r->lock_space / n, rem = r->lock_space % n;
+    return q * (uint64_t)s + rem * (uint64_t)s / n;
+}
+int lock_server_of(const lock_roles *r, uint64_t lock_id);
+bool lock_server_is_local(const lock_roles *r, int agent, int server);
+/* The agent's home server (a local one). */
+int lock_home_server(const lock_roles *r, int agent);
+
+/* Messages (32 bytes, one mailbox slot). Fields as in the thesis: tag, lock id, agent, mode,
+ * granted flag; plus the global transaction id and, in answers, the server's timings. */
+enum { MSG_LOCK = 1, MSG_RESPONSE = 2, MSG_VOTE = 3, MSG_END = 4, MSG_DONE = 5 };
+typedef struct {
+    uint8_t type, mode, granted, commit; /* commit: END only */
+    uint32_t agent;
+    uint64_t txn;
+    uint64_t lock_id;
+    union {
+        uint64_t age;                           /* MSG_LOCK: wait-die age */
+        struct { uint32_t queue_ns, server_ns; } t; /* MSG_RESPONSE */
+    } u;
+} lock_msg;
+_Static_assert(sizeof(lock_msg) == 32, "lock message must fill one 32-byte slot");
+
+/* Statistics of one agent (summed over agents by the driver). */
+typedef struct {
+    uint64_t committed, aborted, lock_requests, remote_requests, refused, twopc, votes_no;
+    double t_lock, t_data, t_vote, t_end;        /* per-transaction phases, seconds summed */
+    double t_req_total, t_req_queue, t_req_server; /* per lock request, seconds summed */
+    double elapsed;
+} agent_stats;
+
+/* Latency histogram for medians: 10 ns buckets below 100 us, 1 us buckets up to 10 ms, then one
+ * overflow bucket. */
+#define LAT_FINE 10000
+#define LAT_COARSE 9900
+#define LAT_BUCKETS (LAT_FINE + LAT_COARSE + 1)
+static inline int lat_bucket(double seconds)
+{
+    double ns = seconds * 1e9;
+    if (ns < 0) ns = 0;
+    if (ns < 100000.0) return (int)(ns / 10.0);
+    if (ns < 10e6) return LAT_FINE + (int)((ns - 100000.0) / 1000.0);
+    return LAT_BUCKETS - 1;
+}
+/* Quantile q (0.5: median) in microseconds (bucket middle) of a histogram; -1 when empty. */
+double lat_quantile_us(const uint64_t *hist, double q);
+
+/* Bank data: one int64 balance per account (= lock id) in the servers' data windows. */
+#define BANK_INITIAL_BALANCE 1000
+
+struct lock_workload;
+typedef struct {
+    const bench_ctx *ctx;
+    const lock_opts *o;
+    const lock_roles *roles;
+    notify_ep *ep;
+    MPI_Win vote_win;     /* agents: [0] vote word, [1] end acknowledgements */
+    uint64_t *vote_base;
+    MPI_Win data_win;     /* servers: bank balances of their lock range */
+    int64_t *data_base;
+    notify_poll_mode poll;
+    MPI_Comm agent_comm;  /* agents only (the deadlock workload meets there) */
+    double step_start;    /* server: when the message being handled was taken from the mailbox */
+} lock_run;
+
+/* server.c */
+typedef struct {
+    lt_stats lt;
+    uint64_t messages, votes_yes, votes_no, ends;
+    double t_busy;
+    uint64_t active_locks_end, active_txns_end;
+} server_stats;
+void lock_server_run(lock_run *run, server_stats *st);
+
+/* agent.c */
+void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, uint64_t *rtt_hist,
+                    int64_t *bank_delta /* [accounts] or NULL */);
+
+#endif
