@@ -96,7 +96,8 @@ void putbuf_finish(putbuf_set *pb)
         for (int d = 0; d < pb->ndest; d++) {
             const putbuf_dest *pd = &pb->dest[d];
             if (pd->target < 0) continue;
-            MPI_CHECK(pb->rank, MPI_Waitall(pb->nbufs, pb->req + pd->first, MPI_STATUSES_IGNORE));
+            for (int b = 0; b < pb->nbufs; b++) /* MPI_Wait each: gcc misreads MPICH's MPI_STATUSES_IGNORE */
+                MPI_CHECK(pb->rank, MPI_Wait(&pb->req[pd->first + b], MPI_STATUS_IGNORE));
         }
     } else {
         MPI_CHECK(pb->rank, MPI_Win_flush_all(pb->win));

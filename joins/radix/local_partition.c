@@ -150,10 +150,10 @@ void radix_local_ws_free(radix_local_ws *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t off, uint64_t n, const radix_format *f,
+uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
                                 const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws)
 {
-    partition_rec(a, b, off, n, f, f->radix_bits, plan, 0, 0, leaf_bounds, ws);
-    leaf_bounds[UINT64_C(1) << plan->total_bits] = off + n;
+    partition_rec(a, b, 0, n, f, f->radix_bits, plan, 0, 0, leaf_bounds, ws);
+    leaf_bounds[UINT64_C(1) << plan->total_bits] = n;
     return plan->passes % 2 ? b : a;
 }

@@ -20,10 +20,10 @@ typedef struct {
 int radix_local_ws_init(radix_local_ws *ws, const radix_local_plan *plan); /* 0 or -1 */
 void radix_local_ws_free(radix_local_ws *ws);
 
-/* Partition items [off, off + n) of a (out of place, ping-ponging between a and b, same offsets);
+/* Partition the n items of a (out of place, ping-ponging between a and b, both n items);
  * leaf_bounds[0 .. 2^total_bits] receive the final partition starts (item indices into the
  * returned buffer, which is a for an even number of passes, else b). */
-uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t off, uint64_t n, const radix_format *f,
+uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
                                 const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws);
 
 #endif

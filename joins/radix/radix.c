@@ -92,7 +92,8 @@ static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
     uint64_t windows = (wr + ws) * item;
-    uint64_t scratch = o->passes == 0 ? 0 : windows;
+    /* local partitioning scratch holds one partition per relation */
+    uint64_t scratch = o->passes == 0 ? 0 : (window_items_bound(w->r_total, np, np, false) + ws) * item;
     uint64_t bufs = putbuf_bytes((int)np, (size_t)o->buffer_size, (int)o->buffers_per_partition);
     uint64_t table = radix_table_bytes(o->passes == 0 ? wr : radix_l2_bytes() / 8);
     return (int64_t)(windows + scratch + bufs + table + np * 64 * 8);
@@ -164,52 +165,50 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
 
-    /* local partitioning of every partition this rank owns, R and S alike */
+    /* Per owned partition: local partitioning of its R and S pieces, then build + probe of every
+     * resulting pair. Interleaved so the scratch buffers hold one partition (fresh memory is costly). */
     radix_local_plan plan = plan_local(o, &lay, &f);
     const uint64_t leaves = UINT64_C(1) << plan.total_bits;
-    uint64_t owned = 0;
-    for (uint64_t p = 0; p < lay.nparts; p++) owned += lay.owner[p] == ctx->rank;
-    uint64_t *scratch[2] = {NULL, NULL}, *final[2], *bounds[2];
+    uint64_t max_part[2] = {0, 0};
+    for (uint64_t p = 0; p < lay.nparts; p++)
+        for (int rel = 0; rel < 2; rel++)
+            if (lay.owner[p] == ctx->rank && lay.global[rel][p] > max_part[rel]) max_part[rel] = lay.global[rel][p];
+    uint64_t *scratch[2] = {NULL, NULL}, *bounds[2];
     radix_local_ws lws;
-    if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
-    for (int rel = 0; rel < 2; rel++) {
-        bounds[rel] = malloc((owned ? owned : 1) * (leaves + 1) * sizeof(uint64_t));
-        if (!bounds[rel]) fail_alloc(ctx, "the partition bounds");
-        if (plan.passes > 0 && !(scratch[rel] = mem_alloc_large(lay.win_items[rel] * W * 8)))
-            fail_alloc(ctx, "the local partitioning buffer");
-        uint64_t k = 0;
-        for (uint64_t p = 0; p < lay.nparts; p++) {
-            if (lay.owner[p] != ctx->rank) continue;
-            final[rel] = radix_local_partition(win[rel].base, scratch[rel], lay.base[rel][p], lay.global[rel][p], &f,
-                                               &plan, bounds[rel] + k * (leaves + 1), &lws);
-            k++;
-        }
-        if (!owned) final[rel] = win[rel].base;
-    }
-    radix_local_ws_free(&lws);
-    double t4 = rmb_now();
-    phases_add(ph, "local_partition", t4 - t3);
-
-    /* build + probe every final partition pair */
-    uint64_t max_leaf = 0;
-    for (uint64_t k = 0; k < owned; k++)
-        for (uint64_t i = 0; i < leaves; i++) {
-            const uint64_t *bd = bounds[REL_R] + k * (leaves + 1);
-            if (bd[i + 1] - bd[i] > max_leaf) max_leaf = bd[i + 1] - bd[i];
-        }
     radix_table table;
     memset(&table, 0, sizeof table);
-    if (radix_table_reserve(&table, max_leaf)) fail_alloc(ctx, "the hash table");
+    if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
+    for (int rel = 0; rel < 2; rel++) {
+        if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
+        if (plan.passes > 0 && !(scratch[rel] = mem_alloc_large(max_part[rel] * W * 8)))
+            fail_alloc(ctx, "the local partitioning buffer");
+    }
     const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
     uint64_t matches = 0, checksum = 0;
-    for (uint64_t k = 0; k < owned; k++) {
-        const uint64_t *br = bounds[REL_R] + k * (leaves + 1), *bs = bounds[REL_S] + k * (leaves + 1);
+    double t_local = 0, t_bp = 0, t4 = rmb_now();
+    for (uint64_t p = 0; p < lay.nparts; p++) {
+        if (lay.owner[p] != ctx->rank) continue;
+        uint64_t *fin[2];
+        for (int rel = 0; rel < 2; rel++)
+            fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][p] * W, scratch[rel],
+                                             lay.global[rel][p], &f, &plan, bounds[rel], &lws);
+        double t5 = rmb_now();
+        t_local += t5 - t4;
+        const uint64_t *br = bounds[REL_R], *bs = bounds[REL_S];
+        uint64_t max_leaf = 0;
         for (uint64_t i = 0; i < leaves; i++)
-            radix_build_probe(final[REL_R] + br[i] * W, br[i + 1] - br[i], final[REL_S] + bs[i] * W, bs[i + 1] - bs[i],
-                              &f, hash_shift, &table, &matches, &checksum);
+            if (br[i + 1] - br[i] > max_leaf) max_leaf = br[i + 1] - br[i];
+        if (radix_table_reserve(&table, max_leaf)) fail_alloc(ctx, "the hash table");
+        for (uint64_t i = 0; i < leaves; i++)
+            radix_build_probe(fin[REL_R] + br[i] * W, br[i + 1] - br[i], fin[REL_S] + bs[i] * W, bs[i + 1] - bs[i], &f,
+                              hash_shift, &table, &matches, &checksum);
+        t4 = rmb_now();
+        t_bp += t4 - t5;
     }
+    radix_local_ws_free(&lws);
+    phases_add(ph, "local_partition", t_local);
+    phases_add(ph, "build_probe", t_bp);
     double t5 = rmb_now();
-    phases_add(ph, "build_probe", t5 - t4);
 
     /* releasing the windows is collective: it counts as window_alloc time */
     for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
@@ -223,7 +222,7 @@ static void run(const join_input *in, join_output *out)
     radix_table_free(&table);
     for (int rel = 0; rel < 2; rel++) {
         free(bounds[rel]);
-        if (scratch[rel]) mem_free_large(scratch[rel], lay.win_items[rel] * W * 8);
+        if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * W * 8);
     }
     radix_layout_free(&lay);
 }
