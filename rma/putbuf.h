@@ -63,4 +63,17 @@ static inline void putbuf_append(putbuf_set *pb, int d, const void *data, size_t
     }
 }
 
+/* One 64-byte cache line (the common case of the partitioning passes): a fixed-size copy. */
+static inline void putbuf_append_line(putbuf_set *pb, int d, const void *line)
+{
+    putbuf_dest *pd = &pb->dest[d];
+    if (pb->buf_bytes - pd->fill < 64) {
+        putbuf_append(pb, d, line, 64);
+        return;
+    }
+    memcpy(pd->buf + pd->fill, line, 64);
+    pd->fill += 64;
+    if (pd->fill == pb->buf_bytes) putbuf_send(pb, d);
+}
+
 #endif

@@ -7,19 +7,6 @@
 
 #include "radix_phases.h"
 
-void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist)
-{
-    const uint64_t mask = (UINT64_C(1) << bits) - 1;
-    uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) { /* independent loads; memory-bound either way */
-        hist[t[i].key & mask]++;
-        hist[t[i + 1].key & mask]++;
-        hist[t[i + 2].key & mask]++;
-        hist[t[i + 3].key & mask]++;
-    }
-    for (; i < n; i++) hist[t[i].key & mask]++;
-}
-
 typedef struct {
     uint64_t size, p;
 } part_size;

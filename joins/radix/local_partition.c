@@ -44,15 +44,6 @@ void radix_swwc_free(radix_swwc *ws)
     ws->lines = ws->off = NULL;
 }
 
-void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist)
-{
-    const uint64_t mask = (UINT64_C(1) << bits) - 1;
-    if (words == 1)
-        for (uint64_t i = 0; i < n; i++) hist[(items[i] >> shift) & mask]++;
-    else
-        for (uint64_t i = 0; i < n; i++) hist[(items[2 * i] >> shift) & mask]++;
-}
-
 /* The pass for a compile-time item width W (1 or 2 words); L = items per cache line.
  * Items are staged in a cache line per partition; a full line goes to the output with one
  * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a

@@ -41,8 +41,12 @@ static inline __attribute__((always_inline)) void flush_line(net_state *st, uint
     if (valid > filled) valid = filled;
     const uint64_t *src = st->lines + p * 8 + (filled - valid) * (uint64_t)W;
     size_t bytes = valid * (uint64_t)W * 8;
-    if (st->remote[p])
-        putbuf_append(pb, (int)p, src, bytes);
+    if (st->remote[p]) {
+        if (valid == 8 / (uint64_t)W)
+            putbuf_append_line(pb, (int)p, src);
+        else
+            putbuf_append(pb, (int)p, src, bytes);
+    }
     else if (st->stream && valid == 8 / (uint64_t)W)
         radix_stream_line(win + (end - valid) * W, src);
     else
