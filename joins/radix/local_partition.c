@@ -57,31 +57,31 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
     memset(bounds, 0, (fan + 1) * sizeof *bounds);
     radix_histogram_items(in, n, W, shift, bits, bounds + 1);
     for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
-    memcpy(off, bounds, fan * sizeof *off);
-    /* slot of out[i] within its cache line: (i + m) mod L */
+    /* off[p] = output index + m, where m is the slot of out[0] in its cache line, so that
+     * off[p] mod L is the slot of the next item */
     const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
+    for (uint64_t p = 0; p < fan; p++) off[p] = bounds[p] + m;
 
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t *t = in + i * (uint64_t)W;
-        uint64_t p = (t[0] >> shift) & mask;
-        uint64_t o = off[p], slot = (o + m) & (L - 1);
+        const uint64_t p = (t[0] >> shift) & mask, q = off[p], slot = q & (L - 1);
         uint64_t *line = lines + p * 8;
         line[slot * W] = t[0];
         if (W == 2) line[slot * W + 1] = t[1];
-        off[p] = o + 1;
+        off[p] = q + 1;
         if (slot == L - 1) {
-            /* the line ends at item o; it may begin before this partition (first line) */
-            uint64_t valid = o + 1 - bounds[p];
+            /* the line ends at output index q - m; it may begin before this partition */
+            uint64_t end = q + 1 - m, valid = end - bounds[p];
             if (valid >= L)
-                radix_stream_line(out + (o + 1 - L) * W, line);
+                radix_stream_line(out + (end - L) * W, line);
             else
                 memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
         }
     }
     for (uint64_t p = 0; p < fan; p++) { /* tails */
-        uint64_t o = off[p], filled = (o + m) & (L - 1), valid = o - bounds[p];
+        uint64_t end = off[p] - m, filled = off[p] & (L - 1), valid = end - bounds[p];
         if (valid > filled) valid = filled;
-        memcpy(out + (o - valid) * W, lines + p * 8 + (filled - valid) * W, valid * W * sizeof(uint64_t));
+        memcpy(out + (end - valid) * W, lines + p * 8 + (filled - valid) * W, valid * W * sizeof(uint64_t));
     }
     radix_stream_fence();
 }

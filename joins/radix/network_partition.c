@@ -57,25 +57,27 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
                                                                   const radix_format *f, uint64_t mask, net_state *st,
                                                                   uint64_t *win, putbuf_set *pb)
 {
-    const uint64_t L = 8 / (uint64_t)W;
-    const int rb = f->radix_bits, ridb = f->rid_bits;
-    uint64_t *off = st->off, *lines = st->lines;
+    const uint64_t L = 8 / (uint64_t)W, m = st->m;
+    const int rb = f->radix_bits, ridb = f->rid_bits & 63; /* packing implies rid_bits < 64 */
+    uint64_t *pos = st->off, *lines = st->lines;
+    /* pos[p] = window index + m, so that pos mod L is the slot in the cache line */
+    for (uint64_t p = 0; p <= mask; p++) pos[p] += m;
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask;
-        const uint64_t o = off[p], slot = (o + st->m) & (L - 1);
-        uint64_t *line = lines + p * 8;
+        const uint64_t q = pos[p], slot = q & (L - 1);
+        uint64_t *line = lines + p * 8 + slot * (uint64_t)W;
         if (W == 1) {
-            line[slot] = radix_pack(key, rid, rb, ridb);
+            line[0] = ((key >> rb) << ridb) | rid;
         } else {
-            line[2 * slot] = key;
-            line[2 * slot + 1] = rid;
+            line[0] = key;
+            line[1] = rid;
         }
-        off[p] = o + 1;
-        if (slot == L - 1) flush_line(st, p, o + 1, L, W, win, pb);
+        pos[p] = q + 1;
+        if (slot == L - 1) flush_line(st, p, q + 1 - m, L, W, win, pb);
     }
     for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
-        uint64_t o = off[p], filled = (o + st->m) & (L - 1);
-        if (filled) flush_line(st, p, o, filled, W, win, pb);
+        uint64_t q = pos[p], filled = q & (L - 1);
+        if (filled) flush_line(st, p, q - m, filled, W, win, pb);
     }
     radix_stream_fence();
 }
