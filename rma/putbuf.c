@@ -9,11 +9,12 @@ uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
     return (uint64_t)remote_dests * (uint64_t)nbufs * buf_bytes;
 }
 
-int putbuf_init(putbuf_set *pb, MPI_Win win, int rank, int nranks, int ndest, const int *target,
+int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
                 const MPI_Aint *disp, size_t buf_bytes, int nbufs, int mode)
 {
     memset(pb, 0, sizeof *pb);
     pb->win = win;
+    pb->comm = comm;
     pb->rank = rank;
     pb->mode = mode;
     pb->nbufs = nbufs;
@@ -76,6 +77,8 @@ void putbuf_send(putbuf_set *pb, int d)
     else
         MPI_CHECK(pb->rank, MPI_Put(pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, (int)pd->fill, MPI_BYTE,
                                     pb->win));
+    int flag; /* progress poke (nothing is ever sent with this tag) */
+    MPI_Iprobe(MPI_ANY_SOURCE, 32767, pb->comm, &flag, MPI_STATUS_IGNORE);
     pb->t_put += MPI_Wtime() - t0;
     pb->put_epoch[s] = pb->target_epoch[pd->target];
     pb->puts++;

@@ -26,6 +26,7 @@ typedef struct {
 
 typedef struct {
     MPI_Win win;
+    MPI_Comm comm;            /* for progress pokes */
     int rank, mode, nbufs, ndest;
     size_t buf_bytes;
     putbuf_dest *dest;
@@ -38,8 +39,10 @@ typedef struct {
 } putbuf_set;
 
 /* target[d] = rank for destination d (-1: local, no buffers); disp[d] = first target displacement
- * in bytes. Returns 0, or -1 when the buffers cannot be allocated. buf_bytes >= 64. */
-int putbuf_init(putbuf_set *pb, MPI_Win win, int rank, int nranks, int ndest, const int *target,
+ * in bytes. Returns 0, or -1 when the buffers cannot be allocated. buf_bytes >= 64.
+ * comm (the window's group): after every put the library is given a chance to progress, so that on
+ * libraries where RMA needs the target's help (MPICH) the peers' flushes do not wait for ours. */
+int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
                 const MPI_Aint *disp, size_t buf_bytes, int nbufs, int mode);
 /* Send destination d's current buffer (if not empty) and move to its next buffer. */
 void putbuf_send(putbuf_set *pb, int d);
