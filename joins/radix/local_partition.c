@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
             /* the line ends at output index q - m; it may begin before this partition */
             uint64_t end = q + 1 - m, valid = end - bounds[p];
             if (valid >= L)
-                radix_stream_line(out + (end - L) * W, line);
+                radix_stream_line_last(out + (end - L) * W, line, W == 1 ? line[6] : t[0], t[W - 1]);
             else
                 memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
         }

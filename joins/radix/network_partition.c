@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) void flush_line(net_state *st, uint
             putbuf_append(pb, (int)p, src, bytes);
     }
     else if (st->stream && valid == 8 / (uint64_t)W)
-        radix_stream_line(win + (end - valid) * W, src);
+        radix_stream_line_last(win + (end - valid) * W, src, src[6], src[7]);
     else
         memcpy(win + (end - valid) * W, src, bytes);
 }

@@ -113,8 +113,25 @@ static inline void radix_stream_line(uint64_t *dst, const uint64_t *src)
     _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
     _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
 }
+/* The same, with the line's last 16 bytes given in registers: they were just stored, and loading
+ * them back as one 16-byte word would stall on store-to-load forwarding. */
+static inline void radix_stream_line_last(uint64_t *dst, const uint64_t *src, uint64_t w6, uint64_t w7)
+{
+    __m128i *d = (__m128i *)(void *)dst;
+    const __m128i *s = (const __m128i *)(const void *)src;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_set_epi64x((long long)w7, (long long)w6));
+}
 static inline void radix_stream_fence(void) { _mm_sfence(); }
 #else
+static inline void radix_stream_line_last(uint64_t *dst, const uint64_t *src, uint64_t w6, uint64_t w7)
+{
+    for (int i = 0; i < 6; i++) dst[i] = src[i];
+    dst[6] = w6;
+    dst[7] = w7;
+}
 static inline void radix_stream_line(uint64_t *dst, const uint64_t *src)
 {
     for (int i = 0; i < 8; i++) dst[i] = src[i];
