@@ -66,15 +66,24 @@ static inline void putbuf_append(putbuf_set *pb, int d, const void *data, size_t
     }
 }
 
-/* One 64-byte cache line (the common case of the partitioning passes): a fixed-size copy. */
-static inline void putbuf_append_line(putbuf_set *pb, int d, const void *line)
+/* One 64-byte cache line (the common case of the partitioning passes), its last 16 bytes passed in
+ * registers: the caller has just stored them, and reading them back as one 16-byte word would
+ * stall on store-to-load forwarding. */
+static inline void putbuf_append_line(putbuf_set *pb, int d, const uint64_t *line, uint64_t w6, uint64_t w7)
 {
     putbuf_dest *pd = &pb->dest[d];
     if (pb->buf_bytes - pd->fill < 64) {
-        putbuf_append(pb, d, line, 64);
+        uint64_t tmp[8];
+        memcpy(tmp, line, 48);
+        tmp[6] = w6;
+        tmp[7] = w7;
+        putbuf_append(pb, d, tmp, 64);
         return;
     }
-    memcpy(pd->buf + pd->fill, line, 64);
+    uint64_t *dst = (uint64_t *)(void *)(pd->buf + pd->fill);
+    memcpy(dst, line, 48);
+    dst[6] = w6;
+    dst[7] = w7;
     pd->fill += 64;
     if (pd->fill == pb->buf_bytes) putbuf_send(pb, d);
 }

@@ -3,6 +3,7 @@
  * in a cache line per partition (software write-combining); a full line of a local partition is
  * streamed straight into the local part of the window, a line of a remote partition is appended
  * to that partition's put buffer (rma/putbuf), which MPI_Puts it when full. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,24 +51,27 @@ typedef struct {
 } net_state;
 
 /* Write partition p's staged line: its first `filled` slots end at window index `end`; slots of
- * the line before this rank's run in the partition are not ours. */
+ * the line before this rank's run in the partition are not ours. w6, w7: the line's last two words
+ * when it is full (in registers, see radix_stream_line_last). */
 static inline __attribute__((always_inline)) void flush_line(net_state *st, uint64_t p, uint64_t end, uint64_t filled,
-                                                             const int W, uint64_t *win, putbuf_set *pb)
+                                                             const int W, uint64_t *win, putbuf_set *pb,
+                                                             uint64_t w6, uint64_t w7)
 {
     uint64_t valid = end - st->start[p];
     if (valid > filled) valid = filled;
     const uint64_t *src = st->lines + p * 8 + (filled - valid) * (uint64_t)W;
     size_t bytes = valid * (uint64_t)W * 8;
+    const bool full = valid == 8 / (uint64_t)W;
     if (st->remote[p]) {
-        if (valid == 8 / (uint64_t)W)
-            putbuf_append_line(pb, (int)p, src);
+        if (full)
+            putbuf_append_line(pb, (int)p, src, w6, w7);
         else
             putbuf_append(pb, (int)p, src, bytes);
-    }
-    else if (st->stream && valid == 8 / (uint64_t)W)
-        radix_stream_line_last(win + (end - valid) * W, src, src[6], src[7]);
-    else
+    } else if (st->stream && full) {
+        radix_stream_line_last(win + (end - valid) * W, src, w6, w7);
+    } else {
         memcpy(win + (end - valid) * W, src, bytes);
+    }
 }
 
 static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
@@ -83,18 +87,15 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
         const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask;
         const uint64_t q = pos[p], slot = q & (L - 1);
         uint64_t *line = lines + p * 8 + slot * (uint64_t)W;
-        if (W == 1) {
-            line[0] = ((key >> rb) << ridb) | rid;
-        } else {
-            line[0] = key;
-            line[1] = rid;
-        }
+        const uint64_t w0 = W == 1 ? ((key >> rb) << ridb) | rid : key;
+        line[0] = w0;
+        if (W == 2) line[1] = rid;
         pos[p] = q + 1;
-        if (slot == L - 1) flush_line(st, p, q + 1 - m, L, W, win, pb);
+        if (slot == L - 1) flush_line(st, p, q + 1 - m, L, W, win, pb, W == 1 ? line[-1] : key, W == 1 ? w0 : rid);
     }
     for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
         uint64_t q = pos[p], filled = q & (L - 1);
-        if (filled) flush_line(st, p, q - m, filled, W, win, pb);
+        if (filled) flush_line(st, p, q - m, filled, W, win, pb, 0, 0);
     }
     radix_stream_fence();
 }
