@@ -43,7 +43,7 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 
 typedef struct {
     uint64_t *lines;      /* 8 words per partition */
-    uint64_t *off;        /* next item index in the owner's window */
+    uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
     uint64_t *start;      /* first item index of this rank's run in the owner's window */
     unsigned char *remote;
     uint64_t m;           /* slot of window item 0 in its cache line */
