@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "numa_policy.h"
+
 int64_t mem_available_bytes(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -57,10 +59,13 @@ void *mem_alloc_large(uint64_t bytes)
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
+    numa_apply_range(p, bytes); /* the run's --numa policy, for pages touched later by anyone */
     return p;
 }
 
 void mem_free_large(void *p, uint64_t bytes)
 {
-    if (p) munmap(p, bytes ? bytes : 64);
+    if (!p) return;
+    numa_placement_check(p, bytes ? bytes : 64); /* after use, where the pages really went */
+    munmap(p, bytes ? bytes : 64);
 }

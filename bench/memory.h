@@ -18,7 +18,9 @@ void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char
 /* "1.5 GiB" style. */
 void mem_format(int64_t bytes, char *buf, int len);
 
-/* Large, page-aligned allocation for relation data (transparent huge pages where allowed). */
+/* Large, page-aligned allocation for relation data, send buffers, hash tables (transparent huge
+ * pages where allowed), placed by the run's --numa policy; freeing checks where a sample of its
+ * pages went (bench/numa_policy.h). */
 void *mem_alloc_large(uint64_t bytes);
 void mem_free_large(void *p, uint64_t bytes);
 

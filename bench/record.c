@@ -145,7 +145,8 @@ static int read_first_line(int fd, char **line)
     buf[len] = 0;
     char *nl = strchr(buf, '\n');
     if (nl) *nl = 0;
-    if (len > 0 && buf[strlen(buf) - 1] == '\r') buf[strlen(buf) - 1] = 0;
+    size_t first = strlen(buf); /* 0 when the file starts with an empty line */
+    if (first > 0 && buf[first - 1] == '\r') buf[first - 1] = 0;
     *line = buf;
     return len == 0 ? 1 : 0;
 }
@@ -233,12 +234,20 @@ int record_append(const record *r, const char *path, char *err, size_t errlen)
         }
         need_header = rc == 1;
     }
+    /* A last line without its newline (a writer killed mid-line, an edit) must not swallow this
+     * row: start it on a line of its own. */
+    char last = '\n';
+    if (!need_header && S_ISREG(st.st_mode) && st.st_size > 0) {
+        int rfd = open(path, O_RDONLY | O_CLOEXEC);
+        if (rfd < 0 || pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
+        if (rfd >= 0) close(rfd);
+    }
     char *row = record_row_line(r), *text = NULL;
     if (need_header) {
         char *hdr = record_header_line();
         if (asprintf(&text, "%s\n%s\n", hdr, row) < 0) text = NULL;
         free(hdr);
-    } else if (asprintf(&text, "%s\n", row) < 0) {
+    } else if (asprintf(&text, "%s%s\n", last == '\n' ? "" : "\n", row) < 0) {
         text = NULL;
     }
     free(row);

@@ -9,11 +9,20 @@ import sys
 def rows(path):
     if not os.path.exists(path):
         return []
-    with open(path, newline="") as f:
+    # rows hold command lines and host names verbatim: a byte that is not UTF-8 must not stop the count
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
         return list(csv.DictReader(f))
 
 
 def main(argv):
+    try:
+        return run(argv)
+    except csv.Error as e:
+        print(f"csvrows.py: {argv[2]}: not a readable CSV: {e}", file=sys.stderr)
+        return 2
+
+
+def run(argv):
     if len(argv) >= 3 and argv[1] == "count":
         print(len(rows(argv[2])))
     elif len(argv) >= 4 and argv[1] == "ranks":

@@ -79,5 +79,7 @@ extern const join_algo radix_join_algo;
 extern const join_algo sortmerge_join_algo;
 
 int join_main(int argc, char **argv);
+/* Parses argv[2..] into o, MPI-free: OPT_OK, OPT_HELP or OPT_ERROR with "--flag: reason" in err. */
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen);
 
 #endif

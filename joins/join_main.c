@@ -9,6 +9,7 @@
 #include "join.h"
 #include "join_compare.h"
 #include "memory.h"
+#include "numa_topology.h"
 #include "options.h"
 #include "record.h"
 #include "version.h"
@@ -37,8 +38,9 @@ static void default_opts(join_opts *o)
     o->ranges = RANGES_SPLITTERS;
 }
 
-/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
-static void parse_opts(join_opts *o, int argc, char **argv)
+/* Parses argv[2..] into o (MPI-free; the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
+ * rank 0) or OPT_ERROR with "--flag: reason" in err. */
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     const opt_spec specs[] = {
         {"algo", OPT_CHOICE, &o->algo, "join algorithm", 0, 0, algo_names, NULL},
@@ -65,21 +67,27 @@ static void parse_opts(join_opts *o, int argc, char **argv)
         {"run-size", OPT_COUNT, &o->run_size, "sort-merge run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "sort-merge multi-way merge fan-in (0 = auto)", 0, 4096, NULL, NULL},
         {"simd", OPT_CHOICE, &o->simd, "SIMD kernels (auto = best the CPU has)", 0, 0, simd_names, NULL},
+        {"numa", OPT_CHOICE, &o->numa, "memory placement: local, interleave or off (auto: local on multi-node hosts)", 0, 0, numa_policy_names, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
-    char err[512];
-    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
-    if (rc == OPT_HELP) {
-        if (bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
-        exit(0);
+    int rc = opt_parse(tables, argc, argv, 2, err, errlen);
+    if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
+    if (rc == OPT_OK && o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        rc = OPT_ERROR;
     }
+    return rc;
+}
+
+/* Parses argv into o; exits 0 on --help, 2 on bad input (before MPI_Init). */
+static void parse_opts(join_opts *o, int argc, char **argv)
+{
+    char err[512];
+    int rc = join_parse_opts(o, argc, argv, err, sizeof err);
+    if (rc == OPT_HELP) exit(0);
     if (rc == OPT_ERROR) {
         if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
-        exit(2);
-    }
-    if (o->selectivity <= 0) {
-        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: --selectivity: must be greater than 0\n");
         exit(2);
     }
 }
@@ -145,6 +153,7 @@ static void set_algo_columns(record *rec, const join_opts *o, int algo, const jo
         record_set(rec, "run_size", "%" PRId64, out->run_size ? out->run_size : o->run_size);
         record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin ? out->merge_fanin : o->merge_fanin);
         record_set(rec, "simd", "%s", out->simd_used ? out->simd_used : simd_names[o->simd]);
+        record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */
     }
 }
 
@@ -190,6 +199,10 @@ int join_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    /* numa (bench/numa_policy.h): policy for every large allocation from here on, binding report */
+    numa_report numa;
+    numa_report_init(&ctx, o.numa, &numa);
+    o.numa = numa.policy;
 
     uint64_t r_total = o.r_total > 0 ? (uint64_t)o.r_total : (uint64_t)o.tuples_per_rank * (uint64_t)ctx.size;
     if (r_total < (uint64_t)ctx.size)
@@ -222,6 +235,8 @@ int join_main(int argc, char **argv)
     }
     generate_r(&wl, r);
     generate_s(&wl, s);
+    numa_placement_check(r, wl.r_n * sizeof(tuple_t)); /* numa: where the generated relations went */
+    numa_placement_check(s, wl.s_n * sizeof(tuple_t));
     uint64_t exp_local[2], expected[2];
     workload_expected(&wl, &exp_local[0], &exp_local[1]);
     MPI_CHECK(ctx.rank, MPI_Allreduce(exp_local, expected, 2, MPI_UINT64_T, MPI_SUM, ctx.world));
@@ -240,11 +255,12 @@ int join_main(int argc, char **argv)
                ctx.hostnames, ctx.mpi_library, RMB_GIT_COMMIT);
         printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", t_gen_max, expected[0],
                expected[1]);
+        numa_report_print_header(&numa);
         fflush(stdout);
     }
 
-    int failures = 0;
-    for (int a = 0; a < nalgos; a++) {
+    int failures = 0, output_failed = 0;
+    for (int a = 0; a < nalgos && !output_failed; a++) {
         int algo = algos[a] == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
         double *totals = calloc((size_t)o.repeat, sizeof(double));
         for (int rep = 0; rep < o.repeat; rep++) {
@@ -264,11 +280,13 @@ int join_main(int argc, char **argv)
             phases_reduce(&out.phases, ctx.world, &st);
             totals[rep] = st.total_max;
             double tput = (double)(wl.r_total + wl.s_total) / st.total_max;
+            numa_report_run(&ctx, &numa); /* numa: worst rank's placement so far */
             if (ctx.rank == 0) {
                 char title[64];
                 snprintf(title, sizeof title, "%s run %d/%d", algos[a]->name, rep + 1, (int)o.repeat);
                 phases_print(&st, title);
                 printf("throughput: %.2f M input tuples/s\n", tput / 1e6);
+                numa_report_print_run(&numa);
                 printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",
                        got[0], expected[0], got[1], expected[1]);
                 printf("verification: %s\n", pass ? "PASS" : "FAIL");
@@ -288,15 +306,19 @@ int join_main(int argc, char **argv)
                 record_set(rec, "expected_checksum", "0x%016" PRIx64, expected[1]);
                 record_set(rec, "verification", "%s", pass ? "PASS" : "FAIL");
                 join_compare_record(&jm, rec);
+                numa_report_columns(&numa, rec);
                 if (record_append(rec, o.output, err, sizeof err)) {
                     fprintf(stderr, "rmabench: --output: %s\n", err);
-                    record_free(rec);
-                    MPI_Abort(ctx.world, 2);
+                    output_failed = 1;
                 }
                 record_free(rec);
             }
+            /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other
+             * ranks sit in MPI_Finalize: tests/faults/output.sh). */
+            if (o.output) MPI_CHECK(ctx.rank, MPI_Bcast(&output_failed, 1, MPI_INT, 0, ctx.world));
+            if (output_failed) break;
         }
-        if (ctx.rank == 0 && o.repeat > 1) {
+        if (ctx.rank == 0 && o.repeat > 1 && !output_failed) {
             double med = median(totals, (int)o.repeat);
             printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs\n",
                    algos[a]->name, med, (double)(wl.r_total + wl.s_total) / med / 1e6, (int)o.repeat);
@@ -305,7 +327,8 @@ int join_main(int argc, char **argv)
     }
     mem_free_large(r, wl.r_n * sizeof(tuple_t));
     mem_free_large(s, wl.s_n * sizeof(tuple_t));
+    numa_report_free(&numa);
     bench_ctx_free(&ctx);
     MPI_Finalize();
-    return failures ? 1 : 0;
+    return output_failed ? 2 : failures ? 1 : 0;
 }

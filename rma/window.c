@@ -1,6 +1,7 @@
 #include "window.h"
 
 #include "context.h"
+#include "numa_policy.h"
 
 const char *const win_flavor_names[] = {"allocate", "create", NULL};
 
@@ -21,12 +22,17 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     /* We only use put/get and MPI_SUM/MPI_NO_OP atomics: lets the library pick faster paths. */
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
     MPI_Info_set(info, "same_disp_unit", "true");
+    numa_policy_push(); /* --numa: pages this rank first touches follow the run's policy */
     if (flavor == WIN_ALLOCATE) {
         MPI_CHECK(w->rank, MPI_Win_allocate((MPI_Aint)w->bytes, 1, info, comm, &w->base, &w->win));
     } else {
         MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
         MPI_CHECK(w->rank, MPI_Win_create(w->base, (MPI_Aint)w->bytes, 1, info, comm, &w->win));
     }
+    /* Under a policy, the owner faults its pages in now (else the first remote writer would place
+     * them, on its own node, through shared memory); no-op under --numa off. */
+    if (numa_policy() != NUMA_OFF) numa_touch_pages(w->base, w->bytes);
+    numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
 }
@@ -46,6 +52,7 @@ void rma_window_unlock_all(rma_window *w)
 void rma_window_free(rma_window *w)
 {
     if (w->locked_all) rma_window_unlock_all(w);
+    numa_placement_check(w->base, w->bytes); /* after use: where the window's pages really are */
     MPI_CHECK(w->rank, MPI_Win_free(&w->win));
     if (w->flavor == WIN_CREATE) MPI_Free_mem(w->base);
     w->base = NULL;

@@ -2,6 +2,10 @@
 # Configure (once) and build rmabench against both MPI libraries:
 #   build/        Open MPI (the default `mpirun` on Debian)
 #   build-mpich/  MPICH
+#   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested
+#   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
+#   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/); only
+#                 when clang and its libFuzzer runtime (libclang-rt-dev) are installed
 set -eu
 cd "$(dirname "$0")/.."
 setup() { # dir, options...
@@ -15,3 +19,15 @@ setup() { # dir, options...
 }
 setup build -Dmpi=openmpi
 setup build-mpich -Dmpi=mpich
+setup build-nonuma -Dmpi=openmpi -Dnuma=disabled
+setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+if command -v clang >/dev/null 2>&1 &&
+   echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
+   clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+    CC=clang; export CC   # read by meson at configure time only
+    setup build-fuzz -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+        -Dc_args=-fsanitize=fuzzer-no-link
+    unset CC
+else
+    echo "build: build-fuzz skipped (no clang with libFuzzer)"
+fi

@@ -1,18 +1,32 @@
 #!/bin/sh
-# Run every test suite of both builds; prints "N passed, N failed" at the end.
+# Run every test suite of every build; prints "N passed, N failed" at the end (what CI reads).
+#   build, build-mpich   all suites, Open MPI and MPICH
+#   build-nonuma         libnuma disabled: the numa suite (runs work and record "numa: unavailable")
+#   build-asan           AddressSanitizer + UBSan: unit tests and small MPI runs (tests/sanitizers/)
+#   build-fuzz           libFuzzer: a few seconds of fuzzing per parser (tests/fuzz/), when clang has it
 set -u
 cd "$(dirname "$0")/.."
 passed=0; failed=0; skipped=0
-for dir in build build-mpich; do
-    echo "=== meson test -C $dir"
-    meson test -C "$dir" --print-errorlogs ${RMB_TEST_ARGS:-} >"/tmp/rmabench-test-$dir.log" 2>&1
-    grep -E '^ *[0-9]+/[0-9]+ ' "/tmp/rmabench-test-$dir.log"
-    sed -n '/^Summary of Failures/,$p' "/tmp/rmabench-test-$dir.log" | head -200
-    ok=$(awk '/^Ok:/ {print $2}' "/tmp/rmabench-test-$dir.log")
-    fl=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s+0}' "/tmp/rmabench-test-$dir.log")
-    sk=$(awk '/^Skipped:/ {print $2}' "/tmp/rmabench-test-$dir.log")
+dirs="build build-mpich build-nonuma build-asan"
+[ -f build-fuzz/build.ninja ] && dirs="$dirs build-fuzz"
+for dir in $dirs; do
+    suites=${RMB_TEST_ARGS:-}
+    case $dir in
+    build-nonuma) suites="--suite numa" ;;
+    build-asan) suites="--suite unit --suite asan" ;;
+    build-fuzz) suites="--suite fuzz" ;;
+    esac
+    log="$dir/meson-logs/rmabench-test.log"
+    echo "=== meson test -C $dir $suites"
+    # shellcheck disable=SC2086
+    meson test -C "$dir" --print-errorlogs $suites >"$log" 2>&1
+    grep -E '^ *[0-9]+/[0-9]+ ' "$log"
+    sed -n '/^Summary of Failures/,$p' "$log" | head -200
+    ok=$(awk '/^Ok:/ {print $2}' "$log")
+    fl=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s+0}' "$log")
+    sk=$(awk '/^Skipped:/ {print $2}' "$log")
     if [ -z "$ok" ]; then
-        echo "meson test -C $dir did not finish:"; tail -30 "/tmp/rmabench-test-$dir.log"; fl=$((fl + 1)); ok=0
+        echo "meson test -C $dir did not finish:"; tail -30 "$log"; fl=$((fl + 1)); ok=0
     fi
     passed=$((passed + ok)); failed=$((failed + fl)); skipped=$((skipped + ${sk:-0}))
 done

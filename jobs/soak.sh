@@ -1,0 +1,72 @@
+#!/bin/bash
+# Soak: long runs that a campaign's batch jobs depend on surviving (a benchmark, not a test).
+#   jobs/soak.sh [--minutes M] [--repeats N] [--tuples T] [--ranks P] [--build DIR]
+# 1. the joins (--algo both) repeated N times (default 50) in one launch;
+# 2. the lock benchmark with a hot set of contended locks for M minutes (default 10), when
+#    `rmabench lock` is built.
+# Prints verification results, aborts and timeouts, and each rank's resident memory (VmRSS)
+# sampled at the start and at the end of every phase: growth means a leak.
+set -u
+minutes=10 repeats=50 tuples=200K ranks=2 root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --minutes) minutes=$2; shift ;; --repeats) repeats=$2; shift ;; --tuples) tuples=$2; shift ;;
+    --ranks) ranks=$2; shift ;; --build) build=$2; shift ;;
+    *) echo "soak.sh: $1: unknown flag" >&2; exit 2 ;;
+    esac
+    shift
+done
+bin=$build/rmabench
+mpirun=mpirun.openmpi
+grep -q 'RMB_MPI_CHOICE "mpich"' "$build/rmb_config.h" 2>/dev/null && mpirun=mpirun.mpich
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 HWLOC_HIDE_ERRORS=1
+work=$(mktemp -d /tmp/rmb-soak.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+rss_of() { # MARK: "rank:VmRSS kB" of the rank processes whose command line holds MARK
+    local p out=""
+    for p in $(pgrep -f -- "$1"); do
+        [[ $(readlink "/proc/$p/exe" 2>/dev/null) == */rmabench ]] || continue
+        local r; r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^\(OMPI_COMM_WORLD_RANK\|PMI_RANK\)=//p' | head -1)
+        out+="$r:$(awk '/^VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null) "
+    done
+    echo "$out" | tr ' ' '\n' | sort -n | tr '\n' ' '
+}
+
+# watch MARK's ranks while the launcher PID runs: RSS at the first sample and at the last one
+watch_rss() { # PID MARK
+    local first="" last="" cur
+    while kill -0 "$1" 2>/dev/null; do
+        cur=$(rss_of "$2")
+        if [[ -n ${cur// /} ]]; then [[ -z $first ]] && first=$cur; last=$cur; fi
+        sleep 0.5
+    done
+    echo "resident memory (rank:kB) at start: $first"
+    echo "resident memory (rank:kB) at end:   $last"
+}
+
+echo "== joins: --algo both --repeat $repeats --tuples-per-rank $tuples at $ranks ranks ($mpirun)"
+t0=$SECONDS
+mark="--seed 8100001"
+"$mpirun" -n "$ranks" "$bin" join --algo both --repeat "$repeats" --tuples-per-rank "$tuples" $mark \
+    --output "$work/join.csv" >"$work/join.out" 2>&1 &
+pid=$!
+watch_rss "$pid" "$mark"
+wait "$pid"; rc=$?
+echo "exit status $rc after $((SECONDS - t0)) s; verification PASS: $(grep -c '^verification: PASS' "$work/join.out"), FAIL: $(grep -c '^verification: FAIL' "$work/join.out"); CSV rows: $(($(wc -l <"$work/join.csv") - 1))"
+grep '^summary' "$work/join.out"
+
+if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
+    echo "== lock: skipped (rmabench lock is not built in $build)"
+else
+    echo "== lock: hot set of contended locks for $minutes min at $ranks ranks"
+    mark="--seed 8100002"
+    "$mpirun" -n "$ranks" "$bin" lock --duration "${minutes}m" $mark --output "$work/lock.csv" \
+        ${RMB_SOAK_LOCK_ARGS:-} >"$work/lock.out" 2>&1 &
+    pid=$!
+    watch_rss "$pid" "$mark"
+    wait "$pid"; rc=$?
+    echo "exit status $rc"
+    grep -Ei 'commit|abort|timeout|check|invariant' "$work/lock.out" | head -20
+fi

@@ -1,0 +1,168 @@
+/* The merge phase: the received runs are merged `fanin` at a time through an in-cache merge tree
+ * (2-way merge nodes with FIFO buffers, Balkesen et al.'s multi-way merge), so that one pass reads
+ * and writes memory once however many runs it combines; more runs than the fan-in take several
+ * passes (the thesis' d). MPI-free. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "smj_kernels.h"
+
+typedef struct {
+    const uint64_t *v;   /* leaf: the run; inner node: buf */
+    uint64_t *buf;       /* inner node: 2 * cap values, so that compaction is rare */
+    size_t head, tail;   /* values [head, tail) are ready */
+    size_t cap;          /* at most cap values ready at a time */
+    int left, right;     /* children; -1 for a leaf */
+    int done;            /* nothing more will be produced: [head, tail) is all that is left */
+} mnode;
+
+/* How many of the c smallest values of a[0..na) and b[0..nb) come from a (merge-path split). */
+static size_t corank(size_t c, const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+    size_t lo = c > nb ? c - nb : 0, hi = c < na ? c : na;
+    while (lo < hi) {
+        size_t i = lo + (hi - lo) / 2;
+        if (a[i] <= b[c - i - 1]) lo = i + 1;
+        else hi = i;
+    }
+    return lo;
+}
+
+/* Produces values into node x until it holds cap values or its inputs are exhausted. A chunk of c
+ * values is final only when neither unfinished child could still supply a smaller value: c must not
+ * exceed what an unfinished child has ready. */
+static void fill(mnode *nodes, int x, int simd)
+{
+    mnode *n = &nodes[x], *l = &nodes[n->left], *r = &nodes[n->right];
+    if (n->tail + n->cap > 2 * n->cap && n->buf != NULL) {
+        memmove(n->buf, n->buf + n->head, (n->tail - n->head) * sizeof *n->buf);
+        n->tail -= n->head;
+        n->head = 0;
+    }
+    while (!n->done && n->tail - n->head < n->cap) {
+        if (!l->done && l->tail - l->head < l->cap / 2) fill(nodes, n->left, simd);
+        if (!r->done && r->tail - r->head < r->cap / 2) fill(nodes, n->right, simd);
+        size_t a = l->tail - l->head, b = r->tail - r->head;
+        if (a + b == 0 && l->done && r->done) {
+            n->done = 1;
+            break;
+        }
+        size_t c = n->cap - (n->tail - n->head);
+        if (!l->done && a < c) c = a;
+        if (!r->done && b < c) c = b;
+        if (c > a + b) c = a + b;
+        if (c == 0) continue; /* an unfinished child was refilled above; it has values or is done */
+        size_t i = corank(c, l->v + l->head, a, r->v + r->head, b);
+        smj_merge2(l->v + l->head, i, r->v + r->head, c - i, n->buf + n->tail, simd);
+        l->head += i;
+        r->head += c - i;
+        n->tail += c;
+    }
+}
+
+int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint64_t *out, size_t buffer, int simd)
+{
+    if (k <= 0) return 0;
+    size_t total = 0;
+    for (int i = 0; i < k; i++) total += lens[i];
+    if (k == 1) {
+        memcpy(out, runs[0], lens[0] * sizeof *out);
+        return 0;
+    }
+    if (k == 2) {
+        smj_merge2(runs[0], lens[0], runs[1], lens[1], out, simd);
+        return 0;
+    }
+    if (buffer < 64) buffer = 64;
+    mnode *nodes = calloc((size_t)(2 * k - 1), sizeof *nodes);
+    int *level = malloc((size_t)k * sizeof *level);
+    uint64_t *bufs = malloc((size_t)(k - 2) * 2 * buffer * sizeof *bufs);
+    if (!nodes || !level || !bufs) {
+        free(nodes);
+        free(level);
+        free(bufs);
+        return -1;
+    }
+    for (int i = 0; i < k; i++) {
+        nodes[i] = (mnode){runs[i], NULL, 0, lens[i], lens[i], -1, -1, 1};
+        level[i] = i;
+    }
+    int count = k, next = k, used = 0;
+    while (count > 1) {
+        int m = 0;
+        for (int i = 0; i + 1 < count; i += 2) {
+            mnode *n = &nodes[next];
+            n->left = level[i];
+            n->right = level[i + 1];
+            if (count == 2) { /* the root writes straight into out */
+                n->buf = out;
+                n->cap = total;
+            } else {
+                n->buf = bufs + (size_t)used++ * 2 * buffer;
+                n->cap = buffer;
+            }
+            n->v = n->buf;
+            level[m++] = next++;
+        }
+        if (count % 2) level[m++] = level[count - 1];
+        count = m;
+    }
+    fill(nodes, next - 1, simd);
+    free(nodes);
+    free(level);
+    free(bufs);
+    return 0;
+}
+
+uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const size_t *starts, const size_t *lens,
+                           int runs, int fanin, int simd, int *passes)
+{
+    (void)n;
+    *passes = 0;
+    if (runs <= 1) return data;
+    if (fanin < 2) fanin = 2;
+    size_t *st = malloc((size_t)runs * sizeof *st), *ln = malloc((size_t)runs * sizeof *ln);
+    const uint64_t **ptr = malloc((size_t)fanin * sizeof *ptr);
+    if (!st || !ln || !ptr) {
+        free(st);
+        free(ln);
+        free(ptr);
+        return NULL;
+    }
+    memcpy(st, starts, (size_t)runs * sizeof *st);
+    memcpy(ln, lens, (size_t)runs * sizeof *ln);
+    /* tree buffers: about 2 MiB per tree (L2 + L3; measured best with smj-sortbench) */
+    size_t buffer = (size_t)(2048 * 1024 / 16) / (size_t)fanin;
+    uint64_t *src = data, *dst = scratch;
+    while (runs > 1) {
+        int out_runs = 0;
+        size_t pos = 0;
+        for (int g = 0; g < runs; g += fanin) {
+            int k = runs - g < fanin ? runs - g : fanin;
+            size_t len = 0;
+            for (int i = 0; i < k; i++) {
+                ptr[i] = src + st[g + i];
+                len += ln[g + i];
+            }
+            if (smj_merge_runs(ptr, ln + g, k, dst + pos, buffer, simd)) {
+                free(st);
+                free(ln);
+                free(ptr);
+                return NULL;
+            }
+            st[out_runs] = pos;
+            ln[out_runs] = len;
+            out_runs++;
+            pos += len;
+        }
+        runs = out_runs;
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+        (*passes)++;
+    }
+    free(st);
+    free(ln);
+    free(ptr);
+    return src;
+}

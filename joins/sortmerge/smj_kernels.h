@@ -1,0 +1,75 @@
+/* The sort-merge join's compute kernels, MPI-free so that calibration can time them on local data.
+ *
+ * Tuples travel packed into one 64-bit word, key << rid_bits | rid, from the local partitioning
+ * on: sorting the words sorts by key (ties by rid), runs and windows hold half the bytes of
+ * 16-byte tuples, and min/max instructions sort them (values stay below 2^63, so that AVX2's
+ * signed 64-bit compare is exact). */
+#ifndef RMB_SMJ_KERNELS_H
+#define RMB_SMJ_KERNELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kernel sets; the values match join.h's SIMD_* choices. */
+enum { SMJ_SIMD_AUTO = 0, SMJ_SIMD_AVX512 = 1, SMJ_SIMD_AVX2 = 2, SMJ_SIMD_SCALAR = 3 };
+
+/* Largest key + rid bits the packing accepts (keeps packed values below 2^63). */
+#define SMJ_PACK_BITS_MAX 63
+
+/* 1 if this build has the kernel set and this CPU can run it (scalar: always). */
+int smj_simd_available(int simd);
+/* auto -> the best available set; others returned unchanged (check availability first). */
+int smj_simd_resolve(int simd);
+const char *smj_simd_name(int simd); /* "avx512", "avx2", "scalar" */
+
+/* Sort n packed values from src into dst (src may equal dst); tmp holds n values of scratch.
+ * In cache when n * 16 bytes fit L2. */
+void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int simd);
+
+/* Merge sorted a[0..na) and b[0..nb) into out (na + nb values, no overlap with the inputs). */
+void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, int simd);
+
+/* Merge k sorted runs into out with an in-cache merge tree (FIFO buffers of `buffer` values
+ * between the 2-way merge nodes). runs[i] / lens[i] must not overlap out. Returns 0, or -1 when
+ * the scratch memory cannot be allocated. */
+int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint64_t *out, size_t buffer, int simd);
+
+/* Sort a sequence that consists of sorted runs (run i: starts[i] .. starts[i] + lens[i] inside
+ * data) by merging up to `fanin` runs at a time, ping-ponging between data and scratch (both n
+ * values). Returns the array that holds the sorted result (data or scratch) and the number of
+ * merge passes in *passes (the thesis' d). NULL when scratch memory for the tree is missing. */
+uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const size_t *starts, const size_t *lens,
+                           int runs, int fanin, int simd, int *passes);
+
+/* Matching scan over two packed, sorted relations: counts pairs with equal keys (any N:M) and
+ * sums match_term(r_rid, s_rid) over them. */
+void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t *matches,
+               uint64_t *checksum);
+
+/* Range boundaries from a sorted key sample: splitters[0 .. parts-2]; part t holds the keys k with
+ * splitters[t-1] < k <= splitters[t]. Every part's share of the sample is as close to even as the
+ * key groups allow; a key is never split between parts. */
+void smj_pick_splitters(const uint64_t *sorted_sample, size_t m, int parts, uint64_t *splitters);
+/* Equal-width boundaries over [1, max_key] (the thesis). */
+void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters);
+
+/* The part of key under splitters (parts - 1 of them): the first splitter >= key. Branch-free
+ * (the comparison is a coin flip per tuple, a branch would mispredict half the time). */
+static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts)
+{
+    size_t n = (size_t)parts - 1;
+    if (n == 0) return 0;
+    const uint64_t *b = splitters;
+    while (n > 1) {
+        size_t half = n / 2;
+        b = b[half - 1] < key ? b + half : b;
+        n -= half;
+    }
+    return (int)(b - splitters) + (*b < key);
+}
+
+static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }
+
+/* Default run length (tuples): a run, its sorted copy and the sort's scratch fit L2. */
+size_t smj_default_run_size(void);
+
+#endif

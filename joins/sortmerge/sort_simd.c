@@ -1,0 +1,390 @@
+/* In-cache sort of a run of packed tuples: a sorting network sorts blocks inside registers (columns
+ * of 8 registers, then a transpose), bitonic merge networks merge registers, and a 2-way merge
+ * kernel that feeds four registers at a time through a bitonic merge network merges sorted blocks
+ * level by level (Inoue et al. 2007; Balkesen et al. 2013). AVX-512 (8 lanes), AVX2 (4 lanes) and
+ * scalar kernels, chosen at run time. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rmb_config.h"
+#include "smj_kernels.h"
+#include "sort_internal.h"
+
+#if RMB_SIMD_AUTO
+#include <immintrin.h>
+
+/* ---------------------------------------------------------------- AVX-512: 8 x 64-bit lanes */
+#define AVX512 __attribute__((target("avx512f")))
+typedef __m512i v8;
+
+AVX512 static inline void cx8(v8 *a, v8 *b)
+{
+    v8 mn = _mm512_min_epu64(*a, *b);
+    *b = _mm512_max_epu64(*a, *b);
+    *a = mn;
+}
+
+AVX512 static inline v8 rev8(v8 v) { return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v); }
+
+/* Sorts a bitonic register: half cleaners at lane distances 4, 2, 1. */
+AVX512 static inline v8 clean8(v8 v)
+{
+    v8 p = _mm512_shuffle_i64x2(v, v, _MM_SHUFFLE(1, 0, 3, 2));
+    v = _mm512_mask_blend_epi64(0xF0, _mm512_min_epu64(v, p), _mm512_max_epu64(v, p));
+    p = _mm512_permutex_epi64(v, _MM_SHUFFLE(1, 0, 3, 2));
+    v = _mm512_mask_blend_epi64(0xCC, _mm512_min_epu64(v, p), _mm512_max_epu64(v, p));
+    p = _mm512_shuffle_epi32(v, _MM_PERM_BADC);
+    return _mm512_mask_blend_epi64(0xAA, _mm512_min_epu64(v, p), _mm512_max_epu64(v, p));
+}
+
+/* a[0..m) and b[0..m) hold two sorted sequences of 8m values; afterwards a, b hold their merge. */
+AVX512 static inline void merge_regs8(v8 *a, v8 *b, int m)
+{
+    for (int i = 0; i < m; i++) {
+        v8 rb = rev8(b[m - 1 - i]);
+        v8 lo = _mm512_min_epu64(a[i], rb), hi = _mm512_max_epu64(a[i], rb);
+        a[i] = lo;
+        b[m - 1 - i] = hi;
+    }
+    /* lo (a) and hi are bitonic; hi_i was stored in b[m-1-i]: put it back in order */
+    for (int i = 0; i < m / 2; i++) {
+        v8 t = b[i];
+        b[i] = b[m - 1 - i];
+        b[m - 1 - i] = t;
+    }
+    for (int d = m / 2; d >= 1; d /= 2)
+        for (int i = 0; i < m; i++)
+            if (!(i & d)) {
+                cx8(&a[i], &a[i + d]);
+                cx8(&b[i], &b[i + d]);
+            }
+    for (int i = 0; i < m; i++) {
+        a[i] = clean8(a[i]);
+        b[i] = clean8(b[i]);
+    }
+}
+
+/* Sorts 64 values: 8-input sorting network over the registers (sorts every lane column), 8x8
+ * transpose (every register a sorted run of 8), then bitonic merges 8 -> 16 -> 32 -> 64. */
+AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst)
+{
+    v8 r[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_si512((const void *)(src + 8 * i));
+    static const int net[19][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {1, 2}, {5, 6},
+                                   {0, 4}, {1, 5}, {2, 6}, {3, 7}, {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6}};
+    for (int c = 0; c < 19; c++) cx8(&r[net[c][0]], &r[net[c][1]]);
+    v8 t[8], u[8], o[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi64(r[i], r[i + 1]);
+    }
+    for (int h = 0; h < 8; h += 4) {
+        u[h + 0] = _mm512_shuffle_i64x2(t[h + 0], t[h + 2], 0x88);
+        u[h + 1] = _mm512_shuffle_i64x2(t[h + 1], t[h + 3], 0x88);
+        u[h + 2] = _mm512_shuffle_i64x2(t[h + 0], t[h + 2], 0xDD);
+        u[h + 3] = _mm512_shuffle_i64x2(t[h + 1], t[h + 3], 0xDD);
+    }
+    for (int i = 0; i < 4; i++) {
+        o[i] = _mm512_shuffle_i64x2(u[i], u[i + 4], 0x88);
+        o[i + 4] = _mm512_shuffle_i64x2(u[i], u[i + 4], 0xDD);
+    }
+    for (int i = 0; i < 8; i += 2) merge_regs8(&o[i], &o[i + 1], 1);
+    merge_regs8(&o[0], &o[2], 2);
+    merge_regs8(&o[4], &o[6], 2);
+    merge_regs8(&o[0], &o[4], 4);
+    for (int i = 0; i < 8; i++) _mm512_storeu_si512((void *)(dst + 8 * i), o[i]);
+}
+
+/* 2-way merge, 4 registers (32 values) per step (more independent lanes per step hide the
+ * network's latency): the largest 32 so far stay in c; the input with the smaller head supplies
+ * the next 32 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
+ * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
+#define STEP8 4
+AVX512 static inline const uint64_t *next_step8(const uint64_t **p, const uint64_t *end, uint64_t *pad)
+{
+    const size_t w = 8 * STEP8;
+    if ((size_t)(end - *p) >= w) {
+        const uint64_t *q = *p;
+        *p += w;
+        return q;
+    }
+    size_t left = (size_t)(end - *p);
+    memcpy(pad, *p, left * sizeof *pad);
+    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    *p = end;
+    return pad;
+}
+
+AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+{
+    const size_t w = 8 * STEP8;
+    if (na + nb < 2 * w || na == 0 || nb == 0) {
+        smj_scalar_merge2(a, na, b, nb, out);
+        return;
+    }
+    uint64_t pad[8 * STEP8], last[8 * STEP8];
+    const uint64_t *ea = a + na, *eb = b + nb;
+    size_t left = na + nb; /* values still to be written */
+    v8 c[STEP8], x[STEP8];
+    const uint64_t *q = next_step8(&a, ea, pad);
+    for (int i = 0; i < STEP8; i++) c[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
+    q = next_step8(&b, eb, pad);
+    for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
+    for (;;) {
+        merge_regs8(c, x, STEP8);
+        if (left <= w) break; /* the rest is in c (padding after it) */
+        for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), c[i]);
+        out += w;
+        left -= w;
+        for (int i = 0; i < STEP8; i++) c[i] = x[i];
+        if (a == ea && b == eb) break; /* inputs done: c holds the last values */
+        uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
+        q = ha <= hb ? next_step8(&a, ea, pad) : next_step8(&b, eb, pad);
+        for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
+    }
+    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
+    memcpy(out, last, left * sizeof *out);
+}
+
+/* ---------------------------------------------------------------- AVX2: 4 x 64-bit lanes */
+#define AVX2 __attribute__((target("avx2")))
+typedef __m256i v4;
+
+/* Values are below 2^63: the signed compare orders them correctly. */
+AVX2 static inline void cx4(v4 *a, v4 *b)
+{
+    /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
+     * byte-wise blendv_epi8 on a compare mask into an extra compare) */
+    __m256d x = _mm256_castsi256_pd(*a), y = _mm256_castsi256_pd(*b);
+    __m256d gt = _mm256_castsi256_pd(_mm256_cmpgt_epi64(*a, *b));
+    *a = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
+    *b = _mm256_castpd_si256(_mm256_blendv_pd(y, x, gt));
+}
+
+/* Reverses the lanes: swap the 128-bit halves, then the pairs within them (cheaper than vpermq on
+ * some cores). */
+AVX2 static inline v4 rev4(v4 v)
+{
+    __m256d h = _mm256_castsi256_pd(_mm256_permute2x128_si256(v, v, 0x01));
+    return _mm256_castpd_si256(_mm256_permute_pd(h, 0x5));
+}
+
+/* Sorts a bitonic register: half cleaners at lane distances 2 (swap 128-bit halves) and 1 (swap
+ * within 128-bit halves: an in-lane shuffle, cheaper than a cross-lane permute). */
+AVX2 static inline v4 clean4(v4 v)
+{
+    v4 p = _mm256_permute2x128_si256(v, v, 0x01), lo = v, hi = p;
+    cx4(&lo, &hi);
+    v = _mm256_blend_epi32(lo, hi, 0xF0);
+    p = _mm256_castpd_si256(_mm256_permute_pd(_mm256_castsi256_pd(v), 0x5));
+    lo = v;
+    hi = p;
+    cx4(&lo, &hi);
+    return _mm256_blend_epi32(lo, hi, 0xCC);
+}
+
+AVX2 static inline void merge_regs4(v4 *a, v4 *b, int m)
+{
+    for (int i = 0; i < m; i++) {
+        v4 lo = a[i], hi = rev4(b[m - 1 - i]);
+        cx4(&lo, &hi);
+        a[i] = lo;
+        b[m - 1 - i] = hi;
+    }
+    for (int i = 0; i < m / 2; i++) {
+        v4 t = b[i];
+        b[i] = b[m - 1 - i];
+        b[m - 1 - i] = t;
+    }
+    for (int d = m / 2; d >= 1; d /= 2)
+        for (int i = 0; i < m; i++)
+            if (!(i & d)) {
+                cx4(&a[i], &a[i + d]);
+                cx4(&b[i], &b[i + d]);
+            }
+    for (int i = 0; i < m; i++) {
+        a[i] = clean4(a[i]);
+        b[i] = clean4(b[i]);
+    }
+}
+
+/* Sorts the 16 values in r[0..4) (4-input network over registers, 4x4 transpose, merges 4 -> 8 ->
+ * 16); afterwards r[0..4) is one sorted run. */
+AVX2 static inline void sort16_regs_avx2(v4 *r)
+{
+    cx4(&r[0], &r[1]);
+    cx4(&r[2], &r[3]);
+    cx4(&r[0], &r[2]);
+    cx4(&r[1], &r[3]);
+    cx4(&r[1], &r[2]);
+    v4 t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
+    v4 t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+    merge_regs4(&r[0], &r[1], 1);
+    merge_regs4(&r[2], &r[3], 1);
+    merge_regs4(&r[0], &r[2], 2);
+}
+
+/* Sorts 64 values in registers: four sorted 16s, merged 16 -> 32 -> 64. */
+AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst)
+{
+    v4 r[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm256_loadu_si256((const __m256i *)(src + 4 * i));
+    for (int g = 0; g < 16; g += 4) sort16_regs_avx2(&r[g]);
+    merge_regs4(&r[0], &r[4], 4);
+    merge_regs4(&r[8], &r[12], 4);
+    merge_regs4(&r[0], &r[8], 8);
+    for (int i = 0; i < 16; i++) _mm256_storeu_si256((__m256i *)(dst + 4 * i), r[i]);
+}
+
+/* 2-way merge, 4 registers (16 values) per step (more independent lanes per step hide the
+ * network's latency): the largest 16 so far stay in c; the input with the smaller head supplies
+ * the next 16 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
+ * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
+#define STEP4 4
+AVX2 static inline const uint64_t *next_step4(const uint64_t **p, const uint64_t *end, uint64_t *pad)
+{
+    const size_t w = 4 * STEP4;
+    if ((size_t)(end - *p) >= w) {
+        const uint64_t *q = *p;
+        *p += w;
+        return q;
+    }
+    size_t left = (size_t)(end - *p);
+    memcpy(pad, *p, left * sizeof *pad);
+    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    *p = end;
+    return pad;
+}
+
+AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+{
+    const size_t w = 4 * STEP4;
+    if (na + nb < 2 * w || na == 0 || nb == 0) {
+        smj_scalar_merge2(a, na, b, nb, out);
+        return;
+    }
+    uint64_t pad[4 * STEP4], last[4 * STEP4];
+    const uint64_t *ea = a + na, *eb = b + nb;
+    size_t left = na + nb; /* values still to be written */
+    v4 c[STEP4], x[STEP4];
+    const uint64_t *q = next_step4(&a, ea, pad);
+    for (int i = 0; i < STEP4; i++) c[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+    q = next_step4(&b, eb, pad);
+    for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+    for (;;) {
+        merge_regs4(c, x, STEP4);
+        if (left <= w) break; /* the rest is in c (padding after it) */
+        for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(out + 4 * i), c[i]);
+        out += w;
+        left -= w;
+        for (int i = 0; i < STEP4; i++) c[i] = x[i];
+        if (a == ea && b == eb) break; /* inputs done: c holds the last values */
+        uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
+        q = ha <= hb ? next_step4(&a, ea, pad) : next_step4(&b, eb, pad);
+        for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+    }
+    for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(last + 4 * i), c[i]);
+    memcpy(out, last, left * sizeof *out);
+}
+#endif /* RMB_SIMD_AUTO */
+
+/* ---------------------------------------------------------------- dispatch */
+int smj_simd_available(int simd)
+{
+    switch (simd) {
+    case SMJ_SIMD_SCALAR: return 1;
+#if RMB_SIMD_AUTO
+    case SMJ_SIMD_AVX512: __builtin_cpu_init(); return __builtin_cpu_supports("avx512f");
+    case SMJ_SIMD_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
+#endif
+    case SMJ_SIMD_AUTO: return 1;
+    default: return 0;
+    }
+}
+
+int smj_simd_resolve(int simd)
+{
+    if (simd != SMJ_SIMD_AUTO) return simd;
+    if (smj_simd_available(SMJ_SIMD_AVX512)) return SMJ_SIMD_AVX512;
+    if (smj_simd_available(SMJ_SIMD_AVX2)) return SMJ_SIMD_AVX2;
+    return SMJ_SIMD_SCALAR;
+}
+
+const char *smj_simd_name(int simd)
+{
+    switch (simd) {
+    case SMJ_SIMD_AVX512: return "avx512";
+    case SMJ_SIMD_AVX2: return "avx2";
+    case SMJ_SIMD_SCALAR: return "scalar";
+    default: return "auto";
+    }
+}
+
+void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, int simd)
+{
+#if RMB_SIMD_AUTO
+    if (simd == SMJ_SIMD_AVX512) {
+        merge2_avx512(a, na, b, nb, out);
+        return;
+    }
+    if (simd == SMJ_SIMD_AVX2) {
+        merge2_avx2(a, na, b, nb, out);
+        return;
+    }
+#endif
+    (void)simd;
+    smj_scalar_merge2(a, na, b, nb, out);
+}
+
+/* Sorts full blocks with the register network (the tail with insertion sort), then merges
+ * neighbouring sorted blocks level by level, alternating between dst and tmp so that the last
+ * level lands in dst. */
+void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int simd)
+{
+    size_t block = 16;
+    void (*block_sort)(const uint64_t *, uint64_t *) = NULL;
+#if RMB_SIMD_AUTO
+    if (simd == SMJ_SIMD_AVX512) {
+        block = 64;
+        block_sort = sort_block64_avx512;
+    } else if (simd == SMJ_SIMD_AVX2) {
+        block = 64;
+        block_sort = sort_block64_avx2;
+    }
+#endif
+    int levels = 0;
+    for (size_t w = block; w < n; w *= 2) levels++;
+    uint64_t *in = levels % 2 ? tmp : dst, *out = levels % 2 ? dst : tmp;
+    size_t full = block_sort ? n - n % block : 0;
+    for (size_t i = 0; i < full; i += block) block_sort(src + i, in + i);
+    for (size_t i = full; i < n; i += block) smj_scalar_sort_small(src + i, n - i < block ? n - i : block, in + i);
+    for (size_t w = block; w < n; w *= 2) {
+        for (size_t i = 0; i < n; i += 2 * w) {
+            size_t na = n - i < w ? n - i : w;
+            size_t nb = n - i - na < w ? n - i - na : w;
+            if (nb == 0) memcpy(out + i, in + i, na * sizeof *out);
+            else smj_merge2(in + i, na, in + i + na, nb, out + i, simd);
+        }
+        uint64_t *t = in;
+        in = out;
+        out = t;
+    }
+}
+
+size_t smj_default_run_size(void)
+{
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (l2 <= 0) l2 = 1 << 20;
+    /* the run being sorted and the sort's scratch: 16 bytes per tuple */
+    size_t n = 1024;
+    while (n * 2 * 16 <= (size_t)l2) n *= 2;
+    return n;
+}

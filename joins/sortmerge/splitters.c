@@ -1,0 +1,35 @@
+/* Range boundaries for the sort-merge join's partitioning. MPI-free (the sampling and broadcast
+ * are in range.c). */
+#include "smj_kernels.h"
+
+void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
+{
+    uint64_t width = max_key / (uint64_t)parts + (max_key % (uint64_t)parts != 0);
+    if (width == 0) width = 1;
+    for (int t = 0; t + 1 < parts; t++) splitters[t] = width * (uint64_t)(t + 1);
+}
+
+/* Part t ends at sample position t*m/parts, moved to the nearer end of the key group it falls
+ * in, so that equal keys stay together and stray cuts do not accumulate. */
+void smj_pick_splitters(const uint64_t *sample, size_t m, int parts, uint64_t *splitters)
+{
+    size_t prev_cut = 0;
+    uint64_t prev = 0;
+    for (int t = 1; t < parts; t++) {
+        size_t q = m / (size_t)parts * (size_t)t + m % (size_t)parts * (size_t)t / (size_t)parts;
+        size_t cut = q;
+        if (q > 0 && q < m && sample[q - 1] == sample[q]) { /* q falls inside a key group */
+            uint64_t v = sample[q];
+            size_t lo = q, hi = q;
+            while (lo > 0 && sample[lo - 1] == v) lo--;
+            while (hi < m && sample[hi] == v) hi++;
+            cut = (hi - q <= q - lo || lo < prev_cut) ? hi : lo;
+        }
+        if (cut < prev_cut) cut = prev_cut;
+        uint64_t s = cut == 0 ? 0 : sample[cut - 1];
+        if (s < prev) s = prev;
+        splitters[t - 1] = s;
+        prev = s;
+        prev_cut = cut;
+    }
+}

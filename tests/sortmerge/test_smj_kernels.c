@@ -1,0 +1,273 @@
+/* Unit tests of the sort-merge join's kernels: in-cache sort vs qsort (every SIMD path this CPU
+ * runs, plus scalar), 2-way and multi-way merge, merge passes, matching scan vs nested loops,
+ * splitter choice. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "generate.h"
+#include "smj_kernels.h"
+
+static uint64_t rng_state = 12345;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+enum { RANDOM, SORTED, REVERSE, ALL_EQUAL, FEW_KEYS, PATTERNS };
+static const char *pattern_name[] = {"random", "sorted", "reverse", "all-equal", "few-keys"};
+
+static void fill(uint64_t *v, size_t n, int pattern)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (pattern) {
+        case RANDOM: v[i] = rnd() >> 1; break; /* packed values stay below 2^63 */
+        case SORTED: v[i] = i * 3; break;
+        case REVERSE: v[i] = (uint64_t)(n - i) * 5; break;
+        case ALL_EQUAL: v[i] = 0x7FFFFFFFFFFFFFFFull; break;
+        default: v[i] = rnd() % 5; break;
+        }
+    }
+}
+
+static int simd_paths[3], nsimd;
+
+static void test_sort(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 63, 64, 65, 127, 1001, 4097, 65536 + 13};
+    for (int si = 0; si < nsimd; si++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+            for (int p = 0; p < PATTERNS; p++) {
+                size_t n = sizes[z];
+                uint64_t *src = malloc((n + 1) * 8), *ref = malloc((n + 1) * 8), *dst = malloc((n + 1) * 8),
+                         *tmp = malloc((n + 1) * 8);
+                fill(src, n, p);
+                memcpy(ref, src, n * 8);
+                qsort(ref, n, 8, cmp_u64);
+                smj_sort_run(src, n, dst, tmp, simd_paths[si]);
+                int ok = memcmp(dst, ref, n * 8) == 0;
+                /* in place (src == dst), as for runs sorted straight into the own window */
+                smj_sort_run(src, n, src, tmp, simd_paths[si]);
+                ok &= memcmp(src, ref, n * 8) == 0;
+                if (!ok) fprintf(stderr, "sort %s n=%zu %s wrong\n", smj_simd_name(simd_paths[si]), n, pattern_name[p]);
+                CHECK(ok);
+                free(src);
+                free(ref);
+                free(dst);
+                free(tmp);
+            }
+}
+
+static void test_merge2(void)
+{
+    const size_t lens[] = {0, 1, 5, 8, 15, 16, 17, 33, 100, 1000};
+    const size_t nl = sizeof lens / sizeof *lens;
+    for (int si = 0; si < nsimd; si++)
+        for (size_t x = 0; x < nl; x++)
+            for (size_t y = 0; y < nl; y++) {
+                size_t na = lens[x], nb = lens[y];
+                uint64_t *a = malloc((na + 1) * 8), *b = malloc((nb + 1) * 8), *out = malloc((na + nb + 1) * 8),
+                         *ref = malloc((na + nb + 1) * 8);
+                int p = (int)((x + y) % 2 ? RANDOM : FEW_KEYS);
+                fill(a, na, p);
+                fill(b, nb, p);
+                qsort(a, na, 8, cmp_u64);
+                qsort(b, nb, 8, cmp_u64);
+                memcpy(ref, a, na * 8);
+                memcpy(ref + na, b, nb * 8);
+                qsort(ref, na + nb, 8, cmp_u64);
+                smj_merge2(a, na, b, nb, out, simd_paths[si]);
+                CHECK(memcmp(out, ref, (na + nb) * 8) == 0);
+                free(a);
+                free(b);
+                free(out);
+                free(ref);
+            }
+}
+
+/* k runs of random lengths (some empty), merged through the tree with small buffers. */
+static void test_merge_runs(void)
+{
+    const int fanins[] = {2, 3, 5, 8, 17, 64};
+    for (int si = 0; si < nsimd; si++)
+        for (size_t f = 0; f < sizeof fanins / sizeof *fanins; f++)
+            for (int p = 0; p < 2; p++) {
+                int k = fanins[f];
+                size_t lens[64], total = 0;
+                const uint64_t *runs[64];
+                uint64_t *data[64];
+                for (int i = 0; i < k; i++) {
+                    lens[i] = (i % 4 == 1) ? 0 : rnd() % 3000;
+                    total += lens[i];
+                    data[i] = malloc((lens[i] + 1) * 8);
+                    fill(data[i], lens[i], p ? FEW_KEYS : RANDOM);
+                    qsort(data[i], lens[i], 8, cmp_u64);
+                    runs[i] = data[i];
+                }
+                uint64_t *out = malloc((total + 1) * 8), *ref = malloc((total + 1) * 8);
+                size_t pos = 0;
+                for (int i = 0; i < k; i++) {
+                    memcpy(ref + pos, data[i], lens[i] * 8);
+                    pos += lens[i];
+                }
+                qsort(ref, total, 8, cmp_u64);
+                CHECK(smj_merge_runs(runs, lens, k, out, 64, simd_paths[si]) == 0);
+                int ok = memcmp(out, ref, total * 8) == 0;
+                if (!ok) fprintf(stderr, "merge_runs %s k=%d wrong\n", smj_simd_name(simd_paths[si]), k);
+                CHECK(ok);
+                for (int i = 0; i < k; i++) free(data[i]);
+                free(out);
+                free(ref);
+            }
+}
+
+/* 37 runs at fan-in 4 take ceil(log4 37) = 3 passes. */
+static void test_merge_passes(void)
+{
+    const int runs = 37;
+    size_t starts[37], lens[37], n = 0;
+    for (int i = 0; i < runs; i++) {
+        starts[i] = n;
+        lens[i] = i == 5 ? 0 : 100 + rnd() % 900;
+        n += lens[i];
+    }
+    uint64_t *data = malloc(n * 8), *scratch = malloc(n * 8), *ref = malloc(n * 8);
+    fill(data, n, RANDOM);
+    for (int i = 0; i < runs; i++) qsort(data + starts[i], lens[i], 8, cmp_u64);
+    memcpy(ref, data, n * 8);
+    qsort(ref, n, 8, cmp_u64);
+    int passes = -1;
+    uint64_t *res = smj_merge_passes(data, scratch, n, starts, lens, runs, 4, smj_simd_resolve(SMJ_SIMD_AUTO), &passes);
+    CHECK(res == data || res == scratch);
+    CHECK_EQ_U64(passes, 3);
+    CHECK(res && memcmp(res, ref, n * 8) == 0);
+    /* one run: no pass, the data are already sorted */
+    uint64_t *one = smj_merge_passes(ref, scratch, n, starts, &n, 1, 4, SMJ_SIMD_SCALAR, &passes);
+    CHECK(one == ref);
+    CHECK_EQ_U64(passes, 0);
+    free(data);
+    free(scratch);
+    free(ref);
+}
+
+/* Duplicates on both sides, keys only in R, keys only in S, vs nested loops. */
+static void test_match(void)
+{
+    const int rid_bits = 20;
+    for (int trial = 0; trial < 20; trial++) {
+        size_t rn = rnd() % 500, sn = rnd() % 2000;
+        uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
+        uint64_t keys = 1 + rnd() % 300;
+        for (size_t i = 0; i < rn; i++) r[i] = smj_pack(1 + rnd() % keys, i, rid_bits);
+        for (size_t i = 0; i < sn; i++) s[i] = smj_pack(1 + rnd() % (keys * 2), 1000 + i, rid_bits);
+        uint64_t m_ref = 0, c_ref = 0;
+        for (size_t i = 0; i < rn; i++)
+            for (size_t j = 0; j < sn; j++)
+                if (r[i] >> rid_bits == s[j] >> rid_bits) {
+                    m_ref++;
+                    c_ref += match_term(r[i] & ((1u << rid_bits) - 1), s[j] & ((1u << rid_bits) - 1));
+                }
+        qsort(r, rn, 8, cmp_u64);
+        qsort(s, sn, 8, cmp_u64);
+        uint64_t m, c;
+        smj_match(r, rn, s, sn, rid_bits, &m, &c);
+        CHECK_EQ_U64(m, m_ref);
+        CHECK_EQ_U64(c, c_ref);
+        free(r);
+        free(s);
+    }
+}
+
+static void shares(const uint64_t *sample, size_t m, int parts, const uint64_t *spl, uint64_t *count)
+{
+    memset(count, 0, (size_t)parts * 8);
+    for (size_t i = 0; i < m; i++) count[smj_part_of(sample[i], spl, parts)]++;
+}
+
+static void test_splitters(void)
+{
+    uint64_t spl[8], count[8];
+    /* distinct keys: shares within one of m/parts */
+    uint64_t *u = malloc(1000 * 8);
+    for (int i = 0; i < 1000; i++) u[i] = (uint64_t)i * 7 + 1;
+    for (int parts = 2; parts <= 8; parts++) {
+        smj_pick_splitters(u, 1000, parts, spl);
+        shares(u, 1000, parts, spl, count);
+        for (int t = 0; t < parts; t++) CHECK(count[t] >= 1000 / (uint64_t)parts && count[t] <= 1000 / (uint64_t)parts + 1);
+    }
+    /* a heavy key (30%) straddling the first cut stays whole in one part; the rest stay even */
+    uint64_t *k = malloc(1000 * 8);
+    for (int i = 0; i < 300; i++) k[i] = 1;
+    for (int i = 300; i < 1000; i++) k[i] = (uint64_t)i;
+    smj_pick_splitters(k, 1000, 4, spl);
+    CHECK_EQ_U64(spl[0], 1);
+    shares(k, 1000, 4, spl, count);
+    CHECK_EQ_U64(count[0], 300);
+    CHECK_EQ_U64(count[1], 200);
+    CHECK_EQ_U64(count[2], 250);
+    CHECK_EQ_U64(count[3], 250);
+    /* Zipf-like sample: no part exceeds the even share by more than the largest key group */
+    for (int i = 0; i < 1000; i++) k[i] = 1 + (uint64_t)(1000.0 / (1 + (double)(rnd() % 1000)));
+    qsort(k, 1000, 8, cmp_u64);
+    size_t group = 0;
+    for (size_t i = 0, j; i < 1000; i = j) {
+        for (j = i; j < 1000 && k[j] == k[i]; j++) {}
+        if (j - i > group) group = j - i;
+    }
+    for (int parts = 2; parts <= 8; parts++) {
+        smj_pick_splitters(k, 1000, parts, spl);
+        shares(k, 1000, parts, spl, count);
+        uint64_t sum = 0;
+        for (int t = 0; t < parts; t++) {
+            CHECK(count[t] <= 1000 / (uint64_t)parts + group);
+            sum += count[t];
+            if (t) CHECK(spl[t - 1] >= (t > 1 ? spl[t - 2] : 0));
+        }
+        CHECK_EQ_U64(sum, 1000);
+    }
+    /* smj_part_of = the number of splitters below the key, for any part count and repeated splitters */
+    for (int parts = 1; parts <= 40; parts++) {
+        uint64_t sp[40];
+        for (int t = 0; t + 1 < parts; t++) sp[t] = rnd() % 50;
+        qsort(sp, (size_t)(parts > 1 ? parts - 1 : 0), 8, cmp_u64);
+        for (uint64_t key = 0; key < 55; key++) {
+            int below = 0;
+            for (int t = 0; t + 1 < parts; t++) below += sp[t] < key;
+            CHECK_EQ_U64(smj_part_of(key, sp, parts), below);
+        }
+    }
+    /* equal widths over [1, 10] in 3 parts: 4, 4, 2 keys */
+    smj_equal_splitters(10, 3, spl);
+    for (uint64_t key = 1; key <= 10; key++) CHECK_EQ_U64(smj_part_of(key, spl, 3), (key - 1) / 4);
+    free(u);
+    free(k);
+}
+
+int main(void)
+{
+    const int all[] = {SMJ_SIMD_AVX512, SMJ_SIMD_AVX2, SMJ_SIMD_SCALAR};
+    for (int i = 0; i < 3; i++)
+        if (smj_simd_available(all[i])) simd_paths[nsimd++] = all[i];
+    printf("kernels tested:");
+    for (int i = 0; i < nsimd; i++) printf(" %s", smj_simd_name(simd_paths[i]));
+    printf("\n");
+    CHECK(smj_simd_available(SMJ_SIMD_SCALAR));
+    test_sort();
+    test_merge2();
+    test_merge_runs();
+    test_merge_passes();
+    test_match();
+    test_splitters();
+    CHECK_DONE();
+}
