@@ -19,7 +19,7 @@ timeout 1800 $mpirun -n "$np" "$build/rmabench" join --algo both --tuples-per-ra
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 phases = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
-          "sortmerge": ["histogram", "window_alloc", "partition", "sort", "merge", "match"]}
+          "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
 def med(rs, col):
     v = [float(r[col]) for r in rs if r.get(col, "") != ""]
     return statistics.median(v) if v else None

@@ -45,7 +45,7 @@ static int output_writable(const char *path, char *err, size_t len)
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
-    calibrate_opts o = {.tuples = 1000000, .put_bytes = 16 << 20, .repeats = 3};
+    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3};
     const opt_spec specs[] = {
         {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
         {"tuples", OPT_COUNT, &o.tuples, "tuples per rank for the compute kernels", 1000, 1e9, NULL, NULL},

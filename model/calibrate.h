@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "context.h"
+#include "generate.h"
+#include "join.h"
 #include "params.h"
 
 typedef struct {
@@ -19,6 +21,15 @@ typedef struct {
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+
+/* calibrate_compute's parts: the sort-merge kernels (calibrate_smj.c) on the generator's data r, s
+ * with the joins' default options jo; P_scan must be set already. */
+void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
+                         const tuple_t *r, const tuple_t *s, model_params *p);
+/* Rank-local allocation failure: message and MPI_Abort. */
+void calibrate_fail(const bench_ctx *ctx, const char *what);
+/* Mean over ranks of n / (median of this rank's t[0..reps)) (reorders t). */
+double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
 
 /* Helpers shared by the three: median of v[0..n) (reorders v), and a value agreed over ranks. */
 double calibrate_median(double *v, int n);

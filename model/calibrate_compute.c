@@ -1,277 +1,218 @@
-/* Compute rates of the join kernels, every rank at once (memory bandwidth is shared as in a join).
- *
- * TO BE WIRED: until joins/radix/radix_kernels.h and joins/sortmerge/smj_kernels.h land on main,
- * these are minimal stand-in kernels of the same shape (histogram scan, radix scatter with 8-byte
- * compression, in-cache bucket-chained hash build/probe, LSD radix sort of cache-sized runs, heap
- * multi-way merge, merge-join scan). The parameter file says so in its `kernels` line; the model
- * comparison is only as good as the kernels timed here. */
+/* Compute rates of the joins' own kernels, every rank at once (memory bandwidth is shared as in a
+ * join), on the generator's data (joins/generate.h), out of cache, at the parameters the joins
+ * choose by default on these ranks, and with fresh or reused memory as the join sees it:
+ *   P_scan             radix_histogram_tuples over R and S (16-byte tuples, the join's network bits)
+ *   P_partition        the radix join's network pass itself (radix_network_partition, --compress:
+ *                      16-byte tuples in, 8-byte packed words out), run by every rank on a window
+ *                      of its own (MPI_COMM_SELF): the pass's compute, no transfer
+ *   P_partition_local  radix_local_partition per network partition, 8-byte words, the join's plan
+ *                      (fresh scratch each time, as the join allocates it per run)
+ *   P_build, P_probe   radix_build_probe per leaf right after that partition's local pass
+ *                      (build: one S item per leaf; probe: the full call minus the build)
+ *   P_partition_range  the sort-merge join's partition phase (smj_range_partition: splitters,
+ *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
+ *                      model adds as the histogram term
+ *   P_sort_run         smj_sort_run over runs of the join's length into a fresh window (the join
+ *                      sorts into windows whose pages it touches first)
+ *   P_merge            smj_merge_passes at the join's fan-in, window -> reused scratch, per pass
+ *   P_match            smj_match over the two sorted relations */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibrate.h"
+#include "generate.h"
+#include "join.h"
+#include "radix/local_partition.h"
 #include "memory.h"
-#include "tuple.h"
+#include "radix/radix_phases.h"
+#include "window.h"
 
-static uint64_t mix(uint64_t z)
+#define REPS_MAX 100
+
+/* The radix join's largest auto local fan-out per pass (joins/radix/radix.c AUTO_MAX_LOCAL_BITS). */
+#define RADIX_AUTO_MAX_LOCAL_BITS 10
+
+void calibrate_fail(const bench_ctx *ctx, const char *what)
 {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    fprintf(stderr, "rmabench: rank %d: calibrate: cannot allocate %s\n", ctx->rank, what);
+    MPI_Abort(ctx->world, 2);
 }
 
-/* Times fn over the repeats (every rank at once, synchronised), returns the median rate of n tuples. */
-typedef void (*kernel_fn)(void *arg);
-static double rate(const bench_ctx *ctx, const calibrate_opts *o, kernel_fn fn, void *arg, double n)
+/* The radix join's default network bits (radix.c resolve_radix_bits): 8 partitions per rank. */
+static int radix_default_bits(int ranks)
 {
-    double t[100];
-    int reps = (int)o->repeats;
-    fn(arg); /* warm-up: page faults, caches */
-    for (int r = 0; r < reps; r++) {
+    int b = 0;
+    while ((1 << b) < ranks) b++;
+    return b + 3 > 20 ? 20 : b + 3;
+}
+
+/* The radix join's local plan (radix.c plan_local, auto case): passes of at most 10 bits, spread
+ * evenly, until the largest R partition and its table fit half the L2. */
+static radix_local_plan radix_default_plan(uint64_t max_r_part)
+{
+    radix_local_plan pl;
+    memset(&pl, 0, sizeof pl);
+    int need = radix_local_bits_needed(max_r_part, 8, radix_l2_bytes());
+    if (need <= 0) return pl;
+    pl.passes = (need + RADIX_AUTO_MAX_LOCAL_BITS - 1) / RADIX_AUTO_MAX_LOCAL_BITS;
+    if (pl.passes > RADIX_MAX_PASSES) pl.passes = RADIX_MAX_PASSES;
+    for (int k = 0; k < pl.passes; k++) {
+        pl.bits[k] = need / pl.passes + (k < need % pl.passes);
+        pl.total_bits += pl.bits[k];
+    }
+    return pl;
+}
+
+/* Median over the repeats (the first run is a warm-up) of this rank's seconds; the mean over ranks
+ * of n / median. */
+double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
+{
+    double med = calibrate_median(t, reps);
+    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM);
+}
+
+/* --- radix hash join ------------------------------------------------------------------------ */
+
+static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
+                            const tuple_t *r, const tuple_t *s, model_params *p)
+{
+    const int reps = (int)o->repeats, bits = radix_default_bits(ctx->size);
+    const uint64_t n = w->r_n;
+    double t[REPS_MAX];
+
+    /* P_scan: the histogram phase's kernel over both relations */
+    uint64_t *hist = calloc((size_t)1 << bits, sizeof *hist);
+    if (!hist) calibrate_fail(ctx, "the histogram");
+    for (int k = -1; k < reps; k++) {
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
-        fn(arg);
-        t[r] = MPI_Wtime() - t0;
+        radix_histogram_tuples(r, n, bits, hist);
+        radix_histogram_tuples(s, w->s_n, bits, hist);
+        if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
-    double med = calibrate_median(t, reps);
-    return calibrate_allreduce(ctx, n / med, MPI_SUM); /* mean over ranks of per-rank rates */
-}
+    free(hist);
+    params_put(p, MP_P_scan, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
 
-typedef struct {
-    tuple_t *in, *out;
-    uint64_t *packed;
-    uint64_t n;
-    int bits;
-    uint32_t *hist;
-    volatile uint64_t sink;
-} part_arg;
-
-static void k_scan(void *a_)
-{
-    part_arg *a = a_;
-    uint32_t mask = (1u << a->bits) - 1;
-    memset(a->hist, 0, sizeof(uint32_t) << a->bits);
-    for (uint64_t i = 0; i < a->n; i++) a->hist[a->in[i].key & mask]++;
-}
-
-/* network pass: scatter into 2^bits partitions packing key and rid into 8 bytes */
-static void k_partition_net(void *a_)
-{
-    part_arg *a = a_;
-    uint32_t parts = 1u << a->bits, mask = parts - 1;
-    uint64_t *pos = malloc(sizeof(uint64_t) * parts), off = 0;
-    k_scan(a);
-    for (uint32_t p = 0; p < parts; p++) { pos[p] = off; off += a->hist[p]; }
-    for (uint64_t i = 0; i < a->n; i++) {
-        uint64_t k = a->in[i].key;
-        a->packed[pos[k & mask]++] = (k >> a->bits) << 32 | (a->in[i].rid & 0xffffffffu);
+    /* P_partition: the network pass on a window of this rank's own (all partitions local) */
+    bench_ctx self;
+    bench_ctx_init(&self, MPI_COMM_SELF);
+    join_input in = {.ctx = &self, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
+    radix_layout lay;
+    radix_histogram_phase(&in, bits, jo->assign, &lay);
+    radix_format f = {.words = 1, .radix_bits = bits, .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
+    rma_window win[2];
+    radix_windows_alloc(&in, &lay, &f, win);
+    for (int k = -1; k < reps; k++) {
+        double tp, tf;
+        MPI_Barrier(ctx->world);
+        double t0 = MPI_Wtime();
+        radix_network_partition(&in, &lay, &f, win, &tp, &tf);
+        if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
-    free(pos);
-}
+    params_put(p, MP_P_partition, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
+    params_put(p, MP_partition_bits, bits);
 
-/* local pass: scatter full tuples on the next bits */
-static void k_partition_local(void *a_)
-{
-    part_arg *a = a_;
-    uint32_t parts = 1u << a->bits, mask = parts - 1;
-    uint64_t *pos = malloc(sizeof(uint64_t) * parts), off = 0;
-    memset(a->hist, 0, sizeof(uint32_t) << a->bits);
-    for (uint64_t i = 0; i < a->n; i++) a->hist[(a->in[i].key >> 10) & mask]++;
-    for (uint32_t p = 0; p < parts; p++) { pos[p] = off; off += a->hist[p]; }
-    for (uint64_t i = 0; i < a->n; i++) a->out[pos[(a->in[i].key >> 10) & mask]++] = a->in[i];
-    free(pos);
-}
-
-/* build (which = 0) or probe (which = 1) with cache-sized bucket-chained tables */
-typedef struct {
-    tuple_t *r, *s;
-    uint64_t n, chunk;
-    uint32_t *head, *next;
-    int which;
-    volatile uint64_t sink;
-} hash_arg;
-
-static void build_chunk(hash_arg *a, uint64_t base, uint64_t len, uint32_t buckets)
-{
-    memset(a->head, 0, sizeof(uint32_t) * buckets);
-    for (uint64_t i = 0; i < len; i++) {
-        uint32_t b = (uint32_t)(mix(a->r[base + i].key) & (buckets - 1));
-        a->next[i] = a->head[b];
-        a->head[b] = (uint32_t)i + 1;
-    }
-}
-
-static void k_hash(void *a_)
-{
-    hash_arg *a = a_;
-    uint32_t buckets = (uint32_t)a->chunk; /* chunk is a power of two */
-    uint64_t matches = 0;
-    for (uint64_t base = 0; base < a->n; base += a->chunk) {
-        uint64_t len = a->n - base < a->chunk ? a->n - base : a->chunk;
-        build_chunk(a, base, len, buckets);
-        if (a->which == 0) continue;
-        for (uint64_t i = 0; i < len; i++) {
-            uint64_t k = a->s[base + i].key;
-            for (uint32_t e = a->head[mix(k) & (buckets - 1)]; e; e = a->next[e - 1])
-                matches += a->r[base + e - 1].key == k;
-        }
-    }
-    a->sink = matches;
-}
-
-/* LSD radix sort of runs of `chunk` tuples on the key's low 32 bits (4 passes of 8 bits) */
-static void sort_run(tuple_t *t, tuple_t *tmp, uint64_t n)
-{
-    for (int shift = 0; shift < 32; shift += 8) {
-        uint64_t count[256] = {0};
-        for (uint64_t i = 0; i < n; i++) count[(t[i].key >> shift) & 255]++;
-        uint64_t off = 0;
-        for (int b = 0; b < 256; b++) { uint64_t c = count[b]; count[b] = off; off += c; }
-        for (uint64_t i = 0; i < n; i++) tmp[count[(t[i].key >> shift) & 255]++] = t[i];
-        memcpy(t, tmp, n * sizeof *t);
-    }
-}
-
-typedef struct {
-    tuple_t *in, *work, *tmp, *out;
-    uint64_t n, run;
-    int fanin;
-    volatile uint64_t sink;
-} sort_arg;
-
-static void k_sort(void *a_)
-{
-    sort_arg *a = a_;
-    memcpy(a->work, a->in, a->n * sizeof(tuple_t));
-    for (uint64_t base = 0; base < a->n; base += a->run) {
-        uint64_t len = a->n - base < a->run ? a->n - base : a->run;
-        sort_run(a->work + base, a->tmp, len);
-    }
-}
-
-/* one multi-way merge pass over groups of `fanin` sorted runs (binary heap of run heads) */
-static void k_merge(void *a_)
-{
-    sort_arg *a = a_;
-    uint64_t pos[4096], end[4096];
-    int heap[4096];
-    uint64_t o = 0;
-    for (uint64_t g = 0; g < a->n; g += a->run * (uint64_t)a->fanin) {
-        int m = 0;
-        for (int r = 0; r < a->fanin && g + (uint64_t)r * a->run < a->n; r++) {
-            pos[r] = g + (uint64_t)r * a->run;
-            end[r] = pos[r] + a->run < a->n ? pos[r] + a->run : a->n;
-            heap[m++] = r;
-        }
-#define KEY(r) (a->work[pos[r]].key)
-        for (int i = m / 2 - 1; i >= 0; i--) /* heapify */
-            for (int j = i;;) {
-                int c = 2 * j + 1;
-                if (c >= m) break;
-                if (c + 1 < m && KEY(heap[c + 1]) < KEY(heap[c])) c++;
-                if (KEY(heap[j]) <= KEY(heap[c])) break;
-                int t = heap[j]; heap[j] = heap[c]; heap[c] = t; j = c;
+    /* P_partition_local, P_build, P_probe: per network partition, as radix.c's run() does */
+    radix_local_plan plan = radix_default_plan(lay.max_r_part);
+    uint64_t max_part[2] = {0, 0};
+    for (uint64_t q = 0; q < lay.nparts; q++)
+        for (int rel = 0; rel < 2; rel++)
+            if (lay.global[rel][q] > max_part[rel]) max_part[rel] = lay.global[rel][q];
+    const uint64_t leaves = UINT64_C(1) << plan.total_bits;
+    uint64_t *bounds[2] = {malloc((leaves + 1) * 8), malloc((leaves + 1) * 8)};
+    radix_local_ws lws;
+    radix_table table;
+    memset(&table, 0, sizeof table);
+    if (!bounds[0] || !bounds[1] || radix_local_ws_init(&lws, &plan)) calibrate_fail(ctx, "the local partitioning workspace");
+    const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
+    double tl[2][REPS_MAX], tb[2][REPS_MAX];
+    uint64_t matches = 0, checksum = 0;
+    for (int k = -1; k < reps; k++) {
+        for (int build_only = 0; build_only < 2; build_only++) {
+            uint64_t *scratch[2] = {NULL, NULL};
+            for (int rel = 0; rel < 2 && plan.passes > 0; rel++)
+                if (!(scratch[rel] = mem_alloc_large(max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
+            double t_local = 0, t_bp = 0;
+            MPI_Barrier(ctx->world);
+            double t4 = MPI_Wtime();
+            for (uint64_t q = 0; q < lay.nparts; q++) {
+                uint64_t *fin[2];
+                for (int rel = 0; rel < 2; rel++)
+                    fin[rel] = plan.passes == 0 ? (uint64_t *)win[rel].base + lay.base[rel][q]
+                                                : radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][q],
+                                                                        scratch[rel], lay.global[rel][q], &f, &plan,
+                                                                        bounds[rel], &lws);
+                if (plan.passes == 0)
+                    for (int rel = 0; rel < 2; rel++) bounds[rel][0] = 0, bounds[rel][1] = lay.global[rel][q];
+                double t5 = MPI_Wtime();
+                t_local += t5 - t4;
+                const uint64_t *br = bounds[REL_R], *bs = bounds[REL_S];
+                uint64_t max_leaf = 0;
+                for (uint64_t i = 0; i < leaves; i++)
+                    if (br[i + 1] - br[i] > max_leaf) max_leaf = br[i + 1] - br[i];
+                if (radix_table_reserve(&table, max_leaf)) calibrate_fail(ctx, "the hash table");
+                for (uint64_t i = 0; i < leaves; i++) {
+                    uint64_t sn = bs[i + 1] - bs[i];
+                    radix_build_probe(fin[REL_R] + br[i], br[i + 1] - br[i], fin[REL_S] + bs[i],
+                                      build_only && sn ? 1 : sn, &f, hash_shift, &table, &matches, &checksum);
+                }
+                t4 = MPI_Wtime();
+                t_bp += t4 - t5;
             }
-        while (m > 0) {
-            int r = heap[0];
-            a->out[o++] = a->work[pos[r]++];
-            if (pos[r] == end[r]) heap[0] = heap[--m];
-            for (int j = 0;;) {
-                int c = 2 * j + 1;
-                if (c >= m) break;
-                if (c + 1 < m && KEY(heap[c + 1]) < KEY(heap[c])) c++;
-                if (KEY(heap[j]) <= KEY(heap[c])) break;
-                int t = heap[j]; heap[j] = heap[c]; heap[c] = t; j = c;
+            for (int rel = 0; rel < 2; rel++)
+                if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * 8);
+            if (k >= 0) {
+                tl[build_only][k] = t_local;
+                tb[build_only][k] = t_bp;
             }
         }
-#undef KEY
     }
-    a->sink = o;
-}
+    /* both loops ran the same local passes: their times are one sample set */
+    double all_local[2 * REPS_MAX];
+    memcpy(all_local, tl[0], (size_t)reps * sizeof(double));
+    memcpy(all_local + reps, tl[1], (size_t)reps * sizeof(double));
+    params_put(p, MP_P_partition_local, calibrate_rate_of(ctx, all_local, 2 * reps, (double)(n + w->s_n)));
+    params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
+    params_put(p, MP_radix_local_passes, plan.passes);
+    double build = calibrate_median(tb[1], reps), both = calibrate_median(tb[0], reps);
+    params_put(p, MP_P_build, calibrate_allreduce(ctx, (double)n / build, MPI_SUM));
+    /* the probe is the full call less the build (an S item per leaf in the build loop: negligible) */
+    double probe = both - build > 0.05 * both ? both - build : 0.05 * both;
+    params_put(p, MP_P_probe, calibrate_allreduce(ctx, (double)w->s_n / probe, MPI_SUM));
 
-/* merge-join scan of two sorted relations of n/2 tuples each (rate counted over both) */
-static void k_match(void *a_)
-{
-    sort_arg *a = a_;
-    const tuple_t *r = a->tmp, *s = a->tmp + a->n / 2;
-    uint64_t nr = a->n / 2, ns = a->n - nr, i = 0, j = 0, m = 0;
-    while (i < nr && j < ns) {
-        if (r[i].key < s[j].key) i++;
-        else if (r[i].key > s[j].key) j++;
-        else { m += r[i].rid ^ s[j].rid; j++; }
-    }
-    a->sink = m;
+    radix_table_free(&table);
+    radix_local_ws_free(&lws);
+    free(bounds[0]);
+    free(bounds[1]);
+    for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
+    radix_layout_free(&lay);
+    bench_ctx_free(&self);
 }
 
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
-    uint64_t n = (uint64_t)o->tuples;
-    int64_t need = (int64_t)(n * sizeof(tuple_t) * 4 + n * 8);
+    /* the joins' defaults (joins/join_main.c) */
+    join_opts jo;
+    char *argv[] = {"rmabench", "join", NULL}, err[300];
+    join_parse_opts(&jo, 2, argv, err, sizeof err);
+    workload w;
+    workload_init(&w, (uint64_t)o->tuples * (uint64_t)ctx->size, 1, 1.0, 0, (uint64_t)jo.seed, ctx->rank, ctx->size,
+                  false);
+    /* input 32 B, radix windows + scratch 16 B, sort-merge packed + windows 16 B per tuple pair */
+    int64_t need = (int64_t)(w.r_n + w.s_n) * (16 + 16 + 16) + (64 << 20);
     mem_check_or_exit(ctx, need, "--tuples");
-    tuple_t *in = mem_alloc_large(n * sizeof(tuple_t)), *out = mem_alloc_large(n * sizeof(tuple_t));
-    tuple_t *work = mem_alloc_large(n * sizeof(tuple_t)), *tmp = mem_alloc_large(n * sizeof(tuple_t));
-    uint64_t *packed = mem_alloc_large(n * 8);
-    if (!in || !out || !work || !tmp || !packed) {
-        fprintf(stderr, "rmabench: rank %d: calibrate: cannot allocate %lld bytes\n", ctx->rank, (long long)need);
-        MPI_Abort(ctx->world, 2);
-    }
-    /* keys as the generator makes them: a permutation-like spread over [1, n * ranks] */
-    uint64_t range = n * (uint64_t)ctx->size;
-    for (uint64_t i = 0; i < n; i++) in[i] = (tuple_t){mix(i + (uint64_t)ctx->rank * n) % range + 1, i};
-
-    /* fan-outs the joins use at this scale: TO BE WIRED to the radix join's choice */
-    int net_bits = 10, local_bits = 8;
-    static uint32_t hist[1 << 16];
-    part_arg pa = {.in = in, .out = out, .packed = packed, .n = n, .bits = net_bits, .hist = hist};
-    params_put(p, MP_P_scan, rate(ctx, o, k_scan, &pa, (double)n));
-    params_put(p, MP_P_partition, rate(ctx, o, k_partition_net, &pa, (double)n));
-    params_put(p, MP_partition_bits, net_bits);
-    pa.bits = local_bits;
-    params_put(p, MP_P_partition_local, rate(ctx, o, k_partition_local, &pa, (double)n));
-    params_put(p, MP_partition_local_bits, local_bits);
-    params_put(p, MP_radix_local_passes, 1);
-    /* sort-merge range partitioning has the same shape at this size (stand-in) */
-    params_put(p, MP_P_partition_range, params_get(p, MP_P_partition_local));
-
-    /* build/probe on partitions of 16K tuples (256 KiB: fits L2) */
-    const uint64_t chunk = 1 << 14;
-    uint32_t *head = malloc(sizeof(uint32_t) * chunk), *next = malloc(sizeof(uint32_t) * chunk);
-    for (uint64_t i = 0; i < n; i++) out[i] = in[(i ^ 1) < n ? (i ^ 1) : i]; /* S: same keys, other order */
-    hash_arg ha = {.r = in, .s = out, .n = n, .chunk = chunk, .head = head, .next = next, .which = 0};
-    double build = rate(ctx, o, k_hash, &ha, (double)n);
-    ha.which = 1;
-    double both = rate(ctx, o, k_hash, &ha, (double)n);
-    params_put(p, MP_P_build, build);
-    /* the probe timing includes a rebuild: probe rate = 1 / (1/both - 1/build) */
-    double probe_time = 1 / both - 1 / build;
-    params_put(p, MP_P_probe, probe_time > 0 ? 1 / probe_time : both);
-    free(head);
-    free(next);
-
-    /* sort runs of 64K tuples (1 MiB, the L2 size), merge at fan-in 16, matching scan */
-    const uint64_t run = 1 << 16;
-    const int fanin = 16;
-    sort_arg sa = {.in = in, .work = work, .tmp = tmp, .out = out, .n = n, .run = run, .fanin = fanin};
-    double sort_copy = rate(ctx, o, k_sort, &sa, (double)n);
-    params_put(p, MP_P_sort_run, sort_copy);
-    params_put(p, MP_sort_run_length, (double)run);
-    /* work now holds sorted runs */
-    params_put(p, MP_P_merge, rate(ctx, o, k_merge, &sa, (double)n));
-    params_put(p, MP_merge_fanin, fanin);
-    /* two sorted halves for the matching scan: sort both halves fully (one merge of their runs) */
-    sa.run = n / 2 ? n / 2 : 1;
-    /* R = the first merged group (sorted), S = the same keys: every R tuple has one partner, as
-     * in the 1:1 workload */
-    memcpy(tmp, out, n / 2 * sizeof(tuple_t));
-    memcpy(tmp + n / 2, out, n / 2 * sizeof(tuple_t));
-    params_put(p, MP_P_match, rate(ctx, o, k_match, &sa, (double)n));
-
-    mem_free_large(in, n * sizeof(tuple_t));
-    mem_free_large(out, n * sizeof(tuple_t));
-    mem_free_large(work, n * sizeof(tuple_t));
-    mem_free_large(tmp, n * sizeof(tuple_t));
-    mem_free_large(packed, n * 8);
+    tuple_t *r = mem_alloc_large(w.r_n * sizeof(tuple_t)), *s = mem_alloc_large(w.s_n * sizeof(tuple_t));
+    if (!r || !s) calibrate_fail(ctx, "the relations");
+    generate_r(&w, r);
+    generate_s(&w, s);
+    calibrate_radix(ctx, o, &jo, &w, r, s, p);
+    calibrate_sortmerge(ctx, o, &jo, &w, r, s, p);
+    mem_free_large(r, w.r_n * sizeof(tuple_t));
+    mem_free_large(s, w.s_n * sizeof(tuple_t));
     if (ctx->rank == 0)
         snprintf(p->info[MI_kernels], sizeof p->info[MI_kernels],
-                 "stand-in kernels in model/calibrate_compute.c (to be wired to the joins' kernels)");
+                 "the joins' own kernels (radix_kernels.h, radix_network_partition, smj_kernels.h, smj_range_partition), "
+                 "%lld tuples per relation per rank",
+                 (long long)o->tuples);
 }

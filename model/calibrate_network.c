@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "radix/radix_phases.h"
 #include "window.h"
 
 #define PUT_CHUNK (64 * 1024)
@@ -56,17 +57,34 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_windo
     return peer >= 0 ? (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK) / med : 0;
 }
 
-static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats)
+/* `bytes` of windows in two (R and S, as both joins allocate them). touch = 0: MPI_Win_allocate
+ * only (the sort-merge join's window_alloc); touch = 1: the radix join's own radix_windows_alloc
+ * (allocation, first touch of every page, barrier) and the MPI_Win_free it also counts. */
+static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch)
 {
     double t[100];
+    join_opts jo;
+    memset(&jo, 0, sizeof jo);
+    jo.window = WIN_ALLOCATE;
+    join_input in = {.ctx = ctx, .opt = &jo};
+    radix_layout lay;
+    memset(&lay, 0, sizeof lay);
+    lay.win_items[REL_R] = lay.win_items[REL_S] = bytes / 16;
+    const radix_format f = {.words = 1};
     for (int r = 0; r < repeats; r++) {
-        rma_window w;
+        rma_window w[2];
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
-        rma_window_alloc(&w, bytes, WIN_ALLOCATE, ctx->world);
+        if (touch) {
+            radix_windows_alloc(&in, &lay, &f, w);
+            for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
+        } else {
+            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, WIN_ALLOCATE, ctx->world);
+        }
         double mine = MPI_Wtime() - t0;
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
-        rma_window_free(&w);
+        if (!touch)
+            for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
     }
     return calibrate_median(t, repeats);
 }
@@ -105,12 +123,16 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     rma_window_free(&w);
 
     /* window allocation: two sizes, a line through them */
-    const uint64_t small = 1u << 20, large = 16u << 20;
+    const uint64_t small = 1u << 20, large = 48u << 20; /* large: out of cache, like the joins' windows */
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
-    double ts = win_alloc_time(ctx, small, reps), tl = win_alloc_time(ctx, large, reps);
+    double ts = win_alloc_time(ctx, small, reps, 0), tl = win_alloc_time(ctx, large, reps, 0);
     double per_byte = (tl - ts) / (double)(large - small);
     if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
     double fixed = ts - per_byte * (double)small;
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
     params_put(p, MP_t_win_alloc_fixed, fixed > 0 ? fixed : 0);
+    /* first touch and free: the slope of the radix join's allocation beyond the plain one */
+    double us = win_alloc_time(ctx, small, reps, 1), ul = win_alloc_time(ctx, large, reps, 1);
+    double touch = (ul - us) / (double)(large - small) - per_byte;
+    params_put(p, MP_t_win_touch_per_byte, touch > 0 ? touch : 0);
 }

@@ -48,8 +48,9 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     if (!m->on) return;
     model_params p = m->p;
     bool multi = ctx->hosts > 1;
-    /* what this run sends: the radix join packs tuples into 8 bytes when --compress is on */
-    double tuple_bytes = algo == ALGO_RADIX ? (o->compress ? 8 : 16) : (p.set[MP_wire_tuple_bytes] ? params_get(&p, MP_wire_tuple_bytes) : 16);
+    /* what this run sends and keeps in its windows: the radix join packs tuples into 8 bytes when
+     * --compress is on, the sort-merge join always packs key||rid into one 64-bit word */
+    double tuple_bytes = algo == ALGO_RADIX ? (o->compress ? 8 : 16) : 8;
     params_put(&p, MP_wire_tuple_bytes, tuple_bytes);
     char err[700];
     const int *need = algo == ALGO_RADIX ? model_radix_required(multi) : model_sortmerge_required(&p, multi);
@@ -72,7 +73,8 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     const row radix_rows[] = {{"histogram", pr->histogram}, {"window_alloc", pr->window_alloc},
                               {"network_partition", pr->network_partition}, {"local_partition", pr->local_partition},
                               {"build_probe", pr->build_probe}, {NULL, 0}};
-    const row smj_rows[] = {{"histogram", pr->histogram}, {"window_alloc", pr->window_alloc}, {"partition", pr->partition},
+    /* sortmerge.c's "partition" phase includes its range histogram: eq. 3.1 + eq. 3.7 in one row */
+    const row smj_rows[] = {{"window_alloc", pr->window_alloc}, {"partition", pr->histogram + pr->partition},
                             {"sort", pr->sort}, {"merge", pr->merge}, {"match", pr->match}, {NULL, 0}};
     const row *rows = algo == ALGO_RADIX ? radix_rows : smj_rows;
     printf("%-24s %12s %10s %10s %10s\n", algo == ALGO_RADIX ? "model: radix hash join" : "model: sort-merge join",
@@ -107,12 +109,12 @@ void join_compare_record(const join_model_ctx *m, record *rec)
         double v;
         bool has;
     } cols[] = {
-        {"model_histogram", pr->histogram, true},
+        {"model_histogram", pr->histogram, pr->network_partition > 0}, /* sort-merge: inside partition */
         {"model_window_alloc", pr->window_alloc, pr->alloc_modelled},
         {"model_network_partition", pr->network_partition, pr->network_partition > 0},
         {"model_local_partition", pr->local_partition, pr->network_partition > 0},
         {"model_build_probe", pr->build_probe, pr->build_probe > 0},
-        {"model_partition", pr->partition, pr->sort > 0},
+        {"model_partition", pr->histogram + pr->partition, pr->sort > 0}, /* as the row above */
         {"model_sort", pr->sort, pr->sort > 0},
         {"model_merge", pr->merge, pr->sort > 0},
         {"model_match", pr->match, pr->sort > 0},
