@@ -214,6 +214,9 @@ int lock_main(int argc, char **argv)
                ctx.hostnames, ctx.mpi_library, RMB_GIT_COMMIT);
         printf("# lock space %" PRIu64 " ids; locality: %s\n", roles.lock_space,
                roles.one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
+        printf("# lock servers at ranks");
+        for (int s = 0; s < roles.nservers; s++) printf("%s%d", s ? "," : " ", roles.server_rank[s]);
+        printf("; wait bound %" PRId64 " s\n", o.wait_bound_s);
         numa_report_print_header(&numa);
         fflush(stdout);
     }
