@@ -88,18 +88,24 @@ rmb_launch_words() { # NODES NP
 rmb_rows() { "$RMB_PYTHON" "$RMB_ROOT/jobs/csvrows.py" count "$1"; }
 rmb_new_ranks() { "$RMB_PYTHON" "$RMB_ROOT/jobs/csvrows.py" ranks "$1" "$2"; }
 
+# The world sizes a run's output reports: "# ranks N ..." (join, lock) or "# rmabench CMD: N ranks ..."
+# (calibrate), one line per world.
+rmb_log_ranks() { # LOG
+    sed -n -e 's/^# ranks \([0-9][0-9]*\) .*/\1/p' -e 's/^# rmabench [a-z-]*: \([0-9][0-9]*\) ranks .*/\1/p' "$1"
+}
+
 # Did the launcher start one world of NP ranks? Checks the rows the run appended (their `ranks`
-# column), or else the "# ranks N" lines of its output. A launcher that starts NP singletons (Debian's
-# srun --mpi=pmix with MPICH) gives rows or lines with ranks 1.
+# column), or else the world sizes its output reports (rmb_log_ranks). A launcher that starts NP
+# singletons (Debian's srun --mpi=pmix with MPICH) gives rows or lines with ranks 1.
 rmb_check_world() { # CSV ROWS_BEFORE NP LOG
     local got
     got=$(rmb_new_ranks "$1" "$2" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
     if [[ -z $got ]]; then
-        got=$(sed -n 's/^# ranks \([0-9]*\).*/\1/p' "$4" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+        got=$(rmb_log_ranks "$4" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
     fi
     [[ -z $got ]] && return 0
     local bad
-    bad=$(rmb_new_ranks "$1" "$2"; sed -n 's/^# ranks \([0-9]*\).*/\1/p' "$4")
+    bad=$(rmb_new_ranks "$1" "$2"; rmb_log_ranks "$4")
     bad=$(printf '%s\n' "$bad" | grep -v -x -e "$3" -e '' | head -1)
     if [[ -n $bad ]]; then
         echo "rmabench jobs: WORLD SIZE MISMATCH: asked for $3 ranks, the run reports (count ranks): $got" >&2

@@ -199,10 +199,6 @@ int join_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
-    /* numa (bench/numa_policy.h): policy for every large allocation from here on, binding report */
-    numa_report numa;
-    numa_report_init(&ctx, o.numa, &numa);
-    o.numa = numa.policy;
 
     uint64_t r_total = o.r_total > 0 ? (uint64_t)o.r_total : (uint64_t)o.tuples_per_rank * (uint64_t)ctx.size;
     if (r_total < (uint64_t)ctx.size)
@@ -224,6 +220,11 @@ int join_main(int argc, char **argv)
     }
     need += (int64_t)((wl.r_n + wl.s_n) * sizeof(tuple_t));
     mem_check_or_exit(&ctx, need, o.r_total > 0 ? "--r-tuples" : "--tuples-per-rank");
+
+    /* bad input is judged first, then placement is reported: numa (bench/numa_policy.h): policy for every large allocation from here on, binding report */
+    numa_report numa;
+    numa_report_init(&ctx, o.numa, &numa);
+    o.numa = numa.policy;
 
     /* generate (not timed as part of the join) */
     double t0 = rmb_now();

@@ -1,7 +1,230 @@
-/* placeholder until the radix join lands: always fails verification */
-#include "join.h"
+/* The distributed radix hash join over MPI RMA (thesis 3.2.1, 4.2.1): the orchestration of its
+ * phases, the option checks and the memory estimate.
+ *   histogram          histogram.c          local + global histograms, assignment, offsets
+ *   window_alloc       network_partition.c  one window per relation (first touch included)
+ *   network_partition  network_partition.c  scatter into the owners' windows (put, flush: detail)
+ *   local_partition    local_partition.c    passes until partitions fit the L2 cache
+ *   build_probe        build_probe.c        hash table per partition, probe, count + checksum */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "local_partition.h"
+#include "memory.h"
+#include "putbuf.h"
+#include "radix_phases.h"
+
+#define AUTO_MAX_LOCAL_BITS 10 /* single-pass fan-out that software write-combining handles well */
+
+static int ceil_log2(uint64_t v)
+{
+    int b = 0;
+    while ((UINT64_C(1) << b) < v) b++;
+    return b;
+}
+
+/* --radix-bits, resolved: enough partitions that every rank gets several (2^ceil(log2 ranks) x 8),
+ * which also gives the sized assignment room to balance skew. */
+static int resolve_radix_bits(const join_opts *o, int ranks)
+{
+    if (o->radix_bits > 0) return (int)o->radix_bits;
+    int b = ceil_log2((uint64_t)ranks) + 3;
+    return b > 20 ? 20 : b;
+}
+
+static radix_format resolve_format(const join_opts *o, const workload *w, int radix_bits)
+{
+    radix_format f;
+    f.radix_bits = radix_bits;
+    f.words = o->compress ? 1 : 2;
+    uint64_t max_rid = (w->r_total > w->s_total ? w->r_total : w->s_total) - 1;
+    f.rid_bits = o->compress ? bits_for(max_rid ? max_rid : 1) : 64;
+    return f;
+}
+
 static int check(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen)
-{ (void)o; (void)w; (void)ranks; (void)err; (void)errlen; return 0; }
-static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks) { (void)o; (void)ranks; return (int64_t)(w->r_n + w->s_n) * 16; }
-static void run(const join_input *in, join_output *out) { (void)in; out->matches = 0; out->checksum = 0; }
+{
+    int b = resolve_radix_bits(o, ranks);
+    if ((UINT64_C(1) << b) < (uint64_t)ranks) {
+        snprintf(err, errlen, "--radix-bits: %d bits give %" PRIu64 " partitions for %d ranks: every rank needs one", b,
+                 UINT64_C(1) << b, ranks);
+        return -1;
+    }
+    if (o->compress) {
+        int key_bits = bits_for(workload_max_key(w));
+        radix_format f = resolve_format(o, w, b);
+        if (!radix_compress_fits(key_bits, b, f.rid_bits)) {
+            snprintf(err, errlen,
+                     "--compress: keys of %d bits less %d radix bits plus rids of %d bits do not fit in 64 bits "
+                     "(use --no-compress)",
+                     key_bits, b, f.rid_bits);
+            return -1;
+        }
+    }
+    if (o->local_bits > 0 && o->passes > 0 && b + o->local_bits * o->passes > 64) {
+        snprintf(err, errlen, "--local-bits: %d radix bits + %" PRId64 " passes x %" PRId64 " bits exceed the 64 key bits",
+                 b, o->passes, o->local_bits);
+        return -1;
+    }
+    if (o->passes == 0 && (w->r_total >> b) > UINT32_MAX / 2) {
+        snprintf(err, errlen, "--passes: 0 passes leave partitions of ~%" PRIu64 " R tuples: the hash table holds < 2^31",
+                 w->r_total >> b);
+        return -1;
+    }
+    return 0;
+}
+
+/* Items of one relation this rank may own: its share of the partitions (one extra for the sized
+ * assignment); with skew, S partitions are unpredictable: assume all of S. */
+static uint64_t window_items_bound(uint64_t total, uint64_t np, int ranks, bool all)
+{
+    if (all) return total;
+    uint64_t parts = (np + (uint64_t)ranks - 1) / (uint64_t)ranks + 1;
+    double share = (double)total * (double)parts / (double)np * 1.05 + 1024;
+    return share > (double)total ? total : (uint64_t)share;
+}
+
+static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
+{
+    int b = resolve_radix_bits(o, ranks);
+    uint64_t np = UINT64_C(1) << b, item = o->compress ? 8 : 16;
+    uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
+    uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
+    uint64_t windows = (wr + ws) * item;
+    /* local partitioning scratch holds one partition per relation */
+    uint64_t scratch = o->passes == 0 ? 0 : (window_items_bound(w->r_total, np, np, false) + ws) * item;
+    uint64_t bufs = putbuf_bytes((int)np, (size_t)o->buffer_size, (int)o->buffers_per_partition);
+    uint64_t table = radix_table_bytes(o->passes == 0 ? wr : radix_l2_bytes() / 8);
+    return (int64_t)(windows + scratch + bufs + table + np * 64 * 8);
+}
+
+/* Local passes: enough bits that the largest R partition fits half the L2, spread evenly. */
+static radix_local_plan plan_local(const join_opts *o, const radix_layout *lay, const radix_format *f)
+{
+    uint64_t max_r = 0;
+    for (uint64_t p = 0; p < lay->nparts; p++)
+        if (lay->global[REL_R][p] > max_r) max_r = lay->global[REL_R][p];
+    int need = radix_local_bits_needed(max_r, 8 * f->words, radix_l2_bytes());
+    radix_local_plan pl;
+    memset(&pl, 0, sizeof pl);
+    if (o->passes >= 0) {
+        pl.passes = (int)o->passes;
+        if (pl.passes == 0) return pl;
+        int per = o->local_bits > 0 ? (int)o->local_bits : (need + pl.passes - 1) / pl.passes;
+        if (per < 1) per = 1;
+        for (int k = 0; k < pl.passes; k++) pl.bits[k] = per;
+    } else if (need > 0) {
+        int maxb = o->local_bits > 0 ? (int)o->local_bits : AUTO_MAX_LOCAL_BITS;
+        pl.passes = (need + maxb - 1) / maxb;
+        if (pl.passes > RADIX_MAX_PASSES) pl.passes = RADIX_MAX_PASSES;
+        for (int k = 0; k < pl.passes; k++)
+            pl.bits[k] = o->local_bits > 0 ? maxb : need / pl.passes + (k < need % pl.passes);
+    }
+    for (int k = 0; k < pl.passes; k++) {
+        if (f->radix_bits + pl.total_bits + pl.bits[k] > 64) pl.bits[k] = 64 - f->radix_bits - pl.total_bits;
+        pl.total_bits += pl.bits[k];
+    }
+    return pl;
+}
+
+static void fail_alloc(const bench_ctx *ctx, const char *what)
+{
+    fprintf(stderr, "rmabench: rank %d: cannot allocate %s\n", ctx->rank, what);
+    MPI_Abort(ctx->world, 1);
+}
+
+static void run(const join_input *in, join_output *out)
+{
+    const bench_ctx *ctx = in->ctx;
+    const join_opts *o = in->opt;
+    phase_set *ph = &out->phases;
+    const char *names[] = {"histogram", "window_alloc", "network_partition", "put", "flush", "local_partition",
+                           "build_probe"};
+    for (int i = 0; i < 7; i++) phases_declare(ph, names[i], i == 3 || i == 4);
+
+    const int bits = resolve_radix_bits(o, ctx->size);
+    const radix_format f = resolve_format(o, in->wl, bits);
+    const uint64_t W = (uint64_t)f.words;
+
+    double t = rmb_now();
+    radix_layout lay;
+    radix_histogram_phase(in, bits, o->assign, &lay);
+    double t1 = rmb_now();
+    phases_add(ph, "histogram", t1 - t);
+
+    rma_window win[2];
+    radix_windows_alloc(in, &lay, &f, win);
+    double t2 = rmb_now();
+    phases_add(ph, "window_alloc", t2 - t1);
+
+    double t_put, t_flush;
+    radix_network_partition(in, &lay, &f, win, &t_put, &t_flush);
+    double t3 = rmb_now();
+    phases_add(ph, "network_partition", t3 - t2);
+    phases_add(ph, "put", t_put);
+    phases_add(ph, "flush", t_flush);
+
+    /* Per owned partition: local partitioning of its R and S pieces, then build + probe of every
+     * resulting pair. Interleaved so the scratch buffers hold one partition (fresh memory is costly). */
+    radix_local_plan plan = plan_local(o, &lay, &f);
+    const uint64_t leaves = UINT64_C(1) << plan.total_bits;
+    uint64_t max_part[2] = {0, 0};
+    for (uint64_t p = 0; p < lay.nparts; p++)
+        for (int rel = 0; rel < 2; rel++)
+            if (lay.owner[p] == ctx->rank && lay.global[rel][p] > max_part[rel]) max_part[rel] = lay.global[rel][p];
+    uint64_t *scratch[2] = {NULL, NULL}, *bounds[2];
+    radix_local_ws lws;
+    radix_table table;
+    memset(&table, 0, sizeof table);
+    if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
+    for (int rel = 0; rel < 2; rel++) {
+        if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
+        if (plan.passes > 0 && !(scratch[rel] = mem_alloc_large(max_part[rel] * W * 8)))
+            fail_alloc(ctx, "the local partitioning buffer");
+    }
+    const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
+    uint64_t matches = 0, checksum = 0;
+    double t_local = 0, t_bp = 0, t4 = rmb_now();
+    for (uint64_t p = 0; p < lay.nparts; p++) {
+        if (lay.owner[p] != ctx->rank) continue;
+        uint64_t *fin[2];
+        for (int rel = 0; rel < 2; rel++)
+            fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][p] * W, scratch[rel],
+                                             lay.global[rel][p], &f, &plan, bounds[rel], &lws);
+        double t5 = rmb_now();
+        t_local += t5 - t4;
+        const uint64_t *br = bounds[REL_R], *bs = bounds[REL_S];
+        uint64_t max_leaf = 0;
+        for (uint64_t i = 0; i < leaves; i++)
+            if (br[i + 1] - br[i] > max_leaf) max_leaf = br[i + 1] - br[i];
+        if (radix_table_reserve(&table, max_leaf)) fail_alloc(ctx, "the hash table");
+        for (uint64_t i = 0; i < leaves; i++)
+            radix_build_probe(fin[REL_R] + br[i] * W, br[i + 1] - br[i], fin[REL_S] + bs[i] * W, bs[i + 1] - bs[i], &f,
+                              hash_shift, &table, &matches, &checksum);
+        t4 = rmb_now();
+        t_bp += t4 - t5;
+    }
+    radix_local_ws_free(&lws);
+    phases_add(ph, "local_partition", t_local);
+    phases_add(ph, "build_probe", t_bp);
+    double t5 = rmb_now();
+
+    /* releasing the windows is collective: it counts as window_alloc time */
+    for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
+    phases_add(ph, "window_alloc", rmb_now() - t5);
+
+    out->matches = matches;
+    out->checksum = checksum;
+    out->radix_bits = bits;
+    out->local_bits = plan.passes ? plan.bits[0] : 0;
+    out->passes = plan.passes;
+    radix_table_free(&table);
+    for (int rel = 0; rel < 2; rel++) {
+        free(bounds[rel]);
+        if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * W * 8);
+    }
+    radix_layout_free(&lay);
+}
+
 const join_algo radix_join_algo = {"radix", check, memory_bytes, run};

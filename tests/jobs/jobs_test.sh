@@ -35,6 +35,15 @@ if [[ $mode == dry-run ]]; then
     check 'grep -q -- "-n 1 .*rmabench join --algo both --tuples-per-rank 1M --repeat 3" <<<"$out"' "local: no 1-rank join"
     check 'grep -q -- "-n $(nproc) .*rmabench join" <<<"$out"' "local: no join on all cores"
     check 'grep -q "rmabench calibrate --output $D/l/params-$mpi.txt" <<<"$out"' "local: no calibration"
+    # world-size check on output only (no CSV rows): calibrate's header and the join/lock header
+    ( source "$root/jobs/lib.sh"; RMB_ROOT=$root RMB_PYTHON=/usr/bin/python3
+      printf '# rmabench calibrate: 1 ranks on 1 host(s), 1 per host; MPICH 4.0.2; 0.1 s\n%.0s' 1 2 3 4 >"$D/singletons.log"
+      printf '# rmabench calibrate: 4 ranks on 1 host(s), 4 per host; MPICH 4.0.2; 0.1 s\n' >"$D/world.log"
+      printf '# ranks 1 on 1 host(s), 1 per host (vm); MPICH 4.0.2\n' >"$D/join1.log"
+      rmb_check_world "$D/none.csv" 0 4 "$D/singletons.log" 2>/dev/null && exit 1
+      rmb_check_world "$D/none.csv" 0 4 "$D/world.log" || exit 1
+      rmb_check_world "$D/none.csv" 0 4 "$D/join1.log" 2>/dev/null && exit 1
+      exit 0 ) || { echo "FAIL: rmb_check_world misses calibrate's or join's world size"; fail=1; }
     check '"$root/jobs/submit.sh" --campaign bogus >/dev/null 2>&1; [[ $? == 2 ]]' "bad --campaign not exit 2"
     check '"$root/jobs/local.sh" --repeat x >/dev/null 2>&1; [[ $? == 2 ]]' "bad --repeat not exit 2"
 else

@@ -5,6 +5,22 @@
 # plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt; MPICH: hydra -launcher ssh
 # -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2.
 # Namespaces are removed on exit. Exit 77 (skip) where namespaces are not allowed.
+#
+# MPICH 4.0.2 (Debian, ch4:ucx) with UCX 1.13 over TCP can deadlock inside MPI_Finalize, after the
+# program has done all its work. Its finalize closes every endpoint with ucp_disconnect_nb (a flush):
+# on UCX's TCP transport that flush sends a PUT request and waits for the peer's ACK. Each rank
+# progresses UCX only until its own closes complete, then blocks in a PMI barrier without progress;
+# a peer whose flush request arrives after that never gets the ACK and spins in
+# uct_tcp_iface_progress (the 25-byte request sits unread in the barrier rank's socket, `ss -tn`).
+# Not rmabench's doing: MPI_Init + MPI_Barrier + MPI_Finalize, 2 ranks on one host with
+# UCX_TLS=tcp,self UCX_NET_DEVICES=lo, hangs in 10-50% of runs (a program without communication
+# never does). No UCX or MPICH knob changes it (tried: UCX_TCP_PUT_ENABLE=n, UCX_TCP_CONN_NB=y,
+# UCX_ADAPTIVE_PROGRESS=n, UCX_ASYNC_MODE=signal, UCX_PROTO_ENABLE=y, UCX_MAX_RNDV_LANES=1,
+# UCX_TLS=tcp, shared memory inside each host with one IPC namespace per host; no MPIR_CVAR covers
+# finalize), nor do barriers, window flushes or freeing communicators before MPI_Finalize. MPICH
+# removed that PMI barrier (pmodels/mpich#6596, in 4.2). So with MPICH a run that printed and wrote
+# everything and then hit the time limit counts as a skip (77) naming this bug, never as a pass;
+# every check on its output and CSV rows still applies (a wrong result is still a FAIL).
 #   multihost_test.sh SOURCE_ROOT BUILD_DIR
 set -u
 root=$1 build=$2
@@ -70,24 +86,33 @@ else
         --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24
         --mca btl tcp,vader,self --mca osc rdma,pt2pt)
 fi
-# run NAME ARGS...: rmabench across both hosts, launched from hostA
+# run NAME WANT ARGS...: rmabench across both hosts, launched from hostA; WANT = verification lines a
+# finished run prints (the CSV checks below catch a run that stopped before writing its rows)
+finalize_hangs=0
 run() {
-    local name=$1; shift
+    local name=$1 want=$2; shift 2
     echo "+ [hostA] ${launch[*]} $bin $*"
     timeout -k 5 "${RMB_MULTIHOST_TIMEOUT:-45}" ip netns exec "$nsA" unshare --uts sh -c 'hostname hostA; exec "$@"' sh \
         "${launch[@]}" "$bin" "$@" >"$D/$name.log" 2>&1
     local rc=$?
     grep -E '^(# ranks|verification|matches|rmabench)' "$D/$name.log"
+    if [[ $rc == 124 && $mpi == mpich && $(grep -c '^verification: ' "$D/$name.log") == "$want" ]] &&
+        ! grep -q '^rmabench: ' "$D/$name.log"; then
+        echo "note: $name: finished its work, then MPICH did not leave MPI_Finalize within ${RMB_MULTIHOST_TIMEOUT:-45} s (MPICH 4.0.2 finalize deadlock over UCX TCP, see the top of this file)"
+        finalize_hangs=$((finalize_hangs + 1))
+        return
+    fi
     [[ $rc == 0 ]] || { echo "FAIL: $name: exit $rc"; tail -20 "$D/$name.log"; fail=1; }
 }
-run join join --algo both --tuples-per-rank 10K --output "$csv"
+run join 2 join --algo both --tuples-per-rank 10K --output "$csv"
 grep -q '^# ranks 4 on 2 host(s), 2 per host (hostA' "$D/join.log" || { echo "FAIL: join did not see 4 ranks on 2 hosts"; fail=1; }
 [[ $(grep -c '^verification: PASS' "$D/join.log") == 2 ]] || { echo "FAIL: join: expected 2 verification PASS lines"; fail=1; }
 if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "note: 'rmabench lock' not built yet: lock part skipped"
     want_lock=0
 else
-    run lock lock --workload synthetic --servers 2 --remote-prob 0.5 --duration 1s --output "$csv"
+    run lock 1 lock --workload synthetic --servers 2 --remote-prob 0.5 --duration 1s --output "$csv"
+    grep -q '^verification: PASS' "$D/lock.log" || { echo "FAIL: lock: no verification PASS across 2 hosts"; fail=1; }
     want_lock=1
 fi
 /usr/bin/python3 - "$csv" "$want_lock" <<'PY' || fail=1
@@ -109,5 +134,9 @@ for b in bad: print("FAIL:", b)
 print(f"csv: {len(joins)} join rows, {len(locks)} lock rows, {len(bad)} problems")
 sys.exit(1 if bad else 0)
 PY
+if [[ $fail == 0 && $finalize_hangs != 0 ]]; then
+    echo "SKIP: results verified on 2 hosts, but $finalize_hangs run(s) hung in MPICH's MPI_Finalize (MPICH 4.0.2 + UCX TCP, pmodels/mpich#6596)"
+    exit 77
+fi
 [[ $fail == 0 ]] && echo "multihost test ($mpi): ok"
 exit $fail

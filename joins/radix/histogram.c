@@ -1,0 +1,98 @@
+/* Histogram phase: local histograms of R and S over the network radix bits, the global histogram
+ * (MPI_Allreduce), the partition-to-rank assignment, every partition's place in its owner's window,
+ * and this rank's private write offset inside each partition (MPI_Scan). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "radix_phases.h"
+
+typedef struct {
+    uint64_t size, p;
+} part_size;
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const part_size *x = a, *y = b;
+    if (x->size != y->size) return x->size < y->size ? 1 : -1;
+    return (x->p > y->p) - (x->p < y->p);
+}
+
+void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t nparts, int ranks, int assign, int *owner)
+{
+    if (assign == ASSIGN_ROUND_ROBIN) {
+        for (uint64_t p = 0; p < nparts; p++) owner[p] = (int)(p % (uint64_t)ranks);
+        return;
+    }
+    /* sized: largest partitions first, each to the least-loaded rank (longest-processing-time) */
+    part_size *ps = malloc(nparts * sizeof *ps);
+    uint64_t *load = calloc((size_t)ranks, sizeof *load);
+    for (uint64_t p = 0; p < nparts; p++) ps[p] = (part_size){size_r[p] + size_s[p], p};
+    qsort(ps, nparts, sizeof *ps, by_size_desc);
+    for (uint64_t i = 0; i < nparts; i++) {
+        int best = 0;
+        for (int k = 1; k < ranks; k++)
+            if (load[k] < load[best]) best = k;
+        /* every rank gets at least one partition while there are enough */
+        if (i < (uint64_t)ranks) best = (int)i;
+        owner[ps[i].p] = best;
+        load[best] += ps[i].size;
+    }
+    free(ps);
+    free(load);
+}
+
+void radix_histogram_phase(const join_input *in, int bits, int assign, radix_layout *lay)
+{
+    const bench_ctx *ctx = in->ctx;
+    const uint64_t np = UINT64_C(1) << bits;
+    memset(lay, 0, sizeof *lay);
+    lay->bits = bits;
+    lay->nparts = np;
+    lay->ranks = ctx->size;
+    lay->rank = ctx->rank;
+    /* one block [rel][p] per array so that each collective moves both relations at once */
+    uint64_t *blk = calloc(8 * np, sizeof *blk);
+    for (int rel = 0; rel < 2; rel++) {
+        lay->local[rel] = blk + (0 + rel) * np;
+        lay->global[rel] = blk + (2 + rel) * np;
+        lay->prefix[rel] = blk + (4 + rel) * np;
+        lay->base[rel] = blk + (6 + rel) * np;
+    }
+    lay->owner = malloc(np * sizeof *lay->owner);
+    if (!blk || !lay->owner) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the radix histograms\n", ctx->rank);
+        MPI_Abort(ctx->world, 1);
+    }
+
+    radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
+    radix_histogram_tuples(in->s, in->s_n, bits, lay->local[REL_S]);
+    MPI_CHECK(ctx->rank, MPI_Allreduce(lay->local[REL_R], lay->global[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
+                                       ctx->world));
+    /* inclusive scan minus own counts = tuples of lower ranks = my offset inside each partition */
+    MPI_CHECK(ctx->rank, MPI_Scan(lay->local[REL_R], lay->prefix[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
+                                  ctx->world));
+    for (uint64_t i = 0; i < 2 * np; i++) lay->prefix[REL_R][i] -= lay->local[REL_R][i];
+
+    radix_assign(lay->global[REL_R], lay->global[REL_S], np, ctx->size, assign, lay->owner);
+    /* partitions lie in their owner's window in partition order */
+    uint64_t *fill = calloc(2 * (size_t)ctx->size, sizeof *fill);
+    for (uint64_t p = 0; p < np; p++) {
+        int o = lay->owner[p];
+        for (int rel = 0; rel < 2; rel++) {
+            lay->base[rel][p] = fill[2 * o + rel];
+            fill[2 * o + rel] += lay->global[rel][p];
+        }
+        if (o == ctx->rank && lay->global[REL_R][p] > lay->max_r_part) lay->max_r_part = lay->global[REL_R][p];
+    }
+    lay->win_items[REL_R] = fill[2 * ctx->rank];
+    lay->win_items[REL_S] = fill[2 * ctx->rank + 1];
+    free(fill);
+}
+
+void radix_layout_free(radix_layout *lay)
+{
+    free(lay->local[REL_R]);
+    free(lay->owner);
+    memset(lay, 0, sizeof *lay);
+}

@@ -1,0 +1,150 @@
+/* Local partitioning (after the network pass): passes of radix partitioning with software
+ * write-combining until every partition and its hash table fit the L2 cache. MPI-free. */
+#include "local_partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t radix_l2_bytes(void)
+{
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (v > 0) return (uint64_t)v;
+#endif
+    return UINT64_C(1) << 20;
+}
+
+int radix_local_bits_needed(uint64_t r_n, int item_bytes, uint64_t l2_bytes)
+{
+    /* item + 4-byte chain link + ~4-byte bucket head per R item, in half the L2 (the rest is S) */
+    uint64_t bytes = r_n * (uint64_t)(item_bytes + 8), budget = l2_bytes / 2;
+    int bits = 0;
+    while (bits < 40 && (budget << bits) < bytes) bits++;
+    return bits;
+}
+
+int radix_swwc_init(radix_swwc *ws, int max_bits)
+{
+    size_t fan = (size_t)1 << max_bits;
+    ws->max_bits = max_bits;
+    ws->lines = aligned_alloc(64, fan * 64);
+    ws->off = malloc(fan * sizeof(uint64_t));
+    if (!ws->lines || !ws->off) {
+        radix_swwc_free(ws);
+        return -1;
+    }
+    return 0;
+}
+
+void radix_swwc_free(radix_swwc *ws)
+{
+    free(ws->lines);
+    free(ws->off);
+    ws->lines = ws->off = NULL;
+}
+
+/* The pass for a compile-time item width W (1 or 2 words); L = items per cache line.
+ * Items are staged in a cache line per partition; a full line goes to the output with one
+ * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a
+ * partition may be partial (written with plain stores), as is the tail. */
+static inline __attribute__((always_inline)) void partition_pass_w(const uint64_t *in, uint64_t n, const int W,
+                                                                    int shift, int bits, uint64_t *out,
+                                                                    uint64_t *bounds, radix_swwc *ws)
+{
+    const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W;
+    uint64_t *off = ws->off, *lines = ws->lines;
+    memset(bounds, 0, (fan + 1) * sizeof *bounds);
+    radix_histogram_items(in, n, W, shift, bits, bounds + 1);
+    for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
+    /* off[p] = output index + m, where m is the slot of out[0] in its cache line, so that
+     * off[p] mod L is the slot of the next item */
+    const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
+    for (uint64_t p = 0; p < fan; p++) off[p] = bounds[p] + m;
+
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t *t = in + i * (uint64_t)W;
+        const uint64_t p = (t[0] >> shift) & mask, q = off[p], slot = q & (L - 1);
+        uint64_t *line = lines + p * 8;
+        line[slot * W] = t[0];
+        if (W == 2) line[slot * W + 1] = t[1];
+        off[p] = q + 1;
+        if (slot == L - 1) {
+            /* the line ends at output index q - m; it may begin before this partition */
+            uint64_t end = q + 1 - m, valid = end - bounds[p];
+            if (valid >= L)
+                radix_stream_line_last(out + (end - L) * W, line, W == 1 ? line[6] : t[0], t[W - 1]);
+            else
+                memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
+        }
+    }
+    for (uint64_t p = 0; p < fan; p++) { /* tails */
+        uint64_t end = off[p] - m, filled = off[p] & (L - 1), valid = end - bounds[p];
+        if (valid > filled) valid = filled;
+        memcpy(out + (end - valid) * W, lines + p * 8 + (filled - valid) * W, valid * W * sizeof(uint64_t));
+    }
+    radix_stream_fence();
+}
+
+void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                          uint64_t *bounds, radix_swwc *ws)
+{
+    if (words == 1)
+        partition_pass_w(in, n, 1, shift, bits, out, bounds, ws);
+    else
+        partition_pass_w(in, n, 2, shift, bits, out, bounds, ws);
+}
+
+/* Pass k over region [off, off + n) of src into dst; recursion into every sub-partition. */
+static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n, const radix_format *f, int bit,
+                          const radix_local_plan *plan, int k, uint64_t leaf, uint64_t *leaf_bounds,
+                          radix_local_ws *ws)
+{
+    if (k == plan->passes) {
+        leaf_bounds[leaf] = off;
+        return;
+    }
+    const int W = f->words, b = plan->bits[k];
+    uint64_t *bounds = ws->level_bounds[k];
+    radix_partition_pass(src + off * (uint64_t)W, n, W, radix_key_shift(f, bit), b, dst + off * (uint64_t)W, bounds,
+                         &ws->swwc);
+    const uint64_t fan = UINT64_C(1) << b;
+    if (k + 1 == plan->passes) {
+        for (uint64_t i = 0; i < fan; i++) leaf_bounds[leaf * fan + i] = off + bounds[i];
+        return;
+    }
+    /* the next level reuses level_bounds[k + 1]; keep this level's bounds */
+    uint64_t *mine = malloc((fan + 1) * sizeof *mine);
+    memcpy(mine, bounds, (fan + 1) * sizeof *mine);
+    for (uint64_t i = 0; i < fan; i++)
+        partition_rec(dst, src, off + mine[i], mine[i + 1] - mine[i], f, bit + b, plan, k + 1, leaf * fan + i,
+                      leaf_bounds, ws);
+    free(mine);
+}
+
+int radix_local_ws_init(radix_local_ws *ws, const radix_local_plan *plan)
+{
+    memset(ws, 0, sizeof *ws);
+    int maxb = 1;
+    for (int k = 0; k < plan->passes; k++) {
+        if (plan->bits[k] > maxb) maxb = plan->bits[k];
+        ws->level_bounds[k] = malloc(((size_t)1 << plan->bits[k]) * sizeof(uint64_t) + sizeof(uint64_t));
+        if (!ws->level_bounds[k]) return -1;
+    }
+    return radix_swwc_init(&ws->swwc, maxb);
+}
+
+void radix_local_ws_free(radix_local_ws *ws)
+{
+    for (int k = 0; k < RADIX_MAX_PASSES; k++) free(ws->level_bounds[k]);
+    radix_swwc_free(&ws->swwc);
+    memset(ws, 0, sizeof *ws);
+}
+
+uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
+                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws)
+{
+    partition_rec(a, b, 0, n, f, f->radix_bits, plan, 0, 0, leaf_bounds, ws);
+    leaf_bounds[UINT64_C(1) << plan->total_bits] = n;
+    return plan->passes % 2 ? b : a;
+}

@@ -1,0 +1,29 @@
+/* Local partitioning phase of the radix join (MPI-free): a plan of passes and the recursion that
+ * partitions one network partition until its pieces fit the L2 cache. */
+#ifndef RMB_LOCAL_PARTITION_H
+#define RMB_LOCAL_PARTITION_H
+#include "radix_kernels.h"
+
+#define RADIX_MAX_PASSES 4
+
+typedef struct {
+    int passes;                   /* 0 = build/probe the network partitions directly */
+    int bits[RADIX_MAX_PASSES];   /* fan-out bits of each pass */
+    int total_bits;
+} radix_local_plan;
+
+typedef struct {
+    radix_swwc swwc;
+    uint64_t *level_bounds[RADIX_MAX_PASSES];
+} radix_local_ws;
+
+int radix_local_ws_init(radix_local_ws *ws, const radix_local_plan *plan); /* 0 or -1 */
+void radix_local_ws_free(radix_local_ws *ws);
+
+/* Partition the n items of a (out of place, ping-ponging between a and b, both n items);
+ * leaf_bounds[0 .. 2^total_bits] receive the final partition starts (item indices into the
+ * returned buffer, which is a for an even number of passes, else b). */
+uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
+                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws);
+
+#endif

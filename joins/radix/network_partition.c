@@ -1,0 +1,169 @@
+/* Network-partitioning pass (thesis 3.2.1/4.2.1): one window per relation; every tuple goes to the
+ * window of the rank owning its partition, at this rank's private offset there. Tuples are staged
+ * in a cache line per partition (software write-combining); a full line of a local partition is
+ * streamed straight into the local part of the window, a line of a remote partition is appended
+ * to that partition's put buffer (rma/putbuf), which MPI_Puts it when full. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "putbuf.h"
+#include "radix_phases.h"
+
+/* First touch here, not in the partitioning pass: page faults on the window memory are part of
+ * getting a window, and the pass then measures partitioning and transfer. The kernel populates the
+ * pages where it can (no user-space write pass; free when the MPI library already touched them). */
+static void prefault(void *base, uint64_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + bytes) & ~(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+        memset(base, 0, lo - (uintptr_t)base);
+        memset((void *)hi, 0, (uintptr_t)base + bytes - hi);
+        return;
+    }
+#endif
+    memset(base, 0, bytes);
+}
+
+void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2])
+{
+    const uint64_t item = 8 * (uint64_t)f->words;
+    for (int rel = 0; rel < 2; rel++) {
+        rma_window_alloc(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world);
+        prefault(win[rel].base, win[rel].bytes);
+    }
+    /* nobody may put into a window its owner is still touching */
+    MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->world));
+}
+
+typedef struct {
+    uint64_t *lines;      /* 8 words per partition */
+    uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
+    uint64_t *start;      /* first item index of this rank's run in the owner's window */
+    unsigned char *remote;
+    uint64_t m;           /* slot of window item 0 in its cache line */
+    int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
+} net_state;
+
+/* Write partition p's staged line: its first `filled` slots end at window index `end`; slots of
+ * the line before this rank's run in the partition are not ours. w6, w7: the line's last two words
+ * when it is full (in registers, see radix_stream_line_last). */
+static inline __attribute__((always_inline)) void flush_line(net_state *st, uint64_t p, uint64_t end, uint64_t filled,
+                                                             const int W, uint64_t *win, putbuf_set *pb,
+                                                             uint64_t w6, uint64_t w7)
+{
+    uint64_t valid = end - st->start[p];
+    if (valid > filled) valid = filled;
+    const uint64_t *src = st->lines + p * 8 + (filled - valid) * (uint64_t)W;
+    size_t bytes = valid * (uint64_t)W * 8;
+    const bool full = valid == 8 / (uint64_t)W;
+    if (st->remote[p]) {
+        if (full)
+            putbuf_append_line(pb, (int)p, src, w6, w7);
+        else
+            putbuf_append(pb, (int)p, src, bytes);
+    } else if (st->stream && full) {
+        radix_stream_line_last(win + (end - valid) * W, src, w6, w7);
+    } else {
+        memcpy(win + (end - valid) * W, src, bytes);
+    }
+}
+
+static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
+                                                                  const radix_format *f, uint64_t mask, net_state *st,
+                                                                  uint64_t *win, putbuf_set *pb)
+{
+    const uint64_t L = 8 / (uint64_t)W, m = st->m;
+    const int rb = f->radix_bits, ridb = f->rid_bits & 63; /* packing implies rid_bits < 64 */
+    uint64_t *pos = st->off, *lines = st->lines;
+    /* pos[p] = window index + m, so that pos mod L is the slot in the cache line */
+    for (uint64_t p = 0; p <= mask; p++) pos[p] += m;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask;
+        const uint64_t q = pos[p], slot = q & (L - 1);
+        uint64_t *line = lines + p * 8 + slot * (uint64_t)W;
+        const uint64_t w0 = W == 1 ? ((key >> rb) << ridb) | rid : key;
+        line[0] = w0;
+        if (W == 2) line[1] = rid;
+        pos[p] = q + 1;
+        if (slot == L - 1) flush_line(st, p, q + 1 - m, L, W, win, pb, W == 1 ? line[-1] : key, W == 1 ? w0 : rid);
+    }
+    for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
+        uint64_t q = pos[p], filled = q & (L - 1);
+        if (filled) flush_line(st, p, q - m, filled, W, win, pb, 0, 0);
+    }
+    radix_stream_fence();
+}
+
+void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                             double *t_put, double *t_flush)
+{
+    const bench_ctx *ctx = in->ctx;
+    const join_opts *o = in->opt;
+    const uint64_t np = lay->nparts, item = 8 * (uint64_t)f->words;
+    net_state st;
+    st.lines = aligned_alloc(64, np * 64);
+    st.off = malloc(np * sizeof *st.off);
+    st.start = malloc(np * sizeof *st.start);
+    st.remote = malloc(np);
+    int *target = malloc(np * sizeof *target);
+    MPI_Aint *disp = malloc(np * sizeof *disp);
+    if (!st.lines || !st.off || !st.start || !st.remote || !target || !disp) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
+        MPI_Abort(ctx->world, 1);
+    }
+    *t_put = *t_flush = 0;
+    for (int rel = 0; rel < 2; rel++) {
+        rma_window_lock_all(&win[rel]);
+        for (uint64_t p = 0; p < np; p++) {
+            st.start[p] = st.off[p] = lay->base[rel][p] + lay->prefix[rel][p];
+            st.remote[p] = lay->owner[p] != ctx->rank;
+            target[p] = st.remote[p] ? lay->owner[p] : -1;
+            disp[p] = (MPI_Aint)(st.start[p] * item);
+        }
+        st.m = ((uintptr_t)win[rel].base % 64) / item;
+        st.stream = (uintptr_t)win[rel].base % item == 0;
+        putbuf_set pb;
+        if (putbuf_init(&pb, win[rel].win, ctx->world, ctx->rank, ctx->size, (int)np, target, disp, (size_t)o->buffer_size,
+                        (int)o->buffers_per_partition, o->flush == FLUSH_REQUEST ? PUTBUF_FLUSH_REQUEST
+                                                                                 : PUTBUF_FLUSH_WINDOW)) {
+            fprintf(stderr, "rmabench: rank %d: cannot allocate the put buffers\n", ctx->rank);
+            MPI_Abort(ctx->world, 1);
+        }
+        const tuple_t *src = rel == REL_R ? in->r : in->s;
+        uint64_t n = rel == REL_R ? in->r_n : in->s_n;
+        if (f->words == 1)
+            network_pass_w(src, n, 1, f, np - 1, &st, win[rel].base, &pb);
+        else
+            network_pass_w(src, n, 2, f, np - 1, &st, win[rel].base, &pb);
+        putbuf_finish(&pb);
+        *t_put += pb.t_put;
+        *t_flush += pb.t_flush;
+        putbuf_free(&pb);
+    }
+    for (int rel = 0; rel < 2; rel++) rma_window_unlock_all(&win[rel]);
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world));
+    /* every put has completed; in the separate memory model the owner must still make the public
+     * copy of its window visible to its own loads (the unified model, usual on shared memory, needs
+     * nothing) */
+    for (int rel = 0; rel < 2; rel++) {
+        int *model, flag = 0;
+        MPI_Win_get_attr(win[rel].win, MPI_WIN_MODEL, &model, &flag);
+        if (flag && *model == MPI_WIN_SEPARATE) {
+            MPI_CHECK(ctx->rank, MPI_Win_lock(MPI_LOCK_SHARED, ctx->rank, 0, win[rel].win));
+            MPI_CHECK(ctx->rank, MPI_Win_sync(win[rel].win));
+            MPI_CHECK(ctx->rank, MPI_Win_unlock(ctx->rank, win[rel].win));
+        }
+    }
+    free(st.lines);
+    free(st.off);
+    free(st.start);
+    free(st.remote);
+    free(target);
+    free(disp);
+}

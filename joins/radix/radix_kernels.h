@@ -1,0 +1,142 @@
+/* The radix hash join's compute kernels, MPI-free, so that tests and the calibration
+ * (`rmabench calibrate`) can run and time them on local data.
+ *
+ * Items: after the network pass a relation is an array of 64-bit words holding either
+ *   - packed tuples (1 word, --compress): ((key >> radix_bits) << rid_bits) | rid. The network radix
+ *     bits are implied by the partition a tuple sits in, so dropping them loses nothing;
+ *   - plain tuples (2 words): key, rid (tuple_t).
+ * Every kernel reads the radix of an item as (word0 >> shift) & mask; radix_key_shift() maps an
+ * original key bit to that shift for a format. */
+#ifndef RMB_RADIX_KERNELS_H
+#define RMB_RADIX_KERNELS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tuple.h"
+
+typedef struct {
+    int words;      /* 1 = packed key|rid, 2 = tuple_t */
+    int radix_bits; /* network radix bits (dropped from packed keys) */
+    int rid_bits;   /* packed: low bits holding the rid */
+} radix_format;
+
+/* Shift (in word0) of original key bit `bit` (bit >= radix_bits for packed items); capped at 63 so a
+ * shift is always defined (partitioning by a constant bit stays correct, just unbalanced). */
+static inline int radix_key_shift(const radix_format *f, int bit)
+{
+    int s = f->words == 1 ? bit - f->radix_bits + f->rid_bits : bit;
+    return s > 63 ? 63 : s < 0 ? 0 : s;
+}
+
+/* --- compression (16 -> 8 bytes) ------------------------------------------------------------- */
+/* Packing holds keys < 2^key_bits and rids < 2^rid_bits once radix_bits low key bits are dropped. */
+static inline bool radix_compress_fits(int key_bits, int radix_bits, int rid_bits)
+{
+    int rest = key_bits - radix_bits;
+    if (rest < 0) rest = 0;
+    return rid_bits >= 0 && rid_bits <= 64 && rest + rid_bits <= 64;
+}
+static inline uint64_t radix_pack(uint64_t key, uint64_t rid, int radix_bits, int rid_bits)
+{
+    return rid_bits >= 64 ? rid : ((key >> radix_bits) << rid_bits) | rid;
+}
+static inline uint64_t radix_unpack_rid(uint64_t w, int rid_bits)
+{
+    return rid_bits >= 64 ? w : w & ((UINT64_C(1) << rid_bits) - 1);
+}
+/* The key, given the network partition it came from (its low radix_bits bits). */
+static inline uint64_t radix_unpack_key(uint64_t w, uint64_t partition, int radix_bits, int rid_bits)
+{
+    uint64_t rest = rid_bits >= 64 ? 0 : w >> rid_bits;
+    return (rest << radix_bits) | partition;
+}
+
+/* --- histogram ------------------------------------------------------------------------------ */
+/* hist[key & (2^bits - 1)] += 1 over n input tuples (hist is not cleared). */
+void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist);
+/* hist[(word0 >> shift) & (2^bits - 1)] += 1 over n items of `words` words. */
+void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist);
+
+/* --- one partitioning pass ------------------------------------------------------------------- */
+/* Software write-combining state: one cache line per partition plus the write offsets; reused
+ * across passes (allocate once for the largest fan-out). */
+typedef struct {
+    int max_bits;
+    uint64_t *lines;   /* 2^max_bits lines of 8 words, 64-byte aligned */
+    uint64_t *off;     /* 2^max_bits write offsets */
+} radix_swwc;
+int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
+void radix_swwc_free(radix_swwc *ws);
+
+/* Scatter n items of `words` words from `in` to `out` (n items, out-of-place) by
+ * (word0 >> shift) & (2^bits - 1); bounds[0..2^bits] receive the partition starts (item indices
+ * into out, bounds[2^bits] = n). Stable within a partition. out must be 8*words-byte aligned. */
+void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                          uint64_t *bounds, radix_swwc *ws);
+
+/* --- build + probe one partition ------------------------------------------------------------- */
+/* Bucket-chained hash table (Balkesen et al.): heads[hash] = 1 + index of the last R item with that
+ * hash, next[i] = 1 + index of the previous one. Sized for the largest R partition. */
+typedef struct {
+    uint32_t *heads, *next;
+    uint64_t head_cap, next_cap;
+} radix_table;
+int radix_table_reserve(radix_table *t, uint64_t r_n); /* 0 or -1 (no memory) */
+void radix_table_free(radix_table *t);
+uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition of r_n items */
+
+/* Join one partition pair: every S item against every R item with an equal key (R keys need not be
+ * unique). hash_shift = radix_key_shift() of the first key bit not used by partitioning.
+ * Adds the number of matched pairs and the sum of match_term(r_rid, s_rid) to *matches, *checksum.
+ * r_n must fit in 32 bits. */
+void radix_build_probe(const uint64_t *r, uint64_t r_n, const uint64_t *s, uint64_t s_n, const radix_format *f,
+                       int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum);
+
+/* --- local partitioning plan ----------------------------------------------------------------- */
+/* Bits below which a partition of r_n R items (item_bytes each) plus its hash table fits in half of
+ * l2_bytes; returns total local bits. */
+int radix_local_bits_needed(uint64_t r_n, int item_bytes, uint64_t l2_bytes);
+/* L2 size of this CPU (sysconf), 1 MiB when unknown. */
+uint64_t radix_l2_bytes(void);
+
+/* Non-temporal copy of one 64-byte line (src and dst 64-byte aligned): the partitioned output is
+ * not read again soon, so it bypasses the cache and skips the read-for-ownership. */
+#if defined(__x86_64__)
+#include <emmintrin.h>
+static inline void radix_stream_line(uint64_t *dst, const uint64_t *src)
+{
+    __m128i *d = (__m128i *)(void *)dst;
+    const __m128i *s = (const __m128i *)(const void *)src;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+}
+/* The same, with the line's last 16 bytes given in registers: they were just stored, and loading
+ * them back as one 16-byte word would stall on store-to-load forwarding. */
+static inline void radix_stream_line_last(uint64_t *dst, const uint64_t *src, uint64_t w6, uint64_t w7)
+{
+    __m128i *d = (__m128i *)(void *)dst;
+    const __m128i *s = (const __m128i *)(const void *)src;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_set_epi64x((long long)w7, (long long)w6));
+}
+static inline void radix_stream_fence(void) { _mm_sfence(); }
+#else
+static inline void radix_stream_line_last(uint64_t *dst, const uint64_t *src, uint64_t w6, uint64_t w7)
+{
+    for (int i = 0; i < 6; i++) dst[i] = src[i];
+    dst[6] = w6;
+    dst[7] = w7;
+}
+static inline void radix_stream_line(uint64_t *dst, const uint64_t *src)
+{
+    for (int i = 0; i < 8; i++) dst[i] = src[i];
+}
+static inline void radix_stream_fence(void) {}
+#endif
+
+#endif

@@ -1,0 +1,38 @@
+/* The MPI phases of the radix hash join (thesis 4.2.1), called in order by radix.c:
+ *   histogram.c          local + global histograms, partition-to-rank assignment, write offsets
+ *   network_partition.c  windows, the network-partitioning pass (local writes + putbuf)
+ * then the MPI-free local_partition.c and build_probe.c. */
+#ifndef RMB_RADIX_PHASES_H
+#define RMB_RADIX_PHASES_H
+#include "join.h"
+#include "radix_kernels.h"
+
+enum { REL_R = 0, REL_S = 1 };
+
+/* Where every network partition goes: the same on every rank except `prefix`. */
+typedef struct {
+    int bits, ranks, rank;
+    uint64_t nparts;
+    uint64_t *local[2];   /* [rel][p] this rank's tuples in partition p */
+    uint64_t *global[2];  /* [rel][p] all ranks' tuples in partition p */
+    uint64_t *prefix[2];  /* [rel][p] tuples of p on lower ranks: this rank's write offset within p */
+    uint64_t *base[2];    /* [rel][p] first item of p in its owner's window */
+    int *owner;           /* [p] */
+    uint64_t win_items[2];/* items in this rank's window per relation */
+    uint64_t max_r_part;  /* largest R partition this rank owns */
+} radix_layout;
+
+/* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. */
+void radix_histogram_phase(const join_input *in, int bits, int assign, radix_layout *lay);
+void radix_layout_free(radix_layout *lay);
+/* Assignment of partitions to ranks from the global sizes (deterministic). */
+void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t nparts, int ranks, int assign, int *owner);
+
+/* Collective: windows for R and S sized by the layout (window_alloc). */
+void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2]);
+/* Collective: network-partitioning pass of both relations into the windows; returns seconds spent
+ * in MPI_Put and in flush/wait. Ends with MPI_Win_unlock_all + MPI_Barrier. */
+void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                             double *t_put, double *t_flush);
+
+#endif

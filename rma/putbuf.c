@@ -1,0 +1,119 @@
+#include "putbuf.h"
+
+#include <stdlib.h>
+
+#include "context.h"
+
+uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
+{
+    return (uint64_t)remote_dests * (uint64_t)nbufs * buf_bytes;
+}
+
+int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
+                const MPI_Aint *disp, size_t buf_bytes, int nbufs, int mode)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->win = win;
+    pb->comm = comm;
+    pb->rank = rank;
+    pb->mode = mode;
+    pb->nbufs = nbufs;
+    pb->ndest = ndest;
+    pb->buf_bytes = buf_bytes & ~(size_t)63; /* whole cache lines (aligned_alloc needs it) */
+    int remote = 0;
+    for (int d = 0; d < ndest; d++) remote += target[d] >= 0;
+    size_t slots = (size_t)remote * (size_t)nbufs;
+    pb->dest = calloc((size_t)ndest, sizeof *pb->dest);
+    pb->req = malloc((slots ? slots : 1) * sizeof *pb->req);
+    pb->put_epoch = calloc(slots ? slots : 1, sizeof *pb->put_epoch);
+    pb->target_epoch = malloc((size_t)nranks * sizeof *pb->target_epoch);
+    pb->mem = slots ? aligned_alloc(64, slots * pb->buf_bytes) : NULL;
+    if (!pb->dest || !pb->req || !pb->put_epoch || !pb->target_epoch || (slots && !pb->mem)) {
+        putbuf_free(pb);
+        return -1;
+    }
+    for (size_t i = 0; i < slots; i++) pb->req[i] = MPI_REQUEST_NULL;
+    for (int t = 0; t < nranks; t++) pb->target_epoch[t] = 1;
+    int slot = 0;
+    for (int d = 0; d < ndest; d++) {
+        putbuf_dest *pd = &pb->dest[d];
+        pd->target = target[d];
+        pd->disp = disp[d];
+        pd->first = slot;
+        if (target[d] >= 0) {
+            pd->buf = pb->mem + (size_t)slot * pb->buf_bytes;
+            slot += nbufs;
+        }
+    }
+    return 0;
+}
+
+/* Wait until buffer slot `s` of destination pd may be overwritten. */
+static void wait_slot(putbuf_set *pb, const putbuf_dest *pd, int s)
+{
+    if (pb->mode == PUTBUF_FLUSH_REQUEST) {
+        if (pb->req[s] == MPI_REQUEST_NULL) return;
+        double t0 = MPI_Wtime();
+        MPI_CHECK(pb->rank, MPI_Wait(&pb->req[s], MPI_STATUS_IGNORE));
+        pb->t_flush += MPI_Wtime() - t0;
+    } else {
+        if (pb->put_epoch[s] != pb->target_epoch[pd->target]) return; /* idle, or flushed since */
+        double t0 = MPI_Wtime();
+        MPI_CHECK(pb->rank, MPI_Win_flush(pd->target, pb->win));
+        pb->t_flush += MPI_Wtime() - t0;
+        pb->target_epoch[pd->target]++;
+    }
+}
+
+void putbuf_send(putbuf_set *pb, int d)
+{
+    putbuf_dest *pd = &pb->dest[d];
+    if (pd->target < 0 || pd->fill == 0) return;
+    int s = pd->first + pd->cur;
+    double t0 = MPI_Wtime();
+    if (pb->mode == PUTBUF_FLUSH_REQUEST)
+        MPI_CHECK(pb->rank, MPI_Rput(pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, (int)pd->fill, MPI_BYTE,
+                                     pb->win, &pb->req[s]));
+    else
+        MPI_CHECK(pb->rank, MPI_Put(pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, (int)pd->fill, MPI_BYTE,
+                                    pb->win));
+    int flag; /* progress poke (nothing is ever sent with this tag) */
+    MPI_Iprobe(MPI_ANY_SOURCE, 32767, pb->comm, &flag, MPI_STATUS_IGNORE);
+    pb->t_put += MPI_Wtime() - t0;
+    pb->put_epoch[s] = pb->target_epoch[pd->target];
+    pb->puts++;
+    pb->bytes_put += pd->fill;
+    pd->disp += (MPI_Aint)pd->fill;
+    pd->fill = 0;
+    pd->cur = (pd->cur + 1) % pb->nbufs;
+    s = pd->first + pd->cur;
+    pd->buf = pb->mem + (size_t)s * pb->buf_bytes;
+    wait_slot(pb, pd, s);
+}
+
+void putbuf_finish(putbuf_set *pb)
+{
+    for (int d = 0; d < pb->ndest; d++) putbuf_send(pb, d);
+    double t0 = MPI_Wtime();
+    if (pb->mode == PUTBUF_FLUSH_REQUEST) {
+        for (int d = 0; d < pb->ndest; d++) {
+            const putbuf_dest *pd = &pb->dest[d];
+            if (pd->target < 0) continue;
+            for (int b = 0; b < pb->nbufs; b++) /* MPI_Wait each: gcc misreads MPICH's MPI_STATUSES_IGNORE */
+                MPI_CHECK(pb->rank, MPI_Wait(&pb->req[pd->first + b], MPI_STATUS_IGNORE));
+        }
+    } else {
+        MPI_CHECK(pb->rank, MPI_Win_flush_all(pb->win));
+    }
+    pb->t_flush += MPI_Wtime() - t0;
+}
+
+void putbuf_free(putbuf_set *pb)
+{
+    free(pb->dest);
+    free(pb->req);
+    free(pb->put_epoch);
+    free(pb->target_epoch);
+    free(pb->mem);
+    memset(pb, 0, sizeof *pb);
+}

@@ -1,0 +1,43 @@
+/* 16 -> 8 byte compression: round trips at boundary bit widths (key and rid at their maxima, rid
+ * bits 1 and 63, no key bits left after the radix bits), and the fit rule that --compress refuses by. */
+#include "../check.h"
+#include "radix_kernels.h"
+
+static void round_trip(uint64_t key, uint64_t rid, int radix_bits, int rid_bits)
+{
+    uint64_t w = radix_pack(key, rid, radix_bits, rid_bits);
+    uint64_t part = radix_bits >= 64 ? key : key & ((1ull << radix_bits) - 1);
+    CHECK_EQ_U64(radix_unpack_rid(w, rid_bits), rid);
+    CHECK_EQ_U64(radix_unpack_key(w, part, radix_bits, rid_bits), key);
+}
+
+int main(void)
+{
+    for (int rb = 0; rb <= 20; rb++)
+        for (int ridb = 1; ridb <= 64 - 44 + rb && ridb < 64; ridb++) {
+            uint64_t kmax = (1ull << 44) - 1, rmax = ridb == 64 ? ~0ull : (1ull << ridb) - 1;
+            CHECK(radix_compress_fits(44, rb, ridb));
+            round_trip(kmax, rmax, rb, ridb);
+            round_trip(1, 0, rb, ridb);
+            round_trip(kmax ^ 0x5555, rmax >> 1, rb, ridb);
+        }
+    /* rid fills the word: key must be entirely radix bits */
+    CHECK(radix_compress_fits(10, 10, 64));
+    round_trip(1023, ~0ull, 10, 64);
+    CHECK(radix_compress_fits(10, 12, 63)); /* more radix bits than key bits */
+    round_trip(1000, (1ull << 63) - 1, 12, 63);
+    /* refusals */
+    CHECK(!radix_compress_fits(45, 0, 20));  /* 65 bits */
+    CHECK(!radix_compress_fits(44, 20, 41)); /* 24 + 41 */
+    CHECK(radix_compress_fits(44, 20, 40));  /* exactly 64 */
+    CHECK(!radix_compress_fits(11, 10, 64));
+    CHECK(!radix_compress_fits(10, 0, 65));
+    /* key shift: original key bit b sits at b - radix_bits + rid_bits in a packed item */
+    radix_format f = {1, 4, 30};
+    CHECK(radix_key_shift(&f, 4) == 30);
+    CHECK(radix_key_shift(&f, 10) == 36);
+    CHECK(radix_key_shift(&f, 100) == 63);
+    radix_format g = {2, 4, 64};
+    CHECK(radix_key_shift(&g, 10) == 10);
+    CHECK_DONE();
+}

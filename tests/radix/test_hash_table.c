@@ -1,0 +1,92 @@
+/* Build + probe of one partition against a nested-loop reference: duplicate R keys, S keys with
+ * several partners, keys without partners, empty sides, packed and plain items; and a partition
+ * larger than any cache (correct, just slower). */
+#include <stdlib.h>
+
+#include "../check.h"
+#include "generate.h"
+#include "radix_kernels.h"
+
+static uint64_t rng = 2463534242ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void reference(const tuple_t *r, uint64_t rn, const tuple_t *s, uint64_t sn, uint64_t *m, uint64_t *c)
+{
+    *m = *c = 0;
+    for (uint64_t j = 0; j < sn; j++)
+        for (uint64_t i = 0; i < rn; i++)
+            if (r[i].key == s[j].key) {
+                (*m)++;
+                *c += match_term(r[i].rid, s[j].rid);
+            }
+}
+
+/* keys drawn from [0, key_range) so that duplicates and misses both occur */
+static void one_case(uint64_t rn, uint64_t sn, uint64_t key_range, int hash_bits_used)
+{
+    const int radix_bits = 2, rid_bits = 24;
+    tuple_t *r = malloc((rn + 1) * sizeof *r), *s = malloc((sn + 1) * sizeof *s);
+    uint64_t *rp = malloc((rn + 1) * 8), *sp = malloc((sn + 1) * 8);
+    /* all keys of one network partition (low radix bits = 1) */
+    for (uint64_t i = 0; i < rn; i++) r[i] = (tuple_t){(next_rand() % key_range) << radix_bits | 1, i};
+    for (uint64_t j = 0; j < sn; j++) s[j] = (tuple_t){(next_rand() % (2 * key_range)) << radix_bits | 1, 1000000 + j};
+    for (uint64_t i = 0; i < rn; i++) rp[i] = radix_pack(r[i].key, r[i].rid, radix_bits, rid_bits);
+    for (uint64_t j = 0; j < sn; j++) sp[j] = radix_pack(s[j].key, s[j].rid, radix_bits, rid_bits);
+    uint64_t em, ec;
+    reference(r, rn, s, sn, &em, &ec);
+    radix_table t = {0};
+    CHECK(radix_table_reserve(&t, rn) == 0);
+    radix_format packed = {1, radix_bits, rid_bits}, plain = {2, radix_bits, 64};
+    uint64_t m = 0, c = 0;
+    radix_build_probe(rp, rn, sp, sn, &packed, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
+    CHECK_EQ_U64(m, em);
+    CHECK_EQ_U64(c, ec);
+    m = c = 0;
+    radix_build_probe((const uint64_t *)r, rn, (const uint64_t *)s, sn, &plain,
+                      radix_key_shift(&plain, radix_bits + hash_bits_used), &t, &m, &c);
+    CHECK_EQ_U64(m, em);
+    CHECK_EQ_U64(c, ec);
+    radix_table_free(&t);
+    free(r), free(s), free(rp), free(sp);
+}
+
+int main(void)
+{
+    one_case(0, 10, 5, 0);
+    one_case(10, 0, 5, 0);
+    one_case(1, 1, 1, 0);
+    one_case(100, 300, 1000, 0);   /* mostly misses */
+    one_case(100, 300, 20, 0);     /* many duplicates on both sides: n:m */
+    one_case(1000, 4000, 1500, 3); /* hash on higher bits */
+    one_case(2000, 2000, 3000, 60);/* shift beyond the key: every item in one bucket, still exact */
+    /* a large partition (beyond L2) and 1:N probes: unique R keys, S = 4 copies each + misses */
+    {
+        const uint64_t rn = 200000;
+        radix_format f = {1, 0, 20};
+        uint64_t *r = malloc(rn * 8), *s = malloc(5 * rn * 8);
+        for (uint64_t i = 0; i < rn; i++) r[i] = radix_pack(i + 1, i, 0, 20);
+        uint64_t sn = 0, ec = 0;
+        for (uint64_t i = 0; i < rn; i++)
+            for (int k = 0; k < 4; k++) {
+                s[sn] = radix_pack(i + 1, sn, 0, 20);
+                ec += match_term(i, sn);
+                sn++;
+            }
+        for (uint64_t i = 0; i < rn; i++, sn++) s[sn] = radix_pack(rn + 1 + i, sn, 0, 20);
+        radix_table t = {0};
+        CHECK(radix_table_reserve(&t, rn) == 0);
+        uint64_t m = 0, c = 0;
+        radix_build_probe(r, rn, s, sn, &f, radix_key_shift(&f, 0), &t, &m, &c);
+        CHECK_EQ_U64(m, 4 * rn);
+        CHECK_EQ_U64(c, ec);
+        radix_table_free(&t);
+        free(r), free(s);
+    }
+    CHECK_DONE();
+}

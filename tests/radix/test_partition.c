@@ -1,0 +1,131 @@
+/* Radix partitioning kernels: histogram sums, every item lands in the partition its bits say, the
+ * bounds are the histogram's prefix sums, nothing is lost or duplicated (multiset equality), for
+ * packed (1-word) and plain (2-word) items, misaligned outputs, and multi-pass local partitioning. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "local_partition.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* sorted copy of word-0 ^ word-1 mix, for multiset comparison */
+static uint64_t *signature(const uint64_t *items, uint64_t n, int W)
+{
+    uint64_t *sig = malloc((n ? n : 1) * sizeof *sig);
+    for (uint64_t i = 0; i < n; i++) sig[i] = W == 1 ? items[i] : items[2 * i] * 0x9E3779B97F4A7C15ull ^ items[2 * i + 1];
+    qsort(sig, n, sizeof *sig, cmp_u64);
+    return sig;
+}
+
+static void test_pass(uint64_t n, int W, int shift, int bits, int misalign)
+{
+    uint64_t *in = malloc((n * W + 1) * sizeof *in);
+    uint64_t *outbuf = aligned_alloc(64, ((n + 16) * W * 8 + 64 + 63) / 64 * 64);
+    uint64_t *out = outbuf + misalign * W; /* item-aligned but not line-aligned */
+    for (uint64_t i = 0; i < n * W; i++) in[i] = next_rand();
+    uint64_t fan = 1ull << bits, mask = fan - 1;
+    uint64_t *hist = calloc(fan, sizeof *hist), *bounds = malloc((fan + 1) * sizeof *bounds);
+    radix_histogram_items(in, n, W, shift, bits, hist);
+    uint64_t sum = 0;
+    for (uint64_t p = 0; p < fan; p++) sum += hist[p];
+    CHECK_EQ_U64(sum, n);
+    radix_swwc ws;
+    CHECK(radix_swwc_init(&ws, bits) == 0);
+    radix_partition_pass(in, n, W, shift, bits, out, bounds, &ws);
+    CHECK_EQ_U64(bounds[0], 0);
+    CHECK_EQ_U64(bounds[fan], n);
+    int wrong = 0;
+    for (uint64_t p = 0; p < fan; p++) {
+        if (bounds[p + 1] - bounds[p] != hist[p]) wrong++;
+        for (uint64_t i = bounds[p]; i < bounds[p + 1]; i++)
+            if (((out[i * W] >> shift) & mask) != p) wrong++;
+    }
+    if (wrong) fprintf(stderr, "pass n=%llu W=%d shift=%d bits=%d misalign=%d: %d misplaced\n", (unsigned long long)n, W,
+                       shift, bits, misalign, wrong);
+    CHECK(wrong == 0);
+    uint64_t *a = signature(in, n, W), *b = signature(out, n, W);
+    CHECK(memcmp(a, b, n * sizeof *a) == 0);
+    free(a), free(b), free(in), free(outbuf), free(hist), free(bounds);
+    radix_swwc_free(&ws);
+}
+
+static void test_tuple_histogram(void)
+{
+    enum { N = 1000 };
+    tuple_t t[N];
+    uint64_t hist[16] = {0}, ref[16] = {0};
+    for (int i = 0; i < N; i++) {
+        t[i].key = next_rand();
+        t[i].rid = (uint64_t)i;
+        ref[t[i].key & 15]++;
+    }
+    radix_histogram_tuples(t, N, 4, hist);
+    CHECK(memcmp(hist, ref, sizeof hist) == 0);
+}
+
+/* two local passes over a region at an offset, packed format: leaves hold the right bits, in order */
+static void test_local_passes(void)
+{
+    const uint64_t n = 50000, off = 37;
+    radix_format f = {1, 3, 20};
+    radix_local_plan plan = {2, {4, 3, 0, 0}, 7};
+    uint64_t *a = calloc(n + off, 8), *b = calloc(n + off, 8);
+    for (uint64_t i = 0; i < n; i++) a[off + i] = radix_pack(next_rand() >> 24, i, f.radix_bits, f.rid_bits);
+    uint64_t *orig = signature(a + off, n, 1);
+    radix_local_ws ws;
+    CHECK(radix_local_ws_init(&ws, &plan) == 0);
+    uint64_t *leaf = malloc(((1u << 7) + 1) * sizeof *leaf);
+    uint64_t *fin = radix_local_partition(a + off, b + off, n, &f, &plan, leaf, &ws);
+    fin -= off;
+    CHECK(fin == a); /* two passes end where they started */
+    CHECK_EQ_U64(leaf[0], 0);
+    CHECK_EQ_U64(leaf[1u << 7], n);
+    int wrong = 0;
+    for (uint64_t k = 0; k < (1u << 7); k++) {
+        if (leaf[k + 1] < leaf[k]) wrong++;
+        for (uint64_t i = off + leaf[k]; i < off + leaf[k + 1]; i++) {
+            /* key bits 3..9 (above the network bits): first pass bits 3..6 = high part of k */
+            uint64_t key_rest = fin[i] >> f.rid_bits;
+            uint64_t p1 = key_rest & 15, p2 = (key_rest >> 4) & 7;
+            if (p1 * 8 + p2 != k) wrong++;
+        }
+    }
+    CHECK(wrong == 0);
+    uint64_t *got = signature(fin + off, n, 1);
+    CHECK(memcmp(orig, got, n * 8) == 0);
+    radix_local_ws_free(&ws);
+    free(a), free(b), free(orig), free(got), free(leaf);
+}
+
+int main(void)
+{
+    test_tuple_histogram();
+    for (int W = 1; W <= 2; W++)
+        for (int mis = 0; mis < 4; mis++) {
+            test_pass(0, W, 0, 3, mis);
+            test_pass(1, W, 5, 4, mis);
+            test_pass(7, W, 5, 1, mis);
+            test_pass(1000, W, 9, 6, mis);
+            test_pass(100003, W, 20, 10, mis);
+        }
+    test_pass(5000, 1, 63, 1, 1); /* top bit */
+    test_local_passes();
+    CHECK(radix_local_bits_needed(0, 8, 1 << 20) == 0);
+    CHECK(radix_local_bits_needed(1 << 20, 8, 1 << 20) == 5); /* 16 MiB / 512 KiB = 32 */
+    CHECK(radix_l2_bytes() >= 64 * 1024);
+    CHECK_DONE();
+}
