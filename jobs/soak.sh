@@ -1,18 +1,20 @@
 #!/bin/bash
 # Soak: long runs that a campaign's batch jobs depend on surviving (a benchmark, not a test).
-#   jobs/soak.sh [--minutes M] [--repeats N] [--tuples T] [--ranks P] [--build DIR]
-# 1. the joins (--algo both) repeated N times (default 50) in one launch;
-# 2. the lock benchmark with a hot set of contended locks for M minutes (default 10), when
-#    `rmabench lock` is built.
+#   jobs/soak.sh [--minutes M] [--repeats N] [--tuples T] [--ranks P] [--lock-ranks Q] [--build DIR]
+# 1. the joins (--algo both) repeated N times (default 50) in one launch (--repeats 0: skipped);
+# 2. the lock benchmark with a hot set of contended locks for M minutes (default 10) at Q ranks
+#    (default 4: 2 servers, 2 agents): bank transfers on 16 accounts, half of them remote (2PC),
+#    5% no votes, 10 ms lock timeout, every grant checked (--check-invariants), balances checked at
+#    the end. RMB_SOAK_LOCK_ARGS replaces that workload.
 # Prints verification results, aborts and timeouts, and each rank's resident memory (VmRSS)
 # sampled at the start and at the end of every phase: growth means a leak.
 set -u
-minutes=10 repeats=50 tuples=200K ranks=2 root=$(cd "$(dirname "$0")/.." && pwd)
+minutes=10 repeats=50 tuples=200K ranks=2 lock_ranks=4 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 while [[ $# -gt 0 ]]; do
     case $1 in
     --minutes) minutes=$2; shift ;; --repeats) repeats=$2; shift ;; --tuples) tuples=$2; shift ;;
-    --ranks) ranks=$2; shift ;; --build) build=$2; shift ;;
+    --ranks) ranks=$2; shift ;; --lock-ranks) lock_ranks=$2; shift ;; --build) build=$2; shift ;;
     *) echo "soak.sh: $1: unknown flag" >&2; exit 2 ;;
     esac
     shift
@@ -46,6 +48,7 @@ watch_rss() { # PID MARK
     echo "resident memory (rank:kB) at end:   $last"
 }
 
+if [[ $repeats -gt 0 ]]; then
 echo "== joins: --algo both --repeat $repeats --tuples-per-rank $tuples at $ranks ranks ($mpirun)"
 t0=$SECONDS
 mark="--seed 8100001"
@@ -56,17 +59,21 @@ watch_rss "$pid" "$mark"
 wait "$pid"; rc=$?
 echo "exit status $rc after $((SECONDS - t0)) s; verification PASS: $(grep -c '^verification: PASS' "$work/join.out"), FAIL: $(grep -c '^verification: FAIL' "$work/join.out"); CSV rows: $(($(wc -l <"$work/join.csv") - 1))"
 grep '^summary' "$work/join.out"
+fi
 
 if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "== lock: skipped (rmabench lock is not built in $build)"
 else
-    echo "== lock: hot set of contended locks for $minutes min at $ranks ranks"
+    lock_args=${RMB_SOAK_LOCK_ARGS:---workload bank --accounts 16 --remote-prob 0.5 --vote-no-prob 0.05 --lock-timeout 10ms --check-invariants}
+    echo "== lock: hot set of contended locks for $minutes min at $lock_ranks ranks: $lock_args"
     mark="--seed 8100002"
-    "$mpirun" -n "$ranks" "$bin" lock --duration "${minutes}m" $mark --output "$work/lock.csv" \
-        ${RMB_SOAK_LOCK_ARGS:-} >"$work/lock.out" 2>&1 &
+    t0=$SECONDS
+    # shellcheck disable=SC2086
+    timeout -k 10 $((minutes * 60 + 120)) "$mpirun" -n "$lock_ranks" "$bin" lock --duration "${minutes}m" $mark \
+        --wait-bound 60 --output "$work/lock.csv" $lock_args >"$work/lock.out" 2>&1 &
     pid=$!
     watch_rss "$pid" "$mark"
     wait "$pid"; rc=$?
-    echo "exit status $rc"
-    grep -Ei 'commit|abort|timeout|check|invariant' "$work/lock.out" | head -20
+    echo "exit status $rc after $((SECONDS - t0)) s; CSV rows: $(($(wc -l <"$work/lock.csv" 2>/dev/null || echo 1) - 1))"
+    grep -E '^(committed|aborted|lock requests|servers|invariants|bank|verification):|^rmabench: ' "$work/lock.out" | head -20
 fi

@@ -86,6 +86,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
     const uint32_t agent = (uint32_t)roles->my_index;
     lock_request reqs[LOCK_TXN_MAX];
     contact *contacts = calloc((size_t)roles->nservers, sizeof *contacts);
+    int *contact_rank = calloc((size_t)roles->nservers, sizeof *contact_rank); /* world rank of contacts[c] */
     int *contact_of = malloc(sizeof(int) * (size_t)roles->nservers);
     for (int s = 0; s < roles->nservers; s++) contact_of[s] = -1;
     uint64_t acks = 0;
@@ -117,6 +118,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
             if (c < 0) {
                 c = contact_of[s] = ncontacts++;
                 contacts[c] = (contact){s, false};
+                contact_rank[c] = roles->server_rank[s];
             }
             if (lock_mode_exclusive_type(reqs[i].mode)) contacts[c].exclusive = true;
             lock_msg m = {MSG_LOCK, (uint8_t)reqs[i].mode, 0, 0, agent, txn, reqs[i].lock_id, {.age = age}};
@@ -171,7 +173,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
                 lock_msg m = {MSG_VOTE, 0, 0, 0, agent, txn, 0, {0}};
                 notify_send(run->ep, roles->server_rank[contacts[c].server], (int)agent, &m);
             }
-            uint64_t w = twopc_collect(run, (uint32_t)ncontacts);
+            uint64_t w = twopc_collect(run, (uint32_t)ncontacts, contact_rank);
             commit = vote_commits(w, (uint32_t)ncontacts);
             if (!commit) {
                 st->votes_no++;
@@ -188,7 +190,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
             contact_of[contacts[c].server] = -1;
         }
         acks += (uint64_t)ncontacts;
-        twopc_wait_acks(run, acks);
+        twopc_wait_acks(run, acks, contact_rank, ncontacts);
         double t4 = rmb_now();
         st->t_end += t4 - t3;
 
@@ -209,5 +211,6 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
         notify_send(run->ep, roles->server_rank[s], (int)agent, &m);
     }
     free(contacts);
+    free(contact_rank);
     free(contact_of);
 }

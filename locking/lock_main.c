@@ -10,7 +10,9 @@
 
 #include "commands.h"
 #include "lock.h"
+#include "lock_compare.h"
 #include "memory.h"
+#include "numa_topology.h"
 #include "options.h"
 #include "phases.h"
 #include "record.h"
@@ -87,7 +89,8 @@ static void parse_opts(lock_opts *o, int argc, char **argv)
         {"trace", OPT_STRING, &o->trace, "lock trace file for --workload trace", 0, 0, NULL, NULL},
         {"accounts", OPT_COUNT, &o->accounts, "bank accounts (few: contention)", 2, 1e9, NULL, NULL},
         {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, NULL},
-        {"model", OPT_STRING, &o->model, "model parameter file (prediction printed once the model is wired)", 0, 0, NULL, NULL},
+        {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, NULL},
+        {"numa", OPT_CHOICE, &o->numa, "memory placement of mailboxes and data: local, interleave or off (auto: local on multi-node hosts)", 0, 0, numa_policy_names, NULL},
         {"seed", OPT_INT, &o->seed, "workload seed", 0, 9.2e18, NULL, NULL},
         {"check-invariants", OPT_BOOL, &o->check_invariants, "after every grant, assert that no two incompatible modes are granted", 0, 0, NULL, NULL},
         {"wait-bound", OPT_INT, &o->wait_bound_s, "seconds any blocking wait may take before the run is aborted", 1, 86400, NULL, NULL},
@@ -105,7 +108,6 @@ static void parse_opts(lock_opts *o, int argc, char **argv)
     if (o->workload == WL_TRACE && !o->trace) input_error("--workload: trace needs --trace FILE%s", "");
     if (o->trace && o->workload != WL_TRACE) input_error("--trace: only with --workload trace%s", "");
     if (o->trace && access(o->trace, R_OK) != 0) input_error("--trace: %s: cannot read", o->trace);
-    if (o->model && access(o->model, R_OK) != 0) input_error("--model: %s: cannot read", o->model);
     if (!lock_workload_ops(o->workload))
         input_error("--workload: %s is not built into this rmabench (its generator has not landed)",
                     workload_kind_names[o->workload]);
@@ -123,7 +125,7 @@ static void command_line(int argc, char **argv, char *buf, size_t len)
 /* --- statistics -------------------------------------------------------------------------------- */
 
 enum { AU_COMMITTED, AU_ABORTED, AU_REQS, AU_REMOTE, AU_REFUSED, AU_TWOPC, AU_VOTES_NO, AU_N };
-enum { AD_LOCK, AD_DATA, AD_VOTE, AD_END, AD_REQ_TOTAL, AD_REQ_QUEUE, AD_REQ_SERVER, AD_N };
+enum { AD_LOCK, AD_DATA, AD_VOTE, AD_END, AD_REQ_TOTAL, AD_REQ_QUEUE, AD_REQ_SERVER, AD_ELAPSED, AD_N };
 enum { SU_REQUESTS, SU_GRANTED_NOW, SU_WAITED, SU_REFUSED, SU_TIMEOUTS, SU_DIES, SU_UPGRADES, SU_UPGRADE_REFUSALS,
        SU_INVARIANT, SU_MESSAGES, SU_VOTES_YES, SU_VOTES_NO, SU_ENDS, SU_LOCKS_LEFT, SU_TXNS_LEFT, SU_N };
 
@@ -134,11 +136,17 @@ int lock_main(int argc, char **argv)
     parse_opts(&o, argc, argv);
     char err[512];
     if (o.output && record_check_path(o.output, err, sizeof err)) input_error("--output: %s", err);
+    lock_model_ctx lm; /* --model: a bad file exits 2 here, before MPI ("--model: FILE:LINE: reason") */
+    lock_compare_load(&lm, o.model, bench_env_rank());
 
     bench_pre_init();
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    /* numa (bench/numa_policy.h): policy for the mailboxes, receive buffers and data window */
+    numa_report numa;
+    numa_report_init(&ctx, o.numa, &numa);
+    o.numa = numa.policy;
     if (ctx.size < 2) bench_usage_error(&ctx, "lock: needs at least 2 ranks (one lock server and one agent)");
     int nservers = o.servers ? (int)o.servers : ctx.size / 2;
     if (nservers >= ctx.size)
@@ -206,7 +214,10 @@ int lock_main(int argc, char **argv)
                ctx.hostnames, ctx.mpi_library, RMB_GIT_COMMIT);
         printf("# lock space %" PRIu64 " ids; locality: %s\n", roles.lock_space,
                roles.one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
-        if (o.model) printf("# --model %s: the lock model comparison is not wired yet\n", o.model);
+        printf("# lock servers at ranks");
+        for (int s = 0; s < roles.nservers; s++) printf("%s%d", s ? "," : " ", roles.server_rank[s]);
+        printf("; wait bound %" PRId64 " s\n", o.wait_bound_s);
+        numa_report_print_header(&numa);
         fflush(stdout);
     }
 
@@ -226,7 +237,7 @@ int lock_main(int argc, char **argv)
     uint64_t au[AU_N] = {ast.committed, ast.aborted, ast.lock_requests, ast.remote_requests, ast.refused, ast.twopc,
                          ast.votes_no}, aus[AU_N];
     double ad[AD_N] = {ast.t_lock, ast.t_data, ast.t_vote, ast.t_end, ast.t_req_total, ast.t_req_queue,
-                       ast.t_req_server}, ads[AD_N];
+                       ast.t_req_server, ast.elapsed}, ads[AD_N];
     uint64_t su[SU_N] = {sst.lt.requests, sst.lt.granted_now, sst.lt.waited, sst.lt.refused, sst.lt.timeouts,
                          sst.lt.dies, sst.lt.upgrades, sst.lt.upgrade_refusals, sst.lt.invariant_failures,
                          sst.messages, sst.votes_yes, sst.votes_no, sst.ends, sst.active_locks_end,
@@ -262,6 +273,11 @@ int lock_main(int argc, char **argv)
         free(total);
     }
 
+    /* windows and mailboxes go before the numa report, so that their placement checks count */
+    if (bank) rma_window_free(&data);
+    notify_close(&ep);
+    numa_report_run(&ctx, &numa);
+
     int exit_code = 0;
     if (ctx.rank == 0) {
         uint64_t txns = aus[AU_COMMITTED] + aus[AU_ABORTED];
@@ -295,11 +311,26 @@ int lock_main(int argc, char **argv)
         if (bank)
             printf("bank: sum of balances %" PRId64 " (expected %" PRId64 "), %" PRIu64 " accounts differ from their committed transfers\n",
                    sum, o.accounts * BANK_INITIAL_BALANCE, bank_bad_sum[0]);
+        numa_report_print_run(&numa);
         printf("verification: %s\n", pass ? "PASS" : "FAIL");
+
+        /* --model: eq. 5.3 for what the agents really did (their mean locks per transaction and
+         * remote share); measured t_tx is an agent's mean time per transaction (aborted ones too,
+         * as in the model's agents / t_tx), measured throughput the committed transactions. */
+        record *rec = o.output ? record_new() : NULL;
+        lock_compare(&lm,
+                     &(lock_model_input){
+                         .agents = roles.nagents,
+                         .locks_per_txn = txns ? (double)aus[AU_REQS] / (double)txns : (double)o.locks_per_txn,
+                         .remote_prob = aus[AU_REQS] ? (double)aus[AU_REMOTE] / (double)aus[AU_REQS] : o.remote_prob,
+                         .single_host = ctx.hosts == 1,
+                         .measured_t_tx_us = txns ? ads[AD_ELAPSED] * per_txn : 0,
+                         .measured_throughput = aus[AU_COMMITTED] / el,
+                     },
+                     rec);
         fflush(stdout);
 
-        if (o.output) {
-            record *rec = record_new();
+        if (rec) {
             char ts[32];
             bench_timestamp(ts, sizeof ts);
             record_set(rec, "timestamp", "%s", ts);
@@ -352,6 +383,7 @@ int lock_main(int argc, char **argv)
             record_set(rec, "lat_req_server_us", "%.4f", ads[AD_REQ_SERVER] * per_req);
             record_set(rec, "timeouts", "%" PRIu64, sus[SU_TIMEOUTS]);
             record_set(rec, "verification", "%s", pass ? "PASS" : "FAIL");
+            numa_report_columns(&numa, rec);
             if (record_append(rec, o.output, err, sizeof err)) {
                 fprintf(stderr, "rmabench: --output: %s\n", err);
                 exit_code = 2;
@@ -364,12 +396,11 @@ int lock_main(int argc, char **argv)
     free(hist);
     free(hist_sum);
     free(delta);
-    if (bank) rma_window_free(&data);
     MPI_CHECK(ctx.rank, MPI_Win_unlock_all(run.vote_win));
     MPI_CHECK(ctx.rank, MPI_Win_free(&run.vote_win));
-    notify_close(&ep);
     MPI_Comm_free(&run.agent_comm);
     lock_roles_free(&roles);
+    numa_report_free(&numa);
     bench_ctx_free(&ctx);
     MPI_Finalize();
     return exit_code;

@@ -29,10 +29,12 @@ static inline bool vote_commits(uint64_t w, uint32_t participants)
 #ifdef RMB_LOCK_H
 /* agent: zero the vote word (atomic MPI_REPLACE on the own window). */
 void twopc_reset(lock_run *run);
-/* agent: wait until all participants voted; returns the vote word. */
-uint64_t twopc_collect(lock_run *run, uint32_t participants);
-/* agent: wait until the acknowledgement counter reaches `target`. */
-void twopc_wait_acks(lock_run *run, uint64_t target);
+/* agent: wait until all participants (the servers at ranks[0..participants-1]) voted; returns the
+ * vote word. A hit --wait-bound names the servers and the votes that did arrive, then aborts. */
+uint64_t twopc_collect(lock_run *run, uint32_t participants, const int *ranks);
+/* agent: wait until the acknowledgement counter reaches `target` (the last n acknowledgements owed
+ * by the servers at ranks[0..n-1]); a hit bound is reported like the vote's. */
+void twopc_wait_acks(lock_run *run, uint64_t target, const int *ranks, int n);
 /* server: vote on behalf of a transaction of the agent at agent_rank. */
 void twopc_vote(lock_run *run, int agent_rank, bool yes);
 /* server: acknowledge an end of transaction. */

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "context.h"
+#include "memory.h"
+#include "numa_policy.h"
 #include "window.h"
 
 const char *const notify_transport_names[] = {"rma", "msg", NULL};
@@ -50,7 +52,11 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
 
     if (t == NOTIFY_MSG) {
         ep->recv_reqs = xcalloc((size_t)my_slots, sizeof *ep->recv_reqs);
-        ep->recv_bufs = xcalloc((size_t)my_slots, (size_t)msg_bytes);
+        ep->recv_bufs = mem_alloc_large((uint64_t)my_slots * (uint64_t)msg_bytes); /* zeroed, --numa policy */
+        if (!ep->recv_bufs) {
+            fprintf(stderr, "rmabench: rank %d: out of memory allocating %d receive buffers\n", ep->rank, my_slots);
+            abort();
+        }
         for (int s = 0; s < my_slots; s++)
             MPI_CHECK(ep->rank, MPI_Irecv(ep->recv_bufs + (size_t)s * (size_t)msg_bytes, msg_bytes, MPI_BYTE,
                                           MPI_ANY_SOURCE, NOTIFY_TAG_BASE + s, comm, &ep->recv_reqs[s]));
@@ -64,6 +70,7 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
      * cache line, one line transfer less per message between cores. */
     ep->slot_offset = (MPI_Aint)max_words * 8;
     uint64_t bytes = rma_round_size((uint64_t)ep->slot_offset + (uint64_t)my_slots * (uint64_t)msg_bytes);
+    ep->win_bytes = bytes;
     /* Own allocation rather than rma_window_alloc (whose info announces MPI_SUM): senders only
      * toggle bits with MPI_BXOR and the target only reads with MPI_NO_OP. (Millisecond stalls seen
      * on MPICH came from ranks spinning while their peer was descheduled, see notify_idle, not
@@ -74,7 +81,10 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     /* Open MPI osc rdma: single-element accumulates may use the transport's atomics directly
      * (no window lock and software op); other libraries ignore the key. */
     MPI_Info_set(info, "acc_single_intrinsic", "true");
+    numa_policy_push(); /* --numa: the mailbox pages this rank first touches follow the run's policy */
     MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &ep->base, &ep->win));
+    if (numa_policy() != NUMA_OFF) numa_touch_pages(ep->base, bytes); /* before any sender can place them */
+    numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
     memset(ep->base, 0, bytes);
@@ -216,12 +226,13 @@ void notify_close(notify_ep *ep)
             MPI_CHECK(ep->rank, MPI_Wait(&ep->recv_reqs[s], MPI_STATUS_IGNORE));
         }
         free(ep->recv_reqs);
-        free(ep->recv_bufs);
+        mem_free_large(ep->recv_bufs, (uint64_t)ep->slots * (uint64_t)ep->msg_bytes); /* checks placement */
         MPI_CHECK(ep->rank, MPI_Barrier(ep->comm));
         return;
     }
     MPI_CHECK(ep->rank, MPI_Barrier(ep->comm));
     MPI_CHECK(ep->rank, MPI_Win_unlock_all(ep->win));
+    numa_placement_check(ep->base, ep->win_bytes); /* after use: where the mailbox pages really are */
     MPI_CHECK(ep->rank, MPI_Win_free(&ep->win));
     free(ep->pending);
     free(ep->seen);

@@ -46,6 +46,7 @@ typedef struct {
     /* rma */
     MPI_Win win;
     unsigned char *base;
+    uint64_t win_bytes;       /* mailbox window size (rounded), for the numa placement check */
     int words;                /* my notification words */
     MPI_Aint slot_offset;     /* same on every rank: after the largest notification area */
     uint64_t *seen;           /* [words] the notification words as last read */
@@ -53,7 +54,7 @@ typedef struct {
     int pending_word;         /* lowest word that may have pending bits */
     /* msg */
     MPI_Request *recv_reqs;
-    unsigned char *recv_bufs;
+    unsigned char *recv_bufs; /* [slots * msg_bytes], mem_alloc_large (placed by --numa) */
     uint64_t sent, received;
 } notify_ep;
 

@@ -1,0 +1,55 @@
+#!/bin/sh
+# `rmabench lock --model FILE` (model/lock_compare.h wired into locking/lock_main.c):
+# 1. calibrate at 2 ranks, run the lock benchmark with the parameters: the Table 5.1 layout is
+#    printed, the CSV row holds model_t_tx_us, model_throughput and model_params, and at 0% remote
+#    locks the prediction is eq. 5.3's 2·L·t_local_comm + L·t_queue + t_clean_up for the measured L
+#    (locks per transaction), the throughput agents / t_tx;
+# 2. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row.
+#   lock_model_check.sh MPI_CHECK MPIRUN RMABENCH
+set -u
+mpi_check=$1; mpirun=$2; rmabench=$3
+tmp=$(mktemp -d /tmp/rmb-lock-model.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+
+"$mpi_check" "$mpirun" 2 --timeout 60 --grep '^wrote ' -- "$rmabench" calibrate --tuples 64K --repeats 1 \
+    --output "$tmp/params.txt" || exit 1
+"$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 \
+    --grep '^model: lock table \(Table 5\.1\) +measured +model +model err' \
+    --grep '^exec\. time per transaction \[us\] +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%' \
+    --grep '^throughput \[M tx/s\] +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%' \
+    --grep '^model: eq\. 5\.3 with 1 agents' \
+    -- "$rmabench" lock --transactions-per-agent 300 --model "$tmp/params.txt" --output "$tmp/lock.csv" || fail=1
+/usr/bin/python3 - "$tmp/lock.csv" "$tmp/params.txt" <<'PY' || fail=1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+if len(rows) != 1: sys.exit(f"FAIL: {len(rows)} rows, expected 1")
+r = rows[0]
+p = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"^(\w+) = ([-0-9.e+]+)\s*(#|$)", line)
+    if m: p[m.group(1)] = float(m.group(2))
+L = float(r["locks_per_txn_measured"])
+t = float(r["model_t_tx_us"]); tp = float(r["model_throughput"])
+want = 2 * L * p["t_local_comm"] + L * p["t_queue"] + p["t_clean_up"]
+print(f"L = {L}, model_t_tx_us = {t}, eq. 5.3 at 0% remote = {want:.4f}, model_throughput = {tp}")
+bad = []
+if r["model_params"] != sys.argv[2]: bad.append(f"model_params = {r['model_params']!r}")
+if not (t > 0 and abs(t - want) <= 0.005 * want + 1e-3): bad.append(f"model_t_tx_us {t} != {want:.4f}")
+if not abs(tp - int(r["agents"]) / (t * 1e-6)) <= 0.005 * tp: bad.append(f"model_throughput {tp} != agents / t_tx")
+if bad: sys.exit("FAIL: " + "; ".join(bad))
+PY
+
+# a malformed parameter file: the line number, exit 2 before MPI, nothing written
+printf 't_local_comm = 0.5\nt_queue = fast\nt_clean_up = 0.3\n' >"$tmp/bad.txt"
+"$mpi_check" "$mpirun" 2 --exit 2 --timeout 30 --grep "^rmabench: --model: $tmp/bad.txt:2: t_queue: " \
+    -- "$rmabench" lock --model "$tmp/bad.txt" --output "$tmp/bad.csv" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail=1; }
+n=$(grep '^rmabench: ' "$tmp/out" | grep -vc '^rmabench: warning: ')
+[ "$n" -eq 1 ] || err "$n 'rmabench:' lines for a bad parameter file, expected 1"
+[ ! -e "$tmp/bad.csv" ] || err "a bad parameter file left $tmp/bad.csv"
+# a file without a required parameter names it
+printf 't_local_comm = 0.5\n' >"$tmp/short.txt"
+"$mpi_check" "$mpirun" 2 --exit 2 --timeout 30 --grep "^rmabench: --model: .*t_queue" \
+    -- "$rmabench" lock --model "$tmp/short.txt" || fail=1
+[ $fail -eq 0 ] && echo "lock_model_check: all passed"
+exit $fail
