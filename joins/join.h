@@ -80,6 +80,8 @@ extern const join_algo sortmerge_join_algo;
 
 int join_main(int argc, char **argv);
 /* Parses argv[2..] into o, MPI-free: OPT_OK, OPT_HELP or OPT_ERROR with "--flag: reason" in err. */
+/* The join command's default options (join_parse_opts only overwrites what argv gives). */
+void join_default_opts(join_opts *o);
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen);
 
 #endif

@@ -20,7 +20,7 @@ static const char *const flush_names[] = {"window", "request", NULL};
 static const char *const ranges_names[] = {"splitters", "equal", NULL};
 static const char *const simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
 
-static void default_opts(join_opts *o)
+void join_default_opts(join_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->algo = ALGO_RADIX;
@@ -184,7 +184,7 @@ static void join_command_line(int argc, char **argv, char *buf, size_t len)
 int join_main(int argc, char **argv)
 {
     join_opts o;
-    default_opts(&o);
+    join_default_opts(&o);
     parse_opts(&o, argc, argv);
     join_model_ctx jm;
     join_compare_load(&jm, o.model, o.algo);

@@ -48,7 +48,10 @@ int calibrate_main(int argc, char **argv)
     calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3};
     const opt_spec specs[] = {
         {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
-        {"tuples", OPT_COUNT, &o.tuples, "tuples per rank for the compute kernels", 1000, 1e9, NULL, NULL},
+        {"tuples", OPT_COUNT, &o.tuples, "tuples per rank the compute kernels run on (a sample)", 1000, 1e9, NULL, NULL},
+        {"tuples-per-rank", OPT_COUNT, &o.tuples_per_rank,
+         "R tuples per rank of the joins to model: the radix local plan is the join's at this size (default: the join's default)",
+         1, 1e12, NULL, NULL},
         {"put-bytes", OPT_BYTES, &o.put_bytes, "bytes each rank puts per bandwidth measurement", 1 << 16, 1ll << 34, NULL, NULL},
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
         OPT_END,

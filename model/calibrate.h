@@ -12,7 +12,8 @@
 #include "params.h"
 
 typedef struct {
-    int64_t tuples;        /* tuples per rank for the compute kernels */
+    int64_t tuples;          /* tuples per rank the compute kernels run on */
+    int64_t tuples_per_rank; /* R tuples per rank of the joins the parameters are for; 0 = the join's default */
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
     int64_t repeats;       /* repetitions per measurement; the median is kept */
 } calibrate_opts;

@@ -3,12 +3,16 @@
  * choose by default on these ranks, and with fresh or reused memory as the join sees it:
  *   P_scan             radix_histogram_tuples over R and S (16-byte tuples, the join's network bits)
  *   P_partition        the radix join's network pass itself (radix_network_partition, --compress:
- *                      16-byte tuples in, 8-byte packed words out), run by every rank on a window
- *                      of its own (MPI_COMM_SELF): the pass's compute, no transfer
- *   P_partition_local  radix_local_partition per network partition, 8-byte words, the join's plan
- *                      (fresh scratch each time, as the join allocates it per run)
- *   P_build, P_probe   radix_build_probe per leaf right after that partition's local pass
- *                      (build: one S item per leaf; probe: the full call minus the build)
+ *                      16-byte tuples in, 8-byte packed words out), run by all ranks of a host at once
+ *                      on windows of the host's communicator: its compute plus the MPI_Puts, put
+ *                      buffers and flushes to the other ranks of the host. Puts between hosts are
+ *                      not in it: eq. 3.2-3.6 add them from bw_host.
+ *   P_partition_local  radix_local_partition per network partition, 8-byte words, with the local
+ *                      plan the join picks at --tuples-per-rank (the size the parameters are for),
+ *                      timed on a sample: this rank's tuples cut into partitions of the size the
+ *                      join's network pass leaves at that size (fresh scratch, as the join)
+ *   P_build, P_probe   radix_build_probe per leaf right after that partition's local pass, on the
+ *                      same sample (build: one S item per leaf; probe: the full call minus the build)
  *   P_partition_range  the sort-merge join's partition phase (smj_range_partition: splitters,
  *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
  *                      model adds as the histogram term
@@ -94,27 +98,53 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     free(hist);
     params_put(p, MP_P_scan, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
 
-    /* P_partition: the network pass on a window of this rank's own (all partitions local) */
+    /* P_partition: the network pass on the host's ranks, all at once, puts within the host included */
+    bench_ctx host;
+    bench_ctx_init(&host, ctx->host);
+    const radix_format f = {.words = 1, .radix_bits = bits,
+                            .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
+    {
+        join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
+        radix_layout lay;
+        radix_histogram_phase(&in, bits, jo->assign, &lay);
+        rma_window win[2];
+        radix_windows_alloc(&in, &lay, &f, win);
+        for (int k = -1; k < reps; k++) {
+            double tp, tf;
+            MPI_Barrier(ctx->world);
+            double t0 = MPI_Wtime();
+            radix_network_partition(&in, &lay, &f, win, &tp, &tf);
+            if (k >= 0) t[k] = MPI_Wtime() - t0;
+        }
+        for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
+        radix_layout_free(&lay);
+    }
+    bench_ctx_free(&host);
+    params_put(p, MP_P_partition, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
+    params_put(p, MP_partition_bits, bits);
+
+    /* The join at --tuples-per-rank N leaves network partitions of about N * ranks / 2^bits R tuples
+     * (uniform keys) and picks its local plan for them. The sample: this rank's own tuples, cut by a
+     * network pass on a window of its own (MPI_COMM_SELF: no transfer) into partitions of about that
+     * size (at least two), then partitioned locally with the join's plan. */
+    const double join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
+    radix_local_plan plan = radix_default_plan((uint64_t)(join_part * 1.01)); /* the join's largest partition */
+    int sbits = 1;
+    while (sbits < 20 && (double)n / (double)(UINT64_C(1) << (sbits + 1)) >= join_part * 0.75) sbits++;
     bench_ctx self;
     bench_ctx_init(&self, MPI_COMM_SELF);
     join_input in = {.ctx = &self, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
     radix_layout lay;
-    radix_histogram_phase(&in, bits, jo->assign, &lay);
-    radix_format f = {.words = 1, .radix_bits = bits, .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
+    radix_histogram_phase(&in, sbits, jo->assign, &lay);
+    const radix_format sf = {.words = 1, .radix_bits = sbits, .rid_bits = f.rid_bits};
     rma_window win[2];
-    radix_windows_alloc(&in, &lay, &f, win);
-    for (int k = -1; k < reps; k++) {
+    radix_windows_alloc(&in, &lay, &sf, win);
+    {
         double tp, tf;
-        MPI_Barrier(ctx->world);
-        double t0 = MPI_Wtime();
-        radix_network_partition(&in, &lay, &f, win, &tp, &tf);
-        if (k >= 0) t[k] = MPI_Wtime() - t0;
+        radix_network_partition(&in, &lay, &sf, win, &tp, &tf);
     }
-    params_put(p, MP_P_partition, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
-    params_put(p, MP_partition_bits, bits);
 
     /* P_partition_local, P_build, P_probe: per network partition, as radix.c's run() does */
-    radix_local_plan plan = radix_default_plan(lay.max_r_part);
     uint64_t max_part[2] = {0, 0};
     for (uint64_t q = 0; q < lay.nparts; q++)
         for (int rel = 0; rel < 2; rel++)
@@ -125,7 +155,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     radix_table table;
     memset(&table, 0, sizeof table);
     if (!bounds[0] || !bounds[1] || radix_local_ws_init(&lws, &plan)) calibrate_fail(ctx, "the local partitioning workspace");
-    const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
+    const int hash_shift = radix_key_shift(&sf, sbits + plan.total_bits);
     double tl[2][REPS_MAX], tb[2][REPS_MAX];
     uint64_t matches = 0, checksum = 0;
     for (int k = -1; k < reps; k++) {
@@ -141,7 +171,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                 for (int rel = 0; rel < 2; rel++)
                     fin[rel] = plan.passes == 0 ? (uint64_t *)win[rel].base + lay.base[rel][q]
                                                 : radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][q],
-                                                                        scratch[rel], lay.global[rel][q], &f, &plan,
+                                                                        scratch[rel], lay.global[rel][q], &sf, &plan,
                                                                         bounds[rel], &lws);
                 if (plan.passes == 0)
                     for (int rel = 0; rel < 2; rel++) bounds[rel][0] = 0, bounds[rel][1] = lay.global[rel][q];
@@ -155,7 +185,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                 for (uint64_t i = 0; i < leaves; i++) {
                     uint64_t sn = bs[i + 1] - bs[i];
                     radix_build_probe(fin[REL_R] + br[i], br[i + 1] - br[i], fin[REL_S] + bs[i],
-                                      build_only && sn ? 1 : sn, &f, hash_shift, &table, &matches, &checksum);
+                                      build_only && sn ? 1 : sn, &sf, hash_shift, &table, &matches, &checksum);
                 }
                 t4 = MPI_Wtime();
                 t_bp += t4 - t5;
@@ -194,8 +224,7 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
 {
     /* the joins' defaults (joins/join_main.c) */
     join_opts jo;
-    char *argv[] = {"rmabench", "join", NULL}, err[300];
-    join_parse_opts(&jo, 2, argv, err, sizeof err);
+    join_default_opts(&jo);
     workload w;
     workload_init(&w, (uint64_t)o->tuples * (uint64_t)ctx->size, 1, 1.0, 0, (uint64_t)jo.seed, ctx->rank, ctx->size,
                   false);
@@ -206,7 +235,10 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (!r || !s) calibrate_fail(ctx, "the relations");
     generate_r(&w, r);
     generate_s(&w, s);
-    calibrate_radix(ctx, o, &jo, &w, r, s, p);
+    calibrate_opts oo = *o;
+    if (oo.tuples_per_rank <= 0) oo.tuples_per_rank = jo.tuples_per_rank; /* the join's default */
+    params_put(p, MP_tuples_per_rank, (double)oo.tuples_per_rank);
+    calibrate_radix(ctx, &oo, &jo, &w, r, s, p);
     calibrate_sortmerge(ctx, o, &jo, &w, r, s, p);
     mem_free_large(r, w.r_n * sizeof(tuple_t));
     mem_free_large(s, w.s_n * sizeof(tuple_t));

@@ -91,9 +91,14 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
         for (const row *r = rows; r->phase; r++) known |= strcmp(r->phase, st->name[i]) == 0;
         if (!known) print_row(st->name[i], &st->avg[i], NULL);
     }
+    /* the model has no imbalance term: compare it with the sum of the average phases (the mean
+     * total over ranks) as well as with the slowest rank's total */
     print_row("imbalance", &st->imbalance, NULL);
     print_row("total", &st->total_max, &pr->total);
-    if (pr->alloc_modelled) print_row("total_with_alloc", &st->total_max, &pr->total_with_alloc);
+    if (pr->alloc_modelled) {
+        print_row("total_with_alloc", &st->total_max, &pr->total_with_alloc);
+        print_row("total_without_imbalance", &st->total_avg, &pr->total_with_alloc);
+    }
     printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
            pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
            p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);

@@ -29,6 +29,7 @@
     X(P_merge, "Mtuples/s", 1e6, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
+    X(tuples_per_rank, "tuples", 1, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
     X(partition_bits, "bits", 1, "fan-out bits at which P_partition was measured")                               \
     X(partition_local_bits, "bits", 1, "fan-out bits at which P_partition_local was measured")                   \
     X(radix_local_passes, "passes", 1, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
