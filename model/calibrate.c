@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "options.h"
 #include "version.h"
+#include "window.h"
 
 double calibrate_median(double *v, int n)
 {
@@ -46,6 +47,9 @@ int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
     calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3};
+    join_opts jdef;
+    join_default_opts(&jdef);
+    o.window = jdef.window;
     const opt_spec specs[] = {
         {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
         {"tuples", OPT_COUNT, &o.tuples, "tuples per rank the compute kernels run on (a sample)", 1000, 1e9, NULL, NULL},
@@ -53,6 +57,8 @@ int calibrate_main(int argc, char **argv)
          "R tuples per rank of the joins to model: the radix local plan is the join's at this size (default: the join's default)",
          1, 1e12, NULL, NULL},
         {"put-bytes", OPT_BYTES, &o.put_bytes, "bytes each rank puts per bandwidth measurement", 1 << 16, 1ll << 34, NULL, NULL},
+        {"window", OPT_CHOICE, &o.window, "window flavour of the joins to model (the join's --window)", 0, 0,
+         win_flavor_names, NULL},
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
         OPT_END,
     };
@@ -72,6 +78,8 @@ int calibrate_main(int argc, char **argv)
         if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
         exit(2);
     }
+
+    if (o.tuples_per_rank <= 0) o.tuples_per_rank = jdef.tuples_per_rank; /* the join's default */
 
     bench_pre_init();
     MPI_Init(&argc, &argv);

@@ -16,6 +16,7 @@ typedef struct {
     int64_t tuples_per_rank; /* R tuples per rank of the joins the parameters are for; 0 = the join's default */
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
     int64_t repeats;       /* repetitions per measurement; the median is kept */
+    int window;            /* the joins' window flavour (win_flavor, --window of the join) */
 } calibrate_opts;
 
 /* Collective. Each sets the parameters it measures in p (identical on every rank afterwards). */

@@ -225,6 +225,7 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     /* the joins' defaults (joins/join_main.c) */
     join_opts jo;
     join_default_opts(&jo);
+    jo.window = o->window; /* the flavour the joins to model use */
     workload w;
     workload_init(&w, (uint64_t)o->tuples * (uint64_t)ctx->size, 1, 1.0, 0, (uint64_t)jo.seed, ctx->rank, ctx->size,
                   false);

@@ -3,12 +3,15 @@
  *    flush every two puts (the joins' double-buffered send buffers); per-rank bytes/s.
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
- *  - t_win_alloc_fixed / _per_byte: MPI_Win_allocate at two sizes, slowest rank, line through both. */
+ *  - t_win_alloc_fixed / _per_byte: the joins' window flavour (--window) at 1 MiB and at the joins'
+ *    own window size (--tuples-per-rank), slowest rank, line through both; t_win_touch_per_byte:
+ *    the radix join's radix_windows_alloc (first touch) beyond that, at the joins' size. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibrate.h"
 #include "radix/radix_phases.h"
+#include "memory.h"
 #include "window.h"
 
 #define PUT_CHUNK (64 * 1024)
@@ -57,15 +60,16 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_windo
     return peer >= 0 ? (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK) / med : 0;
 }
 
-/* `bytes` of windows in two (R and S, as both joins allocate them). touch = 0: MPI_Win_allocate
- * only (the sort-merge join's window_alloc); touch = 1: the radix join's own radix_windows_alloc
- * (allocation, first touch of every page, barrier) and the MPI_Win_free it also counts. */
-static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch)
+/* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
+ * rma_window_alloc only (the sort-merge join's window_alloc); touch = 1: the radix join's own
+ * radix_windows_alloc (allocation, first touch of every page, barrier) and the MPI_Win_free it also
+ * counts. Slowest rank, median over the repeats. */
+static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor)
 {
     double t[100];
     join_opts jo;
-    memset(&jo, 0, sizeof jo);
-    jo.window = WIN_ALLOCATE;
+    join_default_opts(&jo);
+    jo.window = flavor;
     join_input in = {.ctx = ctx, .opt = &jo};
     radix_layout lay;
     memset(&lay, 0, sizeof lay);
@@ -79,7 +83,7 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
             radix_windows_alloc(&in, &lay, &f, w);
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
         } else {
-            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, WIN_ALLOCATE, ctx->world);
+            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, flavor, ctx->world);
         }
         double mine = MPI_Wtime() - t0;
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
@@ -122,17 +126,27 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     free(src);
     rma_window_free(&w);
 
-    /* window allocation: two sizes, a line through them */
-    const uint64_t small = 1u << 20, large = 48u << 20; /* large: out of cache, like the joins' windows */
+    /* Window allocation: a line through a small window (the fixed cost) and one of the joins' own
+     * size at --tuples-per-rank (R and S, 8-byte packed words each: both joins' default windows),
+     * so the per-byte term is measured where the joins run rather than extrapolated from a small
+     * window. Capped at a quarter of the memory the host has free per rank. */
+    const win_flavor flavor = (win_flavor)o->window;
+    const uint64_t small = 1u << 20;
+    uint64_t large = (uint64_t)o->tuples_per_rank * 2 * 8;
+    double avail = calibrate_allreduce(ctx, (double)mem_available_bytes(), MPI_MIN); /* same size on all ranks */
+    if (avail > 0 && (double)large > avail / 4 / ctx->ranks_per_host)
+        large = (uint64_t)(avail / 4 / ctx->ranks_per_host);
+    if (large < 4 * small) large = 4 * small;
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
-    double ts = win_alloc_time(ctx, small, reps, 0), tl = win_alloc_time(ctx, large, reps, 0);
+    int reps_large = reps < 2 ? reps : 2; /* a join-sized window costs about a second */
+    double ts = win_alloc_time(ctx, small, reps, 0, flavor), tl = win_alloc_time(ctx, large, reps_large, 0, flavor);
     double per_byte = (tl - ts) / (double)(large - small);
     if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
     double fixed = ts - per_byte * (double)small;
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
     params_put(p, MP_t_win_alloc_fixed, fixed > 0 ? fixed : 0);
-    /* first touch and free: the slope of the radix join's allocation beyond the plain one */
-    double us = win_alloc_time(ctx, small, reps, 1), ul = win_alloc_time(ctx, large, reps, 1);
-    double touch = (ul - us) / (double)(large - small) - per_byte;
+    /* first touch and free, at the joins' size: the radix join's allocation beyond the plain one */
+    double ul = win_alloc_time(ctx, large, reps_large, 1, flavor);
+    double touch = (ul - tl) / (double)large;
     params_put(p, MP_t_win_touch_per_byte, touch > 0 ? touch : 0);
 }
