@@ -200,8 +200,10 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     }
     /* both loops ran the same local passes: their times are one sample set */
     double all_local[2 * REPS_MAX];
-    memcpy(all_local, tl[0], (size_t)reps * sizeof(double));
-    memcpy(all_local + reps, tl[1], (size_t)reps * sizeof(double));
+    for (int i = 0; i < reps; i++) { /* a loop, not memcpy: gcc -O2 + sanitizers cannot bound reps */
+        all_local[i] = tl[0][i];
+        all_local[reps + i] = tl[1][i];
+    }
     params_put(p, MP_P_partition_local, calibrate_rate_of(ctx, all_local, 2 * reps, (double)(n + w->s_n)));
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
