@@ -12,7 +12,8 @@
  *                      timed on a sample: this rank's tuples cut into partitions of the size the
  *                      join's network pass leaves at that size (fresh scratch, as the join)
  *   P_build, P_probe   radix_build_probe per leaf right after that partition's local pass, on the
- *                      same sample (build: one S item per leaf; probe: the full call minus the build)
+ *                      same sample (a one-rank workload of its own, so leaves hold dense keys as in
+ *                      the join) (build: one S item per leaf; probe: the full call minus the build)
  *   P_partition_range  the sort-merge join's partition phase (smj_range_partition: splitters,
  *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
  *                      model adds as the histogram term
@@ -126,17 +127,29 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     /* The join at --tuples-per-rank N leaves network partitions of about N * ranks / 2^bits R tuples
      * (uniform keys) and picks its local plan for them. The sample: this rank's own tuples, cut by a
      * network pass on a window of its own (MPI_COMM_SELF: no transfer) into partitions of about that
-     * size (at least two), then partitioned locally with the join's plan. */
+     * size (at least two), then partitioned locally with the join's plan.
+     * The sample is a whole join of its own (a workload of one rank, n R tuples): as in the join,
+     * every network partition then holds all keys with its low bits, dense, so each leaf's keys fill
+     * its hash table one per bucket and every matching S tuple finds its R tuple in the leaf. This
+     * rank's share of a two-rank workload would hold a random half of the keys: colliding chains
+     * and misses that the join never sees (the probe rate came out half the join's). */
     const double join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
     radix_local_plan plan = radix_default_plan((uint64_t)(join_part * 1.01)); /* the join's largest partition */
     int sbits = 1;
     while (sbits < 20 && (double)n / (double)(UINT64_C(1) << (sbits + 1)) >= join_part * 0.75) sbits++;
     bench_ctx self;
     bench_ctx_init(&self, MPI_COMM_SELF);
-    join_input in = {.ctx = &self, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
+    workload ws;
+    workload_init(&ws, n, 1, 1.0, 0, (uint64_t)jo->seed, 0, 1, false);
+    tuple_t *rs = mem_alloc_large(ws.r_n * sizeof(tuple_t)), *ss = mem_alloc_large(ws.s_n * sizeof(tuple_t));
+    if (!rs || !ss) calibrate_fail(ctx, "the local sample");
+    generate_r(&ws, rs);
+    generate_s(&ws, ss);
+    join_input in = {.ctx = &self, .opt = jo, .wl = &ws, .r = rs, .s = ss, .r_n = ws.r_n, .s_n = ws.s_n};
     radix_layout lay;
     radix_histogram_phase(&in, sbits, jo->assign, &lay);
-    const radix_format sf = {.words = 1, .radix_bits = sbits, .rid_bits = f.rid_bits};
+    const radix_format sf = {.words = 1, .radix_bits = sbits,
+                             .rid_bits = bits_for(ws.r_total > ws.s_total ? ws.r_total - 1 : ws.s_total - 1)};
     rma_window win[2];
     radix_windows_alloc(&in, &lay, &sf, win);
     {
@@ -204,14 +217,14 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
         all_local[i] = tl[0][i];
         all_local[reps + i] = tl[1][i];
     }
-    params_put(p, MP_P_partition_local, calibrate_rate_of(ctx, all_local, 2 * reps, (double)(n + w->s_n)));
+    params_put(p, MP_P_partition_local, calibrate_rate_of(ctx, all_local, 2 * reps, (double)(ws.r_n + ws.s_n)));
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
     double build = calibrate_median(tb[1], reps), both = calibrate_median(tb[0], reps);
-    params_put(p, MP_P_build, calibrate_allreduce(ctx, (double)n / build, MPI_SUM));
+    params_put(p, MP_P_build, calibrate_allreduce(ctx, (double)ws.r_n / build, MPI_SUM));
     /* the probe is the full call less the build (an S item per leaf in the build loop: negligible) */
     double probe = both - build > 0.05 * both ? both - build : 0.05 * both;
-    params_put(p, MP_P_probe, calibrate_allreduce(ctx, (double)w->s_n / probe, MPI_SUM));
+    params_put(p, MP_P_probe, calibrate_allreduce(ctx, (double)ws.s_n / probe, MPI_SUM));
 
     radix_table_free(&table);
     radix_local_ws_free(&lws);
@@ -220,6 +233,8 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
     radix_layout_free(&lay);
     bench_ctx_free(&self);
+    mem_free_large(rs, ws.r_n * sizeof(tuple_t));
+    mem_free_large(ss, ws.s_n * sizeof(tuple_t));
 }
 
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
@@ -231,8 +246,9 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     workload w;
     workload_init(&w, (uint64_t)o->tuples * (uint64_t)ctx->size, 1, 1.0, 0, (uint64_t)jo.seed, ctx->rank, ctx->size,
                   false);
-    /* input 32 B, radix windows + scratch 16 B, sort-merge packed + windows 16 B per tuple pair */
-    int64_t need = (int64_t)(w.r_n + w.s_n) * (16 + 16 + 16) + (64 << 20);
+    /* input 32 B, the radix local sample's own input 32 B, radix windows + scratch 16 B, sort-merge
+     * packed + windows 16 B per tuple pair */
+    int64_t need = (int64_t)(w.r_n + w.s_n) * (16 + 16 + 16 + 16) + (64 << 20);
     mem_check_or_exit(ctx, need, "--tuples");
     tuple_t *r = mem_alloc_large(w.r_n * sizeof(tuple_t)), *s = mem_alloc_large(w.s_n * sizeof(tuple_t));
     if (!r || !s) calibrate_fail(ctx, "the relations");
