@@ -80,7 +80,8 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 /* --- radix hash join ------------------------------------------------------------------------ */
 
 static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
-                            const tuple_t *r, const tuple_t *s, model_params *p)
+                            const tuple_t *r, const tuple_t *s, const workload *wsp, const tuple_t *rs,
+                            const tuple_t *ss, model_params *p)
 {
     const int reps = (int)o->repeats, bits = radix_default_bits(ctx->size);
     const uint64_t n = w->r_n;
@@ -139,12 +140,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     while (sbits < 20 && (double)n / (double)(UINT64_C(1) << (sbits + 1)) >= join_part * 0.75) sbits++;
     bench_ctx self;
     bench_ctx_init(&self, MPI_COMM_SELF);
-    workload ws;
-    workload_init(&ws, n, 1, 1.0, 0, (uint64_t)jo->seed, 0, 1, false);
-    tuple_t *rs = mem_alloc_large(ws.r_n * sizeof(tuple_t)), *ss = mem_alloc_large(ws.s_n * sizeof(tuple_t));
-    if (!rs || !ss) calibrate_fail(ctx, "the local sample");
-    generate_r(&ws, rs);
-    generate_s(&ws, ss);
+    const workload ws = *wsp;
     join_input in = {.ctx = &self, .opt = jo, .wl = &ws, .r = rs, .s = ss, .r_n = ws.r_n, .s_n = ws.s_n};
     radix_layout lay;
     radix_histogram_phase(&in, sbits, jo->assign, &lay);
@@ -233,8 +229,6 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
     radix_layout_free(&lay);
     bench_ctx_free(&self);
-    mem_free_large(rs, ws.r_n * sizeof(tuple_t));
-    mem_free_large(ss, ws.s_n * sizeof(tuple_t));
 }
 
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
@@ -257,8 +251,20 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     calibrate_opts oo = *o;
     if (oo.tuples_per_rank <= 0) oo.tuples_per_rank = jo.tuples_per_rank; /* the join's default */
     params_put(p, MP_tuples_per_rank, (double)oo.tuples_per_rank);
-    calibrate_radix(ctx, &oo, &jo, &w, r, s, p);
-    calibrate_sortmerge(ctx, o, &jo, &w, r, s, p);
+    /* The samples of the local phases: a one-rank workload on every rank (see calibrate_radix) */
+    workload ws;
+    workload_init(&ws, w.r_n, 1, 1.0, 0, (uint64_t)jo.seed, 0, 1, false);
+    tuple_t *rs = mem_alloc_large(ws.r_n * sizeof(tuple_t)), *ss = mem_alloc_large(ws.s_n * sizeof(tuple_t));
+    if (!rs || !ss) calibrate_fail(ctx, "the local sample");
+    generate_r(&ws, rs);
+    generate_s(&ws, ss);
+    calibrate_radix(ctx, &oo, &jo, &w, r, s, &ws, rs, ss, p);
+    /* sort-merge: each rank partitions, sorts and matches a whole relation pair of its own, so the
+     * runs hold dense keys and every matching S finds its R as in the join (this rank's share of a
+     * global workload holds half the partners: unpredictable branches in smj_match) */
+    calibrate_sortmerge(ctx, o, &jo, &ws, rs, ss, p);
+    mem_free_large(rs, ws.r_n * sizeof(tuple_t));
+    mem_free_large(ss, ws.s_n * sizeof(tuple_t));
     mem_free_large(r, w.r_n * sizeof(tuple_t));
     mem_free_large(s, w.s_n * sizeof(tuple_t));
     if (ctx->rank == 0)
