@@ -1,9 +1,12 @@
 #include "window.h"
 
+#include <stdio.h>
+
 #include "context.h"
+#include "memory.h"
 #include "numa_policy.h"
 
-const char *const win_flavor_names[] = {"allocate", "create", NULL};
+const char *const win_flavor_names[] = {"allocate", "create", "create-huge", NULL};
 
 uint64_t rma_round_size(uint64_t bytes)
 {
@@ -26,7 +29,13 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     if (flavor == WIN_ALLOCATE) {
         MPI_CHECK(w->rank, MPI_Win_allocate((MPI_Aint)w->bytes, 1, info, comm, &w->base, &w->win));
     } else {
-        MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
+        if (flavor == WIN_CREATE) {
+            MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
+        } else if (!(w->base = mem_alloc_large(w->bytes))) {
+            fprintf(stderr, "rmabench: rank %d: cannot allocate %llu bytes of window memory\n", w->rank,
+                    (unsigned long long)w->bytes);
+            MPI_Abort(comm, 1);
+        }
         MPI_CHECK(w->rank, MPI_Win_create(w->base, (MPI_Aint)w->bytes, 1, info, comm, &w->win));
     }
     /* Under a policy, the owner faults its pages in now (else the first remote writer would place
@@ -55,5 +64,6 @@ void rma_window_free(rma_window *w)
     numa_placement_check(w->base, w->bytes); /* after use: where the window's pages really are */
     MPI_CHECK(w->rank, MPI_Win_free(&w->win));
     if (w->flavor == WIN_CREATE) MPI_Free_mem(w->base);
+    if (w->flavor == WIN_CREATE_HUGE) mem_free_large(w->base, w->bytes);
     w->base = NULL;
 }

@@ -1,5 +1,7 @@
-/* Window allocation for every benchmark: MPI_Win_allocate (default) or MPI_Win_create on
- * MPI_Alloc_mem memory; sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
+/* Window allocation for every benchmark: MPI_Win_allocate (default), MPI_Win_create on
+ * MPI_Alloc_mem memory, or MPI_Win_create on private anonymous memory that may use transparent huge
+ * pages (create-huge: where the MPI library backs windows and MPI_Alloc_mem with 4 KiB shared
+ * pages, first touch is several times slower than with 2 MiB pages); sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
  * remote writes when the size is not a multiple of 16); errors return and are reported by rank. */
 #ifndef RMB_WINDOW_H
 #define RMB_WINDOW_H
@@ -7,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1 } win_flavor;
-extern const char *const win_flavor_names[]; /* {"allocate", "create", NULL} for option tables */
+typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2 } win_flavor;
+extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", NULL} */
 
 typedef struct {
     MPI_Win win;
