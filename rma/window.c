@@ -67,3 +67,55 @@ void rma_window_free(rma_window *w)
     if (w->flavor == WIN_CREATE_HUGE) mem_free_large(w->base, w->bytes);
     w->base = NULL;
 }
+
+static rma_window pool[RMA_POOL_SLOTS];
+static MPI_Comm pool_comm[RMA_POOL_SLOTS];
+static int pool_used[RMA_POOL_SLOTS];
+
+void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
+{
+    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
+        rma_window_alloc(w, bytes, flavor, comm);
+        return;
+    }
+    rma_window *k = &pool[slot];
+    int me, result = MPI_UNEQUAL;
+    if (pool_used[slot]) MPI_Comm_compare(comm, pool_comm[slot], &result);
+    /* every rank must take the same decision: reuse needs all of them to fit */
+    int mine = !pool_used[slot] || (result != MPI_IDENT && result != MPI_CONGRUENT) || k->flavor != flavor ||
+               k->bytes < rma_round_size(bytes),
+        any = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_CHECK(me, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (pool_used[slot]) {
+            rma_window_free(k);
+            MPI_Comm_free(&pool_comm[slot]);
+        }
+        rma_window_alloc(k, bytes, flavor, comm);
+        MPI_Comm_dup(comm, &pool_comm[slot]); /* a handle that stays valid while the window is kept */
+        pool_used[slot] = 1;
+    }
+    *w = *k;
+}
+
+void rma_window_put(rma_window *w, int slot)
+{
+    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
+        rma_window_free(w);
+        return;
+    }
+    if (w->locked_all) rma_window_unlock_all(w);
+    pool[slot] = *w;
+    w->base = NULL;
+}
+
+void rma_window_pool_drain(void)
+{
+    for (int slot = 0; slot < RMA_POOL_SLOTS; slot++) {
+        if (!pool_used[slot]) continue;
+        rma_window_free(&pool[slot]);
+        MPI_Comm_free(&pool_comm[slot]);
+        pool_used[slot] = 0;
+    }
+}

@@ -29,4 +29,16 @@ void rma_window_lock_all(rma_window *w);    /* MPI_Win_lock_all(MPI_MODE_NOCHECK
 void rma_window_unlock_all(rma_window *w);
 void rma_window_free(rma_window *w);
 
+/* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
+ * buffers from a pre-registered pool): rma_window_get with slot >= 0 reuses the window kept in that
+ * slot when it is large enough and of the same flavour on every rank (one MPI_Allreduce decides),
+ * else frees it and allocates anew; rma_window_put returns it to the slot unlocked. slot < 0: plain
+ * alloc and free. Pages of a reused window are already mapped: its first-touch cost is paid once.
+ * rma_window_pool_drain (collective over the windows' communicators) frees every kept window;
+ * call it before MPI_Finalize. */
+enum { RMA_POOL_SLOTS = 4 };
+void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot);
+void rma_window_put(rma_window *w, int slot);
+void rma_window_pool_drain(void);
+
 #endif

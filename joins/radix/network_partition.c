@@ -34,7 +34,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_alloc(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world);
+        rma_window_get(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world,
+                       in->opt->window_pool ? rel : -1);
         prefault(win[rel].base, win[rel].bytes);
     }
     /* nobody may put into a window its owner is still touching */
