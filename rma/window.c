@@ -1,6 +1,9 @@
 #include "window.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "memory.h"
@@ -44,6 +47,21 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+}
+
+void rma_window_prefault(rma_window *w)
+{
+    char *base = w->base;
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + w->bytes) & ~(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+        memset(base, 0, lo - (uintptr_t)base);
+        memset((void *)hi, 0, (uintptr_t)base + w->bytes - hi);
+        return;
+    }
+#endif
+    memset(base, 0, w->bytes);
 }
 
 void rma_window_lock_all(rma_window *w)

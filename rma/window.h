@@ -28,6 +28,10 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
 void rma_window_lock_all(rma_window *w);    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) */
 void rma_window_unlock_all(rma_window *w);
 void rma_window_free(rma_window *w);
+/* Faults the window's pages in now (the kernel populates them, MADV_POPULATE_WRITE, where it can;
+ * else a write pass), so that the phases using the window do not pay for first touch; cheap when
+ * they are already mapped (a pooled window, or a library that touched them). */
+void rma_window_prefault(rma_window *w);
 
 /* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
  * buffers from a pre-registered pool): rma_window_get with slot >= 0 reuses the window kept in that

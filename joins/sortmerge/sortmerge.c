@@ -112,6 +112,9 @@ static void run(const join_input *in, join_output *out)
     for (int rel = 0; rel < RELS; rel++)
         rma_window_get(&win[rel], pl.window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world,
                        o->window_pool ? rel : -1);
+    /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
+    for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
     phases_add(ph, "window_alloc", rmb_now() - t0);
 
     t0 = rmb_now();
