@@ -31,6 +31,7 @@ typedef struct {
     const char *output;
     const char *model;         /* parameter file for --model */
     int window;                /* win_flavor */
+    bool window_pool;          /* keep windows across --repeat runs (rma_window_get slots 0, 1) */
     /* radix hash join */
     int64_t radix_bits;        /* network fan-out bits; 0 = auto */
     int64_t local_bits;        /* fan-out bits per local pass; 0 = auto */

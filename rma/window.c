@@ -1,9 +1,15 @@
 #include "window.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "context.h"
+#include "memory.h"
 #include "numa_policy.h"
 
-const char *const win_flavor_names[] = {"allocate", "create", NULL};
+const char *const win_flavor_names[] = {"allocate", "create", "create-huge", NULL};
 
 uint64_t rma_round_size(uint64_t bytes)
 {
@@ -26,7 +32,13 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     if (flavor == WIN_ALLOCATE) {
         MPI_CHECK(w->rank, MPI_Win_allocate((MPI_Aint)w->bytes, 1, info, comm, &w->base, &w->win));
     } else {
-        MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
+        if (flavor == WIN_CREATE) {
+            MPI_CHECK(w->rank, MPI_Alloc_mem((MPI_Aint)w->bytes, MPI_INFO_NULL, &w->base));
+        } else if (!(w->base = mem_alloc_large(w->bytes))) {
+            fprintf(stderr, "rmabench: rank %d: cannot allocate %llu bytes of window memory\n", w->rank,
+                    (unsigned long long)w->bytes);
+            MPI_Abort(comm, 1);
+        }
         MPI_CHECK(w->rank, MPI_Win_create(w->base, (MPI_Aint)w->bytes, 1, info, comm, &w->win));
     }
     /* Under a policy, the owner faults its pages in now (else the first remote writer would place
@@ -35,6 +47,21 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+}
+
+void rma_window_prefault(rma_window *w)
+{
+    char *base = w->base;
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + w->bytes) & ~(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
+        memset(base, 0, lo - (uintptr_t)base);
+        memset((void *)hi, 0, (uintptr_t)base + w->bytes - hi);
+        return;
+    }
+#endif
+    memset(base, 0, w->bytes);
 }
 
 void rma_window_lock_all(rma_window *w)
@@ -55,5 +82,58 @@ void rma_window_free(rma_window *w)
     numa_placement_check(w->base, w->bytes); /* after use: where the window's pages really are */
     MPI_CHECK(w->rank, MPI_Win_free(&w->win));
     if (w->flavor == WIN_CREATE) MPI_Free_mem(w->base);
+    if (w->flavor == WIN_CREATE_HUGE) mem_free_large(w->base, w->bytes);
     w->base = NULL;
+}
+
+static rma_window pool[RMA_POOL_SLOTS];
+static MPI_Comm pool_comm[RMA_POOL_SLOTS];
+static int pool_used[RMA_POOL_SLOTS];
+
+void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
+{
+    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
+        rma_window_alloc(w, bytes, flavor, comm);
+        return;
+    }
+    rma_window *k = &pool[slot];
+    int me, result = MPI_UNEQUAL;
+    if (pool_used[slot]) MPI_Comm_compare(comm, pool_comm[slot], &result);
+    /* every rank must take the same decision: reuse needs all of them to fit */
+    int mine = !pool_used[slot] || (result != MPI_IDENT && result != MPI_CONGRUENT) || k->flavor != flavor ||
+               k->bytes < rma_round_size(bytes),
+        any = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_CHECK(me, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+    if (any) {
+        if (pool_used[slot]) {
+            rma_window_free(k);
+            MPI_Comm_free(&pool_comm[slot]);
+        }
+        rma_window_alloc(k, bytes, flavor, comm);
+        MPI_Comm_dup(comm, &pool_comm[slot]); /* a handle that stays valid while the window is kept */
+        pool_used[slot] = 1;
+    }
+    *w = *k;
+}
+
+void rma_window_put(rma_window *w, int slot)
+{
+    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
+        rma_window_free(w);
+        return;
+    }
+    if (w->locked_all) rma_window_unlock_all(w);
+    pool[slot] = *w;
+    w->base = NULL;
+}
+
+void rma_window_pool_drain(void)
+{
+    for (int slot = 0; slot < RMA_POOL_SLOTS; slot++) {
+        if (!pool_used[slot]) continue;
+        rma_window_free(&pool[slot]);
+        MPI_Comm_free(&pool_comm[slot]);
+        pool_used[slot] = 0;
+    }
 }

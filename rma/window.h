@@ -1,5 +1,7 @@
-/* Window allocation for every benchmark: MPI_Win_allocate (default) or MPI_Win_create on
- * MPI_Alloc_mem memory; sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
+/* Window allocation for every benchmark: MPI_Win_allocate (default), MPI_Win_create on
+ * MPI_Alloc_mem memory, or MPI_Win_create on private anonymous memory that may use transparent huge
+ * pages (create-huge: where the MPI library backs windows and MPI_Alloc_mem with 4 KiB shared
+ * pages, first touch is several times slower than with 2 MiB pages); sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
  * remote writes when the size is not a multiple of 16); errors return and are reported by rank. */
 #ifndef RMB_WINDOW_H
 #define RMB_WINDOW_H
@@ -7,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1 } win_flavor;
-extern const char *const win_flavor_names[]; /* {"allocate", "create", NULL} for option tables */
+typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2 } win_flavor;
+extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", NULL} */
 
 typedef struct {
     MPI_Win win;
@@ -26,5 +28,21 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
 void rma_window_lock_all(rma_window *w);    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) */
 void rma_window_unlock_all(rma_window *w);
 void rma_window_free(rma_window *w);
+/* Faults the window's pages in now (the kernel populates them, MADV_POPULATE_WRITE, where it can;
+ * else a write pass), so that the phases using the window do not pay for first touch; cheap when
+ * they are already mapped (a pooled window, or a library that touched them). */
+void rma_window_prefault(rma_window *w);
+
+/* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
+ * buffers from a pre-registered pool): rma_window_get with slot >= 0 reuses the window kept in that
+ * slot when it is large enough and of the same flavour on every rank (one MPI_Allreduce decides),
+ * else frees it and allocates anew; rma_window_put returns it to the slot unlocked. slot < 0: plain
+ * alloc and free. Pages of a reused window are already mapped: its first-touch cost is paid once.
+ * rma_window_pool_drain (collective over the windows' communicators) frees every kept window;
+ * call it before MPI_Finalize. */
+enum { RMA_POOL_SLOTS = 4 };
+void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot);
+void rma_window_put(rma_window *w, int slot);
+void rma_window_pool_drain(void);
 
 #endif

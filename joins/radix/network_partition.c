@@ -7,35 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "putbuf.h"
 #include "radix_phases.h"
-
-/* First touch here, not in the partitioning pass: page faults on the window memory are part of
- * getting a window, and the pass then measures partitioning and transfer. The kernel populates the
- * pages where it can (no user-space write pass; free when the MPI library already touched them). */
-static void prefault(void *base, uint64_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + bytes) & ~(page - 1);
-    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
-        memset(base, 0, lo - (uintptr_t)base);
-        memset((void *)hi, 0, (uintptr_t)base + bytes - hi);
-        return;
-    }
-#endif
-    memset(base, 0, bytes);
-}
 
 void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2])
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_alloc(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world);
-        prefault(win[rel].base, win[rel].bytes);
+        rma_window_get(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world,
+                       in->opt->window_pool ? rel : -1);
+        /* first touch here, not in the partitioning pass: page faults are part of getting a window */
+        rma_window_prefault(&win[rel]);
     }
     /* nobody may put into a window its owner is still touching */
     MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->world));

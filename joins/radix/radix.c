@@ -211,7 +211,7 @@ static void run(const join_input *in, join_output *out)
     double t5 = rmb_now();
 
     /* releasing the windows is collective: it counts as window_alloc time */
-    for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
+    for (int rel = 0; rel < 2; rel++) rma_window_put(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t5);
 
     out->matches = matches;

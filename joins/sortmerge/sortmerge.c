@@ -110,7 +110,11 @@ static void run(const join_input *in, join_output *out)
     t0 = rmb_now();
     rma_window win[RELS];
     for (int rel = 0; rel < RELS; rel++)
-        rma_window_alloc(&win[rel], pl.window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world);
+        rma_window_get(&win[rel], pl.window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world,
+                       o->window_pool ? rel : -1);
+    /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
+    for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
     phases_add(ph, "window_alloc", rmb_now() - t0);
 
     t0 = rmb_now();
@@ -143,7 +147,7 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "match", rmb_now() - t0);
 
     for (int rel = 0; rel < RELS; rel++) {
-        rma_window_free(&win[rel]);
+        rma_window_put(&win[rel], o->window_pool ? rel : -1);
     }
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
