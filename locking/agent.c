@@ -55,15 +55,19 @@ static void bank_transfer(lock_run *run, const lock_request *reqs, const wl_txn 
         int s = lock_server_of(run->roles, acct[i]);
         rank[i] = run->roles->server_rank[s];
         disp[i] = (MPI_Aint)((acct[i] - lock_range_lo(run->roles, s)) * sizeof(int64_t));
+        blocking_begin("MPI_Get + MPI_Win_flush of a balance", rank[i]);
         MPI_CHECK(me, MPI_Get(&old[i], 1, MPI_INT64_T, rank[i], disp[i], 1, MPI_INT64_T, run->data_win));
         MPI_CHECK(me, MPI_Win_flush(rank[i], run->data_win));
+        blocking_end();
     }
     int64_t upd[2];
     for (int i = 0; i < 2; i++) {
         bool is_from = acct[i] == info->from;
         upd[i] = old[i] + (is_from ? -info->amount : info->amount);
+        blocking_begin("MPI_Put + MPI_Win_flush of a balance", rank[i]);
         MPI_CHECK(me, MPI_Put(&upd[i], 1, MPI_INT64_T, rank[i], disp[i], 1, MPI_INT64_T, run->data_win));
         MPI_CHECK(me, MPI_Win_flush(rank[i], run->data_win));
+        blocking_end();
     }
 }
 
@@ -74,8 +78,10 @@ static void bank_undo(lock_run *run, const lock_request *reqs, const int64_t old
         int s = lock_server_of(run->roles, reqs[i].lock_id);
         int rank = run->roles->server_rank[s];
         MPI_Aint disp = (MPI_Aint)((reqs[i].lock_id - lock_range_lo(run->roles, s)) * sizeof(int64_t));
+        blocking_begin("MPI_Put + MPI_Win_flush of a balance undo", rank);
         MPI_CHECK(me, MPI_Put(&old[i], 1, MPI_INT64_T, rank, disp, 1, MPI_INT64_T, run->data_win));
         MPI_CHECK(me, MPI_Win_flush(rank, run->data_win));
+        blocking_end();
     }
 }
 

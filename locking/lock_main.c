@@ -143,6 +143,8 @@ int lock_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    /* blocking flushes to a rank that stopped would hang under MPICH: bounded like every wait */
+    blocking_watchdog_start(ctx.rank, (double)o.wait_bound_s);
     /* numa (bench/numa_policy.h): policy for the mailboxes, receive buffers and data window */
     numa_report numa;
     numa_report_init(&ctx, o.numa, &numa);

@@ -68,14 +68,18 @@ void twopc_vote(lock_run *run, int agent_rank, bool yes)
 {
     uint64_t v = yes ? VOTE_YES : VOTE_NO, old = 0;
     int me = run->ctx->rank;
+    blocking_begin("MPI_Fetch_and_op + MPI_Win_flush of a 2PC vote", agent_rank);
     MPI_CHECK(me, MPI_Fetch_and_op(&v, &old, MPI_UINT64_T, agent_rank, VOTE_WORD_DISP, MPI_SUM, run->vote_win));
     MPI_CHECK(me, MPI_Win_flush(agent_rank, run->vote_win));
+    blocking_end();
 }
 
 void twopc_ack(lock_run *run, int agent_rank)
 {
     uint64_t one = 1, old = 0;
     int me = run->ctx->rank;
+    blocking_begin("MPI_Fetch_and_op + MPI_Win_flush of an end-of-transaction acknowledgement", agent_rank);
     MPI_CHECK(me, MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, agent_rank, ACK_WORD_DISP, MPI_SUM, run->vote_win));
     MPI_CHECK(me, MPI_Win_flush(agent_rank, run->vote_win));
+    blocking_end();
 }

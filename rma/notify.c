@@ -100,17 +100,22 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg)
     ep->sent++;
     if (ep->transport == NOTIFY_MSG) {
         MPI_Request req;
+        blocking_begin("MPI_Wait on the send of a notification", target);
         MPI_CHECK(ep->rank, MPI_Isend(msg, ep->msg_bytes, MPI_BYTE, target, NOTIFY_TAG_BASE + slot, ep->comm, &req));
         MPI_CHECK(ep->rank, MPI_Wait(&req, MPI_STATUS_IGNORE));
+        blocking_end();
         return;
     }
     MPI_Aint off = ep->slot_offset + (MPI_Aint)slot * ep->msg_bytes;
+    /* under MPICH the flushes complete only while the target calls MPI: bounded by the watchdog */
+    blocking_begin("MPI_Win_flush of a notification", target);
     MPI_CHECK(ep->rank, MPI_Put(msg, ep->msg_bytes, MPI_BYTE, target, off, ep->msg_bytes, MPI_BYTE, ep->win));
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win)); /* payload complete before the notification */
     uint64_t bit = 1ULL << (slot % 64);
     MPI_CHECK(ep->rank, MPI_Accumulate(&bit, 1, MPI_UINT64_T, target, (MPI_Aint)(slot / 64) * 8, 1, MPI_UINT64_T,
                                        MPI_BXOR, ep->win));
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win));
+    blocking_end();
 }
 
 uint64_t notify_read_own_word(MPI_Win win, MPI_Comm comm, int rank, const uint64_t *addr, MPI_Aint disp,
