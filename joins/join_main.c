@@ -137,14 +137,15 @@ static void set_common_columns(record *rec, const bench_ctx *ctx, const join_opt
     record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
 }
 
-/* The algorithm's parameters as it resolved them (auto values made explicit). */
+/* The algorithm's parameters as it resolved them (auto values made explicit): every algorithm fills
+ * radix_bits/local_bits/passes or run_size/merge_fanin/simd_used/passes in join_output. */
 static void set_algo_columns(record *rec, const join_opts *o, int algo, const join_output *out)
 {
     record_set(rec, "algo", "%s", algo_names[algo]);
     if (algo == ALGO_RADIX) {
-        record_set(rec, "radix_bits", "%" PRId64, out->radix_bits ? out->radix_bits : o->radix_bits);
-        record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits ? out->local_bits : o->local_bits);
-        record_set(rec, "passes", "%" PRId64, out->passes >= 0 && out->local_bits ? out->passes : o->passes);
+        record_set(rec, "radix_bits", "%" PRId64, out->radix_bits);
+        record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
+        record_set(rec, "passes", "%" PRId64, out->passes);
         record_set(rec, "assign", "%s", assign_names[o->assign]);
         record_set(rec, "flush", "%s", flush_names[o->flush]);
         record_set(rec, "buffer_size", "%" PRId64, o->buffer_size);
@@ -152,9 +153,9 @@ static void set_algo_columns(record *rec, const join_opts *o, int algo, const jo
         record_set(rec, "compress", "%d", o->compress);
     } else {
         record_set(rec, "ranges", "%s", ranges_names[o->ranges]);
-        record_set(rec, "run_size", "%" PRId64, out->run_size ? out->run_size : o->run_size);
-        record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin ? out->merge_fanin : o->merge_fanin);
-        record_set(rec, "simd", "%s", out->simd_used ? out->simd_used : simd_names[o->simd]);
+        record_set(rec, "run_size", "%" PRId64, out->run_size);
+        record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin);
+        record_set(rec, "simd", "%s", out->simd_used);
         record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */
     }
 }
