@@ -186,16 +186,10 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                     for (int rel = 0; rel < 2; rel++) bounds[rel][0] = 0, bounds[rel][1] = lay.global[rel][q];
                 double t5 = MPI_Wtime();
                 t_local += t5 - t4;
-                const uint64_t *br = bounds[REL_R], *bs = bounds[REL_S];
-                uint64_t max_leaf = 0;
-                for (uint64_t i = 0; i < leaves; i++)
-                    if (br[i + 1] - br[i] > max_leaf) max_leaf = br[i + 1] - br[i];
-                if (radix_table_reserve(&table, max_leaf)) calibrate_fail(ctx, "the hash table");
-                for (uint64_t i = 0; i < leaves; i++) {
-                    uint64_t sn = bs[i + 1] - bs[i];
-                    radix_build_probe(fin[REL_R] + br[i], br[i + 1] - br[i], fin[REL_S] + bs[i],
-                                      build_only && sn ? 1 : sn, &sf, hash_shift, &table, &matches, &checksum);
-                }
+                /* the join's own leaf loop; the build-only pass probes one S item per leaf */
+                if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves,
+                                             build_only ? 1 : UINT64_MAX, &sf, hash_shift, &table, &matches, &checksum))
+                    calibrate_fail(ctx, "the hash table");
                 t4 = MPI_Wtime();
                 t_bp += t4 - t5;
             }

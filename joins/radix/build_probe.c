@@ -82,3 +82,20 @@ void radix_build_probe(const uint64_t *r, uint64_t r_n, const uint64_t *s, uint6
     else
         build_probe_w(r, r_n, s, s_n, 2, f->rid_bits, hash_shift, t, matches, checksum);
 }
+
+int radix_build_probe_leaves(const uint64_t *r, const uint64_t *r_bounds, const uint64_t *s, const uint64_t *s_bounds,
+                             uint64_t leaves, uint64_t s_cap, const radix_format *f, int hash_shift, radix_table *t,
+                             uint64_t *matches, uint64_t *checksum)
+{
+    const uint64_t w = (uint64_t)f->words;
+    uint64_t max_leaf = 0;
+    for (uint64_t i = 0; i < leaves; i++)
+        if (r_bounds[i + 1] - r_bounds[i] > max_leaf) max_leaf = r_bounds[i + 1] - r_bounds[i];
+    if (radix_table_reserve(t, max_leaf)) return -1;
+    for (uint64_t i = 0; i < leaves; i++) {
+        uint64_t s_n = s_bounds[i + 1] - s_bounds[i];
+        radix_build_probe(r + r_bounds[i] * w, r_bounds[i + 1] - r_bounds[i], s + s_bounds[i] * w,
+                          s_n < s_cap ? s_n : s_cap, f, hash_shift, t, matches, checksum);
+    }
+    return 0;
+}

@@ -194,14 +194,9 @@ static void run(const join_input *in, join_output *out)
                                              lay.global[rel][p], &f, &plan, bounds[rel], &lws);
         double t5 = rmb_now();
         t_local += t5 - t4;
-        const uint64_t *br = bounds[REL_R], *bs = bounds[REL_S];
-        uint64_t max_leaf = 0;
-        for (uint64_t i = 0; i < leaves; i++)
-            if (br[i + 1] - br[i] > max_leaf) max_leaf = br[i + 1] - br[i];
-        if (radix_table_reserve(&table, max_leaf)) fail_alloc(ctx, "the hash table");
-        for (uint64_t i = 0; i < leaves; i++)
-            radix_build_probe(fin[REL_R] + br[i] * W, br[i + 1] - br[i], fin[REL_S] + bs[i] * W, bs[i + 1] - bs[i], &f,
-                              hash_shift, &table, &matches, &checksum);
+        if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves, UINT64_MAX, &f,
+                                     hash_shift, &table, &matches, &checksum))
+            fail_alloc(ctx, "the hash table");
         t4 = rmb_now();
         t_bp += t4 - t5;
     }

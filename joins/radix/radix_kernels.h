@@ -92,6 +92,13 @@ uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition
  * r_n must fit in 32 bits. */
 void radix_build_probe(const uint64_t *r, uint64_t r_n, const uint64_t *s, uint64_t s_n, const radix_format *f,
                        int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum);
+/* Join every leaf of one locally partitioned network partition: leaf i holds R items
+ * [r_bounds[i], r_bounds[i+1]) and S items [s_bounds[i], s_bounds[i+1]) (in items of f->words words).
+ * Grows the table to the largest R leaf first. At most s_cap S items are probed per leaf (UINT64_MAX:
+ * all; calibration times the build alone with 1). Returns 0, or -1 when the table cannot grow. */
+int radix_build_probe_leaves(const uint64_t *r, const uint64_t *r_bounds, const uint64_t *s, const uint64_t *s_bounds,
+                             uint64_t leaves, uint64_t s_cap, const radix_format *f, int hash_shift, radix_table *t,
+                             uint64_t *matches, uint64_t *checksum);
 
 /* --- local partitioning plan ----------------------------------------------------------------- */
 /* Bits below which a partition of r_n R items (item_bytes each) plus its hash table fits in half of
