@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "options.h"
 #include "version.h"
 #include "window.h"
@@ -21,6 +22,22 @@ double calibrate_median(double *v, int n)
             v[j - 1] = t;
         }
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
+{
+    double t[100];
+    if (reps > 100) reps = 100;
+    for (int k = 0; k < reps; k++) {
+        MPI_Barrier(ctx->world);
+        double t0 = MPI_Wtime();
+        char *b = bytes ? mem_alloc_large(bytes) : NULL;
+        if (bytes && !b) calibrate_fail(ctx, "memory for the first-touch measurement");
+        if (b) memset(b, 1, bytes);
+        if (b) mem_free_large(b, bytes);
+        t[k] = MPI_Wtime() - t0;
+    }
+    return calibrate_median(t, reps);
 }
 
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
@@ -46,7 +63,7 @@ static int output_writable(const char *path, char *err, size_t len)
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
-    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3};
+    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3};
     join_opts jdef;
     join_default_opts(&jdef);
     o.window = jdef.window;
@@ -60,6 +77,8 @@ int calibrate_main(int argc, char **argv)
         {"window", OPT_CHOICE, &o.window, "window flavour of the joins to model (the join's --window)", 0, 0,
          win_flavor_names, NULL},
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
+        {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (median per parameter kept)", 1,
+         CALIBRATE_ROUNDS_MAX, NULL, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};

@@ -11,11 +11,14 @@
 #include "join.h"
 #include "params.h"
 
+enum { CALIBRATE_ROUNDS_MAX = 20 };
+
 typedef struct {
     int64_t tuples;          /* tuples per rank the compute kernels run on */
     int64_t tuples_per_rank; /* R tuples per rank of the joins the parameters are for; 0 = the join's default */
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
     int64_t repeats;       /* repetitions per measurement; the median is kept */
+    int64_t rounds;        /* rounds of the compute kernels; the median per parameter is kept */
     int window;            /* the joins' window flavour (win_flavor, --window of the join) */
 } calibrate_opts;
 
@@ -36,5 +39,10 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
 /* Helpers shared by the three: median of v[0..n) (reorders v), and a value agreed over ranks. */
 double calibrate_median(double *v, int n);
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
+/* This rank's median seconds to allocate `bytes` of fresh private memory as the joins do
+ * (mem_alloc_large), write every page and free it: the first-touch cost of a join's buffers, which
+ * on a VM that hands freed memory back to its host varies from run to run (measured at the join's
+ * size, not the sample's). All ranks at once. */
+double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
 
 #endif

@@ -10,7 +10,8 @@
  *   P_partition_local  radix_local_partition per network partition, 8-byte words, with the local
  *                      plan the join picks at --tuples-per-rank (the size the parameters are for),
  *                      timed on a sample: this rank's tuples cut into partitions of the size the
- *                      join's network pass leaves at that size (fresh scratch, as the join)
+ *                      join's network pass leaves at that size; plus the first touch of the join's
+ *                      scratch (one R and one S partition) spread over the join's tuples per rank
  *   P_build, P_probe   radix_build_probe per leaf right after that partition's local pass, on the
  *                      same sample (a one-rank workload of its own, so leaves hold dense keys as in
  *                      the join) (build: one S item per leaf; probe: the full call minus the build)
@@ -167,11 +168,16 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     const int hash_shift = radix_key_shift(&sf, sbits + plan.total_bits);
     double tl[2][REPS_MAX], tb[2][REPS_MAX];
     uint64_t matches = 0, checksum = 0;
+    /* The passes themselves, on scratch faulted in beforehand; the join's own first touch of its
+     * scratch is measured apart below, at the join's size, since the sample's few partitions would
+     * amortise it over fewer tuples than the join does. */
+    uint64_t *scratch[2] = {NULL, NULL};
+    for (int rel = 0; rel < 2 && plan.passes > 0; rel++) {
+        if (!(scratch[rel] = mem_alloc_large(max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
+        memset(scratch[rel], 0, max_part[rel] * 8);
+    }
     for (int k = -1; k < reps; k++) {
         for (int build_only = 0; build_only < 2; build_only++) {
-            uint64_t *scratch[2] = {NULL, NULL};
-            for (int rel = 0; rel < 2 && plan.passes > 0; rel++)
-                if (!(scratch[rel] = mem_alloc_large(max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
             double t_local = 0, t_bp = 0;
             MPI_Barrier(ctx->world);
             double t4 = MPI_Wtime();
@@ -193,8 +199,6 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                 t4 = MPI_Wtime();
                 t_bp += t4 - t5;
             }
-            for (int rel = 0; rel < 2; rel++)
-                if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * 8);
             if (k >= 0) {
                 tl[build_only][k] = t_local;
                 tb[build_only][k] = t_bp;
@@ -207,7 +211,17 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
         all_local[i] = tl[0][i];
         all_local[reps + i] = tl[1][i];
     }
-    params_put(p, MP_P_partition_local, calibrate_rate_of(ctx, all_local, 2 * reps, (double)(ws.r_n + ws.s_n)));
+    for (int rel = 0; rel < 2; rel++)
+        if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * 8);
+    /* The join allocates scratch for its largest R and S partition once per run (radix.c) and its
+     * passes fault it in: fresh memory, first touch, free; timed at the join's size. P_partition_local
+     * is the rate the join sees at --tuples-per-rank: its 2N tuples per rank (R and S) through the
+     * passes plus that first touch. */
+    const double join_tuples = 2.0 * (double)o->tuples_per_rank;
+    const uint64_t join_scratch = plan.passes > 0 ? (uint64_t)(join_part * 1.01) * 8 : 0;
+    const double pass_rate = (double)(ws.r_n + ws.s_n) / calibrate_median(all_local, 2 * reps);
+    const double join_local = join_tuples / pass_rate + calibrate_first_touch(ctx, 2 * join_scratch, reps);
+    params_put(p, MP_P_partition_local, calibrate_allreduce(ctx, join_tuples / join_local, MPI_SUM));
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
     double build = calibrate_median(tb[1], reps), both = calibrate_median(tb[0], reps);
@@ -252,11 +266,24 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (!rs || !ss) calibrate_fail(ctx, "the local sample");
     generate_r(&ws, rs);
     generate_s(&ws, ss);
-    calibrate_radix(ctx, &oo, &jo, &w, r, s, &ws, rs, ss, p);
-    /* sort-merge: each rank partitions, sorts and matches a whole relation pair of its own, so the
-     * runs hold dense keys and every matching S finds its R as in the join (this rank's share of a
-     * global workload holds half the partners: unpredictable branches in smj_match) */
-    calibrate_sortmerge(ctx, o, &jo, &ws, rs, ss, p);
+    /* Rounds of all kernels, the median per parameter kept: on a shared or virtual machine a
+     * slowdown of a second or so would otherwise take all repetitions of the kernels it overlaps
+     * (seen here: P_sort_run, P_merge and P_match 30% low in one calibration out of eight). */
+    model_params round[CALIBRATE_ROUNDS_MAX];
+    for (int k = 0; k < o->rounds; k++) {
+        round[k] = *p;
+        calibrate_radix(ctx, &oo, &jo, &w, r, s, &ws, rs, ss, &round[k]);
+        /* sort-merge: each rank partitions, sorts and matches a whole relation pair of its own, so
+         * the runs hold dense keys and every matching S finds its R as in the join (this rank's
+         * share of a global workload holds half the partners: unpredictable branches in smj_match) */
+        calibrate_sortmerge(ctx, &oo, &jo, &ws, rs, ss, &round[k]);
+    }
+    for (int i = 0; i < MP_COUNT; i++) {
+        if (!round[0].set[i]) continue;
+        double v[CALIBRATE_ROUNDS_MAX];
+        for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
+        params_put(p, i, calibrate_median(v, (int)o->rounds)); /* same on every rank: inputs were reduced */
+    }
     mem_free_large(rs, ws.r_n * sizeof(tuple_t));
     mem_free_large(ss, ws.s_n * sizeof(tuple_t));
     mem_free_large(r, w.r_n * sizeof(tuple_t));

@@ -1,27 +1,32 @@
-/* Lock-table communication times (thesis 5.3, eq. 5.1 and 5.3):
- *  - t_local_comm / t_remote_comm: half the round trip of a notified put (put, flush, atomic flag
- *    increment, flush) answered the same way, between rank 0 and a rank on its host / another host;
- *    the target polls its flag with MPI_Fetch_and_op(MPI_NO_OP) on its own window, which is what
- *    makes MPICH progress passive-target operations.
- *  - t_vote: MPI_Fetch_and_op(MPI_SUM) + flush round trip to a peer (the 2PC vote).
- *  - t_clean_up: one notified put at the initiator (end of transaction: tell the server, no reply).
+/* Lock-table communication times (thesis 5.3, eq. 5.1 and 5.3), measured with the lock table's own
+ * primitives so that the model sees what the lock benchmark pays:
+ *  - t_local_comm / t_remote_comm: half the round trip of a lock request and its answer, i.e. the
+ *    lock table's notified put (rma/notify.c: put, flush, BXOR notification, flush; polled as the
+ *    lock servers poll: loads on Open MPI, MPI_Iprobe + loads on MPICH), between rank 0 and a rank
+ *    on its host / another host.
+ *  - t_vote: MPI_Fetch_and_op(MPI_SUM) + flush round trip to a peer (the 2PC vote); the peer polls
+ *    its word with MPI_Fetch_and_op(MPI_NO_OP), which also makes MPICH progress the atomics.
+ *  - t_clean_up: the sender's side of one notified put (end of transaction: tell the server, no
+ *    reply), timed inside the ping-pong.
  *  - t_queue: 0 (no contention in a micro-benchmark; it is workload-dependent, set it with --set).
- * Ranks other than the pair keep polling too, so that every rank calls MPI while the pair runs. */
+ * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
+ * shared machine single rounds vary by +-50%). Ranks outside the pair wait in MPI calls. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "calibrate.h"
+#include "notify.h"
 #include "progress.h"
 #include "window.h"
 
-enum { FLAG = 0, DONE = 8, PAYLOAD = 64, PAYLOAD_BYTES = 64 };
+enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
 #define ITERS 200
 #define WARMUP 20
+#define ROUNDS 7
 
 typedef struct {
     const bench_ctx *ctx;
     rma_window w;
-    int64_t expect;   /* flag value this rank waits for next */
-    char payload[PAYLOAD_BYTES];
 } lock_bench;
 
 static int64_t read_own(lock_bench *b, int disp)
@@ -30,27 +35,6 @@ static int64_t read_own(lock_bench *b, int disp)
     MPI_CHECK(b->ctx->rank, MPI_Fetch_and_op(NULL, &v, MPI_INT64_T, b->ctx->rank, disp, MPI_NO_OP, b->w.win));
     MPI_CHECK(b->ctx->rank, MPI_Win_flush(b->ctx->rank, b->w.win));
     return v;
-}
-
-static void notify(lock_bench *b, int peer, int disp)
-{
-    int64_t one = 1, old;
-    MPI_CHECK(b->ctx->rank, MPI_Put(b->payload, PAYLOAD_BYTES, MPI_BYTE, peer, PAYLOAD, PAYLOAD_BYTES, MPI_BYTE, b->w.win));
-    MPI_CHECK(b->ctx->rank, MPI_Win_flush(peer, b->w.win));
-    MPI_CHECK(b->ctx->rank, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, peer, disp, MPI_SUM, b->w.win));
-    MPI_CHECK(b->ctx->rank, MPI_Win_flush(peer, b->w.win));
-}
-
-static void wait_flag(lock_bench *b, int peer, const char *what)
-{
-    poll_bound pb;
-    poll_begin(&pb, what, b->ctx->rank, peer, 30.0, b->ctx->oversubscribed);
-    while (read_own(b, FLAG) < b->expect)
-        if (!poll_continue(&pb)) {
-            poll_report_timeout(&pb);
-            MPI_Abort(b->ctx->world, 1);
-        }
-    b->expect++;
 }
 
 /* Ranks not driving the round: call MPI until the round is over. */
@@ -76,8 +60,8 @@ static void end_round(lock_bench *b, int a)
         }
 }
 
-/* One round: which = 0 ping-pong, 1 vote, 2 clean-up; returns seconds per operation at rank a. */
-static double round_trip(lock_bench *b, int a, int c, int which, int64_t round)
+/* One round of votes (MPI_Fetch_and_op SUM + flush) from a to c; seconds per vote at rank a. */
+static double vote_round(lock_bench *b, int a, int c, int64_t round)
 {
     const bench_ctx *ctx = b->ctx;
     double per = 0;
@@ -86,30 +70,12 @@ static double round_trip(lock_bench *b, int a, int c, int which, int64_t round)
         double t0 = 0;
         for (int i = 0; i < WARMUP + ITERS; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
-            if (which == 0) {
-                notify(b, c, FLAG);
-                wait_flag(b, c, "notified-put response");
-            } else if (which == 1) {
-                int64_t one = 1, old;
-                MPI_CHECK(ctx->rank, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, c, PAYLOAD, MPI_SUM, b->w.win));
-                MPI_CHECK(ctx->rank, MPI_Win_flush(c, b->w.win));
-            } else {
-                notify(b, c, FLAG);
-            }
+            int64_t one = 1, old;
+            MPI_CHECK(ctx->rank, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, c, PAYLOAD, MPI_SUM, b->w.win));
+            MPI_CHECK(ctx->rank, MPI_Win_flush(c, b->w.win));
         }
         per = (MPI_Wtime() - t0) / ITERS;
         end_round(b, a);
-    } else if (ctx->rank == c) {
-        if (which == 0) {
-            for (int i = 0; i < WARMUP + ITERS; i++) {
-                wait_flag(b, a, "notified put");
-                notify(b, a, FLAG);
-            }
-        } else {
-            idle_until_done(b, round);
-            /* the clean-up flags arrived without being waited for: account for them */
-            if (which == 2) b->expect += WARMUP + ITERS;
-        }
     } else {
         idle_until_done(b, round);
     }
@@ -117,44 +83,93 @@ static double round_trip(lock_bench *b, int a, int c, int which, int64_t round)
     return per;
 }
 
+/* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
+ * rank a: seconds per round trip and the median seconds of one notify_send. */
+static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send)
+{
+    unsigned char msg[32] = {0};
+    double ts[ITERS];
+    int slot;
+    *rtt = *send = 0;
+    MPI_Barrier(ctx->world);
+    if (ctx->rank == a || ctx->rank == c) {
+        const int peer = ctx->rank == a ? c : a;
+        poll_bound pb;
+        poll_begin(&pb, ctx->rank == a ? "calibration: lock answer" : "calibration: lock request", ctx->rank, peer, 30.0,
+                   ctx->oversubscribed);
+        double t0 = 0;
+        bool ok = true;
+        for (int i = 0; ok && i < WARMUP + ITERS; i++) {
+            if (i == WARMUP) t0 = MPI_Wtime();
+            if (ctx->rank == c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
+            double s0 = MPI_Wtime();
+            notify_send(ep, peer, 0, msg);
+            if (i >= WARMUP) ts[i - WARMUP] = MPI_Wtime() - s0;
+            if (ctx->rank == a) ok = notify_wait(ep, &slot, msg, &pb);
+        }
+        if (!ok) {
+            poll_report_timeout(&pb);
+            MPI_Abort(ctx->world, 1);
+        }
+        if (ctx->rank == a) {
+            *rtt = (MPI_Wtime() - t0) / ITERS;
+            *send = calibrate_median(ts, ITERS);
+        }
+    }
+    MPI_Barrier(ctx->world);
+}
+
+/* Median over ROUNDS rounds of the ping-pong between 0 and c, broadcast from rank 0. */
+static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double *rtt, double *send)
+{
+    double r[ROUNDS], s[ROUNDS], v[2];
+    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &r[k], &s[k]);
+    v[0] = calibrate_median(r, ROUNDS);
+    v[1] = calibrate_median(s, ROUNDS);
+    MPI_Bcast(v, 2, MPI_DOUBLE, 0, ctx->world);
+    *rtt = v[0];
+    *send = v[1];
+}
+
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     (void)o;
-    lock_bench b = {.ctx = ctx, .expect = 1};
-    memset(b.payload, 0x3c, sizeof b.payload);
-    rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->world);
-    memset(b.w.base, 0, 128);
-    MPI_Barrier(ctx->world);
-    rma_window_lock_all(&b.w);
-    MPI_Barrier(ctx->world);
-
     int local = -1, remote = -1;
     for (int r = 1; r < ctx->size; r++) {
         if (ctx->rank_host[r] == ctx->rank_host[0] && local < 0) local = r;
         if (ctx->rank_host[r] != ctx->rank_host[0] && remote < 0) remote = r;
     }
-    /* DONE counts rounds for idle ranks; every round below increments it once per rank */
-    int64_t round = 0;
-    double t;
+    int peer = remote > 0 ? remote : local;
+    if (peer < 0) return; /* one rank: nothing to measure */
+
+    /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
+    notify_ep ep;
+    notify_open(&ep, ctx->world, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->oversubscribed);
+    double rtt, send = 0, send_local = 0;
     if (local > 0) {
-        t = round_trip(&b, 0, local, 0, ++round);
-        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, ctx->world);
-        params_put(p, MP_t_local_comm, t / 2);
+        ping_pong(ctx, &ep, local, &rtt, &send_local);
+        params_put(p, MP_t_local_comm, rtt / 2);
     }
     if (remote > 0) {
-        t = round_trip(&b, 0, remote, 0, ++round);
-        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, ctx->world);
-        params_put(p, MP_t_remote_comm, t / 2);
+        ping_pong(ctx, &ep, remote, &rtt, &send);
+        params_put(p, MP_t_remote_comm, rtt / 2);
     }
-    int peer = remote > 0 ? remote : local;
-    if (peer > 0) {
-        t = round_trip(&b, 0, peer, 1, ++round);
-        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, ctx->world);
-        params_put(p, MP_t_vote, t);
-        t = round_trip(&b, 0, peer, 2, ++round);
-        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, ctx->world);
-        params_put(p, MP_t_clean_up, t);
-    }
+    /* the clean-up goes to the transaction's servers: remote ones when there are other hosts */
+    params_put(p, MP_t_clean_up, remote > 0 ? send : send_local);
+    notify_close(&ep);
+
+    /* votes */
+    lock_bench b = {.ctx = ctx};
+    rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->world);
+    memset(b.w.base, 0, 128);
+    MPI_Barrier(ctx->world);
+    rma_window_lock_all(&b.w);
+    MPI_Barrier(ctx->world);
+    double t[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peer, k + 1);
+    double vote = calibrate_median(t, ROUNDS);
+    MPI_Bcast(&vote, 1, MPI_DOUBLE, 0, ctx->world);
+    params_put(p, MP_t_vote, vote);
     params_put(p, MP_t_queue, 0);
     rma_window_free(&b.w);
 }

@@ -5,7 +5,8 @@
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
  *  - t_win_alloc_fixed / _per_byte: the joins' window flavour (--window) at 1 MiB and at the joins'
  *    own window size (--tuples-per-rank), slowest rank, line through both; t_win_touch_per_byte:
- *    the radix join's radix_windows_alloc (first touch) beyond that, at the joins' size. */
+ *    the joins' window_alloc (radix_windows_alloc: first touch of the own pages and of the peers'
+ *    pages a rank puts into, then MPI_Win_free) beyond that, at the joins' size. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,9 +62,9 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_windo
 }
 
 /* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
- * rma_window_alloc only (the sort-merge join's window_alloc); touch = 1: the radix join's own
- * radix_windows_alloc (allocation, first touch of every page, barrier) and the MPI_Win_free it also
- * counts. Slowest rank, median over the repeats. */
+ * rma_window_alloc only; touch = 1: the radix join's own radix_windows_alloc (allocation, first
+ * touch of every page, barrier, the peers' pages mapped) and the MPI_Win_free both joins count
+ * (the sort-merge join's window_alloc does the same). Slowest rank, median over the repeats. */
 static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor)
 {
     double t[100];
@@ -74,6 +75,23 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
     radix_layout lay;
     memset(&lay, 0, sizeof lay);
     lay.win_items[REL_R] = lay.win_items[REL_S] = bytes / 16;
+    /* uniform keys: partition p on rank p, every rank writes an equal run into it (radix_windows_alloc
+     * maps the runs on the other ranks of the host, as in the join) */
+    const int n = ctx->size;
+    uint64_t *cols = calloc((size_t)n * 4, sizeof *cols);
+    int *owner = malloc((size_t)n * sizeof *owner);
+    if (!cols || !owner) calibrate_fail(ctx, "the window layout");
+    const uint64_t chunk = lay.win_items[REL_R] / (uint64_t)n;
+    lay.nparts = (uint64_t)n;
+    lay.owner = owner;
+    lay.base[REL_R] = lay.base[REL_S] = cols;              /* zeros */
+    lay.prefix[REL_R] = lay.prefix[REL_S] = cols + n;
+    lay.local[REL_R] = lay.local[REL_S] = cols + 2 * n;
+    for (int q = 0; q < n; q++) {
+        owner[q] = q;
+        cols[n + q] = (uint64_t)ctx->rank * chunk;
+        cols[2 * n + q] = chunk;
+    }
     const radix_format f = {.words = 1};
     for (int r = 0; r < repeats; r++) {
         rma_window w[2];
@@ -90,6 +108,8 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
         if (!touch)
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
     }
+    free(cols);
+    free(owner);
     return calibrate_median(t, repeats);
 }
 
@@ -145,7 +165,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     double fixed = ts - per_byte * (double)small;
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
     params_put(p, MP_t_win_alloc_fixed, fixed > 0 ? fixed : 0);
-    /* first touch and free, at the joins' size: the radix join's allocation beyond the plain one */
+    /* first touch and free, at the joins' size: the joins' window_alloc beyond the plain allocation */
     double ul = win_alloc_time(ctx, large, reps_large, 1, flavor);
     double touch = (ul - tl) / (double)large;
     params_put(p, MP_t_win_touch_per_byte, touch > 0 ? touch : 0);

@@ -2,6 +2,7 @@
  * measured on). Apart from calibrate_compute.c because the two joins' headers both name REL_R. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibrate.h"
 #include "memory.h"
@@ -22,17 +23,26 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     double tpart[REPS_MAX], tsort[REPS_MAX], tmerge[REPS_MAX], tmatch[REPS_MAX];
     int depth = 0;
     join_input in = {.ctx = ctx, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n};
+    /* merge passes of the join at --tuples-per-rank: a rank receives about that many tuples per
+     * relation, cut into runs by every sender */
+    int join_depth = 0;
+    for (uint64_t runs = ((uint64_t)o->tuples_per_rank + run - 1) / run + (uint64_t)ctx->size; runs > 1;
+         runs = (runs + SMJ_FANIN - 1) / SMJ_FANIN)
+        join_depth++;
     for (int k = -1; k < reps; k++) {
         smj_plan pl;
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
         smj_range_partition(&in, &pl); /* the join's partition phase, collectives included */
         double t1 = MPI_Wtime();
-        /* windows as the join allocates them, fresh, of this rank's own packed tuples (the join
-         * receives about as many; here every rank sorts its own, nothing is sent) */
+        /* windows as the join allocates them, of this rank's own packed tuples (the join receives
+         * about as many; here every rank sorts its own, nothing is sent), faulted in as the join's
+         * window_alloc does: their first touch is t_win_touch_per_byte's, not the sort's */
         rma_window win[RELS];
-        for (int rel = 0; rel < RELS; rel++)
+        for (int rel = 0; rel < RELS; rel++) {
             rma_window_alloc(&win[rel], pl.n[rel] * sizeof(uint64_t), (win_flavor)jo->window, ctx->world);
+            rma_window_prefault(&win[rel]);
+        }
         uint64_t *tmp = malloc(run * sizeof *tmp);
         if (!tmp) calibrate_fail(ctx, "the sort scratch");
         MPI_Barrier(ctx->world);
@@ -62,6 +72,19 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
             free(starts);
             free(lens);
         }
+        const double t_merged = MPI_Wtime();
+        /* the join's match reads its last merge pass's output: the window after an even number of
+         * passes, the partitioning buffer after an odd one. Their pages differ (the default window
+         * is 4 KiB shared memory, the buffer takes huge pages) and so does a streaming scan: read
+         * where the join would at --tuples-per-rank, whatever the sample's depth was. */
+        for (int rel = 0; rel < RELS; rel++) {
+            uint64_t *where = join_depth % 2 ? pl.packed[rel] : (uint64_t *)win[rel].base;
+            if (sorted[rel] != where) {
+                memcpy(where, sorted[rel], pl.n[rel] * sizeof *where);
+                sorted[rel] = where;
+            }
+        }
+        MPI_Barrier(ctx->world);
         double t4 = MPI_Wtime();
         uint64_t m = 0, c = 0;
         smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, &m, &c);
@@ -69,17 +92,22 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         if (k >= 0) {
             tpart[k] = t1 - t0;
             tsort[k] = t3 - t2;
-            tmerge[k] = t4 - t3;
+            tmerge[k] = t_merged - t3;
             tmatch[k] = t5 - t4;
         }
         depth = d;
         for (int rel = 0; rel < RELS; rel++) rma_window_free(&win[rel]);
         smj_plan_free(&pl);
     }
-    /* the join's partition phase includes its histogram; the model adds eq. 3.1 separately */
-    double part = calibrate_median(tpart, reps) - (double)n_both / params_get(p, MP_P_scan);
-    double floor = 0.1 * calibrate_median(tpart, reps);
-    params_put(p, MP_P_partition_range, calibrate_allreduce(ctx, (double)n_both / (part > floor ? part : floor), MPI_SUM));
+    /* The join's partition phase includes its histogram (the model adds eq. 3.1 separately) and
+     * the first touch of its fresh packed arrays, 8 bytes per tuple: measured apart at the sample's
+     * size (taken out) and at the join's (put back), so that P_partition_range is the rate the join
+     * sees at --tuples-per-rank, as P_partition_local is (calibrate_compute.c). */
+    const double t_part = calibrate_median(tpart, reps), join_n = 2.0 * (double)o->tuples_per_rank;
+    double pure = t_part - (double)n_both / params_get(p, MP_P_scan) - calibrate_first_touch(ctx, n_both * 8, reps);
+    if (pure < 0.1 * t_part) pure = 0.1 * t_part;
+    const double join_part = join_n / (double)n_both * pure + calibrate_first_touch(ctx, (uint64_t)join_n * 8, reps);
+    params_put(p, MP_P_partition_range, calibrate_allreduce(ctx, join_n / join_part, MPI_SUM));
     params_put(p, MP_P_sort_run, calibrate_rate_of(ctx, tsort, reps, (double)n_both));
     params_put(p, MP_sort_run_length, (double)run);
     params_put(p, MP_P_merge, calibrate_rate_of(ctx, tmerge, reps, (double)n_both * (depth > 0 ? depth : 1)));

@@ -60,10 +60,10 @@ typedef struct {
     double throughput_thesis; /* (|R|+|S|) / total */
 } join_prediction;
 
-/* Window allocation (when calibrated), totals and throughput, from the phases already set.
- * first_touch: the join's window_alloc phase also touches every window page and frees the windows
- * (the radix join; t_win_touch_per_byte, when given, is added). */
-void model_join_finish(const model_params *p, const join_shape *s, bool first_touch, join_prediction *out);
+/* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
+ * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
+ * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */
+void model_join_finish(const model_params *p, const join_shape *s, join_prediction *out);
 
 /* Parameters each join needs, terminated by -1, for params_require(); `multi_host` adds bw_host
  * and wire_tuple_bytes (needed only when tuples cross hosts). */

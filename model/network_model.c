@@ -34,12 +34,12 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank)
     return params_get(p, MP_t_win_alloc_fixed) + bytes_per_rank * params_get(p, MP_t_win_alloc_per_byte);
 }
 
-void model_join_finish(const model_params *p, const join_shape *s, bool first_touch, join_prediction *o)
+void model_join_finish(const model_params *p, const join_shape *s, join_prediction *o)
 {
     o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
     if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes);
-    if (o->alloc_modelled && first_touch && p->set[MP_t_win_touch_per_byte])
+    if (o->alloc_modelled && p->set[MP_t_win_touch_per_byte])
         o->window_alloc += bytes * params_get(p, MP_t_win_touch_per_byte);
     o->total_with_alloc = o->total + o->window_alloc;
     o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;

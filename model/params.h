@@ -43,7 +43,7 @@
     /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
     X(t_win_alloc_fixed, "ms", 1e-3, "MPI_Win_allocate time independent of size")                                \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, "MPI_Win_allocate time per byte of window")                            \
-    X(t_win_touch_per_byte, "s/GB", 1e-9, "first touch (populate) of window pages and MPI_Win_free, per byte: in the radix join's window_alloc") \
+    X(t_win_touch_per_byte, "s/GB", 1e-9, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte: in both joins' window_alloc") \
     /* lock table (thesis 5.3) */                                                                                \
     X(t_local_comm, "us", 1e-6, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
     X(t_remote_comm, "us", 1e-6, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \

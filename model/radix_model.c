@@ -29,8 +29,8 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
     o->build_probe = model_T_build(s->r_tuples, s->ranks, params_get(p, MP_P_build)) +
                      model_T_probe(s->s_tuples, s->ranks, params_get(p, MP_P_probe));
     o->total = o->histogram + o->network_partition + o->local_partition + o->build_probe; /* eq. 3.11 */
-    /* radix.c counts the first touch of the windows (network_partition.c prefault) and their
-     * MPI_Win_free as window_alloc */
-    model_join_finish(p, s, true, o);
+    /* radix.c counts the first touch of the windows (network_partition.c) and their MPI_Win_free
+     * as window_alloc */
+    model_join_finish(p, s, o);
 }
 

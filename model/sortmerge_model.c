@@ -78,7 +78,8 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
                model_T_merge(o->merge_depth_s, s->s_tuples, s->ranks, params_get(p, MP_P_merge));
     o->match = model_T_scan(n, s->ranks, params_get(p, MP_P_match));                                 /* eq. 3.19 */
     o->total = o->histogram + o->partition + o->sort + o->merge + o->match;                          /* eq. 3.20 */
-    /* sortmerge.c's window_alloc is MPI_Win_allocate alone: the pages are first touched by the
-     * sort phase (runs sorted or put into the window), which P_sort_run is calibrated with */
-    model_join_finish(p, s, false, o);
+    /* sortmerge.c's window_alloc faults the windows in (own pages, and the peers' pages this rank
+     * puts into) as the radix join's does: t_win_touch_per_byte; P_sort_run is calibrated on
+     * windows already faulted in */
+    model_join_finish(p, s, o);
 }

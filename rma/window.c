@@ -64,6 +64,32 @@ void rma_window_prefault(rma_window *w)
     memset(base, 0, w->bytes);
 }
 
+void rma_window_map_peer(rma_window *w, int target, uint64_t disp, uint64_t bytes)
+{
+    static const char zero = 0;
+    if (w->flavor != WIN_ALLOCATE || bytes == 0) return;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = disp + bytes;
+    /* one point per page-size step lands on every page of the target's mapping whatever its
+     * alignment there, but for a last page the range ends in before the next step: its last byte */
+    for (uint64_t d = disp; d < end; d += page)
+        MPI_CHECK(w->rank, MPI_Put(&zero, 1, MPI_BYTE, target, (MPI_Aint)d, 1, MPI_BYTE, w->win));
+    MPI_CHECK(w->rank, MPI_Put(&zero, 1, MPI_BYTE, target, (MPI_Aint)(end - 1), 1, MPI_BYTE, w->win));
+}
+
+void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
+                         const uint64_t *first2, const uint64_t *count, uint64_t item_bytes)
+{
+    if (w->flavor != WIN_ALLOCATE || ctx->host_size < 2) return;
+    rma_window_lock_all(w);
+    for (uint64_t i = 0; i < n; i++) {
+        int t = target ? target[i] : (int)i;
+        if (t != ctx->rank && ctx->rank_host[t] == ctx->host_id)
+            rma_window_map_peer(w, t, (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
+    }
+    rma_window_unlock_all(w); /* completes the mapping puts */
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world));
+}
+
 void rma_window_lock_all(rma_window *w)
 {
     MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));

@@ -22,6 +22,10 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
     }
     /* nobody may put into a window its owner is still touching */
     MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->world));
+    /* the pages this rank will put into on the other ranks of its host, mapped here as well */
+    for (int rel = 0; rel < 2; rel++)
+        rma_window_map_runs(&win[rel], in->ctx, lay->nparts, lay->owner, lay->base[rel], lay->prefix[rel], lay->local[rel],
+                            item);
 }
 
 typedef struct {

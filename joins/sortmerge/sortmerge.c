@@ -115,6 +115,8 @@ static void run(const join_input *in, join_output *out)
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
     MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
+    for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
+        rma_window_map_runs(&win[rel], ctx, (uint64_t)pl.parts, NULL, pl.remote[rel], NULL, pl.count[rel], sizeof(uint64_t));
     phases_add(ph, "window_alloc", rmb_now() - t0);
 
     t0 = rmb_now();
@@ -146,9 +148,10 @@ static void run(const join_input *in, join_output *out)
               &out->checksum);
     phases_add(ph, "match", rmb_now() - t0);
 
-    for (int rel = 0; rel < RELS; rel++) {
-        rma_window_put(&win[rel], o->window_pool ? rel : -1);
-    }
+    /* releasing the windows is collective: window_alloc time, as in the radix join */
+    t0 = rmb_now();
+    for (int rel = 0; rel < RELS; rel++) rma_window_put(&win[rel], o->window_pool ? rel : -1);
+    phases_add(ph, "window_alloc", rmb_now() - t0);
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;
