@@ -34,8 +34,8 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
         char *b = bytes ? mem_alloc_large(bytes) : NULL;
         if (bytes && !b) calibrate_fail(ctx, "memory for the first-touch measurement");
         if (b) memset(b, 1, bytes);
+        t[k] = MPI_Wtime() - t0; /* the joins free these buffers outside their phases */
         if (b) mem_free_large(b, bytes);
-        t[k] = MPI_Wtime() - t0;
     }
     return calibrate_median(t, reps);
 }

@@ -19,6 +19,9 @@ typedef struct {
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
     int64_t repeats;       /* repetitions per measurement; the median is kept */
     int64_t rounds;        /* rounds of the compute kernels; the median per parameter is kept */
+    /* set by calibrate_compute for its parts: */
+    int warmup;            /* untimed first repetitions per kernel (1 in the first round, 0 after) */
+    double touch_per_byte; /* first touch of fresh private memory at the join's size, s/B */
     int window;            /* the joins' window flavour (win_flavor, --window of the join) */
 } calibrate_opts;
 
@@ -40,7 +43,7 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
 double calibrate_median(double *v, int n);
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
 /* This rank's median seconds to allocate `bytes` of fresh private memory as the joins do
- * (mem_alloc_large), write every page and free it: the first-touch cost of a join's buffers, which
+ * (mem_alloc_large) and write every page (then freed, untimed): the first-touch cost of a join's buffers, which
  * on a VM that hands freed memory back to its host varies from run to run (measured at the join's
  * size, not the sample's). All ranks at once. */
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);

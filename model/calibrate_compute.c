@@ -18,8 +18,9 @@
  *   P_partition_range  the sort-merge join's partition phase (smj_range_partition: splitters,
  *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
  *                      model adds as the histogram term
- *   P_sort_run         smj_sort_run over runs of the join's length into a fresh window (the join
- *                      sorts into windows whose pages it touches first)
+ *   P_sort_run         the sort-merge join's sort phase itself (smj_sort_phase: runs of the join's
+ *                      length sorted in cache and MPI_Rput to the other ranks of the host), on
+ *                      windows faulted in as the join's window_alloc does
  *   P_merge            smj_merge_passes at the join's fan-in, window -> reused scratch, per pass
  *   P_match            smj_match over the two sorted relations */
 #include <stdio.h>
@@ -91,7 +92,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     /* P_scan: the histogram phase's kernel over both relations */
     uint64_t *hist = calloc((size_t)1 << bits, sizeof *hist);
     if (!hist) calibrate_fail(ctx, "the histogram");
-    for (int k = -1; k < reps; k++) {
+    for (int k = -o->warmup; k < reps; k++) {
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
         radix_histogram_tuples(r, n, bits, hist);
@@ -112,7 +113,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
         radix_histogram_phase(&in, bits, jo->assign, &lay);
         rma_window win[2];
         radix_windows_alloc(&in, &lay, &f, win);
-        for (int k = -1; k < reps; k++) {
+        for (int k = -o->warmup; k < reps; k++) {
             double tp, tf;
             MPI_Barrier(ctx->world);
             double t0 = MPI_Wtime();
@@ -176,7 +177,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
         if (!(scratch[rel] = mem_alloc_large(max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
         memset(scratch[rel], 0, max_part[rel] * 8);
     }
-    for (int k = -1; k < reps; k++) {
+    for (int k = -o->warmup; k < reps; k++) {
         for (int build_only = 0; build_only < 2; build_only++) {
             double t_local = 0, t_bp = 0;
             MPI_Barrier(ctx->world);
@@ -220,7 +221,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     const double join_tuples = 2.0 * (double)o->tuples_per_rank;
     const uint64_t join_scratch = plan.passes > 0 ? (uint64_t)(join_part * 1.01) * 8 : 0;
     const double pass_rate = (double)(ws.r_n + ws.s_n) / calibrate_median(all_local, 2 * reps);
-    const double join_local = join_tuples / pass_rate + calibrate_first_touch(ctx, 2 * join_scratch, reps);
+    const double join_local = join_tuples / pass_rate + 2.0 * (double)join_scratch * o->touch_per_byte;
     params_put(p, MP_P_partition_local, calibrate_allreduce(ctx, join_tuples / join_local, MPI_SUM));
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
@@ -269,9 +270,14 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     /* Rounds of all kernels, the median per parameter kept: on a shared or virtual machine a
      * slowdown of a second or so would otherwise take all repetitions of the kernels it overlaps
      * (seen here: P_sort_run, P_merge and P_match 30% low in one calibration out of eight). */
+    /* first touch of the joins' fresh buffers, at the size of the sort-merge join's packed
+     * relations (8 bytes per tuple of R and S): once, not per round */
+    const uint64_t touch_bytes = 2 * (uint64_t)oo.tuples_per_rank * 8;
+    oo.touch_per_byte = calibrate_first_touch(ctx, touch_bytes, (int)o->repeats + 2) / (double)touch_bytes;
     model_params round[CALIBRATE_ROUNDS_MAX];
     for (int k = 0; k < o->rounds; k++) {
         round[k] = *p;
+        oo.warmup = k == 0; /* caches, page tables and the MPI library are warm after the first round */
         calibrate_radix(ctx, &oo, &jo, &w, r, s, &ws, rs, ss, &round[k]);
         /* sort-merge: each rank partitions, sorts and matches a whole relation pair of its own, so
          * the runs hold dense keys and every matching S finds its R as in the join (this rank's

@@ -29,7 +29,9 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     for (uint64_t runs = ((uint64_t)o->tuples_per_rank + run - 1) / run + (uint64_t)ctx->size; runs > 1;
          runs = (runs + SMJ_FANIN - 1) / SMJ_FANIN)
         join_depth++;
-    for (int k = -1; k < reps; k++) {
+    bench_ctx host;
+    bench_ctx_init(&host, ctx->host);
+    for (int k = -o->warmup; k < reps; k++) {
         smj_plan pl;
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
@@ -45,8 +47,8 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         }
         uint64_t *tmp = malloc(run * sizeof *tmp);
         if (!tmp) calibrate_fail(ctx, "the sort scratch");
+        /* this rank's own runs, sorted into its window: the merge's input (the sort is timed below) */
         MPI_Barrier(ctx->world);
-        double t2 = MPI_Wtime();
         for (int rel = 0; rel < RELS; rel++)
             for (uint64_t off = 0; off < pl.n[rel]; off += run) {
                 size_t len = pl.n[rel] - off < run ? (size_t)(pl.n[rel] - off) : run;
@@ -91,22 +93,47 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         double t5 = MPI_Wtime();
         if (k >= 0) {
             tpart[k] = t1 - t0;
-            tsort[k] = t3 - t2;
             tmerge[k] = t_merged - t3;
             tmatch[k] = t5 - t4;
         }
         depth = d;
         for (int rel = 0; rel < RELS; rel++) rma_window_free(&win[rel]);
         smj_plan_free(&pl);
+        /* P_sort_run: the join's sort phase itself (smj_sort_phase) on the ranks of this host at
+         * once, ranges split between them, windows got as the join's window_alloc gets them: its
+         * in-cache sorts plus the MPI_Rputs to the other ranks of the host (the time MPICH's
+         * passive-target progress adds is the join's too). Puts between hosts are not in it:
+         * eq. 3.14-3.15 add them from bw_host, as for P_partition. */
+        join_input hin = in;
+        hin.ctx = &host;
+        smj_plan hp;
+        smj_range_partition(&hin, &hp);
+        for (int rel = 0; rel < RELS; rel++) {
+            rma_window_alloc(&win[rel], hp.window[rel] * sizeof(uint64_t), (win_flavor)jo->window, host.world);
+            rma_window_prefault(&win[rel]);
+        }
+        MPI_Barrier(host.world);
+        for (int rel = 0; rel < RELS; rel++)
+            rma_window_map_runs(&win[rel], &host, (uint64_t)hp.parts, NULL, hp.remote[rel], NULL, hp.count[rel],
+                                sizeof(uint64_t));
+        phase_set ph;
+        phases_init(&ph);
+        MPI_Barrier(ctx->world);
+        double t6 = MPI_Wtime();
+        smj_sort_phase(&hin, &hp, win, run, simd, &ph);
+        if (k >= 0) tsort[k] = MPI_Wtime() - t6;
+        for (int rel = 0; rel < RELS; rel++) rma_window_free(&win[rel]);
+        smj_plan_free(&hp);
     }
+    bench_ctx_free(&host);
     /* The join's partition phase includes its histogram (the model adds eq. 3.1 separately) and
-     * the first touch of its fresh packed arrays, 8 bytes per tuple: measured apart at the sample's
-     * size (taken out) and at the join's (put back), so that P_partition_range is the rate the join
-     * sees at --tuples-per-rank, as P_partition_local is (calibrate_compute.c). */
+     * the first touch of its fresh packed arrays, 8 bytes per tuple (o->touch_per_byte, measured at
+     * the join's size): taken out at the sample's size and put back at the join's, so that
+     * P_partition_range is the rate the join sees at --tuples-per-rank, as P_partition_local is. */
     const double t_part = calibrate_median(tpart, reps), join_n = 2.0 * (double)o->tuples_per_rank;
-    double pure = t_part - (double)n_both / params_get(p, MP_P_scan) - calibrate_first_touch(ctx, n_both * 8, reps);
+    double pure = t_part - (double)n_both / params_get(p, MP_P_scan) - (double)n_both * 8 * o->touch_per_byte;
     if (pure < 0.1 * t_part) pure = 0.1 * t_part;
-    const double join_part = join_n / (double)n_both * pure + calibrate_first_touch(ctx, (uint64_t)join_n * 8, reps);
+    const double join_part = join_n / (double)n_both * pure + join_n * 8 * o->touch_per_byte;
     params_put(p, MP_P_partition_range, calibrate_allreduce(ctx, join_n / join_part, MPI_SUM));
     params_put(p, MP_P_sort_run, calibrate_rate_of(ctx, tsort, reps, (double)n_both));
     params_put(p, MP_sort_run_length, (double)run);

@@ -61,6 +61,16 @@ static void radix_table42(void)
     CHECK(m.alloc_modelled);
     CHECK(fabs(m.window_alloc - (0.002 + 80e6 * 8 * 0.25e-9)) < 1e-12);
     CHECK(fabs(m.total_with_alloc - m.total - m.window_alloc) < 1e-12);
+    /* both joins' window_alloc faults the windows in: the touch term is added per byte, alike */
+    set(&p, "t_win_touch_per_byte=0.5");
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc - (0.002 + 80e6 * 8 * 0.75e-9)) < 1e-12);
+    set(&p, "P_partition_range=120"); set(&p, "P_sort_run=45"); set(&p, "P_merge=270"); set(&p, "P_match=370");
+    set(&p, "merge_depth=3");
+    join_prediction q;
+    model_sortmerge_join(&p, &s, &q);
+    CHECK(q.alloc_modelled && fabs(q.window_alloc - m.window_alloc) < 1e-12);
+    CHECK(fabs(q.total_with_alloc - q.total - q.window_alloc) < 1e-12);
 }
 
 static void sortmerge_table42(void)
