@@ -3,7 +3,8 @@
  * every rank's window, at offsets and lengths that are not page multiples. The owner then checks
  * its window: with MPI_Win_allocate, every page that a peer's run overlaps got a zero byte inside
  * that run (the mapping put), and no byte outside the peers' runs changed (not even in the owner's
- * own run); with MPI_Win_create nothing changed at all (the call is a no-op there).
+ * own run); with MPI_Win_create nothing changed at all (the call is a no-op there). Then the
+ * joins' pattern, data put right after the mapping: no mapping put may land after the data.
  * Prints verification: PASS|FAIL. */
 #include <mpi.h>
 #include <stdint.h>
@@ -74,13 +75,61 @@ static int run(bench_ctx *ctx, win_flavor flavor)
     return all;
 }
 
+/* The joins' pattern: map the runs, then put the data there at once. A mapping put that lands late
+ * (after the data) leaves a zero byte in it: every byte of the peers' runs must hold the data. */
+#define DATA 0x5A
+#define ROUNDS 20
+static int data_after_mapping(bench_ctx *ctx)
+{
+    const int n = ctx->size, me = ctx->rank;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), run = 256 * page + 24, bytes = (uint64_t)n * run;
+    unsigned char *src = malloc(run);
+    uint64_t *first = malloc((size_t)n * sizeof *first), *count = malloc((size_t)n * sizeof *count);
+    memset(src, DATA, run);
+    int errors = 0;
+    for (int k = 0; k < ROUNDS; k++) {
+        rma_window w;
+        rma_window_alloc(&w, bytes, WIN_ALLOCATE, ctx->world);
+        memset(w.base, FILL, w.bytes);
+        MPI_Barrier(ctx->world);
+        for (int t = 0; t < n; t++) {
+            first[t] = (uint64_t)me * run;
+            count[t] = run;
+        }
+        rma_window_map_runs(&w, ctx, (uint64_t)n, NULL, first, NULL, count, 1);
+        rma_window_lock_all(&w);
+        for (int t = 0; t < n; t++)
+            if (t != me) MPI_Put(src, (int)run, MPI_BYTE, t, (MPI_Aint)(me * run), (int)run, MPI_BYTE, w.win);
+        MPI_Win_flush_all(w.win);
+        rma_window_unlock_all(&w);
+        MPI_Barrier(ctx->world);
+        MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win);
+        MPI_Win_sync(w.win);
+        MPI_Win_unlock(me, w.win);
+        const unsigned char *b = w.base;
+        for (uint64_t i = 0; i < bytes; i++) {
+            unsigned char want = i / run == (uint64_t)me ? FILL : DATA;
+            if (b[i] != want && errors++ < 5)
+                fprintf(stderr, "rank %d round %d: byte %llu is 0x%02x, not 0x%02x (a mapping put after the data?)\n", me, k,
+                        (unsigned long long)i, b[i], want);
+        }
+        rma_window_free(&w);
+    }
+    free(src);
+    free(first);
+    free(count);
+    int all = 0;
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->world);
+    return all;
+}
+
 int main(int argc, char **argv)
 {
     bench_pre_init();
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
-    int errors = run(&ctx, WIN_ALLOCATE) + run(&ctx, WIN_CREATE);
+    int errors = run(&ctx, WIN_ALLOCATE) + run(&ctx, WIN_CREATE) + data_after_mapping(&ctx);
     if (ctx.rank == 0) printf("map_runs: %d rank(s) on %d host(s)\nverification: %s\n", ctx.size, ctx.hosts, errors ? "FAIL" : "PASS");
     bench_ctx_free(&ctx);
     MPI_Finalize();
