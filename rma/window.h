@@ -2,7 +2,8 @@
  * MPI_Alloc_mem memory, or MPI_Win_create on private anonymous memory that may use transparent huge
  * pages (create-huge: where the MPI library backs windows and MPI_Alloc_mem with 4 KiB shared
  * pages, first touch is several times slower than with 2 MiB pages); sizes rounded up to 64 bytes (MPICH 4.0's MPI_Win_allocate misplaces
- * remote writes when the size is not a multiple of 16); errors return and are reported by rank. */
+ * remote writes when the size is not a multiple of 16; with MPICH, 64 more when that is a page
+ * multiple, see window.c); errors return and are reported by rank. */
 #ifndef RMB_WINDOW_H
 #define RMB_WINDOW_H
 #include <mpi.h>
