@@ -18,7 +18,7 @@
 static const char *const columns[] = {
     /* what ran, and what makes it reproducible */
     "timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
-    "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "command",
+    "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
     /* join parameters */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
     "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",

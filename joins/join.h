@@ -28,6 +28,7 @@ typedef struct {
     int64_t seed;
     /* harness */
     int64_t repeat;
+    int64_t warmup;          /* untimed runs before the --repeat runs (verified, not recorded) */
     const char *output;
     const char *model;         /* parameter file for --model */
     int window;                /* win_flavor */

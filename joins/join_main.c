@@ -52,6 +52,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"skew", OPT_DOUBLE, &o->skew, "Zipf factor of S's references to R (0 = uniform)", 0, 10, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "generator seed", 0, 9.2e18, NULL, NULL},
         {"repeat", OPT_INT, &o->repeat, "runs on the same data; the median is reported", 1, 1000, NULL, NULL},
+        {"warmup", OPT_INT, &o->warmup,
+         "runs before the --repeat ones, verified but neither printed as runs nor recorded (a process's first run pays for cold caches and fresh memory)",
+         0, 100, NULL, NULL},
         {"output", OPT_STRING, &o->output, "append one CSV row per run to this file", 0, 0, NULL, NULL},
         {"model", OPT_STRING, &o->model, "model parameter file: print predicted vs measured", 0, 0, NULL, NULL},
         {"window", OPT_CHOICE, &o->window, "MPI_Win_allocate (default; create with MPICH < 4.1), MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory", 0, 0, win_flavor_names, NULL},
@@ -125,6 +128,7 @@ static void set_common_columns(record *rec, const bench_ctx *ctx, const join_opt
     record_set(rec, "hostnames", "%s", ctx->hostnames);
     record_set(rec, "seed", "%" PRId64, o->seed);
     record_set(rec, "repeats", "%" PRId64, o->repeat);
+    record_set(rec, "warmups", "%" PRId64, o->warmup);
     record_set(rec, "command", "%s", command);
     record_set(rec, "r_tuples", "%" PRIu64, w->r_total);
     record_set(rec, "s_tuples", "%" PRIu64, w->s_total);
@@ -267,7 +271,7 @@ int join_main(int argc, char **argv)
     for (int a = 0; a < nalgos && !output_failed; a++) {
         int algo = algos[a] == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
         double *totals = calloc((size_t)o.repeat, sizeof(double));
-        for (int rep = 0; rep < o.repeat; rep++) {
+        for (int rep = -(int)o.warmup; rep < o.repeat; rep++) {
             join_input in = {&ctx, &o, &wl, r, s, wl.r_n, wl.s_n};
             join_output out;
             memset(&out, 0, sizeof out);
@@ -282,6 +286,14 @@ int join_main(int argc, char **argv)
             failures += !pass;
             phase_stats st;
             phases_reduce(&out.phases, ctx.world, &st);
+            if (rep < 0) { /* warm-up: verified, one line, not recorded */
+                if (ctx.rank == 0) {
+                    printf("%s warm-up run %d/%d: total %.4f s, verification: %s\n", algos[a]->name, rep + (int)o.warmup + 1,
+                           (int)o.warmup, st.total_max, pass ? "PASS" : "FAIL");
+                    fflush(stdout);
+                }
+                continue;
+            }
             totals[rep] = st.total_max;
             double tput = (double)(wl.r_total + wl.s_total) / st.total_max;
             numa_report_run(&ctx, &numa); /* numa: worst rank's placement so far */

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""--output: two runs (--repeat 2) append a header once and two rows with the radix columns filled.
+"""--output: two runs (--repeat 2) after a warm-up run (--warmup 1) append a header once and two
+rows with the radix columns filled; the warm-up run is verified and reported on one line, not recorded.
    csv_check.py MPI_CHECK MPIRUN RMABENCH"""
 import csv, os, subprocess, sys, tempfile
 
@@ -7,8 +8,9 @@ mpi_check, mpirun, rmabench = sys.argv[1:4]
 with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "sub", "results.csv")
     os.makedirs(os.path.dirname(path))
-    rc = subprocess.call([mpi_check, mpirun, "2", "--pass", "2", "--matches", "20000", "--", rmabench, "join",
-                          "--algo", "radix", "--tuples-per-rank", "10K", "--repeat", "2", "--output", path])
+    rc = subprocess.call([mpi_check, mpirun, "2", "--pass", "2", "--matches", "20000",
+                          "--grep", "radix warm-up run 1/1: total .* verification: PASS", "--", rmabench, "join",
+                          "--algo", "radix", "--tuples-per-rank", "10K", "--repeat", "2", "--warmup", "1", "--output", path])
     if rc != 0:
         sys.exit("FAIL: the join failed")
     with open(path, newline="") as f:
@@ -30,6 +32,8 @@ with tempfile.TemporaryDirectory() as d:
         if r.get("verification") != "PASS" or r.get("matches") != "20000" or r.get("repeat_index") != str(i):
             fail.append(f"row {i}: verification {r.get('verification')}, matches {r.get('matches')}, "
                         f"repeat_index {r.get('repeat_index')}")
+        if r.get("warmups") != "1" or r.get("repeats") != "2":
+            fail.append(f"row {i}: warmups/repeats = {r.get('warmups')}/{r.get('repeats')}, expected 1/2")
         if r.get("algo") != "radix" or r.get("radix_bits") != "4" or r.get("ranks") != "2":
             fail.append(f"row {i}: algo/radix_bits/ranks = {r.get('algo')}/{r.get('radix_bits')}/{r.get('ranks')}")
     for f in fail:
