@@ -108,14 +108,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         hin.ctx = &host;
         smj_plan hp;
         smj_range_partition(&hin, &hp);
-        for (int rel = 0; rel < RELS; rel++) {
-            rma_window_alloc(&win[rel], hp.window[rel] * sizeof(uint64_t), (win_flavor)jo->window, host.world);
-            rma_window_prefault(&win[rel]);
-        }
-        MPI_Barrier(host.world);
-        for (int rel = 0; rel < RELS; rel++)
-            rma_window_map_runs(&win[rel], &host, (uint64_t)hp.parts, NULL, hp.remote[rel], NULL, hp.count[rel],
-                                sizeof(uint64_t));
+        smj_windows_alloc(&hin, &hp, win); /* jo has no --window-pool: fresh windows */
         phase_set ph;
         phases_init(&ph);
         MPI_Barrier(ctx->world);

@@ -80,6 +80,21 @@ static int run_table(const smj_plan *pl, int rel, size_t run_size, size_t **star
     return runs;
 }
 
+void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[RELS])
+{
+    const bench_ctx *ctx = in->ctx;
+    const join_opts *o = in->opt;
+    for (int rel = 0; rel < RELS; rel++)
+        rma_window_get(&win[rel], pl->window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world,
+                       o->window_pool ? rel : -1);
+    /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
+    for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
+    for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
+        rma_window_map_runs(&win[rel], ctx, (uint64_t)pl->parts, NULL, pl->remote[rel], NULL, pl->count[rel],
+                            sizeof(uint64_t));
+}
+
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
@@ -109,14 +124,7 @@ static void run(const join_input *in, join_output *out)
 
     t0 = rmb_now();
     rma_window win[RELS];
-    for (int rel = 0; rel < RELS; rel++)
-        rma_window_get(&win[rel], pl.window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world,
-                       o->window_pool ? rel : -1);
-    /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
-    for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
-    for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
-        rma_window_map_runs(&win[rel], ctx, (uint64_t)pl.parts, NULL, pl.remote[rel], NULL, pl.count[rel], sizeof(uint64_t));
+    smj_windows_alloc(in, &pl, win);
     phases_add(ph, "window_alloc", rmb_now() - t0);
 
     t0 = rmb_now();
