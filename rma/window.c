@@ -26,7 +26,7 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
      * page multiple: allocation then took 0.06-0.1 s longer per join at 16M tuples per rank here,
      * and the radix join (round sizes) and the sort-merge join (sampled ones) took different paths.
      * A size that is never a page multiple keeps every window on one path. */
-    if (flavor == WIN_ALLOCATE && w->bytes % 4096 == 0) w->bytes += 64;
+    if (flavor == WIN_ALLOCATE && w->bytes % (uint64_t)sysconf(_SC_PAGESIZE) == 0) w->bytes += 64;
 #endif
     w->flavor = flavor;
     w->locked_all = 0;
@@ -71,10 +71,11 @@ void rma_window_prefault(rma_window *w)
     memset(base, 0, w->bytes);
 }
 
-void rma_window_map_peer(rma_window *w, int target, uint64_t disp, uint64_t bytes)
+/* One one-byte zero put per page of [disp, disp + bytes) of target's window (rma_window_map_runs). */
+static void map_peer(rma_window *w, int target, uint64_t disp, uint64_t bytes)
 {
     static const char zero = 0;
-    if (w->flavor != WIN_ALLOCATE || bytes == 0) return;
+    if (bytes == 0) return;
     const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = disp + bytes;
     /* one point per page-size step lands on every page of the target's mapping whatever its
      * alignment there, but for a last page the range ends in before the next step: its last byte */
@@ -91,7 +92,7 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
     for (uint64_t i = 0; i < n; i++) {
         int t = target ? target[i] : (int)i;
         if (t != ctx->rank && ctx->rank_host[t] == ctx->host_id)
-            rma_window_map_peer(w, t, (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
+            map_peer(w, t, (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
     }
     /* MPI_Win_unlock_all alone completes the puts at their targets; the flush was added when MPICH
      * 4.0.2 joins lost tuples, which turned out to happen without these puts too (rma/window.h,

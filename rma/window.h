@@ -45,18 +45,15 @@ void rma_window_free(rma_window *w);
  * else a write pass), so that the phases using the window do not pay for first touch; cheap when
  * they are already mapped (a pooled window, or a library that touched them). */
 void rma_window_prefault(rma_window *w);
-/* Maps pages of another rank's window into this process before the first real put goes there: with
- * MPI_Win_allocate between ranks of one host both libraries map the target's segment into the
- * origin and a put is a store to it, so the first put to every page takes a page fault in the origin
- * (measured here: 0.23 s of network pass became 0.29 s at 16M tuples per rank). One one-byte zero
- * put per page of [disp, disp + bytes) of `target`'s window; the caller holds a lock_all epoch,
- * flushes, and guarantees nothing else is in that range yet. A no-op for the other flavours (their
- * puts write the target's own mapping, which the owner has prefaulted). */
-void rma_window_map_peer(rma_window *w, int target, uint64_t disp, uint64_t bytes);
 /* Collective over the window's ranks (ctx->world): maps the runs this rank will put into the
- * windows of the other ranks of its host: run i goes to rank target[i] (target NULL: rank i) at
- * items first[i] (+ first2[i] when given), count[i] items of item_bytes. Ends with a barrier, so
- * that no real put overtakes a mapping put; nothing (not even the barrier) for other flavours or
+ * windows of the other ranks of its host, before the first real put goes there. With
+ * MPI_Win_allocate between ranks of one host both libraries map the target's segment into the
+ * origin and a put is a store to it, so the first put to every page takes a page fault in the
+ * origin (measured here: 0.23 s of network pass became 0.29 s at 16M tuples per rank). One one-byte
+ * zero put per page; nothing may be in the runs yet. Run i goes to rank target[i] (target NULL:
+ * rank i) at items first[i] (+ first2[i] when given), count[i] items of item_bytes. Ends with a
+ * barrier, so that no real put overtakes a mapping put; nothing (not even the barrier) for the
+ * other flavours (their puts write the target's own mapping, which the owner has prefaulted) or
  * one rank per host. */
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes);
