@@ -269,13 +269,13 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (!rs || !ss) calibrate_fail(ctx, "the local sample");
     generate_r(&ws, rs);
     generate_s(&ws, ss);
-    /* Rounds of all kernels, the median per parameter kept: on a shared or virtual machine a
-     * slowdown of a second or so would otherwise take all repetitions of the kernels it overlaps
-     * (seen here: P_sort_run, P_merge and P_match 30% low in one calibration out of eight). */
     /* first touch of the joins' fresh buffers, at the size of the sort-merge join's packed
      * relations (8 bytes per tuple of R and S): once, not per round */
     const uint64_t touch_bytes = 2 * (uint64_t)oo.tuples_per_rank * 8;
     oo.touch_per_byte = calibrate_first_touch(ctx, touch_bytes, (int)o->repeats + 2) / (double)touch_bytes;
+    /* Rounds of all kernels, the median per parameter kept: on a shared or virtual machine a
+     * slowdown of a second or so would otherwise take all repetitions of the kernels it overlaps
+     * (seen here: P_sort_run, P_merge and P_match 30% low in one calibration out of eight). */
     model_params round[CALIBRATE_ROUNDS_MAX];
     for (int k = 0; k < o->rounds; k++) {
         round[k] = *p;
