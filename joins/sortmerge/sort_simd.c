@@ -14,6 +14,24 @@
 #if RMB_SIMD_AUTO
 #include <immintrin.h>
 
+/* The next w values of an input of a vector 2-way merge: in place when w are left, else the rest
+ * copied to pad and filled up with INT64_MAX, which sorts after (or equal to) every packed value
+ * under both compares, so that the whole merge stays in the vector kernel. Plain C: both the
+ * AVX-512 and the AVX2 merge call it. */
+static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end, uint64_t *pad, size_t w)
+{
+    if ((size_t)(end - *p) >= w) {
+        const uint64_t *q = *p;
+        *p += w;
+        return q;
+    }
+    size_t left = (size_t)(end - *p);
+    memcpy(pad, *p, left * sizeof *pad);
+    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    *p = end;
+    return pad;
+}
+
 /* ---------------------------------------------------------------- AVX-512: 8 x 64-bit lanes */
 #define AVX512 __attribute__((target("avx512f")))
 typedef __m512i v8;
@@ -98,23 +116,8 @@ AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst)
 
 /* 2-way merge, 4 registers (32 values) per step (more independent lanes per step hide the
  * network's latency): the largest 32 so far stay in c; the input with the smaller head supplies
- * the next 32 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
- * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
+ * the next 32 (branch-free choice); an input's last partial step is padded (next_step). */
 #define STEP8 4
-AVX512 static inline const uint64_t *next_step8(const uint64_t **p, const uint64_t *end, uint64_t *pad)
-{
-    const size_t w = 8 * STEP8;
-    if ((size_t)(end - *p) >= w) {
-        const uint64_t *q = *p;
-        *p += w;
-        return q;
-    }
-    size_t left = (size_t)(end - *p);
-    memcpy(pad, *p, left * sizeof *pad);
-    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
-    *p = end;
-    return pad;
-}
 
 AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
@@ -127,9 +130,9 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
     const uint64_t *ea = a + na, *eb = b + nb;
     size_t left = na + nb; /* values still to be written */
     v8 c[STEP8], x[STEP8];
-    const uint64_t *q = next_step8(&a, ea, pad);
+    const uint64_t *q = next_step(&a, ea, pad, w);
     for (int i = 0; i < STEP8; i++) c[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
-    q = next_step8(&b, eb, pad);
+    q = next_step(&b, eb, pad, w);
     for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     for (;;) {
         merge_regs8(c, x, STEP8);
@@ -140,7 +143,7 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
         for (int i = 0; i < STEP8; i++) c[i] = x[i];
         if (a == ea && b == eb) break; /* inputs done: c holds the last values */
         uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
-        q = ha <= hb ? next_step8(&a, ea, pad) : next_step8(&b, eb, pad);
+        q = ha <= hb ? next_step(&a, ea, pad, w) : next_step(&b, eb, pad, w);
         for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     }
     for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
@@ -243,23 +246,8 @@ AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst)
 
 /* 2-way merge, 4 registers (16 values) per step (more independent lanes per step hide the
  * network's latency): the largest 16 so far stay in c; the input with the smaller head supplies
- * the next 16 (branch-free choice). An input's last partial step is padded with INT64_MAX, which
- * sorts after (or equal to) every packed value under both compares, so that the whole merge stays in the vector kernel. */
+ * the next 16 (branch-free choice); an input's last partial step is padded (next_step). */
 #define STEP4 4
-AVX2 static inline const uint64_t *next_step4(const uint64_t **p, const uint64_t *end, uint64_t *pad)
-{
-    const size_t w = 4 * STEP4;
-    if ((size_t)(end - *p) >= w) {
-        const uint64_t *q = *p;
-        *p += w;
-        return q;
-    }
-    size_t left = (size_t)(end - *p);
-    memcpy(pad, *p, left * sizeof *pad);
-    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
-    *p = end;
-    return pad;
-}
 
 AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
@@ -272,9 +260,9 @@ AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, si
     const uint64_t *ea = a + na, *eb = b + nb;
     size_t left = na + nb; /* values still to be written */
     v4 c[STEP4], x[STEP4];
-    const uint64_t *q = next_step4(&a, ea, pad);
+    const uint64_t *q = next_step(&a, ea, pad, w);
     for (int i = 0; i < STEP4; i++) c[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
-    q = next_step4(&b, eb, pad);
+    q = next_step(&b, eb, pad, w);
     for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
     for (;;) {
         merge_regs4(c, x, STEP4);
@@ -285,7 +273,7 @@ AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, si
         for (int i = 0; i < STEP4; i++) c[i] = x[i];
         if (a == ea && b == eb) break; /* inputs done: c holds the last values */
         uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
-        q = ha <= hb ? next_step4(&a, ea, pad) : next_step4(&b, eb, pad);
+        q = ha <= hb ? next_step(&a, ea, pad, w) : next_step(&b, eb, pad, w);
         for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
     }
     for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(last + 4 * i), c[i]);
