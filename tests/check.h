@@ -21,6 +21,14 @@ static int check_failures;
             check_failures++;                                                                            \
         }                                                                                                \
     } while (0)
+/* xorshift64: a small deterministic generator for test data; each test keeps its own state */
+static inline unsigned long long check_rand(unsigned long long *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
 #define CHECK_DONE()                                                                       \
     do {                                                                                   \
         if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);      \

@@ -7,14 +7,8 @@
 #include "generate.h"
 #include "radix_kernels.h"
 
-static uint64_t rng = 2463534242ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static unsigned long long rng = 2463534242ull;
+static uint64_t next_rand(void) { return check_rand(&rng); }
 
 static void reference(const tuple_t *r, uint64_t rn, const tuple_t *s, uint64_t sn, uint64_t *m, uint64_t *c)
 {

@@ -7,14 +7,8 @@
 #include "../check.h"
 #include "local_partition.h"
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static unsigned long long rng = 88172645463325252ull;
+static uint64_t next_rand(void) { return check_rand(&rng); }
 
 static int cmp_u64(const void *a, const void *b)
 {
