@@ -1,4 +1,4 @@
-#include "context.h"
+#include "bench/context.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "memory.h"
+#include "bench/memory.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "numa_policy.h"
+#include "bench/numa_policy.h"
 
 int64_t mem_available_bytes(void)
 {

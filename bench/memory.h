@@ -5,7 +5,7 @@
 #define RMB_MEMORY_H
 #include <stdint.h>
 
-#include "context.h"
+#include "bench/context.h"
 
 /* Bytes available to new allocations on this host (MemAvailable), or -1 if unknown. */
 int64_t mem_available_bytes(void);

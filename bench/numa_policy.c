@@ -1,4 +1,4 @@
-#include "numa_policy.h"
+#include "bench/numa_policy.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rmb_config.h"
+#include "bench/rmb_config.h"
 #if RMB_HAVE_NUMA
 #include <numa.h>
 #include <numaif.h>

@@ -1,4 +1,4 @@
-#include "numa_topology.h"
+#include "bench/numa_topology.h"
 
 #include <inttypes.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rmb_config.h"
+#include "bench/rmb_config.h"
 
 static bool mask_has(const uint64_t *m, int c) { return (m[c / 64] >> (c % 64)) & 1; }
 

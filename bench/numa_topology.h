@@ -5,9 +5,9 @@
  * placement fraction (bench/numa_policy.h) reduced over ranks. */
 #ifndef RMB_NUMA_TOPOLOGY_H
 #define RMB_NUMA_TOPOLOGY_H
-#include "context.h"
-#include "numa_policy.h"
-#include "record.h"
+#include "bench/context.h"
+#include "bench/numa_policy.h"
+#include "bench/record.h"
 
 #include <stdint.h>
 #include <stdio.h>

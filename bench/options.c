@@ -1,4 +1,4 @@
-#include "options.h"
+#include "bench/options.h"
 
 #include <ctype.h>
 #include <errno.h>

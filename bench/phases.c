@@ -1,4 +1,4 @@
-#include "phases.h"
+#include "bench/phases.h"
 
 #include <stdio.h>
 #include <string.h>

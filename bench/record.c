@@ -1,4 +1,4 @@
-#include "record.h"
+#include "bench/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "generate.h"
+#include "joins/generate.h"
 
 #include <math.h>
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tuple.h"
+#include "joins/tuple.h"
 
 typedef struct {
     uint64_t r_total, s_total;   /* global sizes */

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
-#include "generate.h"
-#include "phases.h"
-#include "window.h"
+#include "bench/context.h"
+#include "joins/generate.h"
+#include "bench/phases.h"
+#include "rma/window.h"
 
 enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH };
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "lock.h"
-#include "phases.h"
-#include "twopc.h"
-#include "workloads/registry.h"
+#include "locking/lock.h"
+#include "bench/phases.h"
+#include "locking/twopc.h"
+#include "locking/workloads/registry.h"
 
 typedef struct {
     int server;

@@ -1,4 +1,4 @@
-#include "hashmap.h"
+#include "locking/hashmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "context.h"
-#include "lock_table.h"
-#include "notify.h"
-#include "workloads/workload.h"
+#include "bench/context.h"
+#include "locking/lock_table.h"
+#include "rma/notify.h"
+#include "locking/workloads/workload.h"
 
 typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
 extern const char *const workload_kind_names[]; /* "synthetic", "tpcc", "trace", "bank", "deadlock", NULL */

@@ -1,4 +1,4 @@
-#include "lock_table.h"
+#include "locking/lock_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
-#include "modes.h"
-#include "txn_table.h"
+#include "locking/hashmap.h"
+#include "locking/modes.h"
+#include "locking/txn_table.h"
 
 typedef enum { DL_TIMEOUT = 0, DL_NOWAIT = 1, DL_WAITDIE = 2 } deadlock_policy;
 extern const char *const deadlock_policy_names[]; /* "timeout", "nowait", "waitdie", NULL */

@@ -1,4 +1,4 @@
-#include "modes.h"
+#include "locking/modes.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock.h"
+#include "locking/lock.h"
 
 void lock_roles_init(lock_roles *r, const bench_ctx *ctx, int nservers)
 {

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lock.h"
-#include "phases.h"
-#include "twopc.h"
-#include "workloads/registry.h"
+#include "locking/lock.h"
+#include "bench/phases.h"
+#include "locking/twopc.h"
+#include "locking/workloads/registry.h"
 
 static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lock_id, lock_mode mode, bool granted,
                         double queue_s, double server_s)

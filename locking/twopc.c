@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock.h"
-#include "twopc.h"
+#include "locking/lock.h"
+#include "locking/twopc.h"
 
 void twopc_reset(lock_run *run)
 {

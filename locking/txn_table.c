@@ -1,4 +1,4 @@
-#include "txn_table.h"
+#include "locking/txn_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
+#include "locking/hashmap.h"
 
 static inline uint64_t txn_global_id(uint32_t agent, uint32_t local) { return (uint64_t)agent << 32 | local; }
 static inline uint32_t txn_agent_of(uint64_t txn) { return (uint32_t)(txn >> 32); }

@@ -10,7 +10,7 @@
 #define RMB_MODEL_JOIN_MODEL_H
 #include <stdbool.h>
 
-#include "params.h"
+#include "model/params.h"
 
 /* --- equation families shared by both joins ------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* Lock table model, thesis 5.3 (eq. 5.1-5.4). */
-#include "lock_model.h"
+#include "model/lock_model.h"
 
 #include <math.h>
 

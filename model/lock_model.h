@@ -3,7 +3,7 @@
  * needs two: request and response), t_queue, t_vote, t_clean_up. MPI-free. */
 #ifndef RMB_MODEL_LOCK_MODEL_H
 #define RMB_MODEL_LOCK_MODEL_H
-#include "params.h"
+#include "model/params.h"
 
 /* eq. 5.1: one message between ranks on the same host (local) or on different hosts. */
 double model_t_comm(const model_params *p, int same_host);

@@ -2,7 +2,7 @@
  * (eq. 3.2-3.7), window allocation (beyond the thesis) and section 3.5's cores-per-host answer. */
 #include <math.h>
 
-#include "join_model.h"
+#include "model/join_model.h"
 
 double model_T_scan(double n_tuples, double ranks, double P) { return n_tuples / (ranks * P); }
 

@@ -1,4 +1,4 @@
-#include "params.h"
+#include "model/params.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "bench/options.h"
 
 static const struct {
     const char *name, *unit, *what;

@@ -1,5 +1,5 @@
 /* Radix hash join model, thesis 3.3.1 (eq. 3.1-3.11). */
-#include "join_model.h"
+#include "model/join_model.h"
 
 const int *model_radix_required(bool multi_host)
 {

@@ -16,7 +16,7 @@
  * tests/model/test_join_model.c checks both the agreeing rows and these differences. */
 #include <math.h>
 
-#include "join_model.h"
+#include "model/join_model.h"
 
 const int *model_sortmerge_required(const model_params *p, bool multi_host)
 {

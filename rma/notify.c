@@ -1,4 +1,4 @@
-#include "notify.h"
+#include "rma/notify.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "context.h"
-#include "memory.h"
-#include "numa_policy.h"
-#include "window.h"
+#include "bench/context.h"
+#include "bench/memory.h"
+#include "bench/numa_policy.h"
+#include "rma/window.h"
 
 const char *const notify_transport_names[] = {"rma", "msg", NULL};
 const char *const notify_poll_names[] = {"auto", "load", "fao", "probe", NULL};

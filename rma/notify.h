@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "progress.h"
+#include "rma/progress.h"
 
 typedef enum { NOTIFY_RMA = 0, NOTIFY_MSG = 1 } notify_transport;
 extern const char *const notify_transport_names[]; /* "rma", "msg", NULL */

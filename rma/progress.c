@@ -1,4 +1,4 @@
-#include "progress.h"
+#include "rma/progress.h"
 
 #include <mpi.h>
 #include <pthread.h>

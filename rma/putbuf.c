@@ -1,8 +1,8 @@
-#include "putbuf.h"
+#include "rma/putbuf.h"
 
 #include <stdlib.h>
 
-#include "context.h"
+#include "bench/context.h"
 
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
 {

@@ -1,13 +1,13 @@
-#include "window.h"
+#include "rma/window.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "memory.h"
-#include "numa_policy.h"
+#include "bench/context.h"
+#include "bench/memory.h"
+#include "bench/numa_policy.h"
 
 const char *const win_flavor_names[] = {"allocate", "create", "create-huge", NULL};
 

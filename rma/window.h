@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
+#include "bench/context.h"
 
 typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2 } win_flavor;
 /* The joins' default flavour: MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2

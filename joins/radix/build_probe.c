@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generate.h"
-#include "radix_kernels.h"
+#include "joins/generate.h"
+#include "joins/radix/radix_kernels.h"
 
 static uint64_t next_pow2(uint64_t v)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "radix_phases.h"
+#include "joins/radix/radix_phases.h"
 
 typedef struct {
     uint64_t size, p;

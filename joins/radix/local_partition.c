@@ -1,6 +1,6 @@
 /* Local partitioning (after the network pass): passes of radix partitioning with software
  * write-combining until every partition and its hash table fit the L2 cache. MPI-free. */
-#include "local_partition.h"
+#include "joins/radix/local_partition.h"
 
 #include <stdlib.h>
 #include <string.h>

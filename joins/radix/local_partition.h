@@ -2,7 +2,7 @@
  * partitions one network partition until its pieces fit the L2 cache. */
 #ifndef RMB_LOCAL_PARTITION_H
 #define RMB_LOCAL_PARTITION_H
-#include "radix_kernels.h"
+#include "joins/radix/radix_kernels.h"
 
 #define RADIX_MAX_PASSES 4
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "putbuf.h"
-#include "radix_phases.h"
+#include "rma/putbuf.h"
+#include "joins/radix/radix_phases.h"
 
 void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2])
 {

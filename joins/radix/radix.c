@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "local_partition.h"
-#include "memory.h"
-#include "putbuf.h"
-#include "radix_phases.h"
+#include "joins/radix/local_partition.h"
+#include "bench/memory.h"
+#include "rma/putbuf.h"
+#include "joins/radix/radix_phases.h"
 
 #define AUTO_MAX_LOCAL_BITS 10 /* single-pass fan-out that software write-combining handles well */
 

@@ -1,6 +1,6 @@
 /* Histogram kernels shared by the histogram phase (network radix bits of the input tuples) and
  * every local partitioning pass. MPI-free. */
-#include "radix_kernels.h"
+#include "joins/radix/radix_kernels.h"
 
 void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist)
 {

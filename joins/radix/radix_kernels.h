@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tuple.h"
+#include "joins/tuple.h"
 
 typedef struct {
     int words;      /* 1 = packed key|rid, 2 = tuple_t */

@@ -4,8 +4,8 @@
  * then the MPI-free local_partition.c and build_probe.c. */
 #ifndef RMB_RADIX_PHASES_H
 #define RMB_RADIX_PHASES_H
-#include "join.h"
-#include "radix_kernels.h"
+#include "joins/join.h"
+#include "joins/radix/radix_kernels.h"
 
 enum { REL_R = 0, REL_S = 1 };
 

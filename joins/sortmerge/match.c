@@ -1,7 +1,7 @@
 /* The matching phase: one sequential scan over the two sorted relations with a head pointer each;
  * equal-key groups on both sides produce every pair (1:N and N:M). MPI-free. */
-#include "generate.h"
-#include "smj_kernels.h"
+#include "joins/generate.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t *matches,
                uint64_t *checksum)

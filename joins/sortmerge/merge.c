@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smj_kernels.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 typedef struct {
     const uint64_t *v;   /* leaf: the run; inner node: buf */

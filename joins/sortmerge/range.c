@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
-#include "smj_kernels.h"
-#include "smj_plan.h"
+#include "bench/memory.h"
+#include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/smj_plan.h"
 
 /* Sample keys per rank for the splitters: imbalance from sampling shrinks as 1/sqrt(samples). */
 #define SAMPLES_PER_RANK 4096

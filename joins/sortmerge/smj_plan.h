@@ -3,7 +3,7 @@
 #define RMB_SMJ_PLAN_H
 #include <stdint.h>
 
-#include "join.h"
+#include "joins/join.h"
 
 enum { REL_R, REL_S, RELS };
 

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "smj_kernels.h"
-#include "smj_plan.h"
+#include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/smj_plan.h"
 
 enum { SEND_BUFFERS = 2 };
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sort_internal.h"
+#include "joins/sortmerge/sort_internal.h"
 
 void smj_scalar_sort_small(const uint64_t *src, size_t n, uint64_t *dst)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rmb_config.h"
-#include "smj_kernels.h"
-#include "sort_internal.h"
+#include "bench/rmb_config.h"
+#include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/sort_internal.h"
 
 #if RMB_SIMD_AUTO
 #include <immintrin.h>

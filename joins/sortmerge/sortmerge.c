@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "join.h"
-#include "memory.h"
-#include "smj_kernels.h"
-#include "smj_plan.h"
+#include "joins/join.h"
+#include "bench/memory.h"
+#include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/smj_plan.h"
 
 #define DEFAULT_FANIN 16 /* 8..32 measured alike with smj-sortbench; more passes cost memory traffic */
 

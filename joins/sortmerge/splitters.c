@@ -1,6 +1,6 @@
 /* Range boundaries for the sort-merge join's partitioning. MPI-free (the sampling and broadcast
  * are in range.c). */
-#include "smj_kernels.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
 {

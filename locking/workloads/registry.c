@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "locking/workloads/registry.h"
 
 const wl_ops *lock_workload_ops(int kind)
 {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lock.h"
+#include "locking/lock.h"
 
 /* What the agent needs to know about a transaction beyond its locks. */
 typedef struct {

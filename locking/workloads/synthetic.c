@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "registry.h"
+#include "locking/workloads/registry.h"
 
 typedef struct {
     const lock_opts *o;

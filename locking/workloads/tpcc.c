@@ -78,7 +78,7 @@
  * record locks on both the index and the clustered row. In read committed InnoDB still locks the
  * rows an UPDATE scans and checks for duplicates on insert, which we do not model. Both gaps shrink
  * the serializable count more than the read-committed one, hence a lower ratio (~1.6 vs 1.9). */
-#include "tpcc.h"
+#include "locking/workloads/tpcc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload.h"
+#include "locking/workloads/workload.h"
 
 typedef struct tpcc_gen tpcc_gen;
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "registry.h"
-#include "tpcc.h"
+#include "locking/workloads/registry.h"
+#include "locking/workloads/tpcc.h"
 
 static int64_t warehouses_of(const lock_opts *o, const lock_roles *r)
 {

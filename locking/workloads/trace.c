@@ -1,5 +1,5 @@
 /* Lock trace reader and writer; the format is described in trace.h. */
-#include "trace.h"
+#include "locking/workloads/trace.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "workload.h"
+#include "locking/workloads/workload.h"
 
 #define TRACE_LINE_MAX 255
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "registry.h"
-#include "trace.h"
+#include "locking/workloads/registry.h"
+#include "locking/workloads/trace.h"
 
 typedef struct {
     trace_reader *t;

@@ -5,7 +5,7 @@
 #define RMB_LOCK_WORKLOAD_H
 #include <stdint.h>
 
-#include "modes.h"
+#include "locking/modes.h"
 
 typedef struct {
     uint64_t lock_id;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "generate.h"
+#include "tests/check.h"
+#include "joins/generate.h"
 
 static int cmp_key(const void *a, const void *b)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context.h"
-#include "window.h"
+#include "bench/context.h"
+#include "rma/window.h"
 
 #define FILL 0xA5
 

@@ -1,8 +1,8 @@
 /* The shared option parser: sizes, ranges, choices, booleans, and one-line errors naming the flag. */
 #include <string.h>
 
-#include "../check.h"
-#include "options.h"
+#include "tests/check.h"
+#include "bench/options.h"
 
 static const char *const colors[] = {"red", "green", NULL};
 static int64_t count, bytes, n;

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
-#include "record.h"
+#include "tests/check.h"
+#include "bench/record.h"
 
 static char *slurp(const char *path)
 {

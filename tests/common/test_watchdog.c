@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../check.h"
-#include "progress.h"
+#include "tests/check.h"
+#include "rma/progress.h"
 
 static double now_s(void)
 {

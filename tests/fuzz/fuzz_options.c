@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "join.h"
-#include "options.h"
+#include "tests/fuzz/fuzz.h"
+#include "joins/join.h"
+#include "bench/options.h"
 
 #define MAX_ARGS 64
 

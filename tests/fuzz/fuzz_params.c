@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz.h"
-#include "params.h"
+#include "tests/fuzz/fuzz.h"
+#include "model/params.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

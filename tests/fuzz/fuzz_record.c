@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "record.h"
+#include "tests/fuzz/fuzz.h"
+#include "bench/record.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

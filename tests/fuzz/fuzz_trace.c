@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "workloads/trace.h"
+#include "tests/fuzz/fuzz.h"
+#include "locking/workloads/trace.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

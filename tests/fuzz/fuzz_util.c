@@ -1,4 +1,4 @@
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

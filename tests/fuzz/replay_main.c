@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 int main(int argc, char **argv)
 {

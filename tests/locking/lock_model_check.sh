@@ -1,5 +1,5 @@
 #!/bin/sh
-# `rmabench lock --model FILE` (model/lock_compare.h wired into locking/lock_main.c):
+# `rmabench lock --model FILE` (cmd/lock/lock_compare.h wired into cmd/lock/lock_main.c):
 # 1. calibrate at 2 ranks, run the lock benchmark with the parameters: the Table 5.1 layout is
 #    printed, the CSV row holds model_t_tx_us, model_throughput and model_params, and at 0% remote
 #    locks the prediction is eq. 5.3's 2·L·t_local_comm + L·t_queue + t_clean_up for the measured L

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../check.h"
-#include "hashmap.h"
-#include "lock_table.h"
-#include "twopc.h"
+#include "tests/check.h"
+#include "locking/hashmap.h"
+#include "locking/lock_table.h"
+#include "locking/twopc.h"
 
 /* Table 2.1a as printed in the thesis: rows requested, columns granted (NL IS IX S SIX X). */
 static const char *const table_2_1a[LOCK_NMODES] = {

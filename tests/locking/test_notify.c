@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
-#include "notify.h"
+#include "bench/context.h"
+#include "rma/notify.h"
 
 #define SLOTS 130
 #define ROUNDS 40

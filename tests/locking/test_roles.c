@@ -3,8 +3,8 @@
  * on one host). No MPI calls (the context is filled by hand). */
 #include <string.h>
 
-#include "../check.h"
-#include "lock.h"
+#include "tests/check.h"
+#include "locking/lock.h"
 
 static void make_ctx(bench_ctx *c, int size, int hosts, int *rank_host, const int *ranks_per_host)
 {

@@ -10,8 +10,8 @@
  * thesis' observation that fewer ranks per node run faster. */
 #include <math.h>
 
-#include "../check.h"
-#include "join_model.h"
+#include "tests/check.h"
+#include "model/join_model.h"
 
 static double round2(double x) { return round(x * 100) / 100; }
 

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
-#include "lock_compare.h"
-#include "lock_model.h"
-#include "record.h"
+#include "tests/check.h"
+#include "cmd/lock/lock_compare.h"
+#include "model/lock_model.h"
+#include "bench/record.h"
 
 static void set(model_params *p, const char *a)
 {

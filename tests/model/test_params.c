@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
-#include "params.h"
+#include "tests/check.h"
+#include "model/params.h"
 
 static char dir[] = "/tmp/rmb-params-XXXXXX";
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "numa_topology.h"
+#include "tests/check.h"
+#include "bench/numa_topology.h"
 
 /* host of 36 cores, nodes 0 (cores 0-17) and 1 (18-35) */
 static numa_rank_place place(int host, int first, int last, int host_nodes)

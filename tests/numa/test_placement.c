@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <math.h>
 
-#include "../check.h"
-#include "numa_policy.h"
+#include "tests/check.h"
+#include "bench/numa_policy.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../check.h"
-#include "numa_policy.h"
-#include "rmb_config.h"
+#include "tests/check.h"
+#include "bench/numa_policy.h"
+#include "bench/rmb_config.h"
 #if RMB_HAVE_NUMA
 #include <numa.h>
 #include <numaif.h>

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../check.h"
-#include "context.h"
-#include "numa_topology.h"
-#include "rmb_config.h"
-#include "window.h"
+#include "tests/check.h"
+#include "bench/context.h"
+#include "bench/numa_topology.h"
+#include "bench/rmb_config.h"
+#include "rma/window.h"
 #if RMB_HAVE_NUMA
 #include <numaif.h>
 #endif

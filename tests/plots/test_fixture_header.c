@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "record.h"
+#include "tests/check.h"
+#include "bench/record.h"
 
 int main(int argc, char **argv)
 {

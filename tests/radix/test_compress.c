@@ -1,7 +1,7 @@
 /* 16 -> 8 byte compression: round trips at boundary bit widths (key and rid at their maxima, rid
  * bits 1 and 63, no key bits left after the radix bits), and the fit rule that --compress refuses by. */
-#include "../check.h"
-#include "radix_kernels.h"
+#include "tests/check.h"
+#include "joins/radix/radix_kernels.h"
 
 static void round_trip(uint64_t key, uint64_t rid, int radix_bits, int rid_bits)
 {

@@ -3,9 +3,9 @@
  * larger than any cache (correct, just slower). */
 #include <stdlib.h>
 
-#include "../check.h"
-#include "generate.h"
-#include "radix_kernels.h"
+#include "tests/check.h"
+#include "joins/generate.h"
+#include "joins/radix/radix_kernels.h"
 
 static unsigned long long rng = 2463534242ull;
 static uint64_t next_rand(void) { return check_rand(&rng); }

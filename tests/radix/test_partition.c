@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "local_partition.h"
+#include "tests/check.h"
+#include "joins/radix/local_partition.h"
 
 static unsigned long long rng = 88172645463325252ull;
 static uint64_t next_rand(void) { return check_rand(&rng); }

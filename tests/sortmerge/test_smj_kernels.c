@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "generate.h"
-#include "smj_kernels.h"
+#include "tests/check.h"
+#include "joins/generate.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 static uint64_t rng_state = 12345;
 static uint64_t rnd(void)

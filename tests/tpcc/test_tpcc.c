@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../check.h"
-#include "workloads/tpcc.h"
+#include "tests/check.h"
+#include "locking/workloads/tpcc.h"
 
 #define TXNS 100000
 #define WAREHOUSES 4

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check.h"
-#include "workloads/tpcc.h"
-#include "workloads/trace.h"
+#include "tests/check.h"
+#include "locking/workloads/tpcc.h"
+#include "locking/workloads/trace.h"
 
 static char dir[] = "/tmp/rmabench-test-trace-XXXXXX";
 static char path[256];

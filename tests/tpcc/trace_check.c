@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workloads/tpcc.h"
-#include "workloads/trace.h"
+#include "locking/workloads/tpcc.h"
+#include "locking/workloads/trace.h"
 
 /* field by field: lock_request has padding that memcmp would compare */
 static int same_reqs(const lock_request *a, const lock_request *b, int n)

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "options.h"
-#include "tpcc.h"
-#include "trace.h"
+#include "cmd/commands.h"
+#include "bench/options.h"
+#include "locking/workloads/tpcc.h"
+#include "locking/workloads/trace.h"
 
 static const char *const isolation_names[] = {"serializable", "read-committed", NULL};
 

@@ -1,5 +1,5 @@
 /* `rmabench join --model FILE`: the prediction beside each measured phase, in the layout of the
- * thesis' Table 4.2, and the model_* columns of the CSV row. Three calls from joins/join_main.c:
+ * thesis' Table 4.2, and the model_* columns of the CSV row. Three calls from cmd/join/join_main.c:
  *   join_compare_load   after option parsing, before MPI_Init (bad file: exit 2, "--model: FILE:LINE: ...")
  *   join_compare        after phases_reduce (collective-free; rank 0 prints)
  *   join_compare_record when the CSV row is filled */
@@ -7,9 +7,9 @@
 #define RMB_MODEL_JOIN_COMPARE_H
 #include <stdbool.h>
 
-#include "join.h"
-#include "join_model.h"
-#include "record.h"
+#include "joins/join.h"
+#include "model/join_model.h"
+#include "bench/record.h"
 
 typedef struct {
     bool on;              /* --model given and usable */

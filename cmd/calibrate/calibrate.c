@@ -1,17 +1,17 @@
 /* `rmabench calibrate --output FILE`: measure every model parameter on these ranks and write them,
  * with units, the MPI library, hosts and ranks per host, to a parameter file (model/params.h). */
-#include "calibrate.h"
+#include "cmd/calibrate/calibrate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "memory.h"
-#include "options.h"
-#include "version.h"
-#include "window.h"
+#include "cmd/commands.h"
+#include "bench/memory.h"
+#include "bench/options.h"
+#include "bench/version.h"
+#include "rma/window.h"
 
 double calibrate_median(double *v, int n)
 {

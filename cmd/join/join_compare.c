@@ -1,5 +1,5 @@
 /* Model versus measurement for one join run (Table 4.2's layout: phase, measured, model, diff). */
-#include "join_compare.h"
+#include "cmd/join/join_compare.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "generate.h"
-#include "join.h"
-#include "radix/local_partition.h"
-#include "memory.h"
-#include "radix/radix_phases.h"
-#include "window.h"
+#include "cmd/calibrate/calibrate.h"
+#include "joins/generate.h"
+#include "joins/join.h"
+#include "joins/radix/local_partition.h"
+#include "bench/memory.h"
+#include "joins/radix/radix_phases.h"
+#include "rma/window.h"
 
 #define REPS_MAX 100
 

@@ -6,10 +6,10 @@
 #define RMB_MODEL_CALIBRATE_H
 #include <stdint.h>
 
-#include "context.h"
-#include "generate.h"
-#include "join.h"
-#include "params.h"
+#include "bench/context.h"
+#include "joins/generate.h"
+#include "joins/join.h"
+#include "model/params.h"
 
 enum { CALIBRATE_ROUNDS_MAX = 20 };
 

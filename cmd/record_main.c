@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "context.h"
-#include "record.h"
-#include "version.h"
+#include "cmd/commands.h"
+#include "bench/context.h"
+#include "bench/record.h"
+#include "bench/version.h"
 
 static void usage(FILE *f)
 {

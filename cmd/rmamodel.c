@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "join_model.h"
-#include "lock_model.h"
-#include "options.h"
-#include "params.h"
+#include "model/join_model.h"
+#include "model/lock_model.h"
+#include "bench/options.h"
+#include "model/params.h"
 
 #define SETS_MAX 64
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "smj_kernels.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 static double clock_s(clockid_t id)
 {

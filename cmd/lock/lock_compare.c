@@ -1,11 +1,11 @@
 /* Model versus measurement for one lock run (Table 5.1's layout). */
-#include "lock_compare.h"
+#include "cmd/lock/lock_compare.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock_model.h"
+#include "model/lock_model.h"
 
 void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank)
 {

@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "lock.h"
-#include "lock_compare.h"
-#include "memory.h"
-#include "numa_topology.h"
-#include "options.h"
-#include "phases.h"
-#include "record.h"
-#include "twopc.h"
-#include "version.h"
-#include "window.h"
-#include "workloads/registry.h"
+#include "cmd/commands.h"
+#include "locking/lock.h"
+#include "cmd/lock/lock_compare.h"
+#include "bench/memory.h"
+#include "bench/numa_topology.h"
+#include "bench/options.h"
+#include "bench/phases.h"
+#include "bench/record.h"
+#include "locking/twopc.h"
+#include "bench/version.h"
+#include "rma/window.h"
+#include "locking/workloads/registry.h"
 
 const char *const workload_kind_names[] = {"synthetic", "tpcc", "trace", "bank", "deadlock", NULL};
 const char *const isolation_names[] = {"serializable", "read-committed", NULL};

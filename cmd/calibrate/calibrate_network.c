@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "radix/radix_phases.h"
-#include "memory.h"
-#include "window.h"
+#include "cmd/calibrate/calibrate.h"
+#include "joins/radix/radix_phases.h"
+#include "bench/memory.h"
+#include "rma/window.h"
 
 #define PUT_CHUNK (64 * 1024)
 

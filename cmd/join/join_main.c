@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "join.h"
-#include "join_compare.h"
-#include "memory.h"
-#include "numa_topology.h"
-#include "options.h"
-#include "record.h"
-#include "version.h"
+#include "joins/join.h"
+#include "cmd/join/join_compare.h"
+#include "bench/memory.h"
+#include "bench/numa_topology.h"
+#include "bench/options.h"
+#include "bench/record.h"
+#include "bench/version.h"
 
 static const char *const algo_names[] = {"radix", "sortmerge", "both", NULL};
 static const char *const assign_names[] = {"round-robin", "sized", NULL};

@@ -2,13 +2,13 @@
  *   rmabench join       distributed radix hash join / sort-merge join   (joins/)
  *   rmabench lock       distributed lock table, strict 2PL + 2PC        (locking/)
  *   rmabench lock-trace write a lock trace from a workload generator    (locking/workloads/)
- *   rmabench calibrate  measure the model parameters on these ranks     (model/calibrate.c)
- *   rmabench record     append a row (e.g. a failed run) to a results CSV (bench/record_main.c) */
+ *   rmabench calibrate  measure the model parameters on these ranks     (cmd/calibrate/)
+ *   rmabench record     append a row (e.g. a failed run) to a results CSV (cmd/record_main.c) */
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "context.h"
+#include "cmd/commands.h"
+#include "bench/context.h"
 
 static const struct {
     const char *name;

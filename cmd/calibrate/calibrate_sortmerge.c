@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "memory.h"
-#include "sortmerge/smj_kernels.h"
-#include "sortmerge/smj_plan.h"
-#include "window.h"
+#include "cmd/calibrate/calibrate.h"
+#include "bench/memory.h"
+#include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/smj_plan.h"
+#include "rma/window.h"
 
 #define REPS_MAX 100
 /* The sort-merge join's merge fan-in (joins/sortmerge/sortmerge.c DEFAULT_FANIN). */

@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "notify.h"
-#include "progress.h"
-#include "window.h"
+#include "cmd/calibrate/calibrate.h"
+#include "rma/notify.h"
+#include "rma/progress.h"
+#include "rma/window.h"
 
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
 #define ITERS 200

@@ -7,8 +7,8 @@
 #define RMB_MODEL_LOCK_COMPARE_H
 #include <stdbool.h>
 
-#include "params.h"
-#include "record.h"
+#include "model/params.h"
+#include "bench/record.h"
 
 typedef struct {
     bool on;
