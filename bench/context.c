@@ -1,5 +1,7 @@
 #include "bench/context.h"
 
+#include "bench/options.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,16 +16,6 @@ void bench_pre_init(void)
      * rank. Allowing it keeps osc rdma for 2+ ranks (checked on Open MPI 4.1.4). */
     setenv("OMPI_MCA_osc", "^ucx", 0);
 #endif
-}
-
-int bench_env_rank(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return atoi(v);
-    }
-    return 0;
 }
 
 _Noreturn void bench_mpi_fail(int rank, const char *call, int err, const char *file, int line)
@@ -44,11 +36,8 @@ _Noreturn void bench_usage_error(const bench_ctx *ctx, const char *fmt, ...)
     if (ctx->rank == 0) {
         va_list ap;
         va_start(ap, fmt);
-        fputs("rmabench: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        opt_print_usage_error(fmt, ap);
         va_end(ap);
-        fflush(stderr);
     }
     MPI_Barrier(ctx->world);
     MPI_Finalize();

@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "bench/options.h" /* bench_env_rank */
+
 typedef struct {
     MPI_Comm world;       /* the benchmark's communicator (errors return, checked by MPI_CHECK) */
     MPI_Comm host;        /* ranks on the same host (by processor name, not shared-memory domain) */
@@ -30,10 +32,9 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm);
 void bench_ctx_free(bench_ctx *ctx);
 
 /* Bad input found after MPI_Init: rank 0 prints "rmabench: MSG", every rank finalises and exits 2.
- * Collective: every rank must call it (decide on reduced values). */
+ * Collective: every rank must call it (decide on reduced values). Before MPI_Init: opt_usage_error
+ * (bench/options.h). */
 _Noreturn void bench_usage_error(const bench_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The environment variable rank, usable before MPI_Init (0 when unknown). */
-int bench_env_rank(void);
 
 /* MPI call checking: an error is reported with the rank and the call, then the job is aborted. */
 _Noreturn void bench_mpi_fail(int rank, const char *call, int err, const char *file, int line);

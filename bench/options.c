@@ -105,7 +105,7 @@ static const opt_spec *find_spec(const opt_spec *const *tables, const char *name
         }
         for (const opt_spec *const *t = tables; *t; t++)
             for (const opt_spec *o = *t; o->name; o++)
-                if (strlen(o->name) == l && strncmp(o->name, n, l) == 0) {
+                if (o->type != OPT_HEADING && strlen(o->name) == l && strncmp(o->name, n, l) == 0) {
                     if (pass == 1) {
                         if (o->type != OPT_BOOL) return NULL;
                         *negated = true;
@@ -174,6 +174,7 @@ static int set_value(const opt_spec *o, const char *val, char *err, size_t errle
         if (!*val) { snprintf(err, errlen, "--%s: needs a non-empty value", o->name); return -1; }
         *(const char **)o->dest = val;
         return 0;
+    case OPT_HEADING: break;
     }
     return -1;
 }
@@ -225,6 +226,10 @@ void opt_usage(const char *usage_line, const opt_spec *const *tables)
     for (const opt_spec *const *t = tables; *t; t++)
         for (const opt_spec *o = *t; o->name; o++) {
             char def[64] = "";
+            if (o->type == OPT_HEADING) {
+                printf("%s:\n", o->name);
+                continue;
+            }
             switch (o->type) {
             case OPT_BOOL: snprintf(def, sizeof def, "%s", *(bool *)o->dest ? "on" : "off"); break;
             case OPT_INT: case OPT_BYTES: snprintf(def, sizeof def, "%" PRId64, *(int64_t *)o->dest); break;
@@ -233,7 +238,46 @@ void opt_usage(const char *usage_line, const opt_spec *const *tables)
             case OPT_DURATION: snprintf(def, sizeof def, "%gs", *(double *)o->dest); break;
             case OPT_CHOICE: snprintf(def, sizeof def, "%s", o->choices[*(int *)o->dest]); break;
             case OPT_STRING: snprintf(def, sizeof def, "%s", *(const char **)o->dest ? *(const char **)o->dest : "-"); break;
+            case OPT_HEADING: break;
             }
-            printf("  --%-24s %s [%s]\n", o->name, o->help ? o->help : "", def);
+            char flag[64];
+            snprintf(flag, sizeof flag, o->type == OPT_BOOL ? "%s, --no-%s" : "%s", o->name, o->name);
+            printf("  --%-24s %s [%s]", flag, o->help ? o->help : "", def);
+            if (o->type == OPT_CHOICE) {
+                printf(" (");
+                for (int i = 0; o->choices[i]; i++) printf("%s%s", i ? "|" : "", o->choices[i]);
+                printf(")");
+            }
+            printf("\n");
         }
+}
+
+const char *opt_program = "rmabench";
+
+void opt_print_usage_error(const char *fmt, va_list ap)
+{
+    if (bench_env_rank() != 0) return;
+    fprintf(stderr, "%s: ", opt_program);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+_Noreturn void opt_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    opt_print_usage_error(fmt, ap);
+    va_end(ap);
+    exit(2);
+}
+
+int bench_env_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
+    }
+    return 0;
 }

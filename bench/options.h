@@ -3,6 +3,7 @@
  * options are parsed before MPI_Init so that bad input exits 2 before anything is allocated. */
 #ifndef RMB_OPTIONS_H
 #define RMB_OPTIONS_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@ typedef enum {
     OPT_DURATION, /* 10s, 500ms, 250us, 2m, 1h; plain number = seconds     dest: double* (s)  */
     OPT_CHOICE,   /* one of choices[]                                      dest: int* (index) */
     OPT_STRING,   /* any non-empty string                                  dest: const char** */
+    OPT_HEADING,  /* not a flag: --help prints `name` as the title of the flags that follow    */
 } opt_type;
 
 typedef struct {
@@ -36,7 +38,8 @@ enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERROR = 2 };
  * line "--flag: reason". Positional arguments are refused. */
 int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, char *err, size_t errlen);
 
-/* Print the flags of all tables, one per line, with their defaults taken from dest. */
+/* Print the flags of all tables, one per line, with their defaults taken from dest, the values of
+ * each choice flag, and --no-X for boolean flags; OPT_HEADING entries print as group titles. */
 void opt_usage(const char *usage_line, const opt_spec *const *tables);
 
 /* Value parsers shared with the parameter and trace readers; return 0 or -1 with a reason. */
@@ -45,6 +48,16 @@ int opt_parse_bytes(const char *s, int64_t *out, const char **why);
 int opt_parse_double(const char *s, double *out, const char **why);
 int opt_parse_duration(const char *s, double *seconds, const char **why);
 int opt_parse_int(const char *s, int64_t *out, const char **why);
+
+/* Bad input before MPI_Init (or in a command without MPI): "PROG: MSG" on stderr from the first rank
+ * only (bench_env_rank), exit 2. The one usage-error helper; after MPI_Init, bench_usage_error
+ * (bench/context.h) prints through it and leaves with every rank. PROG is opt_program ("rmabench"
+ * unless a command sets it). */
+extern const char *opt_program;
+_Noreturn void opt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The message part alone, for callers that leave in their own way (bench_usage_error). */
+void opt_print_usage_error(const char *fmt, va_list ap);
+int bench_env_rank(void); /* the launcher's rank variable, usable before MPI_Init (0 when unknown) */
 
 /* Formats a count the way users type it (16M, 1500K, 7). */
 void opt_format_count(int64_t v, char *buf, size_t len);

@@ -1,9 +1,21 @@
 #include "bench/phases.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void phases_init(phase_set *p) { memset(p, 0, sizeof *p); }
+void phases_init(phase_set *p, const phase_decl *decl)
+{
+    memset(p, 0, sizeof *p);
+    for (int i = 0; decl && decl[i].name; i++) {
+        if (p->n == PHASES_MAX) {
+            fprintf(stderr, "rmabench: internal error: more than %d phases declared\n", PHASES_MAX);
+            abort();
+        }
+        p->name[p->n] = decl[i].name;
+        p->detail[p->n++] = decl[i].detail;
+    }
+}
 
 static int find(const phase_set *p, const char *name)
 {
@@ -12,24 +24,12 @@ static int find(const phase_set *p, const char *name)
     return -1;
 }
 
-void phases_declare(phase_set *p, const char *name, bool detail)
-{
-    int i = find(p, name);
-    if (i < 0 && p->n < PHASES_MAX) {
-        i = p->n++;
-        p->name[i] = name;
-        p->t[i] = 0;
-    }
-    if (i >= 0) p->detail[i] = detail;
-}
-
 void phases_add(phase_set *p, const char *name, double seconds)
 {
     int i = find(p, name);
     if (i < 0) {
-        phases_declare(p, name, false);
-        i = find(p, name);
-        if (i < 0) return;
+        fprintf(stderr, "rmabench: internal error: phase '%s' was not declared\n", name);
+        abort();
     }
     p->t[i] += seconds;
 }

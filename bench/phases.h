@@ -9,6 +9,14 @@
 
 #define PHASES_MAX 16
 
+/* A phase as an algorithm declares it, once (a NULL-terminated list in display order): its name
+ * (the word used in code, phase tables, CSV columns t_<name>_avg/max and plot legends) and whether
+ * it is a detail row (time inside another phase, not added to the total). */
+typedef struct {
+    const char *name;
+    bool detail;
+} phase_decl;
+
 typedef struct {
     int n;
     const char *name[PHASES_MAX];
@@ -24,10 +32,10 @@ typedef struct {
     double total_avg, total_max, imbalance;
 } phase_stats;
 
-void phases_init(phase_set *p);
-/* Declare phases in display order (so that a phase with 0 s still shows). */
-void phases_declare(phase_set *p, const char *name, bool detail);
-/* Add seconds to a declared phase (declares it as a main phase if new). */
+/* Start with every declared phase at 0 s (so that a phase with 0 s still shows). */
+void phases_init(phase_set *p, const phase_decl *decl);
+/* Add seconds to a declared phase. A name that was not declared is a programming error (a typo
+ * would silently create a phase whose CSV column does not exist): abort. */
 void phases_add(phase_set *p, const char *name, double seconds);
 double phases_get(const phase_set *p, const char *name);
 /* Sum of main phases on this rank. */

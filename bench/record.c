@@ -9,67 +9,44 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Phase names are the same words in code, phase tables, CSV columns and plot legends. */
-#define PHASES(X) X(histogram) X(window_alloc) X(network_partition) X(local_partition) X(build_probe) \
-    X(partition) X(sort) X(merge) X(match) X(put) X(flush) X(imbalance) X(total)
-#define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
-#define MODEL_COLS(p) "model_" #p,
-
-static const char *const columns[] = {
-    /* what ran, and what makes it reproducible */
-    "timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
-    "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
-    /* join parameters */
-    "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
-    "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",
-    "buffers_per_partition", "compress", "ranges", "run_size", "merge_fanin", "simd",
-    /* join results */
-    PHASES(PHASE_COLS)
-    "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
-    /* model predictions (rmabench --model) */
-    PHASES(MODEL_COLS)
-    "model_total_with_alloc", "model_bound", "model_params",
-    /* lock parameters */
-    "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
-    "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
-    /* lock results */
-    "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
-    "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",
-    "lat_req_rtt_us", "lat_req_rtt_median_us", "lat_req_queue_us", "lat_req_server_us", "timeouts",
-    "model_t_tx_us", "model_throughput",
-    /* placement */
-    "numa", "numa_policy", "numa_placement_worst", "rank_cores", "rank_numa_nodes", "binding_warning",
-};
-#define NCOLS ((int)(sizeof columns / sizeof columns[0]))
-
 struct record {
-    char *val[NCOLS];
+    const record_schema *schema;
+    char **val; /* [schema->n] */
 };
 
-int record_ncolumns(void) { return NCOLS; }
-const char *record_column(int i) { return i >= 0 && i < NCOLS ? columns[i] : NULL; }
-
-static int column_index(const char *c)
+static int column_index(const record_schema *s, const char *c)
 {
-    for (int i = 0; i < NCOLS; i++)
-        if (strcmp(columns[i], c) == 0) return i;
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->columns[i], c) == 0) return i;
     return -1;
 }
 
-int record_has_column(const char *column) { return column_index(column) >= 0 ? 0 : -1; }
+bool record_schema_has(const record_schema *s, const char *column) { return column_index(s, column) >= 0; }
 
-record *record_new(void) { return calloc(1, sizeof(record)); }
+record *record_new(const record_schema *s)
+{
+    record *r = calloc(1, sizeof(record));
+    if (!r || !(r->val = calloc((size_t)s->n, sizeof(char *)))) {
+        fprintf(stderr, "rmabench: out of memory for a result row\n");
+        abort();
+    }
+    r->schema = s;
+    return r;
+}
+
+const record_schema *record_schema_of(const record *r) { return r->schema; }
 
 void record_free(record *r)
 {
     if (!r) return;
-    for (int i = 0; i < NCOLS; i++) free(r->val[i]);
+    for (int i = 0; i < r->schema->n; i++) free(r->val[i]);
+    free(r->val);
     free(r);
 }
 
 void record_set(record *r, const char *column, const char *fmt, ...)
 {
-    int i = column_index(column);
+    int i = column_index(r->schema, column);
     if (i < 0) {
         fprintf(stderr, "rmabench: internal error: record has no column '%s'\n", column);
         abort();
@@ -85,7 +62,7 @@ void record_set(record *r, const char *column, const char *fmt, ...)
 
 const char *record_get(const record *r, const char *column)
 {
-    int i = column_index(column);
+    int i = column_index(r->schema, column);
     return i < 0 || !r->val[i] ? "" : r->val[i];
 }
 
@@ -102,12 +79,12 @@ static void put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-char *record_header_line(void)
+char *record_header_line(const record_schema *s)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (int i = 0; i < NCOLS; i++) fprintf(f, "%s%s", i ? "," : "", columns[i]);
+    for (int i = 0; i < s->n; i++) fprintf(f, "%s%s", i ? "," : "", s->columns[i]);
     fclose(f);
     return buf;
 }
@@ -117,7 +94,7 @@ char *record_row_line(const record *r)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    for (int i = 0; i < NCOLS; i++) {
+    for (int i = 0; i < r->schema->n; i++) {
         if (i) fputc(',', f);
         put_field(f, r->val[i]);
     }
@@ -151,7 +128,7 @@ static int read_first_line(int fd, char **line)
     return len == 0 ? 1 : 0;
 }
 
-static int header_matches(int fd, const char *path, char *err, size_t errlen)
+static int header_matches(const record_schema *s, int fd, const char *path, char *err, size_t errlen)
 {
     char *line = NULL;
     int rc = read_first_line(fd, &line);
@@ -160,7 +137,7 @@ static int header_matches(int fd, const char *path, char *err, size_t errlen)
         return -1;
     }
     if (rc == 1) { free(line); return 1; } /* empty: header still to be written */
-    char *want = record_header_line();
+    char *want = record_header_line(s);
     int same = strcmp(line, want) == 0;
     free(want);
     free(line);
@@ -171,7 +148,7 @@ static int header_matches(int fd, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int record_check_path(const char *path, char *err, size_t errlen)
+int record_check_path(const record_schema *s, const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) == 0) {
@@ -181,7 +158,7 @@ int record_check_path(const char *path, char *err, size_t errlen)
         }
         int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
         if (fd < 0) { snprintf(err, errlen, "%s: cannot open for appending: %s", path, strerror(errno)); return -1; }
-        int rc = S_ISREG(st.st_mode) ? header_matches(fd, path, err, errlen) : 0;
+        int rc = S_ISREG(st.st_mode) ? header_matches(s, fd, path, err, errlen) : 0;
         close(fd);
         return rc < 0 ? -1 : 0;
     }
@@ -225,7 +202,7 @@ int record_append(const record *r, const char *path, char *err, size_t errlen)
     int need_header = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         int rfd = open(path, O_RDONLY | O_CLOEXEC);
-        int rc = rfd < 0 ? -1 : header_matches(rfd, path, err, errlen);
+        int rc = rfd < 0 ? -1 : header_matches(r->schema, rfd, path, err, errlen);
         if (rfd >= 0) close(rfd);
         if (rc < 0) {
             if (rfd < 0) snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -244,7 +221,7 @@ int record_append(const record *r, const char *path, char *err, size_t errlen)
     }
     char *row = record_row_line(r), *text = NULL;
     if (need_header) {
-        char *hdr = record_header_line();
+        char *hdr = record_header_line(r->schema);
         if (asprintf(&text, "%s\n%s\n", hdr, row) < 0) text = NULL;
         free(hdr);
     } else if (asprintf(&text, "%s%s\n", last == '\n' ? "" : "\n", row) < 0) {

@@ -11,6 +11,7 @@
 #include "bench/context.h"
 #include "bench/record.h"
 #include "bench/version.h"
+#include "cmd/results_schema.h"
 
 static void usage(FILE *f)
 {
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 int record_main(int argc, char **argv)
 {
     const char *output = NULL;
-    record *rec = record_new();
+    record *rec = record_new(&results_schema);
     int rc = 2;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -32,7 +33,7 @@ int record_main(int argc, char **argv)
             rc = 0;
             goto out;
         } else if (strcmp(a, "--header") == 0) {
-            char *h = record_header_line();
+            char *h = record_header_line(&results_schema);
             printf("%s\n", h);
             free(h);
             rc = 0;
@@ -46,7 +47,7 @@ int record_main(int argc, char **argv)
             if (!eq || eq == kv) { fprintf(stderr, "rmabench: --set: expected COLUMN=VALUE, got '%s'\n", kv ? kv : ""); goto out; }
             char col[128];
             snprintf(col, sizeof col, "%.*s", (int)(eq - kv), kv);
-            if (record_has_column(col)) { fprintf(stderr, "rmabench: --set: '%s' is not a column of the results schema\n", col); goto out; }
+            if (!record_schema_has(&results_schema, col)) { fprintf(stderr, "rmabench: --set: '%s' is not a column of the results schema\n", col); goto out; }
             record_set(rec, col, "%s", eq + 1);
         } else {
             fprintf(stderr, "rmabench: %s: unknown flag (rmabench record --help)\n", a);
@@ -65,7 +66,7 @@ int record_main(int argc, char **argv)
     const char *job = getenv("SLURM_JOB_ID");
     if (!*record_get(rec, "job_id") && job) record_set(rec, "job_id", "%s", job);
     char err[512];
-    if (record_check_path(output, err, sizeof err) || record_append(rec, output, err, sizeof err)) {
+    if (record_check_path(&results_schema, output, err, sizeof err) || record_append(rec, output, err, sizeof err)) {
         fprintf(stderr, "rmabench: --output: %s\n", err);
         goto out;
     }

@@ -7,7 +7,7 @@
 # Environment (all optional):
 #   RMB_ROOT         repository root (default: the directory above jobs/, or $SLURM_SUBMIT_DIR)
 #   RMB_BUILD        build directory holding rmabench (default $RMB_ROOT/build, i.e. Open MPI;
-#                    $RMB_ROOT/build-mpich for MPICH). The MPI library is read from its rmb_config.h.
+#                    $RMB_ROOT/build-mpich for MPICH). The MPI library is read from its bench/rmb_config.h.
 #   RMB_LAUNCHER     local (mpirun on this machine) | srun | mpirun (inside a Slurm allocation)
 #   RMB_SRUN_MPI     srun --mpi plugin (default pmix for Open MPI, pmi2 for MPICH)
 #   RMB_SRUN_ARGS    extra srun arguments;   RMB_MPIRUN_ARGS  extra mpirun arguments
@@ -34,8 +34,8 @@ rmb_init() { # NAME
     RMB_DRY_RUN=${RMB_DRY_RUN:-0}
     RMB_LAUNCHER=${RMB_LAUNCHER:-local}
     case $RMB_LAUNCHER in local|srun|mpirun) ;; *) rmb_die "RMB_LAUNCHER: '$RMB_LAUNCHER' is not one of local, srun, mpirun" ;; esac
-    if [[ -f $RMB_BUILD/rmb_config.h ]]; then
-        RMB_MPI=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$RMB_BUILD/rmb_config.h")
+    if [[ -f $RMB_BUILD/bench/rmb_config.h ]]; then
+        RMB_MPI=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$RMB_BUILD/bench/rmb_config.h")
     fi
     RMB_MPI=${RMB_MPI:-openmpi}
     if [[ $RMB_DRY_RUN != 1 && ! -x $RMB_BIN ]]; then

@@ -21,7 +21,7 @@ while [[ $# -gt 0 ]]; do
 done
 bin=$build/rmabench
 mpirun=mpirun.openmpi
-grep -q 'RMB_MPI_CHOICE "mpich"' "$build/rmb_config.h" 2>/dev/null && mpirun=mpirun.mpich
+grep -q 'RMB_MPI_CHOICE "mpich"' "$build/bench/rmb_config.h" 2>/dev/null && mpirun=mpirun.mpich
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 HWLOC_HIDE_ERRORS=1
 work=$(mktemp -d /tmp/rmb-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -69,6 +69,7 @@ typedef struct {
 
 typedef struct {
     const char *name;  /* "radix", "sortmerge" */
+    const phase_decl *phases; /* every phase run() adds time to, in display order */
     /* Option checks that depend on the rank count: 0, or -1 with "--flag: reason" in err. */
     int (*check)(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen);
     /* This rank's memory need beyond the input relations (windows, buffers, scratch), in bytes. */
@@ -79,11 +80,5 @@ typedef struct {
 
 extern const join_algo radix_join_algo;
 extern const join_algo sortmerge_join_algo;
-
-int join_main(int argc, char **argv);
-/* Parses argv[2..] into o, MPI-free: OPT_OK, OPT_HELP or OPT_ERROR with "--flag: reason" in err. */
-/* The join command's default options (join_parse_opts only overwrites what argv gives). */
-void join_default_opts(join_opts *o);
-int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen);
 
 #endif

@@ -12,7 +12,6 @@
 
 typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
 extern const char *const workload_kind_names[]; /* "synthetic", "tpcc", "trace", "bank", "deadlock", NULL */
-extern const char *const isolation_names[];     /* "serializable", "read-committed", NULL */
 
 typedef struct {
     int workload;            /* workload_kind */
@@ -63,6 +62,11 @@ static inline uint64_t lock_range_lo(const lock_roles *r, int s)
 {
     uint64_t n = (uint64_t)r->nservers, q = r->lock_space / n, rem = r->lock_space % n;
     return q * (uint64_t)s + rem * (uint64_t)s / n;
+}
+/* Lock ids (and bank accounts) of this rank's server range; 0 on agents. */
+static inline uint64_t lock_server_range(const lock_roles *r)
+{
+    return r->i_am_server ? lock_range_lo(r, r->my_index + 1) - lock_range_lo(r, r->my_index) : 0;
 }
 int lock_server_of(const lock_roles *r, uint64_t lock_id);
 bool lock_server_is_local(const lock_roles *r, int agent, int server);

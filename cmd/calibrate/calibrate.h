@@ -8,6 +8,7 @@
 
 #include "bench/context.h"
 #include "joins/generate.h"
+#include "cmd/join/join_cmd.h"
 #include "joins/join.h"
 #include "model/params.h"
 

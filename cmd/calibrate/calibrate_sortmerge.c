@@ -110,7 +110,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         smj_range_partition(&hin, &hp);
         smj_windows_alloc(&hin, &hp, win); /* jo has no --window-pool: fresh windows */
         phase_set ph;
-        phases_init(&ph);
+        phases_init(&ph, sortmerge_join_algo.phases);
         MPI_Barrier(ctx->world);
         double t6 = MPI_Wtime();
         smj_sort_phase(&hin, &hp, win, run, simd, &ph);

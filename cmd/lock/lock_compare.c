@@ -21,8 +21,9 @@ void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank)
     m->on = true;
 }
 
-double lock_compare(const lock_model_ctx *m, const lock_model_input *in, record *rec)
+double lock_compare(lock_model_ctx *m, const lock_model_input *in)
 {
+    m->t_tx = m->throughput = 0;
     if (!m->on) return 0;
     model_params p = m->p;
     const char *note = "";
@@ -51,10 +52,15 @@ double lock_compare(const lock_model_ctx *m, const lock_model_input *in, record 
         printf("%-34s %12s %12.4f\n", "throughput [M tx/s]", "-", tp / 1e6);
     printf("model: eq. 5.3 with %.0f agents, %.2f locks per transaction, parameters %s%s\n", in->agents, in->locks_per_txn,
            p.source, note);
-    if (rec) {
-        record_set(rec, "model_t_tx_us", "%.4f", t * 1e6);
-        record_set(rec, "model_throughput", "%.1f", tp);
-        record_set(rec, "model_params", "%s", m->p.source);
-    }
+    m->t_tx = t;
+    m->throughput = tp;
     return t;
+}
+
+void lock_compare_record(const lock_model_ctx *m, record *rec)
+{
+    if (m->t_tx <= 0) return;
+    record_set(rec, "model_t_tx_us", "%.4f", m->t_tx * 1e6);
+    record_set(rec, "model_throughput", "%.1f", m->throughput);
+    record_set(rec, "model_params", "%s", m->p.source);
 }

@@ -2,7 +2,8 @@
  * beside the measured ones, in the layout of the thesis' Table 5.1, plus the CSV columns
  * model_t_tx_us and model_throughput. MPI-free: the lock benchmark passes what it measured.
  *   lock_compare_load  after option parsing, before MPI_Init (bad file: exit 2, "--model: FILE:LINE: ...")
- *   lock_compare       on rank 0 after the run (prints, and fills rec when it is not NULL) */
+ *   lock_compare       on rank 0 after the run (prints; keeps the prediction)
+ *   lock_compare_record the model_* columns of the CSV row */
 #ifndef RMB_MODEL_LOCK_COMPARE_H
 #define RMB_MODEL_LOCK_COMPARE_H
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 typedef struct {
     bool on;
     model_params p;
+    double t_tx, throughput; /* of the last lock_compare call; 0: not compared */
 } lock_model_ctx;
 
 typedef struct {
@@ -26,6 +28,7 @@ typedef struct {
 
 void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank);
 /* Returns the predicted t_tx in seconds (0 when the comparison is off). */
-double lock_compare(const lock_model_ctx *m, const lock_model_input *in, record *rec);
+double lock_compare(lock_model_ctx *m, const lock_model_input *in);
+void lock_compare_record(const lock_model_ctx *m, record *rec);
 
 #endif

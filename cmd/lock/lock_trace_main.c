@@ -16,7 +16,6 @@
 #include "locking/workloads/tpcc.h"
 #include "locking/workloads/trace.h"
 
-static const char *const isolation_names[] = {"serializable", "read-committed", NULL};
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -72,7 +71,7 @@ int lock_trace_main(int argc, char **argv)
     const opt_spec specs[] = {
         {"warehouses", OPT_INT, &warehouses, "TPC-C warehouses (lock ids of warehouse w: [w*B, (w+1)*B))", 1, TPCC_MAX_WAREHOUSES, NULL, NULL},
         {"transactions", OPT_COUNT, &transactions, "transactions to write", 1, 1e9, NULL, NULL},
-        {"isolation", OPT_CHOICE, &isolation, "serializable (S locks to commit, range locks) or read-committed", 0, 0, isolation_names, NULL},
+        {"isolation", OPT_CHOICE, &isolation, "serializable (S locks to commit, range locks) or read-committed", 0, 0, tpcc_isolation_names, NULL},
         {"home-warehouse", OPT_INT, &home, "home warehouse (0-based) of the terminal; -1: each transaction's home drawn uniformly", -1, TPCC_MAX_WAREHOUSES, NULL, NULL},
         {"seed", OPT_INT, &seed, "generator seed", 0, 9.2e18, NULL, NULL},
         {"output", OPT_STRING, &output, "trace file to write (required)", 0, 0, NULL, NULL},
@@ -136,7 +135,7 @@ int lock_trace_main(int argc, char **argv)
 
     fprintf(f, "# rmabench lock trace: tpcc --warehouses %" PRId64 " --transactions %" PRId64
                " --isolation %s --home-warehouse %" PRId64 " --seed %" PRId64 "\n",
-            warehouses, transactions, isolation_names[isolation], home, seed);
+            warehouses, transactions, tpcc_isolation_names[isolation], home, seed);
     fprintf(f, "# warehouse w's locks lie in [w*%" PRIu64 ", (w+1)*%" PRIu64 ")\n", tpcc_lock_space(1), tpcc_lock_space(1));
     int werr = trace_write_lock_space(f, tpcc_lock_space((int)warehouses));
     summary s = {0};
@@ -173,10 +172,10 @@ int lock_trace_main(int argc, char **argv)
     for (int i = 0; i < TPCC_NTYPES; i++) { txns += s.txns[i]; locks += s.locks[i]; }
     if (home < 0)
         printf("lock-trace: tpcc, %" PRId64 " warehouses, %s, home warehouse drawn uniformly per transaction, seed %" PRId64 "\n",
-               warehouses, isolation_names[isolation], seed);
+               warehouses, tpcc_isolation_names[isolation], seed);
     else
         printf("lock-trace: tpcc, %" PRId64 " warehouses, %s, home warehouse %" PRId64 ", seed %" PRId64 "\n", warehouses,
-               isolation_names[isolation], home, seed);
+               tpcc_isolation_names[isolation], home, seed);
     printf("%-14s %10s %7s %12s\n", "transaction", "count", "share", "locks/txn");
     for (int i = 0; i < TPCC_NTYPES; i++)
         printf("%-14s %10" PRIu64 " %6.2f%% %12.2f\n", tpcc_txn_name(i), s.txns[i], 100.0 * (double)s.txns[i] / (double)txns,

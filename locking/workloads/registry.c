@@ -1,5 +1,7 @@
 #include "locking/workloads/registry.h"
 
+const char *const workload_kind_names[] = {"synthetic", "tpcc", "trace", "bank", "deadlock", NULL};
+
 const wl_ops *lock_workload_ops(int kind)
 {
     switch (kind) {

@@ -84,6 +84,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const tpcc_isolation_names[] = {"serializable", "read-committed", NULL};
+
 #define DISTRICTS 10
 #define CUSTOMERS 3000
 #define ITEMS 100000

@@ -25,6 +25,8 @@ enum { TPCC_SERIALIZABLE = 0, TPCC_READ_COMMITTED = 1 };
 
 /* NULL when an argument is out of range (warehouses < 1 or > TPCC_MAX_WAREHOUSES, home warehouse
  * outside [0, warehouses), isolation not 0 or 1) or memory runs out. */
+/* The isolation levels by index: "serializable" (0), "read-committed" (1), NULL. */
+extern const char *const tpcc_isolation_names[];
 tpcc_gen *tpcc_open(int warehouses, int home_warehouse, int isolation /*0 serializable, 1 read-committed*/, uint64_t seed);
 /* The locks of the next transaction in acquisition order (each lock id at most once, in the
  * strongest mode the transaction needs; every lock's parent comes earlier in an intention mode that

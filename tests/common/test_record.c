@@ -7,6 +7,7 @@
 
 #include "tests/check.h"
 #include "bench/record.h"
+#include "cmd/results_schema.h"
 
 static char *slurp(const char *path)
 {
@@ -33,19 +34,19 @@ int main(void)
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/results.csv", dir);
 
-    CHECK(record_check_path(path, err, sizeof err) == 0);
-    record *r = record_new();
+    CHECK(record_check_path(&results_schema, path, err, sizeof err) == 0);
+    record *r = record_new(&results_schema);
     record_set(r, "bench", "join");
     record_set(r, "command", "rmabench join --output \"a,b\"");
     record_set(r, "matches", "%d", 42);
     CHECK(strcmp(record_get(r, "matches"), "42") == 0);
-    CHECK(record_has_column("t_network_partition_avg") == 0);
-    CHECK(record_has_column("no_such_column") != 0);
+    CHECK(record_schema_has(&results_schema, "t_network_partition_avg"));
+    CHECK(!record_schema_has(&results_schema, "no_such_column"));
     CHECK(record_append(r, path, err, sizeof err) == 0);
     CHECK(record_append(r, path, err, sizeof err) == 0);
     char *text = slurp(path);
     CHECK(text && count_lines(text) == 3);
-    char *hdr = record_header_line();
+    char *hdr = record_header_line(&results_schema);
     CHECK(text && strncmp(text, hdr, strlen(hdr)) == 0);
     CHECK(text && strstr(text, "\"rmabench join --output \"\"a,b\"\"\"") != NULL);
     /* every row has as many fields as the header (no quoted comma counted) */
@@ -55,7 +56,7 @@ int main(void)
         if (*c == '"') inq = !inq;
         else if (*c == ',' && !inq) fields++;
     }
-    CHECK(fields == record_ncolumns());
+    CHECK(fields == results_schema.n);
     free(row);
 
     /* a file with another header is refused, and left untouched */
@@ -64,12 +65,12 @@ int main(void)
     FILE *f = fopen(other, "w");
     fputs("a,b,c\n1,2,3\n", f);
     fclose(f);
-    CHECK(record_check_path(other, err, sizeof err) != 0 && strstr(err, other) && strstr(err, "header"));
+    CHECK(record_check_path(&results_schema, other, err, sizeof err) != 0 && strstr(err, other) && strstr(err, "header"));
     CHECK(record_append(r, other, err, sizeof err) != 0);
     CHECK(strcmp(slurp(other), "a,b,c\n1,2,3\n") == 0);
 
     /* unwritable places and a full disk name the file */
-    CHECK(record_check_path("/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
+    CHECK(record_check_path(&results_schema, "/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
     CHECK(record_append(r, "/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
     if (access("/dev/full", W_OK) == 0) {
         CHECK(record_append(r, "/dev/full", err, sizeof err) != 0 && strstr(err, "/dev/full") && strstr(err, "write"));

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "joins/join.h"
+#include "cmd/join/join_cmd.h"
 #include "bench/options.h"
 
 #define MAX_ARGS 64

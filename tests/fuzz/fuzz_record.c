@@ -12,6 +12,7 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "bench/record.h"
+#include "cmd/results_schema.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -60,13 +61,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_scratch_path();
 
     char err1[512] = "", err2[512] = "";
-    int check = record_check_path(path, err1, sizeof err1);
+    int check = record_check_path(&results_schema, path, err1, sizeof err1);
     if (check) {
         fuzz_check_error(err1, "record_check_path");
         FUZZ_ASSERT(strncmp(err1, path, strlen(path)) == 0, "check error does not name the file: %s", err1);
     }
 
-    record *r = record_new();
+    record *r = record_new(&results_schema);
     record_set(r, "bench", "join");
     record_set(r, "status", "ok");
     record_set(r, "command", "%s", value);
@@ -75,8 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     size_t after_len;
     char *after = fuzz_read_file(path, &after_len);
-    char *row = record_row_line(r), *hdr = record_header_line();
-    FUZZ_ASSERT(csv_fields(row) == record_ncolumns(), "row has %d fields, header %d", csv_fields(row), record_ncolumns());
+    char *row = record_row_line(r), *hdr = record_header_line(&results_schema);
+    FUZZ_ASSERT(csv_fields(row) == results_schema.n, "row has %d fields, header %d", csv_fields(row), results_schema.n);
     FUZZ_ASSERT((check == 0) == (app == 0), "check %d but append %d (%s | %s)", check, app, err1, err2);
     if (app) {
         fuzz_check_error(err2, "record_append");

@@ -12,7 +12,7 @@ check() { if ! eval "$1"; then echo "FAIL: $2"; fail=1; fi; }
 D=$(mktemp -d /tmp/rmb-jobs-test.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 export RMB_BUILD=$build
-mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/rmb_config.h")
+mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/bench/rmb_config.h")
 if [[ $mode == dry-run ]]; then
     out=$("$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign scaleout --results "$D/c" -- --nodes=4 --ntasks-per-node=3 2>&1)
     echo "$out"

@@ -25,7 +25,7 @@
 set -u
 root=$1 build=$2
 bin=$build/rmabench
-mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/rmb_config.h")
+mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/bench/rmb_config.h")
 command -v ip >/dev/null && command -v unshare >/dev/null || { echo "SKIP: ip (iproute2) or unshare missing"; exit 77; }
 tag=$$
 nsA=rmb${tag}a nsB=rmb${tag}b vA=rmbva$tag vB=rmbvb$tag

@@ -73,7 +73,7 @@ for _ in $(seq 100); do sinfo -h -o %T 2>/dev/null | grep -qE '^idle' && break; 
 sinfo -h -o '%N %T %c' 2>&1 | sed 's/^/slurm: /'
 sinfo -h -o %T | grep -q idle || { fail=1; echo "FAIL: the node did not come up"; exit 1; }
 
-mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/rmb_config.h")
+mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/bench/rmb_config.h")
 wait_jobs() { # IDS... : until none is pending or running, at most 150 s
     local t
     for t in $(seq 300); do

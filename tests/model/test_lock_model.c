@@ -8,6 +8,7 @@
 #include "cmd/lock/lock_compare.h"
 #include "model/lock_model.h"
 #include "bench/record.h"
+#include "cmd/results_schema.h"
 
 static void set(model_params *p, const char *a)
 {
@@ -57,15 +58,16 @@ int main(void)
     lock_model_ctx lm;
     lock_compare_load(&lm, path, 0);
     CHECK(lm.on);
-    record *rec = record_new();
+    record *rec = record_new(&results_schema);
     lock_model_input in = {.agents = 1260, .locks_per_txn = 10, .remote_prob = 0.05, .measured_throughput = 14.91e6};
-    double tt = lock_compare(&lm, &in, rec);
+    double tt = lock_compare(&lm, &in);
+    lock_compare_record(&lm, rec);
     CHECK(fabs(tt * 1e6 - 73.511) < 0.0015);
     CHECK(strncmp(record_get(rec, "model_t_tx_us"), "73.51", 5) == 0);
     CHECK(fabs(atof(record_get(rec, "model_throughput")) - 1260 / tt) < 1);
     /* one host: remote servers cost t_local_comm, so the remote share only adds votes */
     in.single_host = true;
-    CHECK(fabs(lock_compare(&lm, &in, NULL) - model_t_tx(&p, 10, 0) - (1 - pow(0.95, 10)) * 8.5e-6) < 1e-12);
+    CHECK(fabs(lock_compare(&lm, &in) - model_t_tx(&p, 10, 0) - (1 - pow(0.95, 10)) * 8.5e-6) < 1e-12);
     record_free(rec);
     remove(path);
     CHECK_DONE();

@@ -7,6 +7,7 @@
 
 #include "tests/check.h"
 #include "bench/record.h"
+#include "cmd/results_schema.h"
 
 int main(int argc, char **argv)
 {
@@ -16,9 +17,9 @@ int main(int argc, char **argv)
     static char line[1 << 16];
     if (!fgets(line, sizeof line, f)) { fprintf(stderr, "%s: empty\n", argv[1]); return 1; }
     line[strcspn(line, "\r\n")] = 0;
-    char *want = record_header_line();
+    char *want = record_header_line(&results_schema);
     if (strcmp(line, want) != 0) {
-        fprintf(stderr, "%s: header differs from record_header_line():\n  fixture: %s\n  record:  %s\n"
+        fprintf(stderr, "%s: header differs from record_header_line(&results_schema):\n  fixture: %s\n  record:  %s\n"
                         "regenerate: build/rmabench record --header >h.txt && tests/fixtures/make_results_small.py h.txt %s\n",
                 argv[1], line, want, argv[1]);
         return 1;

@@ -1,0 +1,20 @@
+/* What makes a result row reproducible, set the same way by every command: when and where it ran
+ * (timestamp, Slurm job, hosts, ranks per host, host names), with what (git commit, MPI library and
+ * version) and how (the command line, the seed). */
+#ifndef RMB_PROVENANCE_H
+#define RMB_PROVENANCE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/context.h"
+#include "bench/record.h"
+
+/* The columns timestamp, bench, job_id, git_commit, mpi_library, mpi_version, hosts, ranks,
+ * ranks_per_host, hostnames, seed and command. */
+void provenance_columns(record *rec, const bench_ctx *ctx, const char *bench, const char *command, int64_t seed);
+/* status, exit_code and verification, which must agree: "ok"/0/PASS, "failed"/1/FAIL. */
+void provenance_outcome(record *rec, int exit_code, const char *verification);
+/* argv joined by spaces (truncated to len). */
+void provenance_command_line(int argc, char **argv, char *buf, size_t len);
+
+#endif

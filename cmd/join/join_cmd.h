@@ -1,0 +1,77 @@
+/* `rmabench join`, read as its phases (Graph500's generate, construct, run, validate):
+ *   join_opts.c    the flags (common, radix, sort-merge) and their checks; MPI-free
+ *   join_setup.c   MPI, the workload, the algorithms' checks and memory estimate, placement, and
+ *                  the generate phase (R and S, the expected result)
+ *   join_main.c    each selected algorithm --warmup + --repeat times on the same data
+ *   join_run.c     one run: the algorithm (joins/join.h), its verification (joins/verify.h), the
+ *                  phase table reduced over ranks
+ *   join_report.c  the run header, each run's table, the summary
+ *   join_record.c  one CSV row per run (cmd/results_schema.h)
+ *   join_compare.c --model: predicted beside measured */
+#ifndef RMB_JOIN_CMD_H
+#define RMB_JOIN_CMD_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/numa_topology.h"
+#include "cmd/join/join_compare.h"
+#include "joins/join.h"
+
+extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", NULL (ALGO_*) */
+extern const char *const join_assign_names[]; /* ASSIGN_* */
+extern const char *const join_flush_names[];  /* FLUSH_* */
+extern const char *const join_ranges_names[]; /* RANGES_* */
+extern const char *const join_simd_names[];   /* SIMD_* */
+
+/* The join command's default options (join_parse_opts only overwrites what argv gives). */
+void join_default_opts(join_opts *o);
+/* Parses argv[2..] into o, MPI-free (the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
+ * rank 0) or OPT_ERROR with "--flag: reason" in err. */
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* Everything the runs share: the options, the ranks, the data and what the generator expects. */
+typedef struct {
+    join_opts o;
+    bench_ctx ctx;
+    workload wl;
+    tuple_t *r, *s;
+    uint64_t expected[2];     /* matches, checksum over all ranks (joins/verify.h) */
+    double t_generate;        /* slowest rank */
+    numa_report numa;
+    join_model_ctx model;     /* --model */
+    const join_algo *algos[2];
+    int nalgos;
+    char command[1024];
+} join_session;
+
+/* One run of one algorithm, reduced over ranks. */
+typedef struct {
+    const join_algo *algo;
+    int algo_id;              /* ALGO_RADIX or ALGO_SORTMERGE */
+    int index;                /* 0-based; negative: a warm-up run */
+    join_output out;
+    phase_stats st;
+    uint64_t got[2];          /* matches, checksum over all ranks */
+    bool pass;
+    double throughput;        /* input tuples (|R| + |S|) per second of the slowest rank's total */
+} join_run_result;
+
+/* Parses the flags (exit 2 on bad input, 0 after --help), starts MPI, checks the run against the
+ * algorithms and the memory, generates R and S. Collective. */
+void join_setup(join_session *js, int argc, char **argv);
+void join_teardown(join_session *js);
+/* Collective: one run of algo on the session's data, verified. */
+void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res);
+
+/* Rank 0 prints. */
+void join_report_header(const join_session *js);
+void join_report_warmup(const join_session *js, const join_run_result *res);
+void join_report_run(const join_session *js, const join_run_result *res);
+void join_report_summary(const join_session *js, const join_algo *algo, double *totals, int n);
+
+/* Rank 0 appends the run's CSV row when --output is given; collective result: 0, or 2 when the
+ * row could not be written (every rank learns it). */
+int join_record_run(const join_session *js, const join_run_result *res);
+
+#endif

@@ -1,0 +1,87 @@
+/* The flags of `rmabench join`, in three groups (common, radix, sort-merge), and their checks.
+ * MPI-free: parsed before MPI_Init so that bad input exits 2 before anything is allocated. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/numa_policy.h"
+#include "bench/options.h"
+#include "cmd/join/join_cmd.h"
+
+const char *const join_algo_names[] = {"radix", "sortmerge", "both", NULL};
+const char *const join_assign_names[] = {"round-robin", "sized", NULL};
+const char *const join_flush_names[] = {"window", "request", NULL};
+const char *const join_ranges_names[] = {"splitters", "equal", NULL};
+const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
+
+void join_default_opts(join_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->algo = ALGO_RADIX;
+    o->tuples_per_rank = 16000000;
+    o->ratio = 1;
+    o->selectivity = 1.0;
+    o->seed = 42;
+    o->repeat = 1;
+    o->window = RMA_JOIN_DEFAULT_FLAVOR; /* rma/window.h: create with MPICH < 4.1 */
+    o->passes = -1;
+    o->flush = FLUSH_WINDOW;
+    o->buffer_size = 64 * 1024;
+    o->buffers_per_partition = 2;
+    o->compress = true;
+    o->ranges = RANGES_SPLITTERS;
+}
+
+int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+    const opt_spec common[] = {
+        {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: one after the other on the same data)", 0, 0, join_algo_names, NULL},
+        {"tuples-per-rank", OPT_COUNT, &o->tuples_per_rank, "tuples of R per rank (S: ratio times as many)", 1, 1e12, NULL, NULL},
+        {"r-tuples", OPT_COUNT, &o->r_total, "total tuples of R (instead of --tuples-per-rank)", 1, 1e13, NULL, NULL},
+        {"uneven", OPT_BOOL, &o->uneven, "rank i holds a share proportional to i+1", 0, 0, NULL, NULL},
+        {"ratio", OPT_INT, &o->ratio, "|S| / |R|: partners per R tuple (1:N)", 1, 64, NULL, NULL},
+        {"selectivity", OPT_DOUBLE, &o->selectivity, "fraction of S tuples with a partner", 0, 1, NULL, NULL},
+        {"skew", OPT_DOUBLE, &o->skew, "Zipf factor of S's references to R (0 = uniform)", 0, 10, NULL, NULL},
+        {"seed", OPT_INT, &o->seed, "generator seed", 0, 9.2e18, NULL, NULL},
+        {"repeat", OPT_INT, &o->repeat, "runs on the same data; the median is reported", 1, 1000, NULL, NULL},
+        {"warmup", OPT_INT, &o->warmup,
+         "runs before the --repeat ones, verified but not counted in the median (a process's first run pays for cold caches and fresh memory)",
+         0, 100, NULL, NULL},
+        {"output", OPT_STRING, &o->output, "append one CSV row per run to this file", 0, 0, NULL, NULL},
+        {"model", OPT_STRING, &o->model, "model parameter file: print predicted vs measured", 0, 0, NULL, NULL},
+        {"window", OPT_CHOICE, &o->window,
+         "MPI_Win_allocate (default; create with MPICH < 4.1), MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory",
+         0, 0, win_flavor_names, NULL},
+        {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
+        {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
+        OPT_END,
+    };
+    const opt_spec radix[] = {
+        {"radix hash join (--algo radix)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"radix-bits", OPT_INT, &o->radix_bits, "network fan-out bits (0 = enough partitions for every rank)", 0, 20, NULL, NULL},
+        {"local-bits", OPT_INT, &o->local_bits, "fan-out bits per local pass (0 = auto)", 0, 16, NULL, NULL},
+        {"passes", OPT_INT, &o->passes, "local partitioning passes (-1 = until partitions fit L2)", -1, 4, NULL, NULL},
+        {"assign", OPT_CHOICE, &o->assign, "partition-to-rank assignment (sized: largest first to the least loaded)", 0, 0, join_assign_names, NULL},
+        {"flush", OPT_CHOICE, &o->flush, "buffer reuse: MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, join_flush_names, NULL},
+        {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
+        {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
+        {"compress", OPT_BOOL, &o->compress, "pack key and rid into 8 bytes during the network pass", 0, 0, NULL, NULL},
+        OPT_END,
+    };
+    const opt_spec sortmerge[] = {
+        {"sort-merge join (--algo sortmerge)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"ranges", OPT_CHOICE, &o->ranges, "range boundaries: from a key sample, or equal-width (the thesis')", 0, 0, join_ranges_names, NULL},
+        {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
+        {"merge-fanin", OPT_INT, &o->merge_fanin, "multi-way merge fan-in (0 = 16)", 0, 4096, NULL, NULL},
+        {"simd", OPT_CHOICE, &o->simd, "sort kernels (auto = the best the CPU has)", 0, 0, join_simd_names, NULL},
+        OPT_END,
+    };
+    const opt_spec *tables[] = {common, radix, sortmerge, NULL};
+    int rc = opt_parse(tables, argc, argv, 2, err, errlen);
+    if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
+    if (rc == OPT_OK && o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        rc = OPT_ERROR;
+    }
+    return rc;
+}

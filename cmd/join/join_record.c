@@ -1,0 +1,96 @@
+/* The CSV row of one join run (cmd/results_schema.h): provenance, the parameters as the algorithm
+ * resolved them ("auto" made explicit), phase times, throughput and the verification. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "bench/provenance.h"
+#include "cmd/join/join_cmd.h"
+#include "cmd/results_schema.h"
+
+static void workload_columns(record *rec, const join_session *js)
+{
+    const join_opts *o = &js->o;
+    const workload *w = &js->wl;
+    record_set(rec, "repeats", "%" PRId64, o->repeat);
+    record_set(rec, "warmups", "%" PRId64, o->warmup);
+    record_set(rec, "r_tuples", "%" PRIu64, w->r_total);
+    record_set(rec, "s_tuples", "%" PRIu64, w->s_total);
+    record_set(rec, "tuples_per_rank", "%" PRIu64, w->r_total / (uint64_t)js->ctx.size);
+    record_set(rec, "uneven", "%d", o->uneven);
+    record_set(rec, "ratio", "%" PRId64, o->ratio);
+    record_set(rec, "selectivity", "%g", o->selectivity);
+    record_set(rec, "skew", "%g", o->skew);
+    /* pooled windows are a different measurement: keep them apart in plots */
+    record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
+}
+
+/* The algorithm's parameters as it resolved them (join_output), never the options' "auto". */
+static void algo_columns(record *rec, const join_opts *o, const join_run_result *res)
+{
+    const join_output *out = &res->out;
+    record_set(rec, "algo", "%s", join_algo_names[res->algo_id]);
+    if (res->algo_id == ALGO_RADIX) {
+        record_set(rec, "radix_bits", "%" PRId64, out->radix_bits);
+        record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
+        record_set(rec, "passes", "%" PRId64, out->passes);
+        record_set(rec, "assign", "%s", join_assign_names[o->assign]);
+        record_set(rec, "flush", "%s", join_flush_names[o->flush]);
+        record_set(rec, "buffer_size", "%" PRId64, o->buffer_size);
+        record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
+        record_set(rec, "compress", "%d", o->compress);
+    } else {
+        record_set(rec, "ranges", "%s", join_ranges_names[o->ranges]);
+        record_set(rec, "run_size", "%" PRId64, out->run_size);
+        record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin);
+        record_set(rec, "simd", "%s", out->simd_used);
+        record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */
+    }
+}
+
+/* t_<phase>_avg and _max of every declared phase (each has its column: tests/common/test_phases). */
+static void phase_columns(record *rec, const phase_stats *st)
+{
+    for (int i = 0; i < st->n; i++) {
+        char col[64];
+        snprintf(col, sizeof col, "t_%s_avg", st->name[i]);
+        record_set(rec, col, "%.6f", st->avg[i]);
+        snprintf(col, sizeof col, "t_%s_max", st->name[i]);
+        record_set(rec, col, "%.6f", st->max[i]);
+    }
+    record_set(rec, "t_imbalance_avg", "%.6f", st->imbalance);
+    record_set(rec, "t_imbalance_max", "%.6f", st->imbalance);
+    record_set(rec, "t_total_avg", "%.6f", st->total_avg);
+    record_set(rec, "t_total_max", "%.6f", st->total_max);
+}
+
+int join_record_run(const join_session *js, const join_run_result *res)
+{
+    if (!js->o.output) return 0;
+    int failed = 0;
+    if (js->ctx.rank == 0) {
+        record *rec = record_new(&results_schema);
+        provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
+        provenance_outcome(rec, res->pass ? 0 : 1, res->pass ? "PASS" : "FAIL");
+        workload_columns(rec, js);
+        algo_columns(rec, &js->o, res);
+        phase_columns(rec, &res->st);
+        record_set(rec, "repeat_index", "%d", res->index);
+        record_set(rec, "throughput", "%.1f", res->throughput);
+        record_set(rec, "matches", "%" PRIu64, res->got[0]);
+        record_set(rec, "checksum", "0x%016" PRIx64, res->got[1]);
+        record_set(rec, "expected_matches", "%" PRIu64, js->expected[0]);
+        record_set(rec, "expected_checksum", "0x%016" PRIx64, js->expected[1]);
+        join_compare_record(&js->model, rec);
+        numa_report_columns(&js->numa, rec);
+        char err[512];
+        if (record_append(rec, js->o.output, err, sizeof err)) {
+            fprintf(stderr, "rmabench: --output: %s\n", err);
+            failed = 2;
+        }
+        record_free(rec);
+    }
+    /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other ranks sit
+     * in MPI_Finalize: tests/faults/output.sh). */
+    MPI_CHECK(js->ctx.rank, MPI_Bcast(&failed, 1, MPI_INT, 0, js->ctx.world));
+    return failed;
+}

@@ -1,0 +1,22 @@
+/* One run of one join algorithm on the session's data: the algorithm's phases (joins/join.h),
+ * its verification against the generator (joins/verify.h), the phase times reduced over ranks. */
+#include <string.h>
+
+#include "cmd/join/join_cmd.h"
+#include "joins/verify.h"
+
+void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->algo = algo;
+    res->algo_id = algo == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
+    res->index = index;
+    join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n};
+    phases_init(&res->out.phases, algo->phases);
+    MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.world));
+    algo->run(&in, &res->out);
+    res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
+    phases_reduce(&res->out.phases, js->ctx.world, &res->st);
+    res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
+    if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */
+}

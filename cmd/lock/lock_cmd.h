@@ -1,0 +1,53 @@
+/* `rmabench lock`, read as its phases:
+ *   lock_opts.c     the flags and their checks; MPI-free
+ *   lock_setup.c    MPI, roles, the memory estimate, placement, the operator's communication
+ *                   (locking/lock_run.h), the run header
+ *   lock_main.c     run every rank's role, reduce, verify (locking/lock_verify.h), report, record
+ *   lock_report.c   throughput, latency breakdowns (thesis Fig. 5.6), servers, invariants
+ *   lock_record.c   the CSV row (cmd/results_schema.h)
+ *   lock_compare.c  --model: eq. 5.3 beside the measured transaction time (Table 5.1) */
+#ifndef RMB_LOCK_CMD_H
+#define RMB_LOCK_CMD_H
+#include "bench/numa_topology.h"
+#include "cmd/lock/lock_compare.h"
+#include "locking/lock_run.h"
+#include "locking/lock_verify.h"
+
+/* Parses argv[2..] into o (defaults first); exits 0 after --help, 2 on bad input. MPI-free. */
+void lock_parse_opts(lock_opts *o, int argc, char **argv);
+
+typedef struct {
+    lock_opts o;
+    bench_ctx ctx;
+    numa_report numa;
+    lock_roles roles;
+    notify_ep ep;
+    lock_run run;
+    rma_window data;          /* bank balances (servers) */
+    lock_workload wl;         /* agents */
+    lock_model_ctx model;     /* --model */
+    char command[1024];
+} lock_session;
+
+/* Collective: flags, MPI, roles and checks (exit 2 together on bad input), the communication. */
+void lock_setup(lock_session *ls, int argc, char **argv);
+void lock_teardown(lock_session *ls);
+void lock_report_header(const lock_session *ls);
+
+/* Derived figures of a run (rank 0), shared by the report, --model and the CSV row. */
+typedef struct {
+    uint64_t txns;            /* committed + aborted */
+    double elapsed;           /* slowest agent, > 0 */
+    double per_txn_us, per_req_us; /* 1e6 / count: seconds summed over agents -> mean microseconds */
+    double t_rtt;             /* seconds summed: request total less waiting group and server */
+    double locks_per_txn, remote_share;
+    double median_rtt_us;
+} lock_figures;
+lock_figures lock_figures_of(const lock_totals *t);
+
+void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v);
+/* Rank 0: appends the CSV row (--output); returns the exit code (2 when the row cannot be written). */
+int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v,
+                    int exit_code);
+
+#endif

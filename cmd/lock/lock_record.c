@@ -1,0 +1,72 @@
+/* The CSV row of a lock run (cmd/results_schema.h): provenance, the parameters the workload uses,
+ * throughput, the latency breakdowns, --model's prediction and the verification. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "bench/provenance.h"
+#include "cmd/lock/lock_cmd.h"
+#include "cmd/results_schema.h"
+#include "locking/workloads/tpcc.h"
+
+static void parameter_columns(record *rec, const lock_session *ls)
+{
+    const lock_opts *o = &ls->o;
+    record_set(rec, "workload", "%s", workload_kind_names[o->workload]);
+    record_set(rec, "servers", "%d", ls->roles.nservers);
+    record_set(rec, "agents", "%d", ls->roles.nagents);
+    record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
+    record_set(rec, "deadlock", "%s", deadlock_policy_names[o->deadlock]);
+    record_set(rec, "lock_timeout", "%g", o->lock_timeout);
+    record_set(rec, "remote_prob", "%g", o->remote_prob);
+    if (o->workload == WL_SYNTHETIC) record_set(rec, "locks_per_txn", "%" PRId64, o->locks_per_txn);
+    if (o->workload == WL_TPCC) {
+        record_set(rec, "isolation", "%s", tpcc_isolation_names[o->isolation]);
+        record_set(rec, "warehouses", "%" PRId64, o->warehouses);
+    }
+    if (o->workload == WL_BANK) record_set(rec, "accounts", "%" PRId64, o->accounts);
+    if (o->transactions_per_agent) record_set(rec, "transactions_per_agent", "%" PRId64, o->transactions_per_agent);
+    else record_set(rec, "duration", "%g", o->duration);
+    record_set(rec, "vote_no_prob", "%g", o->vote_no_prob);
+}
+
+static void result_columns(record *rec, const lock_totals *t, const lock_figures *f)
+{
+    const agent_stats *a = &t->agents;
+    record_set(rec, "committed", "%" PRIu64, a->committed);
+    record_set(rec, "aborted", "%" PRIu64, a->aborted);
+    record_set(rec, "commits_per_s", "%.1f", a->committed / f->elapsed);
+    record_set(rec, "aborts_per_s", "%.1f", a->aborted / f->elapsed);
+    record_set(rec, "throughput", "%.1f", a->committed / f->elapsed);
+    record_set(rec, "lock_requests_per_s", "%.1f", a->lock_requests / f->elapsed);
+    record_set(rec, "locks_per_txn_measured", "%.3f", f->locks_per_txn);
+    record_set(rec, "remote_share", "%.4f", f->remote_share);
+    record_set(rec, "twopc_txns", "%" PRIu64, a->twopc);
+    record_set(rec, "lat_txn_lock_us", "%.4f", a->t_lock * f->per_txn_us);
+    record_set(rec, "lat_txn_data_us", "%.4f", a->t_data * f->per_txn_us);
+    record_set(rec, "lat_txn_vote_us", "%.4f", a->t_vote * f->per_txn_us);
+    record_set(rec, "lat_txn_end_us", "%.4f", a->t_end * f->per_txn_us);
+    record_set(rec, "lat_req_rtt_us", "%.4f", f->t_rtt * f->per_req_us);
+    record_set(rec, "lat_req_rtt_median_us", "%.4f", f->median_rtt_us);
+    record_set(rec, "lat_req_queue_us", "%.4f", a->t_req_queue * f->per_req_us);
+    record_set(rec, "lat_req_server_us", "%.4f", a->t_req_server * f->per_req_us);
+    record_set(rec, "timeouts", "%" PRIu64, t->servers.lt.timeouts);
+}
+
+int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v, int exit_code)
+{
+    if (!ls->o.output || ls->ctx.rank != 0) return exit_code;
+    record *rec = record_new(&results_schema);
+    provenance_columns(rec, &ls->ctx, "lock", ls->command, ls->o.seed);
+    provenance_outcome(rec, exit_code, v.pass ? "PASS" : "FAIL");
+    parameter_columns(rec, ls);
+    result_columns(rec, t, f);
+    lock_compare_record(&ls->model, rec);
+    numa_report_columns(&ls->numa, rec);
+    char err[512];
+    if (record_append(rec, ls->o.output, err, sizeof err)) {
+        fprintf(stderr, "rmabench: --output: %s\n", err);
+        exit_code = 2;
+    }
+    record_free(rec);
+    return exit_code;
+}

@@ -1,0 +1,64 @@
+/* What `rmabench lock` prints after a run (rank 0): throughput, the latency breakdowns of thesis
+ * Fig. 5.6 (per transaction and per lock request), what the servers did, the invariants, the bank
+ * check and the verdict. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd/lock/lock_cmd.h"
+
+lock_figures lock_figures_of(const lock_totals *t)
+{
+    const agent_stats *a = &t->agents;
+    lock_figures f;
+    f.txns = a->committed + a->aborted;
+    f.elapsed = t->elapsed > 0 ? t->elapsed : 1e-9;
+    f.per_txn_us = f.txns ? 1e6 / (double)f.txns : 0;
+    f.per_req_us = a->lock_requests ? 1e6 / (double)a->lock_requests : 0;
+    f.t_rtt = a->t_req_total - a->t_req_queue - a->t_req_server;
+    f.locks_per_txn = f.txns ? (double)a->lock_requests / (double)f.txns : 0;
+    f.remote_share = a->lock_requests ? (double)a->remote_requests / (double)a->lock_requests : 0;
+    f.median_rtt_us = lat_quantile_us(t->rtt_hist, 0.5);
+    return f;
+}
+
+static void print_agents(const lock_totals *t, const lock_figures *f)
+{
+    const agent_stats *a = &t->agents;
+    printf("committed: %" PRIu64 " (%.1f txn/s)\n", a->committed, a->committed / f->elapsed);
+    printf("aborted: %" PRIu64 " (%.1f txn/s; %" PRIu64 " refused lock requests, %" PRIu64 " no votes)\n", a->aborted,
+           a->aborted / f->elapsed, a->refused, a->votes_no);
+    printf("lock requests: %" PRIu64 " (%.0f requests/s), %.2f locks/txn, remote share %.3f, 2PC transactions %" PRIu64 "\n",
+           a->lock_requests, a->lock_requests / f->elapsed, f->locks_per_txn, f->remote_share, a->twopc);
+    printf("transaction latency (us, mean): lock acquisition %.3f, data access %.3f, vote %.3f, end of transaction %.3f\n",
+           a->t_lock * f->per_txn_us, a->t_data * f->per_txn_us, a->t_vote * f->per_txn_us, a->t_end * f->per_txn_us);
+    printf("lock request latency (us, mean): round trip %.3f, waiting group %.3f, server processing %.3f, total %.3f\n",
+           f->t_rtt * f->per_req_us, a->t_req_queue * f->per_req_us, a->t_req_server * f->per_req_us,
+           a->t_req_total * f->per_req_us);
+    printf("lock request round trip: median %.3f us (p90 %.3f, p99 %.3f)\n", f->median_rtt_us,
+           lat_quantile_us(t->rtt_hist, 0.9), lat_quantile_us(t->rtt_hist, 0.99));
+}
+
+static void print_servers(const lock_opts *o, const lock_totals *t, lock_verdict v)
+{
+    const server_stats *s = &t->servers;
+    printf("servers: %" PRIu64 " messages, %" PRIu64 " granted at once, %" PRIu64 " waited, %" PRIu64
+           " refused (%" PRIu64 " timeouts, %" PRIu64 " wait-die, %" PRIu64 " upgrades refused of %" PRIu64 ")\n",
+           s->messages, s->lt.granted_now, s->lt.waited, s->lt.refused, s->lt.timeouts, s->lt.dies,
+           s->lt.upgrade_refusals, s->lt.upgrades);
+    printf("invariants: %s (%" PRIu64 " violations%s, %" PRIu64 " locks and %" PRIu64 " transactions left at the end)\n",
+           v.invariants_ok ? "ok" : "BROKEN", s->lt.invariant_failures, o->check_invariants ? "" : ", per-grant check off",
+           s->active_locks_end, s->active_txns_end);
+    if (o->workload == WL_BANK)
+        printf("bank: sum of balances %" PRId64 " (expected %" PRId64 "), %" PRIu64 " accounts differ from their committed transfers\n",
+               t->bank_sum, o->accounts * BANK_INITIAL_BALANCE, t->bank_accounts_wrong);
+}
+
+void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v)
+{
+    if (ls->ctx.rank != 0) return;
+    print_agents(t, f);
+    print_servers(&ls->o, t, v);
+    numa_report_print_run(&ls->numa);
+    printf("verification: %s\n", v.pass ? "PASS" : "FAIL");
+    fflush(stdout);
+}

@@ -1,0 +1,35 @@
+#include "cmd/results_schema.h"
+
+/* Phase names are the same words in code, phase tables, CSV columns and plot legends. */
+#define PHASES(X) X(histogram) X(window_alloc) X(network_partition) X(local_partition) X(build_probe) \
+    X(partition) X(sort) X(merge) X(match) X(put) X(flush) X(imbalance) X(total)
+#define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
+#define MODEL_COLS(p) "model_" #p,
+
+static const char *const columns[] = {
+    /* what ran, and what makes it reproducible */
+    "timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
+    "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
+    /* join parameters */
+    "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
+    "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",
+    "buffers_per_partition", "compress", "ranges", "run_size", "merge_fanin", "simd",
+    /* join results */
+    PHASES(PHASE_COLS)
+    "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
+    /* model predictions (rmabench --model) */
+    PHASES(MODEL_COLS)
+    "model_total_with_alloc", "model_bound", "model_params",
+    /* lock parameters */
+    "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
+    "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
+    /* lock results */
+    "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
+    "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",
+    "lat_req_rtt_us", "lat_req_rtt_median_us", "lat_req_queue_us", "lat_req_server_us", "timeouts",
+    "model_t_tx_us", "model_throughput",
+    /* placement */
+    "numa", "numa_policy", "numa_placement_worst", "rank_cores", "rank_numa_nodes", "binding_warning",
+};
+
+const record_schema results_schema = {(int)(sizeof columns / sizeof columns[0]), columns};

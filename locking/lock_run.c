@@ -1,0 +1,135 @@
+#include "locking/lock_run.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles, notify_ep *ep,
+                   rma_window *data, lock_workload *wl)
+{
+    notify_open(ep, ctx->world, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
+                roles->i_am_server ? roles->nagents : 1, (int)sizeof(lock_msg), ctx->oversubscribed);
+    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0};
+    if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
+    MPI_CHECK(ctx->rank, MPI_Win_allocate(64, 1, MPI_INFO_NULL, ctx->world, &run->vote_base, &run->vote_win));
+    MPI_Win_set_errhandler(run->vote_win, MPI_ERRORS_RETURN);
+    memset(run->vote_base, 0, 64);
+    MPI_CHECK(ctx->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, run->vote_win));
+    if (o->workload == WL_BANK) {
+        uint64_t range = lock_server_range(roles);
+        rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->world);
+        run->data_win = data->win;
+        run->data_base = data->base;
+        for (uint64_t i = 0; i < range; i++) run->data_base[i] = BANK_INITIAL_BALANCE;
+        rma_window_lock_all(data);
+        MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
+    }
+    MPI_CHECK(ctx->rank, MPI_Comm_split(ctx->world, roles->i_am_server, ctx->rank, &run->agent_comm));
+
+    char err[512];
+    int bad = 0, any_bad = 0;
+    wl->ops = lock_workload_ops(o->workload);
+    wl->state = NULL;
+    if (!roles->i_am_server) {
+        wl->state = wl->ops->open(o, roles, roles->my_index, err, sizeof err);
+        if (!wl->state) {
+            fprintf(stderr, "rmabench: %s\n", err);
+            bad = 1;
+        }
+    }
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, ctx->world));
+    if (any_bad) {
+        MPI_Finalize();
+        exit(2);
+    }
+}
+
+void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl)
+{
+    if (wl->state) wl->ops->close(wl->state);
+    wl->state = NULL;
+    /* windows and mailboxes go before the numa report, so that their placement checks count */
+    if (run->data_win != MPI_WIN_NULL) rma_window_free(data);
+    notify_close(run->ep);
+    MPI_CHECK(run->ctx->rank, MPI_Win_unlock_all(run->vote_win));
+    MPI_CHECK(run->ctx->rank, MPI_Win_free(&run->vote_win));
+    MPI_Comm_free(&run->agent_comm);
+}
+
+void lock_run_role(lock_run *run, lock_workload *wl, agent_stats *ast, server_stats *sst, uint64_t *rtt_hist,
+                   int64_t *bank_delta)
+{
+    memset(ast, 0, sizeof *ast);
+    memset(sst, 0, sizeof *sst);
+    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->world));
+    if (run->roles->i_am_server) lock_server_run(run, sst);
+    else lock_agent_run(run, wl, ast, rtt_hist, bank_delta);
+    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->world));
+}
+
+/* bank: every account moved exactly by its committed transfers; the sum of balances on rank 0 */
+static void reduce_bank(lock_run *run, const int64_t *bank_delta, lock_totals *tot)
+{
+    const bench_ctx *ctx = run->ctx;
+    const lock_roles *roles = run->roles;
+    int64_t accounts = run->o->accounts;
+    int64_t *total = calloc((size_t)accounts, sizeof *total), sum = 0;
+    uint64_t wrong = 0;
+    MPI_CHECK(ctx->rank, MPI_Allreduce(bank_delta, total, (int)accounts, MPI_INT64_T, MPI_SUM, ctx->world));
+    if (roles->i_am_server) {
+        MPI_CHECK(ctx->rank, MPI_Win_sync(run->data_win));
+        uint64_t lo = lock_range_lo(roles, roles->my_index), range = lock_server_range(roles);
+        for (uint64_t i = 0; i < range; i++) {
+            sum += run->data_base[i];
+            if (run->data_base[i] != BANK_INITIAL_BALANCE + total[lo + i] && wrong++ < 3)
+                fprintf(stderr, "rmabench: rank %d: account %" PRIu64 " holds %" PRId64 ", committed transfers say %" PRId64 "\n",
+                        ctx->rank, lo + i, run->data_base[i], BANK_INITIAL_BALANCE + total[lo + i]);
+        }
+    }
+    MPI_CHECK(ctx->rank, MPI_Reduce(&wrong, &tot->bank_accounts_wrong, 1, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sum, &tot->bank_sum, 1, MPI_INT64_T, MPI_SUM, 0, ctx->world));
+    free(total);
+}
+
+void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *sst, const uint64_t *rtt_hist,
+                     const int64_t *bank_delta, lock_totals *tot)
+{
+    const bench_ctx *ctx = run->ctx;
+    memset(tot, 0, sizeof *tot);
+    enum { NU_AGENT = 7, ND_AGENT = 8, NU_SERVER = 15 };
+    uint64_t au[NU_AGENT] = {ast->committed, ast->aborted, ast->lock_requests, ast->remote_requests, ast->refused,
+                             ast->twopc, ast->votes_no};
+    double ad[ND_AGENT] = {ast->t_lock, ast->t_data, ast->t_vote, ast->t_end, ast->t_req_total, ast->t_req_queue,
+                           ast->t_req_server, ast->elapsed};
+    const lt_stats *l = &sst->lt;
+    uint64_t su[NU_SERVER] = {l->requests, l->granted_now, l->waited, l->refused, l->timeouts, l->dies, l->upgrades,
+                              l->upgrade_refusals, l->invariant_failures, sst->messages, sst->votes_yes, sst->votes_no,
+                              sst->ends, sst->active_locks_end, sst->active_txns_end};
+    uint64_t aus[NU_AGENT], sus[NU_SERVER];
+    double ads[ND_AGENT];
+    MPI_CHECK(ctx->rank, MPI_Reduce(au, aus, NU_AGENT, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(ad, ads, ND_AGENT, MPI_DOUBLE, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&ast->elapsed, &tot->elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world));
+    tot->rtt_hist = calloc(LAT_BUCKETS, sizeof *tot->rtt_hist);
+    MPI_CHECK(ctx->rank, MPI_Reduce(rtt_hist, tot->rtt_hist, LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    agent_stats *a = &tot->agents;
+    *a = (agent_stats){aus[0], aus[1], aus[2], aus[3], aus[4], aus[5], aus[6],
+                       ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7]};
+    server_stats *s = &tot->servers;
+    s->lt = (lt_stats){sus[0], sus[1], sus[2], sus[3], sus[4], sus[5], sus[6], sus[7], sus[8]};
+    s->messages = sus[9];
+    s->votes_yes = sus[10];
+    s->votes_no = sus[11];
+    s->ends = sus[12];
+    s->active_locks_end = sus[13];
+    s->active_txns_end = sus[14];
+    if (run->o->workload == WL_BANK) reduce_bank(run, bank_delta, tot);
+}
+
+void lock_totals_free(lock_totals *tot)
+{
+    free(tot->rtt_hist);
+    tot->rtt_hist = NULL;
+}

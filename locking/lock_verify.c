@@ -1,0 +1,12 @@
+#include "locking/lock_verify.h"
+
+lock_verdict lock_verify(const lock_opts *o, const lock_totals *t)
+{
+    lock_verdict v;
+    const server_stats *s = &t->servers;
+    v.invariants_ok = s->lt.invariant_failures == 0 && s->active_locks_end == 0 && s->active_txns_end == 0;
+    v.bank_ok = o->workload != WL_BANK ||
+                (t->bank_accounts_wrong == 0 && t->bank_sum == o->accounts * BANK_INITIAL_BALANCE);
+    v.pass = v.invariants_ok && v.bank_ok;
+    return v;
+}
