@@ -23,6 +23,7 @@ static const char *const columns[] = {
     /* lock parameters */
     "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
+    "checked", /* every grant checked by the oracle (yes), or --no-check (no) */
     /* lock results */
     "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
     "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",

@@ -3,6 +3,7 @@
  * when a lock of an exclusive-type mode was taken on a non-local server; end of transaction
  * (commit or abort) to every server contacted, which releases all locks there (strict 2PL).
  * Aborted transactions are not retried: the workload moves on to its next transaction. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,138 +86,213 @@ static void bank_undo(lock_run *run, const lock_request *reqs, const int64_t old
     }
 }
 
+/* One agent's state across its transactions: the servers contacted by the running transaction. */
+typedef struct {
+    lock_run *run;
+    uint32_t agent;
+    agent_stats *st;
+    uint64_t *rtt_hist;
+    int64_t *bank_delta;
+    contact *contacts;
+    int *contact_rank;  /* world rank of contacts[c] */
+    int *contact_of;    /* server -> index in contacts, -1 when not contacted */
+    uint64_t acks;      /* end-of-transaction acknowledgements owed so far */
+} agent_loop;
+
+/* The running transaction. */
+typedef struct {
+    uint64_t txn, age;
+    int n, ncontacts;
+    lock_request reqs[LOCK_TXN_MAX];
+    wl_txn info;
+    bool granted_all, wrote, voted, commit;
+    int64_t old[2];     /* bank: balances before the transfer (undo) */
+    uint64_t vote_word; /* when voted */
+} agent_txn;
+
+static int contact_server(agent_loop *a, agent_txn *t, int s)
+{
+    int c = a->contact_of[s];
+    if (c < 0) {
+        c = a->contact_of[s] = t->ncontacts++;
+        a->contacts[c] = (contact){s, false};
+        a->contact_rank[c] = a->run->roles->server_rank[s];
+    }
+    return c;
+}
+
+/* The deadlock workload: both agents meet after their first request (even a refused one: the
+ * other agent waits there), and one of them may wait a little longer. */
+static void meet_after_first(agent_loop *a, const wl_txn *info)
+{
+    MPI_CHECK(a->run->ctx->rank, MPI_Barrier(a->run->agent_comm));
+    if (info->delay_after_sync > 0) {
+        struct timespec ts = {(time_t)info->delay_after_sync,
+                              (long)((info->delay_after_sync - (double)(time_t)info->delay_after_sync) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Phase 1, lock acquisition: one request at a time, each waiting for its answer; the first refusal
+ * ends the phase (the transaction will abort). */
+static void acquire_locks(agent_loop *a, agent_txn *t)
+{
+    const lock_roles *roles = a->run->roles;
+    agent_stats *st = a->st;
+    t->granted_all = true;
+    for (int i = 0; i < t->n; i++) {
+        int s = lock_server_of(roles, t->reqs[i].lock_id);
+        int c = contact_server(a, t, s);
+        if (lock_mode_exclusive_type(t->reqs[i].mode)) a->contacts[c].exclusive = true;
+        lock_msg m = {MSG_LOCK, (uint8_t)t->reqs[i].mode, 0, 0, a->agent, t->txn, t->reqs[i].lock_id, {.age = t->age}};
+        int srank = roles->server_rank[s];
+        double tr = rmb_now();
+        notify_send(a->run->ep, srank, (int)a->agent, &m);
+        lock_msg resp;
+        recv_response(a->run, &resp, srank);
+        double dt = rmb_now() - tr;
+        st->lock_requests++;
+        if (!lock_server_is_local(roles, (int)a->agent, s)) st->remote_requests++;
+        st->t_req_total += dt;
+        st->t_req_queue += resp.u.t.queue_ns * 1e-9;
+        st->t_req_server += resp.u.t.server_ns * 1e-9;
+        a->rtt_hist[lat_bucket(dt)]++;
+        if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
+        if (!resp.granted) {
+            st->refused++;
+            t->granted_all = false;
+            return;
+        }
+    }
+}
+
+/* Phase 2, data access (bank): under the granted X locks. */
+static void access_data(agent_loop *a, agent_txn *t)
+{
+    t->wrote = false;
+    if (t->granted_all && t->info.transfer && a->run->data_win != MPI_WIN_NULL) {
+        bank_transfer(a->run, t->reqs, &t->info, t->old);
+        t->wrote = true;
+    }
+}
+
+/* Phase 3, 2PC when something was locked for writing on a non-local server: every contacted server
+ * votes; a no undoes the writes (still under the X locks) and aborts. */
+static void vote(agent_loop *a, agent_txn *t)
+{
+    lock_run *run = a->run;
+    t->commit = t->granted_all;
+    t->voted = false;
+    for (int c = 0; c < t->ncontacts && t->granted_all; c++)
+        if (a->contacts[c].exclusive && !lock_server_is_local(run->roles, (int)a->agent, a->contacts[c].server))
+            t->voted = true;
+    if (!t->voted) return;
+    a->st->twopc++;
+    twopc_reset(run);
+    for (int c = 0; c < t->ncontacts; c++) {
+        lock_msg m = {MSG_VOTE, 0, 0, 0, a->agent, t->txn, 0, {0}};
+        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+    }
+    t->vote_word = twopc_collect(run, (uint32_t)t->ncontacts, a->contact_rank);
+    t->commit = vote_commits(t->vote_word, (uint32_t)t->ncontacts);
+    if (!t->commit) {
+        a->st->votes_no++;
+        if (t->wrote) bank_undo(run, t->reqs, t->old);
+    }
+}
+
+/* Phase 4, end of transaction: every contacted server releases all locks of the transaction, then
+ * acknowledges. A commit is checked against the vote word first: no commit may follow a no. */
+static void end_txn(agent_loop *a, agent_txn *t)
+{
+    lock_run *run = a->run;
+    if (t->commit && t->voted && vote_no_count(t->vote_word) > 0) {
+        if (a->st->commits_against_vote++ == 0)
+            fprintf(stderr, "rmabench: rank %d: transaction %" PRIx64 " commits although %" PRIu32 " server(s) voted no\n",
+                    run->ctx->rank, t->txn, vote_no_count(t->vote_word));
+    }
+    for (int c = 0; c < t->ncontacts; c++) {
+        lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
+        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+        a->contact_of[a->contacts[c].server] = -1;
+    }
+    a->acks += (uint64_t)t->ncontacts;
+    twopc_wait_acks(run, a->acks, a->contact_rank, t->ncontacts);
+    if (t->commit) {
+        a->st->committed++;
+        if (a->bank_delta && t->info.transfer) {
+            a->bank_delta[t->info.from] -= t->info.amount;
+            a->bank_delta[t->info.to] += t->info.amount;
+        }
+    } else {
+        a->st->aborted++;
+    }
+}
+
+/* The next transaction of the workload; false at its end. */
+static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn *t)
+{
+    char err[256];
+    t->n = wl->ops->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
+    if (t->n < 0) {
+        fprintf(stderr, "rmabench: rank %d: workload: %s\n", a->run->ctx->rank, err);
+        MPI_Abort(a->run->ctx->world, 2);
+    }
+    t->txn = txn_global_id(a->agent, local);
+    t->age = (uint64_t)local << 32 | a->agent; /* fewer transactions started: older */
+    t->ncontacts = 0;
+    return t->n > 0;
+}
+
+static void run_txn(agent_loop *a, agent_txn *t)
+{
+    agent_stats *st = a->st;
+    double t0 = rmb_now();
+    acquire_locks(a, t);
+    double t1 = rmb_now();
+    access_data(a, t);
+    double t2 = rmb_now();
+    vote(a, t);
+    double t3 = rmb_now();
+    end_txn(a, t);
+    double t4 = rmb_now();
+    st->t_lock += t1 - t0;
+    st->t_data += t2 - t1;
+    st->t_vote += t3 - t2;
+    st->t_end += t4 - t3;
+}
+
 void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t *rtt_hist, int64_t *bank_delta)
 {
     const lock_roles *roles = run->roles;
     const lock_opts *o = run->o;
-    const uint32_t agent = (uint32_t)roles->my_index;
-    lock_request reqs[LOCK_TXN_MAX];
-    contact *contacts = calloc((size_t)roles->nservers, sizeof *contacts);
-    int *contact_rank = calloc((size_t)roles->nservers, sizeof *contact_rank); /* world rank of contacts[c] */
-    int *contact_of = malloc(sizeof(int) * (size_t)roles->nservers);
-    for (int s = 0; s < roles->nservers; s++) contact_of[s] = -1;
-    uint64_t acks = 0;
+    size_t ns = (size_t)roles->nservers;
+    agent_loop a = {run, (uint32_t)roles->my_index, st, rtt_hist, bank_delta, calloc(ns, sizeof(contact)),
+                    calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    agent_txn *t = malloc(sizeof *t);
+    if (!a.contacts || !a.contact_rank || !a.contact_of || !t) {
+        fprintf(stderr, "rmabench: rank %d: out of memory in the transaction agent\n", run->ctx->rank);
+        MPI_Abort(run->ctx->world, 3);
+    }
+    for (size_t s = 0; s < ns; s++) a.contact_of[s] = -1;
     memset(st, 0, sizeof *st);
-    char err[256];
 
     double start = rmb_now();
     for (uint32_t local = 0;; local++) {
         if (o->transactions_per_agent > 0 ? (int64_t)local >= o->transactions_per_agent
                                           : rmb_now() - start >= o->duration)
             break;
-        wl_txn info;
-        int n = wl->ops->next(wl->state, reqs, LOCK_TXN_MAX, &info, err, sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "rmabench: rank %d: workload: %s\n", run->ctx->rank, err);
-            MPI_Abort(run->ctx->world, 2);
-        }
-        if (n == 0) break;
-        uint64_t txn = txn_global_id(agent, local);
-        uint64_t age = (uint64_t)local << 32 | agent; /* fewer transactions started: older */
-        int ncontacts = 0;
-        bool granted_all = true;
-
-        /* lock acquisition: one request at a time */
-        double t0 = rmb_now();
-        for (int i = 0; i < n; i++) {
-            int s = lock_server_of(roles, reqs[i].lock_id);
-            int c = contact_of[s];
-            if (c < 0) {
-                c = contact_of[s] = ncontacts++;
-                contacts[c] = (contact){s, false};
-                contact_rank[c] = roles->server_rank[s];
-            }
-            if (lock_mode_exclusive_type(reqs[i].mode)) contacts[c].exclusive = true;
-            lock_msg m = {MSG_LOCK, (uint8_t)reqs[i].mode, 0, 0, agent, txn, reqs[i].lock_id, {.age = age}};
-            int srank = roles->server_rank[s];
-            double tr = rmb_now();
-            notify_send(run->ep, srank, (int)agent, &m);
-            lock_msg resp;
-            recv_response(run, &resp, srank);
-            double dt = rmb_now() - tr;
-            st->lock_requests++;
-            if (!lock_server_is_local(roles, (int)agent, s)) st->remote_requests++;
-            st->t_req_total += dt;
-            st->t_req_queue += resp.u.t.queue_ns * 1e-9;
-            st->t_req_server += resp.u.t.server_ns * 1e-9;
-            rtt_hist[lat_bucket(dt)]++;
-            if (info.sync_after_first && i == 0) { /* (even when refused: the other agent waits here) */
-                MPI_CHECK(run->ctx->rank, MPI_Barrier(run->agent_comm));
-                if (info.delay_after_sync > 0) {
-                    struct timespec ts = {(time_t)info.delay_after_sync,
-                                          (long)((info.delay_after_sync - (double)(time_t)info.delay_after_sync) * 1e9)};
-                    nanosleep(&ts, NULL);
-                }
-            }
-            if (!resp.granted) {
-                st->refused++;
-                granted_all = false;
-                break;
-            }
-        }
-        double t1 = rmb_now();
-        st->t_lock += t1 - t0;
-
-        /* data access */
-        int64_t old[2] = {0, 0};
-        bool wrote = false;
-        if (granted_all && info.transfer && run->data_win != MPI_WIN_NULL) {
-            bank_transfer(run, reqs, &info, old);
-            wrote = true;
-        }
-        double t2 = rmb_now();
-        st->t_data += t2 - t1;
-
-        /* 2PC when something was locked for writing on a non-local server */
-        bool commit = granted_all;
-        bool vote = false;
-        for (int c = 0; c < ncontacts && granted_all; c++)
-            if (contacts[c].exclusive && !lock_server_is_local(roles, (int)agent, contacts[c].server)) vote = true;
-        if (vote) {
-            st->twopc++;
-            twopc_reset(run);
-            for (int c = 0; c < ncontacts; c++) {
-                lock_msg m = {MSG_VOTE, 0, 0, 0, agent, txn, 0, {0}};
-                notify_send(run->ep, roles->server_rank[contacts[c].server], (int)agent, &m);
-            }
-            uint64_t w = twopc_collect(run, (uint32_t)ncontacts, contact_rank);
-            commit = vote_commits(w, (uint32_t)ncontacts);
-            if (!commit) {
-                st->votes_no++;
-                if (wrote) bank_undo(run, reqs, old); /* still under the X locks */
-            }
-        }
-        double t3 = rmb_now();
-        st->t_vote += t3 - t2;
-
-        /* end of transaction: every server contacted releases all locks of txn, then acknowledges */
-        for (int c = 0; c < ncontacts; c++) {
-            lock_msg m = {MSG_END, 0, 0, (uint8_t)commit, agent, txn, 0, {0}};
-            notify_send(run->ep, roles->server_rank[contacts[c].server], (int)agent, &m);
-            contact_of[contacts[c].server] = -1;
-        }
-        acks += (uint64_t)ncontacts;
-        twopc_wait_acks(run, acks, contact_rank, ncontacts);
-        double t4 = rmb_now();
-        st->t_end += t4 - t3;
-
-        if (commit) {
-            st->committed++;
-            if (bank_delta && info.transfer) {
-                bank_delta[info.from] -= info.amount;
-                bank_delta[info.to] += info.amount;
-            }
-        } else {
-            st->aborted++;
-        }
+        if (!next_txn(&a, wl, local, t)) break;
+        run_txn(&a, t);
     }
     st->elapsed = rmb_now() - start;
     /* tell every server this agent is done (no answer: the slot is never written again) */
     for (int s = 0; s < roles->nservers; s++) {
-        lock_msg m = {MSG_DONE, 0, 0, 0, agent, 0, 0, {0}};
-        notify_send(run->ep, roles->server_rank[s], (int)agent, &m);
+        lock_msg m = {MSG_DONE, 0, 0, 0, a.agent, 0, 0, {0}};
+        notify_send(run->ep, roles->server_rank[s], (int)a.agent, &m);
     }
-    free(contacts);
-    free(contact_rank);
-    free(contact_of);
+    free(t);
+    free(a.contacts);
+    free(a.contact_rank);
+    free(a.contact_of);
 }

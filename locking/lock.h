@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "bench/context.h"
+#include "locking/lock_oracle.h"
 #include "locking/lock_table.h"
 #include "rma/notify.h"
 #include "locking/workloads/workload.h"
@@ -34,7 +35,7 @@ typedef struct {
     const char *output;
     const char *model;
     int64_t seed;
-    bool check_invariants;
+    bool check;              /* the oracle's ledger checks every grant (lock_oracle.h); --no-check */
     int64_t wait_bound_s;    /* bound of every blocking wait (lock response, vote, ack) */
 } lock_opts;
 
@@ -91,6 +92,7 @@ _Static_assert(sizeof(lock_msg) == 32, "lock message must fill one 32-byte slot"
 /* Statistics of one agent (summed over agents by the driver). */
 typedef struct {
     uint64_t committed, aborted, lock_requests, remote_requests, refused, twopc, votes_no;
+    uint64_t commits_against_vote; /* commits although the vote word held a no (must stay 0) */
     double t_lock, t_data, t_vote, t_end;        /* per-transaction phases, seconds summed */
     double t_req_total, t_req_queue, t_req_server; /* per lock request, seconds summed */
     double elapsed;
@@ -128,11 +130,13 @@ typedef struct {
     notify_poll_mode poll;
     MPI_Comm agent_comm;  /* agents only (the deadlock workload meets there) */
     double step_start;    /* server: when the message being handled was taken from the mailbox */
+    struct server_audit *audit; /* server: the oracle and the grants it has yet to see (server.c) */
 } lock_run;
 
 /* server.c */
 typedef struct {
     lt_stats lt;
+    oracle_stats oracle;
     uint64_t messages, votes_yes, votes_no, ends;
     double t_busy;
     uint64_t active_locks_end, active_txns_end;

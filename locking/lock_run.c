@@ -10,7 +10,7 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 {
     notify_open(ep, ctx->world, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
                 roles->i_am_server ? roles->nagents : 1, (int)sizeof(lock_msg), ctx->oversubscribed);
-    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0};
+    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
     MPI_CHECK(ctx->rank, MPI_Win_allocate(64, 1, MPI_INFO_NULL, ctx->world, &run->vote_base, &run->vote_win));
     MPI_Win_set_errhandler(run->vote_win, MPI_ERRORS_RETURN);
@@ -92,39 +92,53 @@ static void reduce_bank(lock_run *run, const int64_t *bank_delta, lock_totals *t
     free(total);
 }
 
+/* Counters that are all uint64_t are summed as arrays (checked at compile time). */
+#define U64_FIELDS(type) ((int)(sizeof(type) / sizeof(uint64_t)))
+_Static_assert(sizeof(lt_stats) % sizeof(uint64_t) == 0, "lt_stats: uint64_t counters only");
+_Static_assert(sizeof(oracle_stats) % sizeof(uint64_t) == 0, "oracle_stats: uint64_t counters only");
+
+static void reduce_servers(const bench_ctx *ctx, const server_stats *sst, server_stats *s)
+{
+    enum { NU_SERVER = 6 };
+    uint64_t su[NU_SERVER] = {sst->messages, sst->votes_yes, sst->votes_no, sst->ends, sst->active_locks_end,
+                              sst->active_txns_end};
+    uint64_t sus[NU_SERVER];
+    MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->lt, &s->lt, U64_FIELDS(lt_stats), MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->oracle, &s->oracle, U64_FIELDS(oracle_stats), MPI_UINT64_T, MPI_SUM, 0,
+                                    ctx->world));
+    /* every server checks the same table: the pairs that disagree, not their sum over servers */
+    uint64_t mismatches = 0;
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->oracle.table_mismatches, &mismatches, 1, MPI_UINT64_T, MPI_MAX, 0, ctx->world));
+    s->oracle.table_mismatches = mismatches;
+    s->messages = sus[0];
+    s->votes_yes = sus[1];
+    s->votes_no = sus[2];
+    s->ends = sus[3];
+    s->active_locks_end = sus[4];
+    s->active_txns_end = sus[5];
+}
+
 void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *sst, const uint64_t *rtt_hist,
                      const int64_t *bank_delta, lock_totals *tot)
 {
     const bench_ctx *ctx = run->ctx;
     memset(tot, 0, sizeof *tot);
-    enum { NU_AGENT = 7, ND_AGENT = 8, NU_SERVER = 15 };
+    enum { NU_AGENT = 8, ND_AGENT = 8 };
     uint64_t au[NU_AGENT] = {ast->committed, ast->aborted, ast->lock_requests, ast->remote_requests, ast->refused,
-                             ast->twopc, ast->votes_no};
+                             ast->twopc, ast->votes_no, ast->commits_against_vote};
     double ad[ND_AGENT] = {ast->t_lock, ast->t_data, ast->t_vote, ast->t_end, ast->t_req_total, ast->t_req_queue,
                            ast->t_req_server, ast->elapsed};
-    const lt_stats *l = &sst->lt;
-    uint64_t su[NU_SERVER] = {l->requests, l->granted_now, l->waited, l->refused, l->timeouts, l->dies, l->upgrades,
-                              l->upgrade_refusals, l->invariant_failures, sst->messages, sst->votes_yes, sst->votes_no,
-                              sst->ends, sst->active_locks_end, sst->active_txns_end};
-    uint64_t aus[NU_AGENT], sus[NU_SERVER];
+    uint64_t aus[NU_AGENT];
     double ads[ND_AGENT];
     MPI_CHECK(ctx->rank, MPI_Reduce(au, aus, NU_AGENT, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
     MPI_CHECK(ctx->rank, MPI_Reduce(ad, ads, ND_AGENT, MPI_DOUBLE, MPI_SUM, 0, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
     MPI_CHECK(ctx->rank, MPI_Reduce(&ast->elapsed, &tot->elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world));
     tot->rtt_hist = calloc(LAT_BUCKETS, sizeof *tot->rtt_hist);
     MPI_CHECK(ctx->rank, MPI_Reduce(rtt_hist, tot->rtt_hist, LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
-    agent_stats *a = &tot->agents;
-    *a = (agent_stats){aus[0], aus[1], aus[2], aus[3], aus[4], aus[5], aus[6],
-                       ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7]};
-    server_stats *s = &tot->servers;
-    s->lt = (lt_stats){sus[0], sus[1], sus[2], sus[3], sus[4], sus[5], sus[6], sus[7], sus[8]};
-    s->messages = sus[9];
-    s->votes_yes = sus[10];
-    s->votes_no = sus[11];
-    s->ends = sus[12];
-    s->active_locks_end = sus[13];
-    s->active_txns_end = sus[14];
+    tot->agents = (agent_stats){aus[0], aus[1], aus[2], aus[3], aus[4], aus[5], aus[6], aus[7],
+                                ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7]};
+    reduce_servers(ctx, sst, &tot->servers);
     if (run->o->workload == WL_BANK) reduce_bank(run, bank_delta, tot);
 }
 

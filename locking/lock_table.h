@@ -75,13 +75,12 @@ typedef struct lt_lock {
 
 typedef struct {
     uint64_t requests, granted_now, waited, refused, timeouts, dies, upgrades, upgrade_refusals;
-    uint64_t invariant_failures;
+    uint64_t counter_leaks; /* lock entries dropped with no holder but a granted counter above 0 */
 } lt_stats;
 
 typedef struct {
     deadlock_policy policy;
     double timeout_s;
-    bool check_invariants;
     u64map locks;        /* lock id -> lt_lock* */
     txn_table txns;
     lt_lock *waiting;    /* head of the list of locks with a non-empty waiting group */
@@ -91,7 +90,7 @@ typedef struct {
     lt_stats st;
 } lock_table;
 
-void lt_init(lock_table *t, deadlock_policy policy, double timeout_s, bool check_invariants);
+void lt_init(lock_table *t, deadlock_policy policy, double timeout_s);
 void lt_free(lock_table *t);
 
 /* Decide a request at time now; proc0 = processing time so far (kept for a later answer). On
@@ -110,9 +109,5 @@ lock_mode lt_held_mode(const lock_table *t, uint64_t lock_id, uint64_t txn);
 lock_mode lt_lock_mode(const lock_table *t, uint64_t lock_id);
 static inline size_t lt_active_locks(const lock_table *t) { return t->locks.n; }
 static inline size_t lt_active_txns(const lock_table *t) { return txn_table_size(&t->txns); }
-
-/* The invariant of one lock: counters match the holders and no two granted modes conflict.
- * Returns false (and prints the lock) when broken. */
-bool lt_check_lock(const lt_lock *l);
 
 #endif

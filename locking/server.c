@@ -1,7 +1,8 @@
 /* The lock server loop (thesis §5.2.2): takes messages from its mailbox, decides lock requests in
  * its lock table, votes and releases on behalf of transactions, and, while idle, refuses requests
  * that waited too long (--deadlock timeout). It takes no part in data access: agents read and write
- * its data window directly. Runs until every agent has said it is done. */
+ * its data window directly. Runs until every agent has said it is done. Every grant it sends, every
+ * vote and every end of transaction also goes to the oracle (locking/lock_oracle.h). */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,37 @@
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 
+/* The oracle and the grants sent in the current step, not yet shown to it: it sees them once the
+ * step's answers and acknowledgement left (and after the step's release), so no agent waits for
+ * the check. */
+typedef struct server_audit {
+    lock_oracle oracle;
+    struct sent_grant {
+        uint64_t lock_id, txn;
+        uint32_t agent;
+        lock_mode mode;
+    } *sent;
+    size_t nsent, cap;
+} server_audit;
+
+static void audit_later(server_audit *au, uint32_t agent, uint64_t lock_id, uint64_t txn, lock_mode mode)
+{
+    if (!au->oracle.ledger) return;
+    if (au->nsent == au->cap) {
+        au->cap = au->cap ? 2 * au->cap : 64;
+        au->sent = realloc(au->sent, au->cap * sizeof *au->sent);
+        if (!au->sent) abort();
+    }
+    au->sent[au->nsent++] = (struct sent_grant){lock_id, txn, agent, mode};
+}
+
+static void audit_now(server_audit *au)
+{
+    for (size_t i = 0; i < au->nsent; i++)
+        lock_oracle_grant(&au->oracle, au->sent[i].agent, au->sent[i].lock_id, au->sent[i].txn, au->sent[i].mode);
+    au->nsent = 0;
+}
+
 static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lock_id, lock_mode mode, bool granted,
                         double queue_s, double server_s)
 {
@@ -18,6 +50,7 @@ static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lo
     m.u.t.queue_ns = (uint32_t)(queue_s > 0 ? queue_s * 1e9 : 0);
     m.u.t.server_ns = (uint32_t)(server_s > 0 ? server_s * 1e9 : 0);
     notify_send(run->ep, run->roles->agent_rank[agent], 0, &m);
+    if (granted) audit_later(run->audit, agent, lock_id, txn, mode);
 }
 
 /* A grant or refusal decided after the request waited (release of another transaction, timeout).
@@ -31,11 +64,60 @@ static void emit_answer(void *arg, const lt_answer *a)
                 a->proc0 + (now - run->step_start));
 }
 
+static void expire(lock_run *run, lock_table *lt, double now)
+{
+    run->step_start = now;
+    lt_expire(lt, now, emit_answer, run);
+    audit_now(run->audit);
+}
+
+/* One message from an agent; returns true for the agent's last (MSG_DONE). */
+static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, double t0, uint64_t *rng,
+                   server_stats *st)
+{
+    server_audit *au = run->audit;
+    switch (m->type) {
+    case MSG_LOCK: {
+        lt_request r = {m->txn, m->u.age, m->lock_id, m->agent, (lock_mode)m->mode};
+        lt_reason why;
+        lt_outcome out = lt_request_lock(lt, &r, t0, 0, &why);
+        /* LT_WAITING: the answer comes later; the processing time so far stays with the waiter */
+        if (out != LT_WAITING)
+            send_answer(run, m->agent, m->txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_now() - t0);
+        break;
+    }
+    case MSG_VOTE: {
+        bool yes = !(run->o->vote_no_prob > 0 && wl_rand01(rng) < run->o->vote_no_prob);
+        if (yes) st->votes_yes++;
+        else st->votes_no++;
+        lock_oracle_vote(&au->oracle, m->agent, m->txn, yes);
+        twopc_vote(run, run->roles->agent_rank[m->agent], yes);
+        break;
+    }
+    case MSG_END:
+        st->ends++;
+        lt_release_all(lt, m->txn, t0, emit_answer, run);
+        twopc_ack(run, run->roles->agent_rank[m->agent]);
+        lock_oracle_end(&au->oracle, m->agent, m->txn, m->commit);
+        lock_oracle_release(&au->oracle, m->agent, m->txn); /* before the grants the release handed out */
+        break;
+    case MSG_DONE: return true;
+    default:
+        fprintf(stderr, "rmabench: rank %d: unknown message type %d in slot %d\n", run->ctx->rank, m->type, slot);
+        MPI_Abort(run->ctx->world, 3);
+    }
+    audit_now(au);
+    return false;
+}
+
 void lock_server_run(lock_run *run, server_stats *st)
 {
     const lock_opts *o = run->o;
     lock_table lt;
-    lt_init(&lt, (deadlock_policy)o->deadlock, o->lock_timeout, o->check_invariants);
+    lt_init(&lt, (deadlock_policy)o->deadlock, o->lock_timeout);
+    server_audit au = {0};
+    lock_oracle_init(&au.oracle, o->check, run->roles->nagents);
+    run->audit = &au;
     uint64_t rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
     int done = 0, nagents = run->roles->nagents;
     unsigned spin = notify_spin_polls(run->poll, run->ctx->oversubscribed);
@@ -50,8 +132,7 @@ void lock_server_run(lock_run *run, server_stats *st)
              * on every poll would slow the answer to the next request). */
             if ((++idle & 15) == 0) {
                 double now = rmb_now();
-                run->step_start = now;
-                if (lt_has_waiters(&lt)) lt_expire(&lt, now, emit_answer, run);
+                if (lt_has_waiters(&lt)) expire(run, &lt, now);
                 if (now - last_msg > (double)o->wait_bound_s + o->lock_timeout) {
                     fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
                             run->ctx->rank, now - last_msg, done, nagents);
@@ -65,46 +146,20 @@ void lock_server_run(lock_run *run, server_stats *st)
         run->step_start = last_msg = t0;
         idle = backoff = 0;
         st->messages++;
-        switch (m.type) {
-        case MSG_LOCK: {
-            lt_request r = {m.txn, m.u.age, m.lock_id, m.agent, (lock_mode)m.mode};
-            lt_reason why;
-            lt_outcome out = lt_request_lock(&lt, &r, t0, 0, &why);
-            if (out == LT_WAITING) {
-                /* the answer comes later: keep the processing time so far with the waiter */
-                break;
-            }
-            send_answer(run, m.agent, m.txn, m.lock_id, (lock_mode)m.mode, out == LT_GRANTED, 0, rmb_now() - t0);
-            break;
-        }
-        case MSG_VOTE: {
-            bool yes = !(o->vote_no_prob > 0 && wl_rand01(&rng) < o->vote_no_prob);
-            if (yes) st->votes_yes++;
-            else st->votes_no++;
-            twopc_vote(run, run->roles->agent_rank[m.agent], yes);
-            break;
-        }
-        case MSG_END:
-            st->ends++;
-            lt_release_all(&lt, m.txn, t0, emit_answer, run);
-            twopc_ack(run, run->roles->agent_rank[m.agent]);
-            break;
-        case MSG_DONE: done++; break;
-        default:
-            fprintf(stderr, "rmabench: rank %d: unknown message type %d in slot %d\n", run->ctx->rank, m.type, slot);
-            MPI_Abort(run->ctx->world, 3);
-        }
+        if (handle(run, &lt, &m, slot, t0, &rng, st)) done++;
         /* a server that is never idle still has to bound the waits */
         if (++since_expire >= 1024) {
             since_expire = 0;
-            if (lt_has_waiters(&lt)) {
-                run->step_start = rmb_now();
-                lt_expire(&lt, run->step_start, emit_answer, run);
-            }
+            if (lt_has_waiters(&lt)) expire(run, &lt, rmb_now());
         }
     }
     st->lt = lt.st;
     st->active_locks_end = lt_active_locks(&lt);
     st->active_txns_end = lt_active_txns(&lt);
     lt_free(&lt);
+    lock_oracle_finish(&au.oracle);
+    st->oracle = au.oracle.st;
+    lock_oracle_free(&au.oracle);
+    free(au.sent);
+    run->audit = NULL;
 }

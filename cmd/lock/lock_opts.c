@@ -1,4 +1,6 @@
-/* The flags of `rmabench lock` and their checks; MPI-free (parsed before MPI_Init). */
+/* The flags of `rmabench lock`, in groups (common, then per workload), and their checks. A flag the
+ * chosen workload or deadlock policy would ignore is refused, naming both; only flags given count.
+ * MPI-free (parsed before MPI_Init). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +9,16 @@
 #include "bench/options.h"
 #include "cmd/lock/lock_cmd.h"
 #include "locking/workloads/tpcc.h"
+
+/* bank is the correctness workload: unless told otherwise it runs 2PC and sees no votes */
+#define BANK_REMOTE_PROB 0.5
+#define BANK_VOTE_NO_PROB 0.1
+
+/* Which flags were given. */
+typedef struct {
+    bool duration, tpa, remote_prob, vote_no_prob, locks_per_txn, locks_per_server, lock_timeout;
+    bool isolation, warehouses, trace, accounts;
+} lock_seen;
 
 static void default_opts(lock_opts *o)
 {
@@ -21,50 +33,88 @@ static void default_opts(lock_opts *o)
     o->lock_timeout = 0.1;
     o->accounts = 1000;
     o->seed = 42;
+    o->check = true;
     o->wait_bound_s = 60;
 }
 
-/* Checks between flags, after parsing. */
-static void check_opts(const lock_opts *o, bool seen_duration, bool seen_tpa)
+/* `flag` given, but the workload does not read it: one line naming both. */
+static void only_with(bool given, const char *flag, const lock_opts *o, const char *which)
 {
-    if (seen_duration && seen_tpa) opt_usage_error("--duration: give either --duration or --transactions-per-agent");
-    if (o->workload == WL_TRACE && !o->trace) opt_usage_error("--workload: trace needs --trace FILE");
-    if (o->trace && o->workload != WL_TRACE) opt_usage_error("--trace: only with --workload trace");
+    if (given)
+        opt_usage_error("--%s: --workload %s ignores it (%s only)", flag, workload_kind_names[o->workload], which);
+}
+
+/* Checks between flags, after parsing. */
+static void check_opts(const lock_opts *o, const lock_seen *seen)
+{
+    int w = o->workload;
+    if (seen->duration && seen->tpa) opt_usage_error("--duration: give either --duration or --transactions-per-agent");
+    if (w == WL_TRACE && !o->trace) opt_usage_error("--workload: trace needs --trace FILE");
+    if (!lock_workload_ops(w)) opt_usage_error("--workload: %s is not built into this rmabench", workload_kind_names[w]);
+    if (w != WL_SYNTHETIC) {
+        only_with(seen->locks_per_txn, "locks-per-txn", o, "synthetic");
+        only_with(seen->locks_per_server, "locks-per-server", o, "synthetic");
+    }
+    if (w != WL_SYNTHETIC && w != WL_BANK) only_with(seen->remote_prob, "remote-prob", o, "synthetic and bank");
+    if (w != WL_TPCC) {
+        only_with(seen->isolation, "isolation", o, "tpcc");
+        only_with(seen->warehouses, "warehouses", o, "tpcc");
+    }
+    if (w != WL_TRACE) only_with(seen->trace, "trace", o, "trace");
+    if (w != WL_BANK) only_with(seen->accounts, "accounts", o, "bank");
+    if (w == WL_DEADLOCK && (seen->duration || seen->tpa))
+        opt_usage_error("--%s: --workload deadlock runs one transaction per agent",
+                        seen->duration ? "duration" : "transactions-per-agent");
+    if (seen->lock_timeout && o->deadlock != DL_TIMEOUT)
+        opt_usage_error("--lock-timeout: --deadlock %s ignores it (timeout only)", deadlock_policy_names[o->deadlock]);
+    /* synthetic and bank take every lock on a local server at --remote-prob 0: no 2PC, no vote */
+    if (seen->vote_no_prob && (w == WL_SYNTHETIC || w == WL_BANK) && o->remote_prob == 0)
+        opt_usage_error("--vote-no-prob: --remote-prob 0 runs no 2PC, so no server votes");
     if (o->trace && access(o->trace, R_OK) != 0) opt_usage_error("--trace: %s: cannot read", o->trace);
-    if (!lock_workload_ops(o->workload))
-        opt_usage_error("--workload: %s is not built into this rmabench", workload_kind_names[o->workload]);
 }
 
 void lock_parse_opts(lock_opts *o, int argc, char **argv)
 {
     default_opts(o);
-    bool seen_duration = false, seen_tpa = false;
-    const opt_spec specs[] = {
-        {"workload", OPT_CHOICE, &o->workload, "synthetic, tpcc, trace, bank (correctness) or deadlock (test: 2 agents)", 0, 0, workload_kind_names, NULL},
+    lock_seen seen = {0};
+    const opt_spec common[] = {
+        {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"workload", OPT_CHOICE, &o->workload, "synthetic (benchmark), tpcc, trace, bank (correctness) or deadlock (test: 2 agents)", 0, 0, workload_kind_names, NULL},
         {"servers", OPT_INT, &o->servers, "lock-server ranks (0 = half of the ranks)", 0, 1e6, NULL, NULL},
-        {"duration", OPT_DURATION, &o->duration, "run time of every agent", 1e-3, 86400, NULL, &seen_duration},
-        {"transactions-per-agent", OPT_COUNT, &o->transactions_per_agent, "transactions per agent (instead of --duration)", 1, 1e12, NULL, &seen_tpa},
-        {"remote-prob", OPT_DOUBLE, &o->remote_prob, "probability that a lock is on a remote server", 0, 1, NULL, NULL},
-        {"locks-per-txn", OPT_INT, &o->locks_per_txn, "synthetic: mean locks per transaction", 1, LOCK_TXN_MAX / 2, NULL, NULL},
-        {"locks-per-server", OPT_COUNT, &o->locks_per_server, "synthetic: lock ids per server", 1, 1e15, NULL, NULL},
+        {"duration", OPT_DURATION, &o->duration, "run time of every agent", 1e-3, 86400, NULL, &seen.duration},
+        {"transactions-per-agent", OPT_COUNT, &o->transactions_per_agent, "transactions per agent (instead of --duration)", 1, 1e12, NULL, &seen.tpa},
         {"transport", OPT_CHOICE, &o->transport, "rma: notified puts; msg: MPI_Isend / pre-posted MPI_Irecv", 0, 0, notify_transport_names, NULL},
-        {"notify-poll", OPT_CHOICE, &o->notify_poll, "how targets poll: Win_sync + loads, MPI_Fetch_and_op(NO_OP), or MPI_Iprobe + loads (auto: load on Open MPI, probe elsewhere)", 0, 0, notify_poll_names, NULL},
+        {"notify-poll", OPT_CHOICE, &o->notify_poll, "how targets poll mailboxes (rma) and the 2PC vote and acknowledgement words (both transports): Win_sync + loads, MPI_Fetch_and_op(NO_OP), or MPI_Iprobe + loads (auto: load on Open MPI, probe elsewhere)", 0, 0, notify_poll_names, NULL},
         {"deadlock", OPT_CHOICE, &o->deadlock, "timeout (bounded wait), nowait or waitdie", 0, 0, deadlock_policy_names, NULL},
-        {"lock-timeout", OPT_DURATION, &o->lock_timeout, "--deadlock timeout: longest wait at the head of a waiting group", 1e-6, 3600, NULL, NULL},
-        {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC", 0, 1, NULL, NULL},
-        {"isolation", OPT_CHOICE, &o->isolation, "tpcc isolation level", 0, 0, tpcc_isolation_names, NULL},
-        {"warehouses", OPT_INT, &o->warehouses, "tpcc warehouses (0 = 2 per server)", 0, 1e6, NULL, NULL},
-        {"trace", OPT_STRING, &o->trace, "lock trace file for --workload trace", 0, 0, NULL, NULL},
-        {"accounts", OPT_COUNT, &o->accounts, "bank accounts (few: contention)", 2, 1e9, NULL, NULL},
+        {"lock-timeout", OPT_DURATION, &o->lock_timeout, "--deadlock timeout only: longest wait at the head of a waiting group", 1e-6, 3600, NULL, &seen.lock_timeout},
+        {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC (bank: 0.1 unless given)", 0, 1, NULL, &seen.vote_no_prob},
         {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, NULL},
         {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement of mailboxes and data (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
-        {"seed", OPT_INT, &o->seed, "workload seed", 0, 9.2e18, NULL, NULL},
-        {"check-invariants", OPT_BOOL, &o->check_invariants, "after every grant, assert that no two incompatible modes are granted", 0, 0, NULL, NULL},
+        {"seed", OPT_INT, &o->seed, "workload and vote seed", 0, 9.2e18, NULL, NULL},
+        {"check", OPT_BOOL, &o->check, "check every grant against the oracle's ledger of granted locks (--no-check: only the end-of-run, 2PC and Table 2.1 checks)", 0, 0, NULL, NULL},
         {"wait-bound", OPT_INT, &o->wait_bound_s, "seconds any blocking wait may take before the run is aborted", 1, 86400, NULL, NULL},
         OPT_END,
     };
-    const opt_spec *tables[] = {specs, NULL};
+    const opt_spec synthetic[] = {
+        {"synthetic and bank (--workload synthetic|bank)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"remote-prob", OPT_DOUBLE, &o->remote_prob, "probability that a lock is on a remote server (bank: 0.5 unless given)", 0, 1, NULL, &seen.remote_prob},
+        {"synthetic (--workload synthetic)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"locks-per-txn", OPT_INT, &o->locks_per_txn, "mean locks per transaction", 1, LOCK_TXN_MAX / 2, NULL, &seen.locks_per_txn},
+        {"locks-per-server", OPT_COUNT, &o->locks_per_server, "lock ids per server", 1, 1e15, NULL, &seen.locks_per_server},
+        OPT_END,
+    };
+    const opt_spec per_workload[] = {
+        {"bank (--workload bank)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"accounts", OPT_COUNT, &o->accounts, "bank accounts (few: contention)", 2, 1e9, NULL, &seen.accounts},
+        {"tpcc (--workload tpcc)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"isolation", OPT_CHOICE, &o->isolation, "isolation level", 0, 0, tpcc_isolation_names, &seen.isolation},
+        {"warehouses", OPT_INT, &o->warehouses, "warehouses (0 = 2 per server)", 0, 1e6, NULL, &seen.warehouses},
+        {"trace (--workload trace)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"trace", OPT_STRING, &o->trace, "lock trace file (rmabench lock-trace)", 0, 0, NULL, &seen.trace},
+        OPT_END,
+    };
+    const opt_spec *tables[] = {common, synthetic, per_workload, NULL};
     char err[512];
     int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
     if (rc == OPT_HELP) {
@@ -72,5 +122,7 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         exit(0);
     }
     if (rc == OPT_ERROR) opt_usage_error("%s", err);
-    check_opts(o, seen_duration, seen_tpa);
+    if (o->workload == WL_BANK && !seen.remote_prob) o->remote_prob = BANK_REMOTE_PROB;
+    if (o->workload == WL_BANK && !seen.vote_no_prob) o->vote_no_prob = BANK_VOTE_NO_PROB;
+    check_opts(o, &seen);
 }

@@ -27,6 +27,7 @@ static void parameter_columns(record *rec, const lock_session *ls)
     if (o->transactions_per_agent) record_set(rec, "transactions_per_agent", "%" PRId64, o->transactions_per_agent);
     else record_set(rec, "duration", "%g", o->duration);
     record_set(rec, "vote_no_prob", "%g", o->vote_no_prob);
+    record_set(rec, "checked", "%s", o->check ? "yes" : "no");
 }
 
 static void result_columns(record *rec, const lock_totals *t, const lock_figures *f)
