@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/rmb_mutant.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/twopc.h"
@@ -195,6 +196,9 @@ static void vote(agent_loop *a, agent_txn *t)
     }
     t->vote_word = twopc_collect(run, (uint32_t)t->ncontacts, a->contact_rank);
     t->commit = vote_commits(t->vote_word, (uint32_t)t->ncontacts);
+#ifdef RMB_MUTANT_LOCK_COMMIT_AFTER_NO /* mutation suite: the agent commits whatever the votes say */
+    t->commit = t->granted_all;
+#endif
     if (!t->commit) {
         a->st->votes_no++;
         if (t->wrote) bank_undo(run, t->reqs, t->old);
@@ -211,13 +215,17 @@ static void end_txn(agent_loop *a, agent_txn *t)
             fprintf(stderr, "rmabench: rank %d: transaction %" PRIx64 " commits although %" PRIu32 " server(s) voted no\n",
                     run->ctx->rank, t->txn, vote_no_count(t->vote_word));
     }
+    int nend = t->ncontacts; /* servers told of the end */
+#ifdef RMB_MUTANT_LOCK_KEEP_AFTER_COMMIT /* mutation suite: the last server never hears of the commit */
+    if (t->commit && nend > 0) nend--;
+#endif
     for (int c = 0; c < t->ncontacts; c++) {
         lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
-        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+        if (c < nend) notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
         a->contact_of[a->contacts[c].server] = -1;
     }
-    a->acks += (uint64_t)t->ncontacts;
-    twopc_wait_acks(run, a->acks, a->contact_rank, t->ncontacts);
+    a->acks += (uint64_t)nend;
+    twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     if (t->commit) {
         a->st->committed++;
         if (a->bank_delta && t->info.transfer) {
