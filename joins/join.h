@@ -9,11 +9,11 @@
 #include "bench/context.h"
 #include "joins/generate.h"
 #include "bench/phases.h"
+#include "rma/flush.h"
 #include "rma/window.h"
 
 enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH };
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };
-enum { FLUSH_WINDOW, FLUSH_REQUEST };
 enum { RANGES_SPLITTERS, RANGES_EQUAL };
 enum { SIMD_AUTO, SIMD_AVX512, SIMD_AVX2, SIMD_SCALAR };
 
@@ -33,12 +33,12 @@ typedef struct {
     const char *model;         /* parameter file for --model */
     int window;                /* win_flavor */
     bool window_pool;          /* keep windows across --repeat runs (rma_window_get slots 0, 1) */
+    int flush;                 /* rma_flush_mode: how a reused send buffer's put is completed */
     /* radix hash join */
     int64_t radix_bits;        /* network fan-out bits; 0 = auto */
     int64_t local_bits;        /* fan-out bits per local pass; 0 = auto */
     int64_t passes;            /* local passes; -1 = derived from size */
     int assign;
-    int flush;
     int64_t buffer_size;       /* bytes */
     int64_t buffers_per_partition;
     bool compress;

@@ -20,7 +20,6 @@
 
 extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
-extern const char *const join_flush_names[];  /* FLUSH_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_simd_names[];   /* SIMD_* */
 

@@ -22,6 +22,7 @@ static void workload_columns(record *rec, const join_session *js)
     record_set(rec, "skew", "%g", o->skew);
     /* pooled windows are a different measurement: keep them apart in plots */
     record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
+    record_set(rec, "flush", "%s", rma_flush_names[o->flush]);
 }
 
 /* The algorithm's parameters as it resolved them (join_output), never the options' "auto". */
@@ -34,7 +35,6 @@ static void algo_columns(record *rec, const join_opts *o, const join_run_result 
         record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
         record_set(rec, "passes", "%" PRId64, out->passes);
         record_set(rec, "assign", "%s", join_assign_names[o->assign]);
-        record_set(rec, "flush", "%s", join_flush_names[o->flush]);
         record_set(rec, "buffer_size", "%" PRId64, o->buffer_size);
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "compress", "%d", o->compress);
