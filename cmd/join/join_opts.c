@@ -7,7 +7,7 @@
 #include "bench/options.h"
 #include "cmd/join/join_cmd.h"
 
-const char *const join_algo_names[] = {"radix", "sortmerge", "both", NULL};
+const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
 const char *const join_assign_names[] = {"round-robin", "sized", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
 const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
@@ -34,7 +34,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
 {
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
-        {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: one after the other on the same data)", 0, 0, join_algo_names, NULL},
+        {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: radix, then sortmerge on the same data; reference: the collective-only join to copy)", 0, 0, join_algo_names, NULL},
         {"tuples-per-rank", OPT_COUNT, &o->tuples_per_rank, "tuples of R per rank (S: ratio times as many)", 1, 1e12, NULL, NULL},
         {"r-tuples", OPT_COUNT, &o->r_total, "total tuples of R (instead of --tuples-per-rank)", 1, 1e13, NULL, NULL},
         {"uneven", OPT_BOOL, &o->uneven, "rank i holds a share proportional to i+1", 0, 0, NULL, NULL},
