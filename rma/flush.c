@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 const char *const rma_flush_names[] = {"window", "request", NULL};
+const char *const rma_flush_calls[] = {"MPI_Put + MPI_Win_flush to the target", "MPI_Rput + MPI_Wait"};
 
 int rma_put_start(rma_flush_mode mode, const void *buf, int count, MPI_Datatype type, int target, MPI_Aint disp,
                   MPI_Win win, MPI_Request *req)

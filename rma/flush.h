@@ -11,6 +11,7 @@
 
 typedef enum { RMA_FLUSH_WINDOW = 0, RMA_FLUSH_REQUEST = 1 } rma_flush_mode;
 extern const char *const rma_flush_names[]; /* {"window", "request", NULL}, indexed by rma_flush_mode */
+extern const char *const rma_flush_calls[]; /* the MPI calls of each mode, for run headers */
 
 /* Starts a put of count items of type from buf to target's displacement disp (bytes, disp_unit 1).
  * RMA_FLUSH_REQUEST stores the request in *req; RMA_FLUSH_WINDOW sets it to MPI_REQUEST_NULL.

@@ -19,7 +19,7 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
     pb->mode = mode;
     pb->nbufs = nbufs;
     pb->ndest = ndest;
-    pb->buf_bytes = buf_bytes & ~(size_t)63; /* whole cache lines (aligned_alloc needs it) */
+    pb->buf_bytes = putbuf_buffer_bytes(buf_bytes);
     int remote = 0;
     for (int d = 0; d < ndest; d++) remote += target[d] >= 0;
     size_t slots = (size_t)remote * (size_t)nbufs;

@@ -49,6 +49,8 @@ void putbuf_send(putbuf_set *pb, int d);
 /* Send every partial buffer and wait for all puts to complete. */
 void putbuf_finish(putbuf_set *pb);
 void putbuf_free(putbuf_set *pb);
+/* The size of each buffer for a requested size: whole cache lines (aligned_alloc needs it). */
+static inline size_t putbuf_buffer_bytes(size_t requested) { return requested & ~(size_t)63; }
 /* Bytes putbuf_init allocates. */
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs);
 

@@ -11,8 +11,6 @@
 #include "joins/sortmerge/smj_plan.h"
 #include "rma/flush.h"
 
-enum { SEND_BUFFERS = 2 };
-
 /* The put that last left a send buffer. */
 typedef struct {
     MPI_Request req; /* RMA_FLUSH_REQUEST */
@@ -28,7 +26,7 @@ static void complete_slot(send_slot *slots, int b, rma_flush_mode mode, int me)
     if (slot->target < 0) return;
     MPI_CHECK(me, rma_put_complete(mode, slot->target, slot->win, &slot->req));
     if (mode == RMA_FLUSH_WINDOW)
-        for (int k = 0; k < SEND_BUFFERS; k++)
+        for (int k = 0; k < SMJ_SEND_BUFFERS; k++)
             if (slots[k].target == slot->target && slots[k].win == slot->win) slots[k].target = -1;
     slot->target = -1;
 }
@@ -39,14 +37,14 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
     const bench_ctx *ctx = in->ctx;
     const int P = pl->parts, me = ctx->rank;
     const rma_flush_mode mode = (rma_flush_mode)in->opt->flush;
-    uint64_t *buf = malloc((SEND_BUFFERS + 1) * run_size * sizeof *buf);
+    uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_size * sizeof *buf);
     if (!buf) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the send buffers\n", me);
         MPI_Abort(ctx->world, 2);
     }
-    uint64_t *tmp = buf + SEND_BUFFERS * run_size;
-    send_slot slots[SEND_BUFFERS];
-    for (int b = 0; b < SEND_BUFFERS; b++) slots[b] = (send_slot){MPI_REQUEST_NULL, MPI_WIN_NULL, -1};
+    uint64_t *tmp = buf + SMJ_SEND_BUFFERS * run_size;
+    send_slot slots[SMJ_SEND_BUFFERS];
+    for (int b = 0; b < SMJ_SEND_BUFFERS; b++) slots[b] = (send_slot){MPI_REQUEST_NULL, MPI_WIN_NULL, -1};
     double t_put = 0, t_flush = 0;
     int next = 0;
 
@@ -74,13 +72,13 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
                 slots[next].target = t;
                 slots[next].win = win[rel].win;
                 t_put += rmb_now() - t0;
-                next = (next + 1) % SEND_BUFFERS;
+                next = (next + 1) % SMJ_SEND_BUFFERS;
             }
         }
     }
     double t0 = rmb_now();
     if (mode == RMA_FLUSH_REQUEST) /* the window flush below completes window-mode puts */
-        for (int b = 0; b < SEND_BUFFERS; b++) complete_slot(slots, b, mode, me);
+        for (int b = 0; b < SMJ_SEND_BUFFERS; b++) complete_slot(slots, b, mode, me);
     for (int rel = 0; rel < RELS; rel++) MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
     t_flush += rmb_now() - t0;
     rma_windows_end_epoch(win, RELS, ctx->world);
