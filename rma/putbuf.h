@@ -3,8 +3,9 @@
  * destination's next displacement while appends continue in the next buffer, so partitioning and
  * transfer overlap. Reusing a buffer first completes its put as --flush says (rma/flush.h):
  * MPI_Win_flush to that target (skipped when a flush since the put already completed it), or
- * MPI_Wait on that buffer's MPI_Rput request. The window must be in a passive-target epoch (MPI_Win_lock_all). Time spent in the put calls and
- * in flush/wait is accumulated (t_put, t_flush) for the "put" and "flush" detail phases. */
+ * MPI_Wait on that buffer's MPI_Rput request. The window must be in a passive-target epoch
+ * (MPI_Win_lock_all). Time spent in the put calls and in flush/wait is accumulated (t_put,
+ * t_flush) for the "put" and "flush" detail phases. */
 #ifndef RMB_PUTBUF_H
 #define RMB_PUTBUF_H
 #include <mpi.h>

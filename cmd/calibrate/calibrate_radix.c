@@ -19,7 +19,8 @@
  *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
  *                      model adds as the histogram term
  *   P_sort_run         the sort-merge join's sort phase itself (smj_sort_phase: runs of the join's
- *                      length sorted in cache and MPI_Rput to the other ranks of the host), on
+ *                      length sorted in cache and put to the other ranks of the host, completed
+ *                      as the join's default --flush completes them), on
  *                      windows faulted in as the join's window_alloc does
  *   P_merge            smj_merge_passes at the join's fan-in, window -> reused scratch, per pass
  *   P_match            smj_match over the two sorted relations */
