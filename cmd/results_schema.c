@@ -1,8 +1,11 @@
 #include "cmd/results_schema.h"
 
-/* Phase names are the same words in code, phase tables, CSV columns and plot legends. */
+/* Phase names are the same words in code, phase tables, CSV columns and plot legends. The
+ * modelled joins' phases (each with its model_ column), then the reference join's exchange (no
+ * model), then the totals. */
 #define PHASES(X) X(histogram) X(window_alloc) X(network_partition) X(local_partition) X(build_probe) \
-    X(partition) X(sort) X(merge) X(match) X(put) X(flush) X(imbalance) X(total)
+    X(partition) X(sort) X(merge) X(match) X(put) X(flush)
+#define TOTALS(X) X(imbalance) X(total)
 #define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
 #define MODEL_COLS(p) "model_" #p,
 
@@ -15,10 +18,10 @@ static const char *const columns[] = {
     "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",
     "buffers_per_partition", "compress", "ranges", "run_size", "merge_fanin", "simd",
     /* join results */
-    PHASES(PHASE_COLS)
+    PHASES(PHASE_COLS) PHASE_COLS(exchange) TOTALS(PHASE_COLS)
     "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
     /* model predictions (rmabench --model) */
-    PHASES(MODEL_COLS)
+    PHASES(MODEL_COLS) TOTALS(MODEL_COLS)
     "model_total_with_alloc", "model_bound", "model_params",
     /* lock parameters */
     "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",

@@ -1,5 +1,7 @@
-/* The interface between the join driver (join_main.c: options, generate, run, verify, record) and
- * the algorithms (radix/, sortmerge/). */
+/* The join_algo contract: the interface between the join command (cmd/join/: options, generate,
+ * run, verify, report, record) and the join algorithms (radix/, sortmerge/, reference/). To add a
+ * join, copy joins/reference/ (the smallest complete one) and read the contract at join_algo below.
+ */
 #ifndef RMB_JOIN_H
 #define RMB_JOIN_H
 #include <stdbool.h>
@@ -9,11 +11,11 @@
 #include "bench/context.h"
 #include "joins/generate.h"
 #include "bench/phases.h"
+#include "rma/flush.h"
 #include "rma/window.h"
 
-enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH };
+enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH, ALGO_REFERENCE }; /* --algo, cmd/join join_algo_names */
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };
-enum { FLUSH_WINDOW, FLUSH_REQUEST };
 enum { RANGES_SPLITTERS, RANGES_EQUAL };
 enum { SIMD_AUTO, SIMD_AVX512, SIMD_AVX2, SIMD_SCALAR };
 
@@ -33,12 +35,12 @@ typedef struct {
     const char *model;         /* parameter file for --model */
     int window;                /* win_flavor */
     bool window_pool;          /* keep windows across --repeat runs (rma_window_get slots 0, 1) */
+    int flush;                 /* rma_flush_mode: how a reused send buffer's put is completed */
     /* radix hash join */
     int64_t radix_bits;        /* network fan-out bits; 0 = auto */
     int64_t local_bits;        /* fan-out bits per local pass; 0 = auto */
     int64_t passes;            /* local passes; -1 = derived from size */
     int assign;
-    int flush;
     int64_t buffer_size;       /* bytes */
     int64_t buffers_per_partition;
     bool compress;
@@ -50,35 +52,67 @@ typedef struct {
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
 } join_opts;
 
-/* What an algorithm gets: this rank's slices of R and S (read-only: repeats reuse them). */
+/* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
+ * --repeat run (read-only: never reorder them in place; copy what the algorithm rearranges). */
 typedef struct {
-    const bench_ctx *ctx;
-    const join_opts *opt;
-    const workload *wl;
-    const tuple_t *r, *s;
+    const bench_ctx *ctx;   /* ctx->world: the ranks of the join; rank, size, hosts (bench/context.h) */
+    const join_opts *opt;   /* every flag, parsed and checked (read what applies, ignore the rest) */
+    const workload *wl;     /* this rank's slice: global indices r_off.., s_off.., global sizes */
+    const tuple_t *r, *s;   /* this rank's tuples, in generator order */
     uint64_t r_n, s_n;
 } join_input;
 
+/* What run() fills (the driver zeroes it and declares the phases before the call). */
 typedef struct {
-    uint64_t matches, checksum;   /* over this rank's matched pairs: sum of match_term(r_rid, s_rid) */
-    phase_set phases;
-    /* parameters as the algorithm resolved them ("auto" made explicit), for the CSV row */
+    /* This rank's share of the result: every matching (r, s) pair counted on exactly one rank;
+     * checksum = sum (mod 2^64) of match_term(r.rid, s.rid) over those pairs (joins/generate.h). */
+    uint64_t matches, checksum;
+    phase_set phases;       /* seconds per declared phase: phases_add(&out->phases, "name", t) */
+    /* Parameters as the algorithm resolved them ("auto" made explicit) for the report and the CSV
+     * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
     const char *simd_used;
 } join_output;
 
+/* A join algorithm. The command calls, on every rank of ctx->world:
+ *   check, memory_bytes   once, after MPI_Init and before R and S are allocated (a run that would
+ *                         fail, or not fit, exits 2 before anything large is allocated);
+ *   run                   --warmup + --repeat times on the same R and S, after a barrier; each run
+ *                         is verified and recorded.
+ * Rules:
+ * - phases: every phase run() adds time to, declared once here in display order (a NULL-terminated
+ *   list; detail rows, time inside another phase such as "put", are shown but not summed into the
+ *   total). The total of a run is the sum of its main phases, so they cover run() from start to
+ *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in cmd/results_schema.c
+ *   (tests/common/test_phase_columns.c checks); phases_add with an undeclared name aborts.
+ * - check: returns 0, or -1 with "--flag: reason" in err (printed as "rmabench: --flag: reason",
+ *   exit 2). It must decide alike on every rank: judge global values (the options, ranks,
+ *   w->r_total, w->s_total), not this rank's slice.
+ * - memory_bytes: an upper bound of this rank's peak memory beyond R and S (windows, buffers,
+ *   tables, receive space), in bytes; the command sums it over each host and refuses runs above
+ *   90% of the available memory. Say what data-dependent cases (skew) may need.
+ * - run is collective over ctx->world: every rank calls the same collectives in the same order
+ *   and none returns early. An MPI error aborts (MPI_CHECK); a failed allocation prints
+ *   "rmabench: rank N: ..." and calls MPI_Abort; a limit only known from the data (say, receive
+ *   counts above INT_MAX) is agreed over the ranks first and then refused with bench_usage_error
+ *   on every rank. Windows come from rma_window_get and go back with rma_window_put (slot = the
+ *   relation when opt->window_pool, else -1), released before run() returns.
+ * - verification is the command's: it sums matches and checksum over the ranks and compares them
+ *   with what the generator alone expects (joins/verify.h); a pair found twice or missed fails.
+ * Registering a new join: its extern below and an ALGO_ id; its name in join_algo_names
+ * (cmd/join/join_opts.c) at that id; its selection in cmd/join/join_setup.c; its phase columns in
+ * cmd/results_schema.c; its resolved parameters in cmd/join/join_record.c and join_report.c; its
+ * source in joins/meson.build; MPI tests at 1-4 ranks (tests/reference/meson.build). */
 typedef struct {
-    const char *name;  /* "radix", "sortmerge" */
+    const char *name;         /* "radix", "sortmerge", "reference": the --algo value */
     const phase_decl *phases; /* every phase run() adds time to, in display order */
-    /* Option checks that depend on the rank count: 0, or -1 with "--flag: reason" in err. */
     int (*check)(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen);
-    /* This rank's memory need beyond the input relations (windows, buffers, scratch), in bytes. */
     int64_t (*memory_bytes)(const join_opts *o, const workload *w, int ranks);
-    /* Collective: run the join once. */
     void (*run)(const join_input *in, join_output *out);
 } join_algo;
 
 extern const join_algo radix_join_algo;
 extern const join_algo sortmerge_join_algo;
+extern const join_algo reference_join_algo;
 
 #endif

@@ -45,9 +45,9 @@ const char *params_unit(int i) { return table[i].unit; }
 double params_scale(int i) { return table[i].scale; }
 const char *params_describe(int i) { return table[i].what; }
 
-void params_put(model_params *p, int i, double si_value)
+void params_put(model_params *p, int i, double value)
 {
-    p->v[i] = si_value;
+    p->v[i] = value;
     p->set[i] = true;
 }
 

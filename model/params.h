@@ -90,7 +90,7 @@ double params_scale(int i);
 const char *params_describe(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }
-void params_put(model_params *p, int i, double si_value);
+void params_put(model_params *p, int i, double value); /* value in SI units */
 
 /* 0 when all listed parameters (terminated by -1) are set; else -1 with
  * "SOURCE: NAME (what) is not set; give it in the file or with --set NAME=VALUE". */

@@ -10,7 +10,7 @@ uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
 }
 
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
-                const MPI_Aint *disp, size_t buf_bytes, int nbufs, int mode)
+                const MPI_Aint *disp, size_t buf_bytes, int nbufs, rma_flush_mode mode)
 {
     memset(pb, 0, sizeof *pb);
     pb->win = win;
@@ -19,7 +19,7 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
     pb->mode = mode;
     pb->nbufs = nbufs;
     pb->ndest = ndest;
-    pb->buf_bytes = buf_bytes & ~(size_t)63; /* whole cache lines (aligned_alloc needs it) */
+    pb->buf_bytes = putbuf_buffer_bytes(buf_bytes);
     int remote = 0;
     for (int d = 0; d < ndest; d++) remote += target[d] >= 0;
     size_t slots = (size_t)remote * (size_t)nbufs;
@@ -51,18 +51,13 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
 /* Wait until buffer slot `s` of destination pd may be overwritten. */
 static void wait_slot(putbuf_set *pb, const putbuf_dest *pd, int s)
 {
-    if (pb->mode == PUTBUF_FLUSH_REQUEST) {
-        if (pb->req[s] == MPI_REQUEST_NULL) return;
-        double t0 = MPI_Wtime();
-        MPI_CHECK(pb->rank, MPI_Wait(&pb->req[s], MPI_STATUS_IGNORE));
-        pb->t_flush += MPI_Wtime() - t0;
-    } else {
-        if (pb->put_epoch[s] != pb->target_epoch[pd->target]) return; /* idle, or flushed since */
-        double t0 = MPI_Wtime();
-        MPI_CHECK(pb->rank, MPI_Win_flush(pd->target, pb->win));
-        pb->t_flush += MPI_Wtime() - t0;
-        pb->target_epoch[pd->target]++;
-    }
+    if (pb->mode == RMA_FLUSH_REQUEST ? pb->req[s] == MPI_REQUEST_NULL
+                                      : pb->put_epoch[s] != pb->target_epoch[pd->target]) /* idle, or flushed since */
+        return;
+    double t0 = MPI_Wtime();
+    MPI_CHECK(pb->rank, rma_put_complete(pb->mode, pd->target, pb->win, &pb->req[s]));
+    pb->t_flush += MPI_Wtime() - t0;
+    if (pb->mode == RMA_FLUSH_WINDOW) pb->target_epoch[pd->target]++;
 }
 
 void putbuf_send(putbuf_set *pb, int d)
@@ -71,12 +66,8 @@ void putbuf_send(putbuf_set *pb, int d)
     if (pd->target < 0 || pd->fill == 0) return;
     int s = pd->first + pd->cur;
     double t0 = MPI_Wtime();
-    if (pb->mode == PUTBUF_FLUSH_REQUEST)
-        MPI_CHECK(pb->rank, MPI_Rput(pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, (int)pd->fill, MPI_BYTE,
-                                     pb->win, &pb->req[s]));
-    else
-        MPI_CHECK(pb->rank, MPI_Put(pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, (int)pd->fill, MPI_BYTE,
-                                    pb->win));
+    MPI_CHECK(pb->rank, rma_put_start(pb->mode, pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, pb->win,
+                                      &pb->req[s]));
     int flag; /* progress poke (nothing is ever sent with this tag) */
     MPI_Iprobe(MPI_ANY_SOURCE, 32767, pb->comm, &flag, MPI_STATUS_IGNORE);
     pb->t_put += MPI_Wtime() - t0;
@@ -95,7 +86,7 @@ void putbuf_finish(putbuf_set *pb)
 {
     for (int d = 0; d < pb->ndest; d++) putbuf_send(pb, d);
     double t0 = MPI_Wtime();
-    if (pb->mode == PUTBUF_FLUSH_REQUEST) {
+    if (pb->mode == RMA_FLUSH_REQUEST) {
         for (int d = 0; d < pb->ndest; d++) {
             const putbuf_dest *pd = &pb->dest[d];
             if (pd->target < 0) continue;

@@ -1,11 +1,11 @@
 /* Fixed-size send buffers per remote destination (thesis 3.2.1, Fig. 3.2): data for a destination
  * is appended to its current buffer; a full buffer is sent with one MPI_Put (or MPI_Rput) to the
  * destination's next displacement while appends continue in the next buffer, so partitioning and
- * transfer overlap. Reusing a buffer first waits for its put:
- *   PUTBUF_FLUSH_WINDOW   MPI_Win_flush to that target (completes every put to it)
- *   PUTBUF_FLUSH_REQUEST  MPI_Wait on that buffer's MPI_Rput request
- * The window must be in a passive-target epoch (MPI_Win_lock_all). Time spent in the put calls and
- * in flush/wait is accumulated (t_put, t_flush) for the "put" and "flush" detail phases. */
+ * transfer overlap. Reusing a buffer first completes its put as --flush says (rma/flush.h):
+ * MPI_Win_flush to that target (skipped when a flush since the put already completed it), or
+ * MPI_Wait on that buffer's MPI_Rput request. The window must be in a passive-target epoch
+ * (MPI_Win_lock_all). Time spent in the put calls and in flush/wait is accumulated (t_put,
+ * t_flush) for the "put" and "flush" detail phases. */
 #ifndef RMB_PUTBUF_H
 #define RMB_PUTBUF_H
 #include <mpi.h>
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { PUTBUF_FLUSH_WINDOW = 0, PUTBUF_FLUSH_REQUEST = 1 };
+#include "rma/flush.h"
 
 typedef struct {
     int target;        /* rank, or -1: no buffers (data for this destination is not sent) */
@@ -27,7 +27,8 @@ typedef struct {
 typedef struct {
     MPI_Win win;
     MPI_Comm comm;            /* for progress pokes */
-    int rank, mode, nbufs, ndest;
+    rma_flush_mode mode;
+    int rank, nbufs, ndest;
     size_t buf_bytes;
     putbuf_dest *dest;
     char *mem;
@@ -43,12 +44,14 @@ typedef struct {
  * comm (the window's group): after every put the library is given a chance to progress, so that on
  * libraries where RMA needs the target's help (MPICH) the peers' flushes do not wait for ours. */
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
-                const MPI_Aint *disp, size_t buf_bytes, int nbufs, int mode);
+                const MPI_Aint *disp, size_t buf_bytes, int nbufs, rma_flush_mode mode);
 /* Send destination d's current buffer (if not empty) and move to its next buffer. */
 void putbuf_send(putbuf_set *pb, int d);
 /* Send every partial buffer and wait for all puts to complete. */
 void putbuf_finish(putbuf_set *pb);
 void putbuf_free(putbuf_set *pb);
+/* The size of each buffer for a requested size: whole cache lines (aligned_alloc needs it). */
+static inline size_t putbuf_buffer_bytes(size_t requested) { return requested & ~(size_t)63; }
 /* Bytes putbuf_init allocates. */
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs);
 

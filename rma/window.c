@@ -114,6 +114,24 @@ void rma_window_unlock_all(rma_window *w)
     w->locked_all = 0;
 }
 
+void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
+{
+    for (int i = 0; i < n; i++)
+        if (w[i].locked_all) rma_window_unlock_all(&w[i]);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_CHECK(rank, MPI_Barrier(comm)); /* every origin has unlocked: every put into these windows is complete */
+    for (int i = 0; i < n; i++) {
+        int *model, flag = 0;
+        MPI_CHECK(rank, MPI_Win_get_attr(w[i].win, MPI_WIN_MODEL, &model, &flag));
+        if (flag && *model == MPI_WIN_SEPARATE) {
+            MPI_CHECK(rank, MPI_Win_lock(MPI_LOCK_SHARED, w[i].rank, 0, w[i].win));
+            MPI_CHECK(rank, MPI_Win_sync(w[i].win));
+            MPI_CHECK(rank, MPI_Win_unlock(w[i].rank, w[i].win));
+        }
+    }
+}
+
 void rma_window_free(rma_window *w)
 {
     if (w->locked_all) rma_window_unlock_all(w);

@@ -58,6 +58,14 @@ void rma_window_prefault(rma_window *w);
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes);
 
+/* The end of a passive-target epoch in which ranks put into each other's windows. Collective over
+ * comm (the windows' group): unlocks each of the n windows (MPI_Win_unlock_all completes this
+ * rank's puts at their targets), waits at a barrier until every origin has done so, then makes
+ * what arrived visible to this rank's own loads: under the separate memory model (the window's
+ * MPI_WIN_MODEL attribute) an MPI_Win_sync in a lock of its own window; the unified model, usual
+ * on shared memory, needs nothing. Afterwards the owner may read its windows with plain loads. */
+void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
+
 /* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
  * buffers from a pre-registered pool): rma_window_get with slot >= 0 reuses the window kept in that
  * slot when it is large enough and of the same flavour on every rank (one MPI_Allreduce decides),

@@ -19,7 +19,8 @@
  *                      histogram, fresh packed array, scatter) less the eq. 3.1 scan, which the
  *                      model adds as the histogram term
  *   P_sort_run         the sort-merge join's sort phase itself (smj_sort_phase: runs of the join's
- *                      length sorted in cache and MPI_Rput to the other ranks of the host), on
+ *                      length sorted in cache and put to the other ranks of the host, completed
+ *                      as the join's default --flush completes them), on
  *                      windows faulted in as the join's window_alloc does
  *   P_merge            smj_merge_passes at the join's fan-in, window -> reused scratch, per pass
  *   P_match            smj_match over the two sorted relations */
@@ -81,165 +82,229 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 
 /* --- radix hash join ------------------------------------------------------------------------ */
 
-static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
-                            const tuple_t *r, const tuple_t *s, const workload *wsp, const tuple_t *rs,
-                            const tuple_t *ss, model_params *p)
+/* P_scan: the histogram phase's kernel over both relations; a scan of the sample takes a few
+ * milliseconds, so it gets more repetitions than the rest (3x, at least 9) */
+static void measure_scan(const bench_ctx *ctx, const calibrate_opts *o, const workload *w, const tuple_t *r,
+                         const tuple_t *s, int bits, model_params *p)
 {
-    const int reps = (int)o->repeats, bits = radix_default_bits(ctx->size);
-    const uint64_t n = w->r_n;
     double t[REPS_MAX];
-
-    /* P_scan: the histogram phase's kernel over both relations; a scan of the sample takes a few
-     * milliseconds, so it gets more repetitions than the rest (3x, at least 9) */
     uint64_t *hist = calloc((size_t)1 << bits, sizeof *hist);
     if (!hist) calibrate_fail(ctx, "the histogram");
-    const int scan_reps = 3 * reps < 9 ? 9 : (3 * reps > REPS_MAX ? REPS_MAX : 3 * reps);
+    const int reps = (int)o->repeats, scan_reps = 3 * reps < 9 ? 9 : (3 * reps > REPS_MAX ? REPS_MAX : 3 * reps);
     for (int k = -o->warmup; k < scan_reps; k++) {
         MPI_Barrier(ctx->world);
         double t0 = MPI_Wtime();
-        radix_histogram_tuples(r, n, bits, hist);
+        radix_histogram_tuples(r, w->r_n, bits, hist);
         radix_histogram_tuples(s, w->s_n, bits, hist);
         if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
     free(hist);
-    params_put(p, MP_P_scan, calibrate_rate_of(ctx, t, scan_reps, (double)(n + w->s_n)));
+    params_put(p, MP_P_scan, calibrate_rate_of(ctx, t, scan_reps, (double)(w->r_n + w->s_n)));
+}
 
-    /* P_partition: the network pass on the host's ranks, all at once, puts within the host included */
+/* P_partition: the network pass on the host's ranks, all at once, puts within the host included */
+static void measure_network_pass(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo,
+                                 const workload *w, const tuple_t *r, const tuple_t *s, int bits, model_params *p)
+{
+    double t[REPS_MAX];
+    const int reps = (int)o->repeats;
     bench_ctx host;
     bench_ctx_init(&host, ctx->host);
     const radix_format f = {.words = 1, .radix_bits = bits,
                             .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
-    {
-        join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
-        radix_layout lay;
-        radix_histogram_phase(&in, bits, jo->assign, &lay);
-        rma_window win[2];
-        radix_windows_alloc(&in, &lay, &f, win);
-        for (int k = -o->warmup; k < reps; k++) {
-            double tp, tf;
-            MPI_Barrier(ctx->world);
-            double t0 = MPI_Wtime();
-            radix_network_partition(&in, &lay, &f, win, &tp, &tf);
-            if (k >= 0) t[k] = MPI_Wtime() - t0;
-        }
-        for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
-        radix_layout_free(&lay);
-    }
-    bench_ctx_free(&host);
-    params_put(p, MP_P_partition, calibrate_rate_of(ctx, t, reps, (double)(n + w->s_n)));
-    params_put(p, MP_partition_bits, bits);
-
-    /* The join at --tuples-per-rank N leaves network partitions of about N * ranks / 2^bits R tuples
-     * (uniform keys) and picks its local plan for them. The sample: this rank's own tuples, cut by a
-     * network pass on a window of its own (MPI_COMM_SELF: no transfer) into partitions of about that
-     * size (at least two), then partitioned locally with the join's plan.
-     * The sample is a whole join of its own (a workload of one rank, n R tuples): as in the join,
-     * every network partition then holds all keys with its low bits, dense, so each leaf's keys fill
-     * its hash table one per bucket and every matching S tuple finds its R tuple in the leaf. This
-     * rank's share of a two-rank workload would hold a random half of the keys: colliding chains
-     * and misses that the join never sees (the probe rate came out half the join's). */
-    const double join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
-    radix_local_plan plan = radix_default_plan((uint64_t)(join_part * 1.01)); /* the join's largest partition */
-    int sbits = 1;
-    while (sbits < 20 && (double)n / (double)(UINT64_C(1) << (sbits + 1)) >= join_part * 0.75) sbits++;
-    bench_ctx self;
-    bench_ctx_init(&self, MPI_COMM_SELF);
-    const workload ws = *wsp;
-    join_input in = {.ctx = &self, .opt = jo, .wl = &ws, .r = rs, .s = ss, .r_n = ws.r_n, .s_n = ws.s_n};
+    join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n};
     radix_layout lay;
-    radix_histogram_phase(&in, sbits, jo->assign, &lay);
-    const radix_format sf = {.words = 1, .radix_bits = sbits,
-                             .rid_bits = bits_for(ws.r_total > ws.s_total ? ws.r_total - 1 : ws.s_total - 1)};
+    radix_histogram_phase(&in, bits, jo->assign, &lay);
     rma_window win[2];
-    radix_windows_alloc(&in, &lay, &sf, win);
-    {
+    radix_windows_alloc(&in, &lay, &f, win);
+    for (int k = -o->warmup; k < reps; k++) {
         double tp, tf;
-        radix_network_partition(&in, &lay, &sf, win, &tp, &tf);
+        MPI_Barrier(ctx->world);
+        double t0 = MPI_Wtime();
+        radix_network_partition(&in, &lay, &f, win, &tp, &tf);
+        if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
+    for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
+    radix_layout_free(&lay);
+    bench_ctx_free(&host);
+    params_put(p, MP_P_partition, calibrate_rate_of(ctx, t, reps, (double)(w->r_n + w->s_n)));
+    params_put(p, MP_partition_bits, bits);
+}
 
-    /* P_partition_local, P_build, P_probe: per network partition, as radix.c's run() does */
-    uint64_t max_part[2] = {0, 0};
-    for (uint64_t q = 0; q < lay.nparts; q++)
+/* The sample of the local phases, network-partitioned and ready for the leaf loop.
+ * The join at --tuples-per-rank N leaves network partitions of about N * ranks / 2^bits R tuples
+ * (uniform keys) and picks its local plan for them. The sample: this rank's own tuples, cut by a
+ * network pass on a window of its own (MPI_COMM_SELF: no transfer) into partitions of about that
+ * size (at least two), then partitioned locally with the join's plan.
+ * The sample is a whole join of its own (a workload of one rank, n R tuples): as in the join,
+ * every network partition then holds all keys with its low bits, dense, so each leaf's keys fill
+ * its hash table one per bucket and every matching S tuple finds its R tuple in the leaf. This
+ * rank's share of a two-rank workload would hold a random half of the keys: colliding chains
+ * and misses that the join never sees (the probe rate came out half the join's). */
+typedef struct {
+    bench_ctx self;
+    workload ws;
+    join_input in;          /* points into this struct: do not copy it */
+    double join_part;       /* R tuples of the join's network partitions at --tuples-per-rank */
+    radix_local_plan plan;  /* the join's local plan for them */
+    radix_format sf;
+    radix_layout lay;
+    rma_window win[2];
+    uint64_t max_part[2];   /* largest sample partition per relation */
+} local_sample;
+
+static void sample_open(local_sample *sm, const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo,
+                        int bits, const workload *wsp, const tuple_t *rs, const tuple_t *ss)
+{
+    sm->join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
+    sm->plan = radix_default_plan((uint64_t)(sm->join_part * 1.01)); /* the join's largest partition */
+    int sbits = 1;
+    while (sbits < 20 && (double)wsp->r_n / (double)(UINT64_C(1) << (sbits + 1)) >= sm->join_part * 0.75) sbits++;
+    bench_ctx_init(&sm->self, MPI_COMM_SELF);
+    sm->ws = *wsp;
+    sm->in = (join_input){.ctx = &sm->self, .opt = jo, .wl = &sm->ws, .r = rs, .s = ss, .r_n = sm->ws.r_n,
+                          .s_n = sm->ws.s_n};
+    radix_histogram_phase(&sm->in, sbits, jo->assign, &sm->lay);
+    const uint64_t most = sm->ws.r_total > sm->ws.s_total ? sm->ws.r_total : sm->ws.s_total;
+    sm->sf = (radix_format){.words = 1, .radix_bits = sbits, .rid_bits = bits_for(most - 1)};
+    radix_windows_alloc(&sm->in, &sm->lay, &sm->sf, sm->win);
+    double tp, tf;
+    radix_network_partition(&sm->in, &sm->lay, &sm->sf, sm->win, &tp, &tf);
+    sm->max_part[0] = sm->max_part[1] = 0;
+    for (uint64_t q = 0; q < sm->lay.nparts; q++)
         for (int rel = 0; rel < 2; rel++)
-            if (lay.global[rel][q] > max_part[rel]) max_part[rel] = lay.global[rel][q];
-    const uint64_t leaves = UINT64_C(1) << plan.total_bits;
-    uint64_t *bounds[2] = {malloc((leaves + 1) * 8), malloc((leaves + 1) * 8)};
+            if (sm->lay.global[rel][q] > sm->max_part[rel]) sm->max_part[rel] = sm->lay.global[rel][q];
+}
+
+static void sample_close(local_sample *sm)
+{
+    for (int rel = 0; rel < 2; rel++) rma_window_free(&sm->win[rel]);
+    radix_layout_free(&sm->lay);
+    bench_ctx_free(&sm->self);
+}
+
+/* What radix.c's run() holds for its per-partition loop: leaf bounds, the passes' workspace, the
+ * hash table, and scratch for one partition per relation (faulted in beforehand: the join's own
+ * first touch of its scratch is measured apart, at the join's size, since the sample's few
+ * partitions would amortise it over fewer tuples than the join does). */
+typedef struct {
+    uint64_t *bounds[2], *scratch[2];
     radix_local_ws lws;
     radix_table table;
-    memset(&table, 0, sizeof table);
-    if (!bounds[0] || !bounds[1] || radix_local_ws_init(&lws, &plan)) calibrate_fail(ctx, "the local partitioning workspace");
-    const int hash_shift = radix_key_shift(&sf, sbits + plan.total_bits);
-    double tl[2][REPS_MAX], tb[2][REPS_MAX];
-    uint64_t matches = 0, checksum = 0;
-    /* The passes themselves, on scratch faulted in beforehand; the join's own first touch of its
-     * scratch is measured apart below, at the join's size, since the sample's few partitions would
-     * amortise it over fewer tuples than the join does. */
-    uint64_t *scratch[2] = {NULL, NULL};
-    for (int rel = 0; rel < 2 && plan.passes > 0; rel++) {
-        if (!(scratch[rel] = mem_alloc_large(max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
-        memset(scratch[rel], 0, max_part[rel] * 8);
+    uint64_t matches, checksum;
+} leaf_ws;
+
+static void leaf_ws_open(leaf_ws *lw, const bench_ctx *ctx, const local_sample *sm)
+{
+    memset(lw, 0, sizeof *lw);
+    const uint64_t leaves = UINT64_C(1) << sm->plan.total_bits;
+    lw->bounds[0] = malloc((leaves + 1) * 8);
+    lw->bounds[1] = malloc((leaves + 1) * 8);
+    if (!lw->bounds[0] || !lw->bounds[1] || radix_local_ws_init(&lw->lws, &sm->plan))
+        calibrate_fail(ctx, "the local partitioning workspace");
+    for (int rel = 0; rel < 2 && sm->plan.passes > 0; rel++) {
+        if (!(lw->scratch[rel] = mem_alloc_large(sm->max_part[rel] * 8))) calibrate_fail(ctx, "the local partitioning buffer");
+        memset(lw->scratch[rel], 0, sm->max_part[rel] * 8);
     }
-    for (int k = -o->warmup; k < reps; k++) {
-        for (int build_only = 0; build_only < 2; build_only++) {
-            double t_local = 0, t_bp = 0;
-            MPI_Barrier(ctx->world);
-            double t4 = MPI_Wtime();
-            for (uint64_t q = 0; q < lay.nparts; q++) {
-                uint64_t *fin[2];
-                for (int rel = 0; rel < 2; rel++)
-                    fin[rel] = plan.passes == 0 ? (uint64_t *)win[rel].base + lay.base[rel][q]
-                                                : radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][q],
-                                                                        scratch[rel], lay.global[rel][q], &sf, &plan,
-                                                                        bounds[rel], &lws);
-                if (plan.passes == 0)
-                    for (int rel = 0; rel < 2; rel++) bounds[rel][0] = 0, bounds[rel][1] = lay.global[rel][q];
-                double t5 = MPI_Wtime();
-                t_local += t5 - t4;
-                /* the join's own leaf loop; the build-only pass probes one S item per leaf */
-                if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves,
-                                             build_only ? 1 : UINT64_MAX, &sf, hash_shift, &table, &matches, &checksum))
-                    calibrate_fail(ctx, "the hash table");
-                t4 = MPI_Wtime();
-                t_bp += t4 - t5;
-            }
-            if (k >= 0) {
-                tl[build_only][k] = t_local;
-                tb[build_only][k] = t_bp;
-            }
+}
+
+static void leaf_ws_close(leaf_ws *lw, const local_sample *sm)
+{
+    for (int rel = 0; rel < 2; rel++)
+        if (lw->scratch[rel]) mem_free_large(lw->scratch[rel], sm->max_part[rel] * 8);
+    radix_table_free(&lw->table);
+    radix_local_ws_free(&lw->lws);
+    free(lw->bounds[0]);
+    free(lw->bounds[1]);
+}
+
+/* One pass over the sample's network partitions as radix.c's run() makes it: the local passes,
+ * then the join's own leaf loop (build_only: one S item probed per leaf). */
+static void leaf_loop(const bench_ctx *ctx, const local_sample *sm, leaf_ws *lw, int build_only, double *t_local,
+                      double *t_bp)
+{
+    const radix_local_plan *plan = &sm->plan;
+    const uint64_t leaves = UINT64_C(1) << plan->total_bits;
+    const int hash_shift = radix_key_shift(&sm->sf, sm->sf.radix_bits + plan->total_bits);
+    *t_local = *t_bp = 0;
+    MPI_Barrier(ctx->world);
+    double t4 = MPI_Wtime();
+    for (uint64_t q = 0; q < sm->lay.nparts; q++) {
+        uint64_t *fin[2];
+        for (int rel = 0; rel < 2; rel++) {
+            uint64_t *part = (uint64_t *)sm->win[rel].base + sm->lay.base[rel][q];
+            fin[rel] = plan->passes == 0 ? part
+                                         : radix_local_partition(part, lw->scratch[rel], sm->lay.global[rel][q], &sm->sf,
+                                                                 plan, lw->bounds[rel], &lw->lws);
         }
+        if (plan->passes == 0)
+            for (int rel = 0; rel < 2; rel++) lw->bounds[rel][0] = 0, lw->bounds[rel][1] = sm->lay.global[rel][q];
+        double t5 = MPI_Wtime();
+        *t_local += t5 - t4;
+        if (radix_build_probe_leaves(fin[REL_R], lw->bounds[REL_R], fin[REL_S], lw->bounds[REL_S], leaves,
+                                     build_only ? 1 : UINT64_MAX, &sm->sf, hash_shift, &lw->table, &lw->matches,
+                                     &lw->checksum))
+            calibrate_fail(ctx, "the hash table");
+        t4 = MPI_Wtime();
+        *t_bp += t4 - t5;
     }
+}
+
+/* P_partition_local, P_build, P_probe from the leaf loop's times: tl, tb [0] full, [1] build-only. */
+static void put_local_rates(const bench_ctx *ctx, const calibrate_opts *o, const local_sample *sm,
+                            double tl[2][REPS_MAX], double tb[2][REPS_MAX], model_params *p)
+{
+    const int reps = (int)o->repeats;
     /* both loops ran the same local passes: their times are one sample set */
     double all_local[2 * REPS_MAX];
     for (int i = 0; i < reps; i++) { /* a loop, not memcpy: gcc -O2 + sanitizers cannot bound reps */
         all_local[i] = tl[0][i];
         all_local[reps + i] = tl[1][i];
     }
-    for (int rel = 0; rel < 2; rel++)
-        if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * 8);
     /* The join allocates scratch for its largest R and S partition once per run (radix.c) and its
      * passes fault it in: fresh memory, first touch, free; timed at the join's size. P_partition_local
      * is the rate the join sees at --tuples-per-rank: its 2N tuples per rank (R and S) through the
      * passes plus that first touch. */
     const double join_tuples = 2.0 * (double)o->tuples_per_rank;
-    const uint64_t join_scratch = plan.passes > 0 ? (uint64_t)(join_part * 1.01) * 8 : 0;
-    const double pass_rate = (double)(ws.r_n + ws.s_n) / calibrate_median(all_local, 2 * reps);
+    const uint64_t join_scratch = sm->plan.passes > 0 ? (uint64_t)(sm->join_part * 1.01) * 8 : 0;
+    const double pass_rate = (double)(sm->ws.r_n + sm->ws.s_n) / calibrate_median(all_local, 2 * reps);
     const double join_local = join_tuples / pass_rate + 2.0 * (double)join_scratch * o->touch_per_byte;
     params_put(p, MP_P_partition_local, calibrate_allreduce(ctx, join_tuples / join_local, MPI_SUM));
-    params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
-    params_put(p, MP_radix_local_passes, plan.passes);
+    params_put(p, MP_partition_local_bits, sm->plan.passes ? sm->plan.bits[0] : 0);
+    params_put(p, MP_radix_local_passes, sm->plan.passes);
     double build = calibrate_median(tb[1], reps), both = calibrate_median(tb[0], reps);
-    params_put(p, MP_P_build, calibrate_allreduce(ctx, (double)ws.r_n / build, MPI_SUM));
+    params_put(p, MP_P_build, calibrate_allreduce(ctx, (double)sm->ws.r_n / build, MPI_SUM));
     /* the probe is the full call less the build (an S item per leaf in the build loop: negligible) */
     double probe = both - build > 0.05 * both ? both - build : 0.05 * both;
-    params_put(p, MP_P_probe, calibrate_allreduce(ctx, (double)ws.s_n / probe, MPI_SUM));
+    params_put(p, MP_P_probe, calibrate_allreduce(ctx, (double)sm->ws.s_n / probe, MPI_SUM));
+}
 
-    radix_table_free(&table);
-    radix_local_ws_free(&lws);
-    free(bounds[0]);
-    free(bounds[1]);
-    for (int rel = 0; rel < 2; rel++) rma_window_free(&win[rel]);
-    radix_layout_free(&lay);
-    bench_ctx_free(&self);
+static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
+                            const tuple_t *r, const tuple_t *s, const workload *wsp, const tuple_t *rs,
+                            const tuple_t *ss, model_params *p)
+{
+    const int reps = (int)o->repeats, bits = radix_default_bits(ctx->size);
+    measure_scan(ctx, o, w, r, s, bits, p);
+    measure_network_pass(ctx, o, jo, w, r, s, bits, p);
+
+    /* P_partition_local, P_build, P_probe: per network partition of the sample, as radix.c's run() does */
+    local_sample sm;
+    sample_open(&sm, ctx, o, jo, bits, wsp, rs, ss);
+    leaf_ws lw;
+    leaf_ws_open(&lw, ctx, &sm);
+    double tl[2][REPS_MAX], tb[2][REPS_MAX];
+    for (int k = -o->warmup; k < reps; k++)
+        for (int build_only = 0; build_only < 2; build_only++) {
+            double t_local, t_bp;
+            leaf_loop(ctx, &sm, &lw, build_only, &t_local, &t_bp);
+            if (k >= 0) {
+                tl[build_only][k] = t_local;
+                tb[build_only][k] = t_bp;
+            }
+        }
+    leaf_ws_close(&lw, &sm);
+    put_local_rates(ctx, o, &sm, tl, tb, p);
+    sample_close(&sm);
 }
 
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)

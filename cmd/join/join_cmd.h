@@ -18,9 +18,8 @@
 #include "cmd/join/join_compare.h"
 #include "joins/join.h"
 
-extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", NULL (ALGO_*) */
+extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", "reference", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
-extern const char *const join_flush_names[];  /* FLUSH_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_simd_names[];   /* SIMD_* */
 
@@ -48,7 +47,7 @@ typedef struct {
 /* One run of one algorithm, reduced over ranks. */
 typedef struct {
     const join_algo *algo;
-    int algo_id;              /* ALGO_RADIX or ALGO_SORTMERGE */
+    int algo_id;              /* ALGO_RADIX, ALGO_SORTMERGE or ALGO_REFERENCE */
     int index;                /* 0-based; negative: a warm-up run */
     join_output out;
     phase_stats st;
@@ -61,10 +60,14 @@ typedef struct {
  * algorithms and the memory, generates R and S. Collective. */
 void join_setup(join_session *js, int argc, char **argv);
 void join_teardown(join_session *js);
+/* The --algo value (ALGO_*) whose name the algorithm carries. */
+int join_algo_id(const join_algo *algo);
 /* Collective: one run of algo on the session's data, verified. */
 void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res);
 
-/* Rank 0 prints. */
+/* Rank 0 prints. The header names the measurement configuration of every algorithm that runs (as
+ * OSU's one-sided headers do); what an algorithm resolves only while running (radix bits, local
+ * plan, run size, fan-in, kernels) is printed once, before its first run's lines. */
 void join_report_header(const join_session *js);
 void join_report_warmup(const join_session *js, const join_run_result *res);
 void join_report_run(const join_session *js, const join_run_result *res);

@@ -9,6 +9,10 @@ void join_compare_load(join_model_ctx *m, const char *path, int algo)
 {
     memset(m, 0, sizeof *m);
     if (!path) return;
+    if (algo == ALGO_REFERENCE) {
+        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: --model: the reference join has no model (radix, sortmerge, both)\n");
+        exit(2);
+    }
     char err[700];
     params_init(&m->p);
     int bad = params_load(&m->p, path, err, sizeof err);
@@ -45,7 +49,7 @@ static void print_row(const char *name, const double *measured, const double *mo
 void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
                   const join_output *out, const phase_stats *st)
 {
-    if (!m->on) return;
+    if (!m->on || algo == ALGO_REFERENCE) return;
     model_params p = m->p;
     bool multi = ctx->hosts > 1;
     /* what this run sends and keeps in its windows: the radix join packs tuples into 8 bytes when

@@ -7,9 +7,8 @@
 #include "bench/options.h"
 #include "cmd/join/join_cmd.h"
 
-const char *const join_algo_names[] = {"radix", "sortmerge", "both", NULL};
+const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
 const char *const join_assign_names[] = {"round-robin", "sized", NULL};
-const char *const join_flush_names[] = {"window", "request", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
 const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
 
@@ -24,7 +23,7 @@ void join_default_opts(join_opts *o)
     o->repeat = 1;
     o->window = RMA_JOIN_DEFAULT_FLAVOR; /* rma/window.h: create with MPICH < 4.1 */
     o->passes = -1;
-    o->flush = FLUSH_WINDOW;
+    o->flush = RMA_FLUSH_WINDOW;
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
     o->compress = true;
@@ -35,7 +34,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
 {
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
-        {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: one after the other on the same data)", 0, 0, join_algo_names, NULL},
+        {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: radix, then sortmerge on the same data; reference: the collective-only join to copy)", 0, 0, join_algo_names, NULL},
         {"tuples-per-rank", OPT_COUNT, &o->tuples_per_rank, "tuples of R per rank (S: ratio times as many)", 1, 1e12, NULL, NULL},
         {"r-tuples", OPT_COUNT, &o->r_total, "total tuples of R (instead of --tuples-per-rank)", 1, 1e13, NULL, NULL},
         {"uneven", OPT_BOOL, &o->uneven, "rank i holds a share proportional to i+1", 0, 0, NULL, NULL},
@@ -53,6 +52,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
          "MPI_Win_allocate (default; create with MPICH < 4.1), MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory",
          0, 0, win_flavor_names, NULL},
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
+        {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         OPT_END,
     };
@@ -62,7 +62,6 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"local-bits", OPT_INT, &o->local_bits, "fan-out bits per local pass (0 = auto)", 0, 16, NULL, NULL},
         {"passes", OPT_INT, &o->passes, "local partitioning passes (-1 = until partitions fit L2)", -1, 4, NULL, NULL},
         {"assign", OPT_CHOICE, &o->assign, "partition-to-rank assignment (sized: largest first to the least loaded)", 0, 0, join_assign_names, NULL},
-        {"flush", OPT_CHOICE, &o->flush, "buffer reuse: MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, join_flush_names, NULL},
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"compress", OPT_BOOL, &o->compress, "pack key and rid into 8 bytes during the network pass", 0, 0, NULL, NULL},

@@ -20,8 +20,6 @@ static void workload_columns(record *rec, const join_session *js)
     record_set(rec, "ratio", "%" PRId64, o->ratio);
     record_set(rec, "selectivity", "%g", o->selectivity);
     record_set(rec, "skew", "%g", o->skew);
-    /* pooled windows are a different measurement: keep them apart in plots */
-    record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
 }
 
 /* The algorithm's parameters as it resolved them (join_output), never the options' "auto". */
@@ -29,16 +27,20 @@ static void algo_columns(record *rec, const join_opts *o, const join_run_result 
 {
     const join_output *out = &res->out;
     record_set(rec, "algo", "%s", join_algo_names[res->algo_id]);
+    if (res->algo_id != ALGO_REFERENCE) { /* the RMA joins' windows and send-buffer completion */
+        /* pooled windows are a different measurement: keep them apart in plots */
+        record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
+        record_set(rec, "flush", "%s", rma_flush_names[o->flush]);
+    }
     if (res->algo_id == ALGO_RADIX) {
         record_set(rec, "radix_bits", "%" PRId64, out->radix_bits);
         record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
         record_set(rec, "passes", "%" PRId64, out->passes);
         record_set(rec, "assign", "%s", join_assign_names[o->assign]);
-        record_set(rec, "flush", "%s", join_flush_names[o->flush]);
         record_set(rec, "buffer_size", "%" PRId64, o->buffer_size);
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "compress", "%d", o->compress);
-    } else {
+    } else if (res->algo_id == ALGO_SORTMERGE) {
         record_set(rec, "ranges", "%s", join_ranges_names[o->ranges]);
         record_set(rec, "run_size", "%" PRId64, out->run_size);
         record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin);

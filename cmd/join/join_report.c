@@ -3,10 +3,64 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/stats.h"
 #include "bench/version.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/sortmerge/smj_plan.h"
+#include "rma/putbuf.h"
+
+/* A flag's value, or "auto" when it holds its auto value (0, or -1 for --passes). */
+static const char *or_auto(int64_t v, int64_t auto_value, char *buf, size_t len)
+{
+    if (v == auto_value) return "auto";
+    snprintf(buf, len, "%" PRId64, v);
+    return buf;
+}
+
+/* One line per algorithm: the flags that shape its measurement, as given (auto where it resolves
+ * them itself; those follow before its first run, print_resolved). */
+static void print_algo_config(const join_opts *o, int id)
+{
+    char a[24], b[24], c[24], bytes[32];
+    const char *pool = o->window_pool ? "+pool" : "";
+    if (id == ALGO_REFERENCE) {
+        printf("# reference: no windows; per relation MPI_Alltoall (counts) + MPI_Alltoallv (tuples)\n");
+        return;
+    }
+    printf("# %s: window %s%s, flush %s (%s), ", id == ALGO_RADIX ? "radix" : "sortmerge", win_flavor_names[o->window], pool,
+           rma_flush_names[o->flush], rma_flush_calls[o->flush]);
+    if (id == ALGO_RADIX) {
+        mem_format((int64_t)putbuf_buffer_bytes((size_t)o->buffer_size), bytes, sizeof bytes);
+        printf("%" PRId64 " send buffers x %s per remote partition, radix bits %s, local bits %s, passes %s, assign %s, "
+               "compress %s\n", o->buffers_per_partition, bytes, or_auto(o->radix_bits, 0, a, sizeof a),
+               or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
+               join_assign_names[o->assign], o->compress ? "on" : "off");
+    } else {
+        printf("%d send buffers x one run, run size %s, merge fan-in %s, ranges %s, simd %s\n", SMJ_SEND_BUFFERS,
+               or_auto(o->run_size, 0, a, sizeof a), or_auto(o->merge_fanin, 0, b, sizeof b), join_ranges_names[o->ranges],
+               join_simd_names[o->simd]);
+    }
+}
+
+/* Before an algorithm's first run (warm-up or measured): what it resolved. */
+static void print_resolved(const join_session *js, const join_run_result *res)
+{
+    if (res->index != -(int)js->o.warmup) return;
+    const join_output *out = &res->out;
+    char bytes[32];
+    if (res->algo_id == ALGO_RADIX)
+        printf("# radix resolved: radix bits %" PRId64 " (%" PRId64 " partitions), %" PRId64
+               " local partitioning pass(es), the first of %" PRId64 " bits\n", out->radix_bits,
+               (int64_t)1 << out->radix_bits, out->passes, out->local_bits);
+    else if (res->algo_id == ALGO_SORTMERGE) {
+        mem_format(out->run_size * 8, bytes, sizeof bytes);
+        printf("# sortmerge resolved: run size %" PRId64 " tuples (send buffers %d x %s), merge fan-in %" PRId64
+               ", %" PRId64 " merge pass(es), simd %s\n", out->run_size, SMJ_SEND_BUFFERS, bytes, out->merge_fanin,
+               out->passes, out->simd_used);
+    }
+}
 
 void join_report_header(const join_session *js)
 {
@@ -22,6 +76,7 @@ void join_report_header(const join_session *js)
            ctx->hostnames, ctx->mpi_library, RMB_GIT_COMMIT);
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
+    for (int a = 0; a < js->nalgos; a++) print_algo_config(o, join_algo_id(js->algos[a]));
     numa_report_print_header(&js->numa);
     fflush(stdout);
 }
@@ -29,6 +84,7 @@ void join_report_header(const join_session *js)
 void join_report_warmup(const join_session *js, const join_run_result *res)
 {
     if (js->ctx.rank != 0) return;
+    print_resolved(js, res);
     printf("%s warm-up run %d/%d: total %.4f s, verification: %s\n", res->algo->name, res->index + (int)js->o.warmup + 1,
            (int)js->o.warmup, res->st.total_max, res->pass ? "PASS" : "FAIL");
     fflush(stdout);
@@ -37,6 +93,7 @@ void join_report_warmup(const join_session *js, const join_run_result *res)
 void join_report_run(const join_session *js, const join_run_result *res)
 {
     if (js->ctx.rank != 0) return;
+    print_resolved(js, res);
     char title[64];
     snprintf(title, sizeof title, "%s run %d/%d", res->algo->name, res->index + 1, (int)js->o.repeat);
     phases_print(&res->st, title);

@@ -5,11 +5,18 @@
 #include "cmd/join/join_cmd.h"
 #include "joins/verify.h"
 
+int join_algo_id(const join_algo *algo)
+{
+    int id = 0;
+    while (join_algo_names[id] && strcmp(join_algo_names[id], algo->name) != 0) id++;
+    return id;
+}
+
 void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res)
 {
     memset(res, 0, sizeof *res);
     res->algo = algo;
-    res->algo_id = algo == &radix_join_algo ? ALGO_RADIX : ALGO_SORTMERGE;
+    res->algo_id = join_algo_id(algo);
     res->index = index;
     join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n};
     phases_init(&res->out.phases, algo->phases);

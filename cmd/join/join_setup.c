@@ -39,6 +39,7 @@ static void plan_run(join_session *js)
     js->nalgos = 0;
     if (o->algo == ALGO_RADIX || o->algo == ALGO_BOTH) js->algos[js->nalgos++] = &radix_join_algo;
     if (o->algo == ALGO_SORTMERGE || o->algo == ALGO_BOTH) js->algos[js->nalgos++] = &sortmerge_join_algo;
+    if (o->algo == ALGO_REFERENCE) js->algos[js->nalgos++] = &reference_join_algo;
     char err[512];
     int64_t need = 0;
     for (int a = 0; a < js->nalgos; a++) {

@@ -117,8 +117,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         st.stream = (uintptr_t)win[rel].base % item == 0;
         putbuf_set pb;
         if (putbuf_init(&pb, win[rel].win, ctx->world, ctx->rank, ctx->size, (int)np, target, disp, (size_t)o->buffer_size,
-                        (int)o->buffers_per_partition, o->flush == FLUSH_REQUEST ? PUTBUF_FLUSH_REQUEST
-                                                                                 : PUTBUF_FLUSH_WINDOW)) {
+                        (int)o->buffers_per_partition, (rma_flush_mode)o->flush)) {
             fprintf(stderr, "rmabench: rank %d: cannot allocate the put buffers\n", ctx->rank);
             MPI_Abort(ctx->world, 1);
         }
@@ -133,20 +132,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         *t_flush += pb.t_flush;
         putbuf_free(&pb);
     }
-    for (int rel = 0; rel < 2; rel++) rma_window_unlock_all(&win[rel]);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world));
-    /* every put has completed; in the separate memory model the owner must still make the public
-     * copy of its window visible to its own loads (the unified model, usual on shared memory, needs
-     * nothing) */
-    for (int rel = 0; rel < 2; rel++) {
-        int *model, flag = 0;
-        MPI_Win_get_attr(win[rel].win, MPI_WIN_MODEL, &model, &flag);
-        if (flag && *model == MPI_WIN_SEPARATE) {
-            MPI_CHECK(ctx->rank, MPI_Win_lock(MPI_LOCK_SHARED, ctx->rank, 0, win[rel].win));
-            MPI_CHECK(ctx->rank, MPI_Win_sync(win[rel].win));
-            MPI_CHECK(ctx->rank, MPI_Win_unlock(ctx->rank, win[rel].win));
-        }
-    }
+    rma_windows_end_epoch(win, 2, ctx->world); /* every put arrived and is visible to the owner's loads */
     free(st.lines);
     free(st.off);
     free(st.start);

@@ -32,6 +32,7 @@ void smj_plan_free(smj_plan *pl);
  * its pages faulted in, and the peers' pages this rank's runs go to mapped (rma_window_map_runs). */
 void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[RELS]);
 
+enum { SMJ_SEND_BUFFERS = 2 }; /* the sort phase's send buffers, one run each */
 /* sort_phase.c: cut each target's tuples into runs, sort each in cache, MPI_Put it into the
  * target's window while sorting the next. Adds "put" and "flush" detail time. */
 void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,

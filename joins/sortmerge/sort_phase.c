@@ -1,29 +1,50 @@
 /* The sort phase: each target's tuples are cut into runs of run_size, every run is sorted in
- * cache into a send buffer and sent with MPI_Rput while the next run is sorted (two send buffers;
- * a buffer is reused only after its put completed locally). Rank i starts with target i+1 so that
- * the receivers are not all hit at once. Runs for this rank are sorted straight into its own
- * window. Then flush, unlock and barrier: afterwards every window holds all its runs. */
+ * cache into a send buffer and put into the target's window while the next run is sorted (two
+ * send buffers; a buffer is reused only after its put completed as --flush says: MPI_Put and
+ * MPI_Win_flush to its target, or MPI_Rput and MPI_Wait, rma/flush.h). Rank i starts with target
+ * i+1 so that the receivers are not all hit at once. Runs for this rank are sorted straight into
+ * its own window. Then flush and the end of the epoch: afterwards every window holds all its runs. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
+#include "rma/flush.h"
 
-enum { SEND_BUFFERS = 2 };
+/* The put that last left a send buffer. */
+typedef struct {
+    MPI_Request req; /* RMA_FLUSH_REQUEST */
+    MPI_Win win;
+    int target;      /* -1: nothing pending, the buffer may be written */
+} send_slot;
+
+/* Completes slot's put. MPI_Win_flush completes every earlier put to that target in that window,
+ * so the other buffer's pending put to it is done as well and needs no second flush. */
+static void complete_slot(send_slot *slots, int b, rma_flush_mode mode, int me)
+{
+    send_slot *slot = &slots[b];
+    if (slot->target < 0) return;
+    MPI_CHECK(me, rma_put_complete(mode, slot->target, slot->win, &slot->req));
+    if (mode == RMA_FLUSH_WINDOW)
+        for (int k = 0; k < SMJ_SEND_BUFFERS; k++)
+            if (slots[k].target == slot->target && slots[k].win == slot->win) slots[k].target = -1;
+    slot->target = -1;
+}
 
 void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
                     phase_set *ph)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = pl->parts, me = ctx->rank;
-    uint64_t *buf = malloc((SEND_BUFFERS + 1) * run_size * sizeof *buf);
+    const rma_flush_mode mode = (rma_flush_mode)in->opt->flush;
+    uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_size * sizeof *buf);
     if (!buf) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the send buffers\n", me);
         MPI_Abort(ctx->world, 2);
     }
-    uint64_t *tmp = buf + SEND_BUFFERS * run_size;
-    MPI_Request req[SEND_BUFFERS];
-    for (int b = 0; b < SEND_BUFFERS; b++) req[b] = MPI_REQUEST_NULL;
+    uint64_t *tmp = buf + SMJ_SEND_BUFFERS * run_size;
+    send_slot slots[SMJ_SEND_BUFFERS];
+    for (int b = 0; b < SMJ_SEND_BUFFERS; b++) slots[b] = (send_slot){MPI_REQUEST_NULL, MPI_WIN_NULL, -1};
     double t_put = 0, t_flush = 0;
     int next = 0;
 
@@ -41,33 +62,26 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
                     continue;
                 }
                 double t0 = rmb_now();
-                MPI_CHECK(me, MPI_Wait(&req[next], MPI_STATUS_IGNORE));
+                complete_slot(slots, next, mode, me);
                 t_flush += rmb_now() - t0;
                 uint64_t *send = buf + (size_t)next * run_size;
                 smj_sort_run(group + off, len, send, tmp, simd);
                 t0 = rmb_now();
                 MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * sizeof(uint64_t));
-                MPI_CHECK(me, MPI_Rput(send, (int)len, MPI_UINT64_T, t, disp, (int)len, MPI_UINT64_T, win[rel].win,
-                                       &req[next]));
+                MPI_CHECK(me, rma_put_start(mode, send, (int)len, MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
+                slots[next].target = t;
+                slots[next].win = win[rel].win;
                 t_put += rmb_now() - t0;
-                next = (next + 1) % SEND_BUFFERS;
+                next = (next + 1) % SMJ_SEND_BUFFERS;
             }
         }
     }
     double t0 = rmb_now();
-    for (int b = 0; b < SEND_BUFFERS; b++) MPI_CHECK(me, MPI_Wait(&req[b], MPI_STATUS_IGNORE));
-    for (int rel = 0; rel < RELS; rel++) {
-        MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
-        rma_window_unlock_all(&win[rel]);
-    }
+    if (mode == RMA_FLUSH_REQUEST) /* the window flush below completes window-mode puts */
+        for (int b = 0; b < SMJ_SEND_BUFFERS; b++) complete_slot(slots, b, mode, me);
+    for (int rel = 0; rel < RELS; rel++) MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
     t_flush += rmb_now() - t0;
-    /* all puts into this rank's windows are complete once every origin has unlocked */
-    MPI_CHECK(me, MPI_Barrier(ctx->world));
-    for (int rel = 0; rel < RELS; rel++) { /* the separate memory model needs the public copy synced */
-        MPI_CHECK(me, MPI_Win_lock(MPI_LOCK_SHARED, me, 0, win[rel].win));
-        MPI_CHECK(me, MPI_Win_sync(win[rel].win));
-        MPI_CHECK(me, MPI_Win_unlock(me, win[rel].win));
-    }
+    rma_windows_end_epoch(win, RELS, ctx->world);
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
     free(buf);

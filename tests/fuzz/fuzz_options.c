@@ -105,7 +105,7 @@ static void join_table(int argc, char **argv)
         FUZZ_ASSERT(o.repeat >= 1 && o.repeat <= 1000, "repeat %lld", (long long)o.repeat);
         FUZZ_ASSERT(o.buffer_size >= 256, "buffer_size %lld", (long long)o.buffer_size);
         FUZZ_ASSERT(isfinite(o.skew) && o.skew >= 0, "skew %g", o.skew);
-        FUZZ_ASSERT(o.algo >= ALGO_RADIX && o.algo <= ALGO_BOTH, "algo %d", o.algo);
+        FUZZ_ASSERT(o.algo >= ALGO_RADIX && o.algo <= ALGO_REFERENCE, "algo %d", o.algo);
         FUZZ_ASSERT(!o.output || *o.output, "empty --output accepted");
     }
 }

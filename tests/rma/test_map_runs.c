@@ -36,11 +36,8 @@ static int run(bench_ctx *ctx, win_flavor flavor)
         count[t] = count_of(me, page);
     }
     rma_window_map_runs(&w, ctx, (uint64_t)n, NULL, first, NULL, count, 1);
-    MPI_Barrier(ctx->world);
     /* the puts are complete (map_runs unlocked and passed a barrier); make them visible to loads */
-    MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win);
-    MPI_Win_sync(w.win);
-    MPI_Win_unlock(me, w.win);
+    rma_windows_end_epoch(&w, 1, ctx->world);
     int errors = 0;
     const unsigned char *b = w.base;
     const int mapped = flavor == WIN_ALLOCATE && ctx->host_size > 1;
@@ -101,11 +98,7 @@ static int data_after_mapping(bench_ctx *ctx)
         for (int t = 0; t < n; t++)
             if (t != me) MPI_Put(src, (int)run, MPI_BYTE, t, (MPI_Aint)(me * run), (int)run, MPI_BYTE, w.win);
         MPI_Win_flush_all(w.win);
-        rma_window_unlock_all(&w);
-        MPI_Barrier(ctx->world);
-        MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win);
-        MPI_Win_sync(w.win);
-        MPI_Win_unlock(me, w.win);
+        rma_windows_end_epoch(&w, 1, ctx->world); /* as the joins end their put epochs */
         const unsigned char *b = w.base;
         for (uint64_t i = 0; i < bytes; i++) {
             unsigned char want = i / run == (uint64_t)me ? FILL : DATA;
