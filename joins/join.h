@@ -60,7 +60,7 @@ typedef struct {
 } join_input;
 
 typedef struct {
-    uint64_t matches, checksum;   /* over this rank's matched pairs: sum of match_term(r_rid, s_rid) */
+    uint64_t matches, checksum;   /* over this rank's matched pairs: sum of match_term(r_rid, s_rid, key) */
     phase_set phases;
     /* parameters as the algorithm resolved them ("auto" made explicit), for the CSV row */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;

@@ -107,8 +107,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     /* P_partition: the network pass on the host's ranks, all at once, puts within the host included */
     bench_ctx host;
     bench_ctx_init(&host, ctx->host);
-    const radix_format f = {.words = 1, .radix_bits = bits,
-                            .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
+    const radix_format f = radix_format_for(w, true, bits);
     {
         join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = n, .s_n = w->s_n};
         radix_layout lay;
@@ -148,8 +147,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
     join_input in = {.ctx = &self, .opt = jo, .wl = &ws, .r = rs, .s = ss, .r_n = ws.r_n, .s_n = ws.s_n};
     radix_layout lay;
     radix_histogram_phase(&in, sbits, jo->assign, &lay);
-    const radix_format sf = {.words = 1, .radix_bits = sbits,
-                             .rid_bits = bits_for(ws.r_total > ws.s_total ? ws.r_total - 1 : ws.s_total - 1)};
+    const radix_format sf = radix_format_for(&ws, true, sbits);
     rma_window win[2];
     radix_windows_alloc(&in, &lay, &sf, win);
     {
@@ -197,7 +195,8 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                 t_local += t5 - t4;
                 /* the join's own leaf loop; the build-only pass probes one S item per leaf */
                 if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves,
-                                             build_only ? 1 : UINT64_MAX, &sf, hash_shift, &table, &matches, &checksum))
+                                             build_only ? 1 : UINT64_MAX, &sf, q, hash_shift, &table, &matches,
+                                             &checksum))
                     calibrate_fail(ctx, "the hash table");
                 t4 = MPI_Wtime();
                 t_bp += t4 - t5;

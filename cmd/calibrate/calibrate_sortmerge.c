@@ -89,7 +89,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         MPI_Barrier(ctx->world);
         double t4 = MPI_Wtime();
         uint64_t m = 0, c = 0;
-        smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, &m, &c);
+        smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, pl.rid_base, &m, &c);
         double t5 = MPI_Wtime();
         if (k >= 0) {
             tpart[k] = t1 - t0;
