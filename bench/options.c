@@ -212,6 +212,21 @@ int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, c
     return OPT_OK;
 }
 
+const opt_spec *opt_given(const opt_spec *const *tables, const opt_spec *table, int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++) {
+        if (strncmp(argv[i], "--", 2) != 0) continue; /* a value (opt_parse accepted the arguments) */
+        const char *name = argv[i] + 2, *eq = strchr(name, '=');
+        bool negated;
+        const opt_spec *o = find_spec(tables, name, eq ? (size_t)(eq - name) : strlen(name), &negated);
+        if (!o) continue;
+        for (const opt_spec *t = table; t->name; t++)
+            if (t == o) return o;
+        if (o->type != OPT_BOOL && !eq) i++; /* its value is the next argument */
+    }
+    return NULL;
+}
+
 void opt_format_count(int64_t v, char *buf, size_t len)
 {
     if (v >= 1000000000 && v % 1000000000 == 0) snprintf(buf, len, "%" PRId64 "G", v / 1000000000);

@@ -38,6 +38,11 @@ enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERROR = 2 };
  * line "--flag: reason". Positional arguments are refused. */
 int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, char *err, size_t errlen);
 
+/* The first flag of `table` (one of `tables`) that argv[first..argc) gives, as --name, --name=V or
+ * --no-name, or NULL: which flags were given, for checks across flags and groups. Call after
+ * opt_parse returned OPT_OK on the same tables and arguments. */
+const opt_spec *opt_given(const opt_spec *const *tables, const opt_spec *table, int argc, char **argv, int first);
+
 /* Print the flags of all tables, one per line, with their defaults taken from dest, the values of
  * each choice flag, and --no-X for boolean flags; OPT_HEADING entries print as group titles. */
 void opt_usage(const char *usage_line, const opt_spec *const *tables);

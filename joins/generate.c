@@ -33,24 +33,36 @@ void workload_slice(uint64_t total, int rank, int ranks, bool uneven, uint64_t *
     *n = (rank == ranks - 1 ? total : (uint64_t)hi) - *off;
 }
 
-/* --- a keyed bijection on [0, r_total): 4-round balanced Feistel on 2k bits + cycle walking ---- */
-uint64_t workload_perm(const workload *w, uint64_t j)
+/* --- keyed bijections: 4-round balanced Feistel on 2k bits + cycle walking ------------------- */
+static void keyed_perm_init(keyed_perm *p, uint64_t n, uint64_t salt)
 {
-    const int half = w->perm_bits / 2;
+    p->n = n;
+    int b = bits_for(n > 1 ? n - 1 : 1);
+    if (b & 1) b++;
+    if (b < 2) b = 2;
+    p->bits = b;
+    for (int i = 0; i < 4; i++) p->keys[i] = splitmix64(salt * 4 + (uint64_t)i + 0x5EED);
+}
+
+static uint64_t keyed_perm_apply(const keyed_perm *p, uint64_t x)
+{
+    const int half = p->bits / 2;
     const uint64_t mask = (half >= 64) ? ~0ull : ((1ull << half) - 1);
-    uint64_t x = j;
     do {
         uint64_t l = x >> half, r = x & mask;
         for (int round = 0; round < 4; round++) {
-            uint64_t f = splitmix64(r ^ w->perm_keys[round]) & mask;
+            uint64_t f = splitmix64(r ^ p->keys[round]) & mask;
             uint64_t t = l ^ f;
             l = r;
             r = t;
         }
         x = (l << half) | r;
-    } while (x >= w->r_total); /* cycle walking: stays a bijection on [0, r_total) */
+    } while (x >= p->n); /* cycle walking: stays a bijection on [0, n) */
     return x;
 }
+
+uint64_t workload_perm(const workload *w, uint64_t i) { return keyed_perm_apply(&w->perm_r, i); }
+uint64_t workload_s_tuple(const workload *w, uint64_t g) { return keyed_perm_apply(&w->perm_s, g); }
 
 /* --- Zipf(s) over {1..n} by rejection-inversion (Hörmann & Derflinger 1996): O(1) per draw ---- */
 static double helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x)); }
@@ -64,12 +76,12 @@ static double zipf_Hinv(double s, double x)
     return exp(helper1(t) * x);
 }
 
-static uint64_t zipf_draw(const workload *w, uint64_t g)
+static uint64_t zipf_draw(const workload *w, uint64_t t)
 {
     const double s = w->zipf_s, n = (double)w->r_total;
     const double sv = 2 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2));
     for (uint64_t attempt = 0;; attempt++) {
-        uint64_t rnd = splitmix64(w->seed * 0xD1B54A32D192ED03ull ^ (g * 0x9E3779B97F4A7C15ull + attempt));
+        uint64_t rnd = splitmix64(w->seed * 0xD1B54A32D192ED03ull ^ (t * 0x9E3779B97F4A7C15ull + attempt));
         double u01 = (double)(rnd >> 11) * 0x1.0p-53;
         double u = w->zipf_hxn + u01 * (w->zipf_hx1 - w->zipf_hxn);
         double x = zipf_Hinv(s, u);
@@ -91,11 +103,9 @@ void workload_init(workload *w, uint64_t r_total, int ratio, double selectivity,
     w->seed = seed;
     workload_slice(w->r_total, rank, ranks, uneven, &w->r_off, &w->r_n);
     workload_slice(w->s_total, rank, ranks, uneven, &w->s_off, &w->s_n);
-    int b = bits_for(r_total > 1 ? r_total - 1 : 1);
-    if (b & 1) b++;
-    if (b < 2) b = 2;
-    w->perm_bits = b;
-    for (int i = 0; i < 4; i++) w->perm_keys[i] = splitmix64(seed * 4 + (uint64_t)i + 0x5EED);
+    keyed_perm_init(&w->perm_r, r_total, seed);
+    /* S's order: keys of its own (another salt), independent of R's */
+    keyed_perm_init(&w->perm_s, w->s_total, splitmix64(seed ^ 0x5A17ED0C0FFEEull));
     w->all_match = selectivity >= 1.0;
     w->sel_threshold = w->all_match ? UINT64_MAX : (uint64_t)(selectivity * 18446744073709551616.0);
     w->zipf_s = skew;
@@ -107,11 +117,11 @@ void workload_init(workload *w, uint64_t r_total, int ratio, double selectivity,
 
 uint64_t workload_max_key(const workload *w) { return w->all_match ? w->r_total : 2 * w->r_total; }
 
-uint64_t workload_partner(const workload *w, uint64_t g)
+uint64_t workload_partner(const workload *w, uint64_t t)
 {
-    if (!w->all_match && splitmix64(g ^ (w->seed * 0xA0761D6478BD642Full)) >= w->sel_threshold) return UINT64_MAX;
-    if (w->skew > 0) return zipf_draw(w, g) - 1;
-    return g % w->r_total;
+    if (!w->all_match && splitmix64(t ^ (w->seed * 0xA0761D6478BD642Full)) >= w->sel_threshold) return UINT64_MAX;
+    if (w->skew > 0) return zipf_draw(w, t) - 1;
+    return t % w->r_total;
 }
 
 void generate_r(const workload *w, tuple_t *out)
@@ -123,23 +133,31 @@ void generate_r(const workload *w, tuple_t *out)
     }
 }
 
+/* The key of logical S tuple t whose partner is j (UINT64_MAX: none). */
+static uint64_t s_key(const workload *w, uint64_t t, uint64_t j)
+{
+    return j != UINT64_MAX ? workload_perm(w, j) + 1 : w->r_total + 1 + splitmix64(t ^ w->seed) % w->r_total;
+}
+
 void generate_s(const workload *w, tuple_t *out)
 {
+    const uint64_t rid0 = workload_rid_first(w, 1);
     for (uint64_t i = 0; i < w->s_n; i++) {
-        uint64_t g = w->s_off + i, j = workload_partner(w, g);
-        out[i].key = j != UINT64_MAX ? workload_perm(w, j) + 1 : w->r_total + 1 + splitmix64(g ^ w->seed) % w->r_total;
-        out[i].rid = g;
+        uint64_t g = w->s_off + i, t = workload_s_tuple(w, g);
+        out[i].key = s_key(w, t, workload_partner(w, t));
+        out[i].rid = rid0 + g;
     }
 }
 
 void workload_expected(const workload *w, uint64_t *matches, uint64_t *checksum)
 {
+    const uint64_t rid0 = workload_rid_first(w, 1);
     uint64_t m = 0, c = 0;
     for (uint64_t i = 0; i < w->s_n; i++) {
-        uint64_t g = w->s_off + i, j = workload_partner(w, g);
+        uint64_t g = w->s_off + i, j = workload_partner(w, workload_s_tuple(w, g));
         if (j == UINT64_MAX) continue;
         m++;
-        c += match_term(j, g);
+        c += match_term(j, rid0 + g, workload_perm(w, j) + 1);
     }
     *matches = m;
     *checksum = c;

@@ -65,7 +65,7 @@ typedef struct {
 /* What run() fills (the driver zeroes it and declares the phases before the call). */
 typedef struct {
     /* This rank's share of the result: every matching (r, s) pair counted on exactly one rank;
-     * checksum = sum (mod 2^64) of match_term(r.rid, s.rid) over those pairs (joins/generate.h). */
+     * checksum = sum (mod 2^64) of match_term(r.rid, s.rid, key) over those pairs (joins/generate.h). */
     uint64_t matches, checksum;
     phase_set phases;       /* seconds per declared phase: phases_add(&out->phases, "name", t) */
     /* Parameters as the algorithm resolved them ("auto" made explicit) for the report and the CSV

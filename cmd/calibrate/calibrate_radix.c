@@ -110,8 +110,7 @@ static void measure_network_pass(const bench_ctx *ctx, const calibrate_opts *o, 
     const int reps = (int)o->repeats;
     bench_ctx host;
     bench_ctx_init(&host, ctx->host);
-    const radix_format f = {.words = 1, .radix_bits = bits,
-                            .rid_bits = bits_for(w->r_total > w->s_total ? w->r_total - 1 : w->s_total - 1)};
+    const radix_format f = radix_format_for(w, true, bits);
     join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n};
     radix_layout lay;
     radix_histogram_phase(&in, bits, jo->assign, &lay);
@@ -165,8 +164,7 @@ static void sample_open(local_sample *sm, const bench_ctx *ctx, const calibrate_
     sm->in = (join_input){.ctx = &sm->self, .opt = jo, .wl = &sm->ws, .r = rs, .s = ss, .r_n = sm->ws.r_n,
                           .s_n = sm->ws.s_n};
     radix_histogram_phase(&sm->in, sbits, jo->assign, &sm->lay);
-    const uint64_t most = sm->ws.r_total > sm->ws.s_total ? sm->ws.r_total : sm->ws.s_total;
-    sm->sf = (radix_format){.words = 1, .radix_bits = sbits, .rid_bits = bits_for(most - 1)};
+    sm->sf = radix_format_for(&sm->ws, true, sbits);
     radix_windows_alloc(&sm->in, &sm->lay, &sm->sf, sm->win);
     double tp, tf;
     radix_network_partition(&sm->in, &sm->lay, &sm->sf, sm->win, &tp, &tf);
@@ -242,8 +240,8 @@ static void leaf_loop(const bench_ctx *ctx, const local_sample *sm, leaf_ws *lw,
         double t5 = MPI_Wtime();
         *t_local += t5 - t4;
         if (radix_build_probe_leaves(fin[REL_R], lw->bounds[REL_R], fin[REL_S], lw->bounds[REL_S], leaves,
-                                     build_only ? 1 : UINT64_MAX, &sm->sf, hash_shift, &lw->table, &lw->matches,
-                                     &lw->checksum))
+                                     build_only ? 1 : UINT64_MAX, &sm->sf, q, hash_shift, &lw->table,
+                                     &lw->matches, &lw->checksum))
             calibrate_fail(ctx, "the hash table");
         t4 = MPI_Wtime();
         *t_bp += t4 - t5;

@@ -30,13 +30,37 @@ void join_default_opts(join_opts *o)
     o->ranges = RANGES_SPLITTERS;
 }
 
+/* Flags that would be silently ignored or overridden: --tuples-per-rank with --r-tuples, and a flag
+ * of one algorithm's group given to a run of the other only (--algo both takes either). */
+static int check_flag_groups(const join_opts *o, const opt_spec *const *tables, int argc, char **argv, bool seen_tpr,
+                             bool seen_r_total, char *err, size_t errlen)
+{
+    if (seen_tpr && seen_r_total) {
+        snprintf(err, errlen, "--r-tuples: sets the size of R, as --tuples-per-rank does: give one of them");
+        return OPT_ERROR;
+    }
+    static const char *const group_names[] = {"radix", "sort-merge"};
+    const int group_algo[] = {ALGO_RADIX, ALGO_SORTMERGE};
+    for (int g = 0; g < 2; g++) {
+        if (o->algo == ALGO_BOTH || o->algo == group_algo[g]) continue;
+        const opt_spec *f = opt_given(tables, tables[1 + g], argc, argv, 2);
+        if (f) {
+            snprintf(err, errlen, "--%s: a %s join flag, which --algo %s does not use", f->name, group_names[g],
+                     join_algo_names[o->algo]);
+            return OPT_ERROR;
+        }
+    }
+    return OPT_OK;
+}
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
+    bool seen_tpr = false, seen_r_total = false;
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: radix, then sortmerge on the same data; reference: the collective-only join to copy)", 0, 0, join_algo_names, NULL},
-        {"tuples-per-rank", OPT_COUNT, &o->tuples_per_rank, "tuples of R per rank (S: ratio times as many)", 1, 1e12, NULL, NULL},
-        {"r-tuples", OPT_COUNT, &o->r_total, "total tuples of R (instead of --tuples-per-rank)", 1, 1e13, NULL, NULL},
+        {"tuples-per-rank", OPT_COUNT, &o->tuples_per_rank, "tuples of R per rank (S: ratio times as many)", 1, 1e12, NULL, &seen_tpr},
+        {"r-tuples", OPT_COUNT, &o->r_total, "total tuples of R (instead of --tuples-per-rank)", 1, 1e13, NULL, &seen_r_total},
         {"uneven", OPT_BOOL, &o->uneven, "rank i holds a share proportional to i+1", 0, 0, NULL, NULL},
         {"ratio", OPT_INT, &o->ratio, "|S| / |R|: partners per R tuple (1:N)", 1, 64, NULL, NULL},
         {"selectivity", OPT_DOUBLE, &o->selectivity, "fraction of S tuples with a partner", 0, 1, NULL, NULL},
@@ -78,6 +102,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
     const opt_spec *tables[] = {common, radix, sortmerge, NULL};
     int rc = opt_parse(tables, argc, argv, 2, err, errlen);
     if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
+    if (rc == OPT_OK) rc = check_flag_groups(o, tables, argc, argv, seen_tpr, seen_r_total, err, errlen);
     if (rc == OPT_OK && o->selectivity <= 0) {
         snprintf(err, errlen, "--selectivity: must be greater than 0");
         rc = OPT_ERROR;

@@ -38,16 +38,35 @@ void radix_table_free(radix_table *t)
     memset(t, 0, sizeof *t);
 }
 
+radix_format radix_format_for(const workload *w, bool packed, int radix_bits)
+{
+    radix_format f;
+    f.words = packed ? 1 : 2;
+    f.radix_bits = radix_bits;
+    uint64_t max_rid = (w->r_total > w->s_total ? w->r_total : w->s_total) - 1; /* the larger relation's offsets */
+    f.rid_bits = packed ? bits_for(max_rid ? max_rid : 1) : 64;
+    for (int rel = 0; rel < 2; rel++) f.rid_base[rel] = packed ? workload_rid_first(w, rel) : 0;
+    return f;
+}
+
 /* W: item width in words (compile-time). Packed items compare the key part (bits above rid_bits);
- * plain tuples compare word 0. */
+ * plain tuples compare word 0.
+ * The checksum term: match_pre is linear, so its parts that are constant per call (the rid bases,
+ * the partition's key bits) and per S item are summed once, and a match costs a multiply, an add and
+ * match_mix. Packed, a match has the same key part khi in both words, so with
+ * pr = r0 - khi 2^rid_bits, ps = s0 - khi 2^rid_bits and key = khi 2^radix_bits + part:
+ *   match_pre(pr + base_R, ps + base_S, key)
+ *     = r0 C_R + s0 + khi (C_KEY 2^radix_bits - (C_R + 1) 2^rid_bits) + match_pre(base_R, base_S, part). */
 static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *r, uint64_t r_n, const uint64_t *s,
-                                                                 uint64_t s_n, const int W, int rid_bits,
-                                                                 int hash_shift, radix_table *t, uint64_t *matches,
-                                                                 uint64_t *checksum)
+                                                                 uint64_t s_n, const int W, const radix_format *f,
+                                                                 uint64_t part, int hash_shift, radix_table *t,
+                                                                 uint64_t *matches, uint64_t *checksum)
 {
     const uint64_t nb = next_pow2(r_n ? r_n : 1), mask = nb - 1;
-    const uint64_t ridmask = W == 2 ? ~UINT64_C(0) : rid_bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << rid_bits) - 1;
-    const uint64_t keymask = W == 2 ? ~UINT64_C(0) : ~ridmask;
+    const int rid_bits = f->rid_bits & 63; /* packed items have rid_bits < 64 */
+    const uint64_t keymask = W == 2 ? ~UINT64_C(0) : ~((UINT64_C(1) << rid_bits) - 1);
+    const uint64_t khi_mul = (MATCH_KEY_MUL << f->radix_bits) - ((MATCH_R_MUL + 1) << rid_bits);
+    const uint64_t pre0 = match_pre(f->rid_base[0], f->rid_base[1], part);
     uint32_t *heads = t->heads, *next = t->next;
     memset(heads, 0, nb * sizeof *heads);
     for (uint64_t i = 0; i < r_n; i++) {
@@ -63,9 +82,9 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
             if (((ri[0] ^ w) & keymask) == 0) {
                 m++;
                 if (W == 2)
-                    c += match_term(ri[1], s[j * W + 1]);
+                    c += match_mix(ri[1] * MATCH_R_MUL + (s[j * W + 1] + w * MATCH_KEY_MUL));
                 else
-                    c += match_term(ri[0] & ridmask, w & ridmask);
+                    c += match_mix(ri[0] * MATCH_R_MUL + (w + (w >> rid_bits) * khi_mul + pre0));
             }
         }
     }
@@ -74,18 +93,18 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
 }
 
 void radix_build_probe(const uint64_t *r, uint64_t r_n, const uint64_t *s, uint64_t s_n, const radix_format *f,
-                       int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum)
+                       uint64_t part, int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum)
 {
     if (r_n == 0 || s_n == 0) return;
     if (f->words == 1)
-        build_probe_w(r, r_n, s, s_n, 1, f->rid_bits, hash_shift, t, matches, checksum);
+        build_probe_w(r, r_n, s, s_n, 1, f, part, hash_shift, t, matches, checksum);
     else
-        build_probe_w(r, r_n, s, s_n, 2, f->rid_bits, hash_shift, t, matches, checksum);
+        build_probe_w(r, r_n, s, s_n, 2, f, part, hash_shift, t, matches, checksum);
 }
 
 int radix_build_probe_leaves(const uint64_t *r, const uint64_t *r_bounds, const uint64_t *s, const uint64_t *s_bounds,
-                             uint64_t leaves, uint64_t s_cap, const radix_format *f, int hash_shift, radix_table *t,
-                             uint64_t *matches, uint64_t *checksum)
+                             uint64_t leaves, uint64_t s_cap, const radix_format *f, uint64_t part, int hash_shift,
+                             radix_table *t, uint64_t *matches, uint64_t *checksum)
 {
     const uint64_t w = (uint64_t)f->words;
     uint64_t max_leaf = 0;
@@ -95,7 +114,7 @@ int radix_build_probe_leaves(const uint64_t *r, const uint64_t *r_bounds, const 
     for (uint64_t i = 0; i < leaves; i++) {
         uint64_t s_n = s_bounds[i + 1] - s_bounds[i];
         radix_build_probe(r + r_bounds[i] * w, r_bounds[i + 1] - r_bounds[i], s + s_bounds[i] * w,
-                          s_n < s_cap ? s_n : s_cap, f, hash_shift, t, matches, checksum);
+                          s_n < s_cap ? s_n : s_cap, f, part, hash_shift, t, matches, checksum);
     }
     return 0;
 }

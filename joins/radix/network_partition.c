@@ -61,11 +61,14 @@ static inline __attribute__((always_inline)) void flush_line(net_state *st, uint
     }
 }
 
+/* W: item width in words; OFFSET: packed rids are offsets from a non-zero first rid (S). Both are
+ * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. */
 static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
-                                                                  const radix_format *f, uint64_t mask, net_state *st,
-                                                                  uint64_t *win, putbuf_set *pb)
+                                                                  const bool OFFSET, const radix_format *f, int rel,
+                                                                  uint64_t mask, net_state *st, uint64_t *win,
+                                                                  putbuf_set *pb)
 {
-    const uint64_t L = 8 / (uint64_t)W, m = st->m;
+    const uint64_t L = 8 / (uint64_t)W, m = st->m, minus_base = OFFSET ? UINT64_C(0) - f->rid_base[rel] : 0;
     const int rb = f->radix_bits, ridb = f->rid_bits & 63; /* packing implies rid_bits < 64 */
     uint64_t *pos = st->off, *lines = st->lines;
     /* pos[p] = window index + m, so that pos mod L is the slot in the cache line */
@@ -74,7 +77,8 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
         const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask;
         const uint64_t q = pos[p], slot = q & (L - 1);
         uint64_t *line = lines + p * 8 + slot * (uint64_t)W;
-        const uint64_t w0 = W == 1 ? ((key >> rb) << ridb) | rid : key;
+        /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
+        const uint64_t w0 = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
         line[0] = w0;
         if (W == 2) line[1] = rid;
         pos[p] = q + 1;
@@ -123,10 +127,12 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         }
         const tuple_t *src = rel == REL_R ? in->r : in->s;
         uint64_t n = rel == REL_R ? in->r_n : in->s_n;
-        if (f->words == 1)
-            network_pass_w(src, n, 1, f, np - 1, &st, win[rel].base, &pb);
+        if (f->words == 2)
+            network_pass_w(src, n, 2, false, f, rel, np - 1, &st, win[rel].base, &pb);
+        else if (f->rid_base[rel] == 0)
+            network_pass_w(src, n, 1, false, f, rel, np - 1, &st, win[rel].base, &pb);
         else
-            network_pass_w(src, n, 2, f, np - 1, &st, win[rel].base, &pb);
+            network_pass_w(src, n, 1, true, f, rel, np - 1, &st, win[rel].base, &pb);
         putbuf_finish(&pb);
         *t_put += pb.t_put;
         *t_flush += pb.t_flush;

@@ -33,16 +33,6 @@ static int resolve_radix_bits(const join_opts *o, int ranks)
     return b > 20 ? 20 : b;
 }
 
-static radix_format resolve_format(const join_opts *o, const workload *w, int radix_bits)
-{
-    radix_format f;
-    f.radix_bits = radix_bits;
-    f.words = o->compress ? 1 : 2;
-    uint64_t max_rid = (w->r_total > w->s_total ? w->r_total : w->s_total) - 1;
-    f.rid_bits = o->compress ? bits_for(max_rid ? max_rid : 1) : 64;
-    return f;
-}
-
 static int check(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen)
 {
     int b = resolve_radix_bits(o, ranks);
@@ -53,7 +43,7 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
     }
     if (o->compress) {
         int key_bits = bits_for(workload_max_key(w));
-        radix_format f = resolve_format(o, w, b);
+        radix_format f = radix_format_for(w, o->compress, b);
         if (!radix_compress_fits(key_bits, b, f.rid_bits)) {
             snprintf(err, errlen,
                      "--compress: keys of %d bits less %d radix bits plus rids of %d bits do not fit in 64 bits "
@@ -147,7 +137,7 @@ static void run(const join_input *in, join_output *out)
     phase_set *ph = &out->phases;
 
     const int bits = resolve_radix_bits(o, ctx->size);
-    const radix_format f = resolve_format(o, in->wl, bits);
+    const radix_format f = radix_format_for(in->wl, o->compress, bits);
     const uint64_t W = (uint64_t)f.words;
 
     double t = rmb_now();
@@ -197,7 +187,7 @@ static void run(const join_input *in, join_output *out)
                                              lay.global[rel][p], &f, &plan, bounds[rel], &lws);
         double t5 = rmb_now();
         t_local += t5 - t4;
-        if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves, UINT64_MAX, &f,
+        if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves, UINT64_MAX, &f, p,
                                      hash_shift, &table, &matches, &checksum))
             fail_alloc(ctx, "the hash table");
         t4 = rmb_now();

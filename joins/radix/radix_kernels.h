@@ -2,8 +2,10 @@
  * (`rmabench calibrate`) can run and time them on local data.
  *
  * Items: after the network pass a relation is an array of 64-bit words holding either
- *   - packed tuples (1 word, --compress): ((key >> radix_bits) << rid_bits) | rid. The network radix
- *     bits are implied by the partition a tuple sits in, so dropping them loses nothing;
+ *   - packed tuples (1 word, --compress): ((key >> radix_bits) << rid_bits) | (rid - rid_base). The
+ *     network radix bits are implied by the partition a tuple sits in, so dropping them loses
+ *     nothing; a relation's record ids are a known range (joins/generate.h), so storing offsets from
+ *     its first (frame of reference) keeps rid_bits at the bits of the larger relation's size;
  *   - plain tuples (2 words): key, rid (tuple_t).
  * Every kernel reads the radix of an item as (word0 >> shift) & mask; radix_key_shift() maps an
  * original key bit to that shift for a format. */
@@ -13,13 +15,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "joins/generate.h"
 #include "joins/tuple.h"
 
 typedef struct {
     int words;      /* 1 = packed key|rid, 2 = tuple_t */
     int radix_bits; /* network radix bits (dropped from packed keys) */
-    int rid_bits;   /* packed: low bits holding the rid */
+    int rid_bits;   /* packed: low bits holding the rid's offset from rid_base */
+    uint64_t rid_base[2]; /* packed: first record id of R [0] and S [1]; plain tuples keep the rids */
 } radix_format;
+
+/* The format of a join of workload w: packed (--compress) or plain items, network radix bits. */
+radix_format radix_format_for(const workload *w, bool packed, int radix_bits);
 
 /* Shift (in word0) of original key bit `bit` (bit >= radix_bits for packed items); capped at 63 so a
  * shift is always defined (partitioning by a constant bit stays correct, just unbalanced). */
@@ -30,7 +37,8 @@ static inline int radix_key_shift(const radix_format *f, int bit)
 }
 
 /* --- compression (16 -> 8 bytes) ------------------------------------------------------------- */
-/* Packing holds keys < 2^key_bits and rids < 2^rid_bits once radix_bits low key bits are dropped. */
+/* Packing holds keys < 2^key_bits and rid offsets < 2^rid_bits once radix_bits low key bits are
+ * dropped. `rid` below is the offset from the relation's rid_base. */
 static inline bool radix_compress_fits(int key_bits, int radix_bits, int rid_bits)
 {
     int rest = key_bits - radix_bits;
@@ -86,19 +94,20 @@ int radix_table_reserve(radix_table *t, uint64_t r_n); /* 0 or -1 (no memory) */
 void radix_table_free(radix_table *t);
 uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition of r_n items */
 
-/* Join one partition pair: every S item against every R item with an equal key (R keys need not be
- * unique). hash_shift = radix_key_shift() of the first key bit not used by partitioning.
- * Adds the number of matched pairs and the sum of match_term(r_rid, s_rid) to *matches, *checksum.
+/* Join one partition pair of network partition `part` (the keys' low radix_bits bits, which packed
+ * items lack): every S item against every R item with an equal key (R keys need not be unique).
+ * hash_shift = radix_key_shift() of the first key bit not used by partitioning. Adds the number of
+ * matched pairs and the sum of match_term(r_rid, s_rid, key) to *matches, *checksum.
  * r_n must fit in 32 bits. */
 void radix_build_probe(const uint64_t *r, uint64_t r_n, const uint64_t *s, uint64_t s_n, const radix_format *f,
-                       int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum);
+                       uint64_t part, int hash_shift, radix_table *t, uint64_t *matches, uint64_t *checksum);
 /* Join every leaf of one locally partitioned network partition: leaf i holds R items
  * [r_bounds[i], r_bounds[i+1]) and S items [s_bounds[i], s_bounds[i+1]) (in items of f->words words).
  * Grows the table to the largest R leaf first. At most s_cap S items are probed per leaf (UINT64_MAX:
  * all; calibration times the build alone with 1). Returns 0, or -1 when the table cannot grow. */
 int radix_build_probe_leaves(const uint64_t *r, const uint64_t *r_bounds, const uint64_t *s, const uint64_t *s_bounds,
-                             uint64_t leaves, uint64_t s_cap, const radix_format *f, int hash_shift, radix_table *t,
-                             uint64_t *matches, uint64_t *checksum);
+                             uint64_t leaves, uint64_t s_cap, const radix_format *f, uint64_t part, int hash_shift,
+                             radix_table *t, uint64_t *matches, uint64_t *checksum);
 
 /* --- local partitioning plan ----------------------------------------------------------------- */
 /* Bits below which a partition of r_n R items (item_bytes each) plus its hash table fits in half of

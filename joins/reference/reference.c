@@ -5,7 +5,7 @@
  *                per relation, the counts per target by MPI_Alltoall, the tuples by one
  *                MPI_Alltoallv
  *   build_probe  a bucket-chained hash table over the received R, probed with the received S;
- *                every match adds match_term(r.rid, s.rid) to the checksum (joins/generate.h)
+ *                every match adds match_term(r.rid, s.rid, key) to the checksum (joins/generate.h)
  * MPI_Alltoallv counts and displacements are int: check() refuses sizes whose even share exceeds
  * INT_MAX tuples, run() refuses (exit 2 on every rank) when skew sends more than that to one rank. */
 #include <inttypes.h>
@@ -142,7 +142,7 @@ static void build_probe(const bench_ctx *ctx, const tuple_t *r, uint64_t nr, con
         for (uint64_t i = head[key_bucket(s[j].key, bits)]; i; i = next[i - 1])
             if (r[i - 1].key == s[j].key) {
                 m++;
-                c += match_term(r[i - 1].rid, s[j].rid);
+                c += match_term(r[i - 1].rid, s[j].rid, s[j].key);
             }
     *matches = m;
     *checksum = c;

@@ -3,10 +3,12 @@
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
-void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t *matches,
-               uint64_t *checksum)
+void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, const uint64_t rid_base[2],
+               uint64_t *matches, uint64_t *checksum)
 {
     const uint64_t mask = rid_bits >= 64 ? ~0ull : (1ull << rid_bits) - 1;
+    /* match_pre is linear: the rid bases go in once, the key once per group, the R rid once per R tuple */
+    const uint64_t pre0 = match_pre(rid_base[0], rid_base[1], 0);
     uint64_t m = 0, c = 0;
     size_t i = 0, j = 0;
     while (i < rn && j < sn) {
@@ -16,11 +18,19 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
         } else if (ks < kr) {
             j++;
         } else {
-            size_t ie = i + 1, je = j + 1;
+            /* the group of key kr: R [i, ie), S [j, je); the first R tuple's terms are summed while
+             * the S group is scanned (one pass, and a loop with a data-dependent exit, which the
+             * compiler leaves unvectorised: vector set-up would cost more than groups of a few) */
+            size_t ie = i + 1, je = j;
             while (ie < rn && r[ie] >> rid_bits == kr) ie++;
-            while (je < sn && s[je] >> rid_bits == kr) je++;
-            for (size_t x = i; x < ie; x++)
-                for (size_t y = j; y < je; y++) c += match_term(r[x] & mask, s[y] & mask);
+            const uint64_t pre_key = pre0 + kr * MATCH_KEY_MUL;
+            const uint64_t pre_r = pre_key + (r[i] & mask) * MATCH_R_MUL;
+            do c += match_mix(pre_r + (s[je] & mask));
+            while (++je < sn && s[je] >> rid_bits == kr);
+            for (size_t x = i + 1; x < ie; x++) { /* N:M: the other R tuples of the group */
+                const uint64_t pre_x = pre_key + (r[x] & mask) * MATCH_R_MUL;
+                for (size_t y = j; y < je; y++) c += match_mix(pre_x + (s[y] & mask));
+            }
             m += (uint64_t)(ie - i) * (uint64_t)(je - j);
             i = ie;
             j = je;

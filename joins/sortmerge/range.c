@@ -85,15 +85,16 @@ static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, 
     for (uint64_t i = 0; i < n; i++) count[smj_part_of(t[i].key, spl, P)]++;
 }
 
-static void scatter(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, int rid_bits, const uint64_t *start,
-                    uint64_t *pos, uint64_t *out)
+static void scatter(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, int rid_bits, uint64_t rid_base,
+                    const uint64_t *start, uint64_t *pos, uint64_t *out)
 {
     memcpy(pos, start, (size_t)P * sizeof *pos);
     if (P == 1) {
-        for (uint64_t i = 0; i < n; i++) out[i] = smj_pack(t[i].key, t[i].rid, rid_bits);
+        for (uint64_t i = 0; i < n; i++) out[i] = smj_pack(t[i].key, t[i].rid - rid_base, rid_bits);
         return;
     }
-    for (uint64_t i = 0; i < n; i++) out[pos[smj_part_of(t[i].key, spl, P)]++] = smj_pack(t[i].key, t[i].rid, rid_bits);
+    for (uint64_t i = 0; i < n; i++)
+        out[pos[smj_part_of(t[i].key, spl, P)]++] = smj_pack(t[i].key, t[i].rid - rid_base, rid_bits);
 }
 
 void smj_range_partition(const join_input *in, smj_plan *pl)
@@ -103,6 +104,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     memset(pl, 0, sizeof *pl);
     pl->parts = P;
     pl->rid_bits = smj_rid_bits(in->wl);
+    for (int rel = 0; rel < RELS; rel++) pl->rid_base[rel] = workload_rid_first(in->wl, rel);
     pl->splitters = xmalloc(ctx, (size_t)P * sizeof *pl->splitters);
     if (P > 1) {
         if (in->opt->ranges == RANGES_EQUAL) smj_equal_splitters(workload_max_key(in->wl), P, pl->splitters);
@@ -144,7 +146,8 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", ctx->rank);
             MPI_Abort(ctx->world, 2);
         }
-        scatter(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->local[rel], pos, pl->packed[rel]);
+        scatter(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
+                pl->packed[rel]);
     }
     free(hist);
     free(scan);

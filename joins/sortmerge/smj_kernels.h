@@ -1,9 +1,11 @@
 /* The sort-merge join's compute kernels, MPI-free so that calibration can time them on local data.
  *
- * Tuples travel packed into one 64-bit word, key << rid_bits | rid, from the local partitioning
- * on: sorting the words sorts by key (ties by rid), runs and windows hold half the bytes of
- * 16-byte tuples, and min/max instructions sort them (values stay below 2^63, so that AVX2's
- * signed 64-bit compare is exact). */
+ * Tuples travel packed into one 64-bit word, key << rid_bits | (rid - rid_base), from the local
+ * partitioning on: sorting the words sorts by key (ties by rid), runs and windows hold half the
+ * bytes of 16-byte tuples, and min/max instructions sort them (values stay below 2^63, so that
+ * AVX2's signed 64-bit compare is exact). A relation's record ids are a known range
+ * (joins/generate.h): storing offsets from its first (frame of reference) keeps rid_bits at the
+ * bits of the larger relation's size. */
 #ifndef RMB_SMJ_KERNELS_H
 #define RMB_SMJ_KERNELS_H
 #include <stddef.h>
@@ -41,9 +43,10 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
                            int runs, int fanin, int simd, int *passes);
 
 /* Matching scan over two packed, sorted relations: counts pairs with equal keys (any N:M) and
- * sums match_term(r_rid, s_rid) over them. */
-void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t *matches,
-               uint64_t *checksum);
+ * sums match_term(r_rid, s_rid, key) over them; rid_base[0], rid_base[1]: the first record id of R
+ * and of S (packed rids are offsets from them). */
+void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, const uint64_t rid_base[2],
+               uint64_t *matches, uint64_t *checksum);
 
 /* Range boundaries from a sorted key sample: splitters[0 .. parts-2]; part t holds the keys k with
  * splitters[t-1] < k <= splitters[t]. Every part's share of the sample is as close to even as the
@@ -67,6 +70,7 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
     return (int)(b - splitters) + (*b < key);
 }
 
+/* rid: the offset from the relation's first record id */
 static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }
 
 /* Default run length (tuples): a run, its sorted copy and the sort's scratch fit L2. */

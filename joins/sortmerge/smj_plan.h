@@ -9,7 +9,8 @@ enum { REL_R, REL_S, RELS };
 
 typedef struct {
     int parts;               /* = ranks: range t goes to rank t */
-    int rid_bits;            /* packing: key << rid_bits | rid */
+    int rid_bits;            /* packing: key << rid_bits | (rid - rid_base[rel]) */
+    uint64_t rid_base[RELS]; /* first record id of each relation (joins/generate.h) */
     uint64_t *splitters;     /* parts - 1 range boundaries (range t: splitters[t-1] < key <= splitters[t]) */
     /* per relation */
     uint64_t *packed[RELS];  /* this rank's tuples, packed, grouped by target range; after the sort
@@ -23,7 +24,8 @@ typedef struct {
     uint64_t window[RELS];   /* values this rank receives */
 } smj_plan;
 
-/* range.c: splitters (sampled or equal), histograms, window sizes, offsets, local partitioning. */
+/* range.c: splitters (sampled or equal), histograms, window sizes, offsets, local partitioning.
+ * smj_rid_bits: the bits of the larger relation's record id offsets. */
 int smj_rid_bits(const workload *w);
 void smj_range_partition(const join_input *in, smj_plan *pl);
 void smj_plan_free(smj_plan *pl);

@@ -151,7 +151,7 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "merge", rmb_now() - t0);
 
     t0 = rmb_now();
-    smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, &out->matches,
+    smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.rid_base, &out->matches,
               &out->checksum);
     phases_add(ph, "match", rmb_now() - t0);
 

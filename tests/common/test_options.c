@@ -1,4 +1,5 @@
-/* The shared option parser: sizes, ranges, choices, booleans, and one-line errors naming the flag. */
+/* The shared option parser: sizes, ranges, choices, booleans, one-line errors naming the flag, and
+ * which flags of a table were given (opt_given). */
 #include <string.h>
 
 #include "tests/check.h"
@@ -69,6 +70,48 @@ int main(void)
     CHECK(run(err, ARGS("--name=")) == OPT_ERROR && strstr(err, "--name"));
     CHECK(run(err, ARGS("--help")) == OPT_HELP);
     CHECK(strchr(err, '\n') == NULL);
+
+    /* opt_given: the first flag of a table that the arguments name, in any spelling; values of
+     * other flags (even ones that look like flags of the table) do not count */
+    {
+        static int64_t level;
+        static bool fast = false;
+        static const opt_spec group[] = {
+            {"level", OPT_INT, &level, "", 0, 9, NULL, NULL},
+            {"fast", OPT_BOOL, &fast, "", 0, 0, NULL, NULL},
+            OPT_END,
+        };
+        const opt_spec *tables[] = {specs, group, NULL};
+        struct {
+            char **argv;
+            int argc;
+            const char *want; /* first flag of `group` given, NULL: none */
+        } cases[] = {
+            {ARGS("--count", "5"), NULL},
+            {ARGS("--level", "3"), "level"},
+            {ARGS("--count", "5", "--level=3"), "level"},
+            {ARGS("--no-fast", "--level", "3"), "fast"},
+            {ARGS("--fast=off"), "fast"},
+            {ARGS("--name", "--level", "--flag"), NULL}, /* "--level" is --name's value */
+            {ARGS("--flag", "--name=--fast"), NULL},
+            {ARGS("--flag", "--level", "1"), "level"},   /* a boolean takes no separate value */
+            {(char *[]){NULL}, 0, NULL},
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            CHECK(opt_parse(tables, cases[k].argc, cases[k].argv, 0, err, sizeof err) == OPT_OK);
+            const opt_spec *got = opt_given(tables, group, cases[k].argc, cases[k].argv, 0);
+            CHECK(cases[k].want ? got && strcmp(got->name, cases[k].want) == 0 : got == NULL);
+        }
+        /* the other table: its first flag given */
+        const opt_spec *first_spec = opt_given(tables, specs, 4, (char *[]){"--level", "3", "--x", "0.5"}, 0);
+        CHECK(first_spec && strcmp(first_spec->name, "x") == 0);
+        /* `first` skips the program and command words */
+        char *cmdline[] = {"rmabench", "fast", "--fast"};
+        CHECK(opt_parse(tables, 3, cmdline, 2, err, sizeof err) == OPT_OK);
+        const opt_spec *after_cmd = opt_given(tables, group, 3, cmdline, 2);
+        CHECK(after_cmd && strcmp(after_cmd->name, "fast") == 0);
+        CHECK(opt_given(tables, group, 2, cmdline, 2) == NULL);
+    }
 
     char buf[32];
     opt_format_count(16000000, buf, sizeof buf);

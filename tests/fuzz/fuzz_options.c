@@ -2,8 +2,10 @@
  * parsed by opt_parse over a table with every option type, and by the real `rmabench join`
  * parser (join_parse_opts, MPI-free). Invariants: the result is OPT_OK, OPT_HELP or OPT_ERROR;
  * an error has a message naming a flag or the argument; on OPT_OK every value lies in its
- * declared range and floating values are finite; a choice index is valid. The value parsers
- * (counts, bytes, durations) are also checked for finite, non-negative results. */
+ * declared range and floating values are finite; a choice index is valid; a join run leaves the
+ * other algorithm's flags and, with --r-tuples, --tuples-per-rank at their defaults (such flags are
+ * refused, not ignored). The value parsers (counts, bytes, durations) are also checked for finite,
+ * non-negative results. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,13 @@ static void join_table(int argc, char **argv)
         FUZZ_ASSERT(isfinite(o.skew) && o.skew >= 0, "skew %g", o.skew);
         FUZZ_ASSERT(o.algo >= ALGO_RADIX && o.algo <= ALGO_REFERENCE, "algo %d", o.algo);
         FUZZ_ASSERT(!o.output || *o.output, "empty --output accepted");
+        FUZZ_ASSERT(o.r_total == 0 || o.tuples_per_rank == 1000, "--r-tuples and --tuples-per-rank both accepted");
+        if (o.algo == ALGO_SORTMERGE)
+            FUZZ_ASSERT(o.radix_bits == 0 && o.passes == -1 && o.buffer_size == 65536 && !o.compress,
+                        "a radix flag accepted with --algo sortmerge");
+        if (o.algo == ALGO_RADIX)
+            FUZZ_ASSERT(o.run_size == 0 && o.merge_fanin == 0 && o.simd == 0 && o.ranges == 0,
+                        "a sort-merge flag accepted with --algo radix");
     }
 }
 

@@ -1,5 +1,6 @@
 /* Build + probe of one partition against a nested-loop reference: duplicate R keys, S keys with
- * several partners, keys without partners, empty sides, packed and plain items; and a partition
+ * several partners, keys without partners, empty sides, packed and plain items (packed: keys
+ * without the partition's bits, rids as offsets from each relation's first), and a partition
  * larger than any cache (correct, just slower). */
 #include <stdlib.h>
 
@@ -17,7 +18,7 @@ static void reference(const tuple_t *r, uint64_t rn, const tuple_t *s, uint64_t 
         for (uint64_t i = 0; i < rn; i++)
             if (r[i].key == s[j].key) {
                 (*m)++;
-                *c += match_term(r[i].rid, s[j].rid);
+                *c += match_term(r[i].rid, s[j].rid, r[i].key);
             }
 }
 
@@ -25,24 +26,25 @@ static void reference(const tuple_t *r, uint64_t rn, const tuple_t *s, uint64_t 
 static void one_case(uint64_t rn, uint64_t sn, uint64_t key_range, int hash_bits_used)
 {
     const int radix_bits = 2, rid_bits = 24;
+    const uint64_t r_base = 5000, s_base = 1000000; /* disjoint rid ranges, as in the generator */
     tuple_t *r = malloc((rn + 1) * sizeof *r), *s = malloc((sn + 1) * sizeof *s);
     uint64_t *rp = malloc((rn + 1) * 8), *sp = malloc((sn + 1) * 8);
     /* all keys of one network partition (low radix bits = 1) */
-    for (uint64_t i = 0; i < rn; i++) r[i] = (tuple_t){(next_rand() % key_range) << radix_bits | 1, i};
-    for (uint64_t j = 0; j < sn; j++) s[j] = (tuple_t){(next_rand() % (2 * key_range)) << radix_bits | 1, 1000000 + j};
-    for (uint64_t i = 0; i < rn; i++) rp[i] = radix_pack(r[i].key, r[i].rid, radix_bits, rid_bits);
-    for (uint64_t j = 0; j < sn; j++) sp[j] = radix_pack(s[j].key, s[j].rid, radix_bits, rid_bits);
+    for (uint64_t i = 0; i < rn; i++) r[i] = (tuple_t){(next_rand() % key_range) << radix_bits | 1, r_base + i};
+    for (uint64_t j = 0; j < sn; j++) s[j] = (tuple_t){(next_rand() % (2 * key_range)) << radix_bits | 1, s_base + j};
+    for (uint64_t i = 0; i < rn; i++) rp[i] = radix_pack(r[i].key, r[i].rid - r_base, radix_bits, rid_bits);
+    for (uint64_t j = 0; j < sn; j++) sp[j] = radix_pack(s[j].key, s[j].rid - s_base, radix_bits, rid_bits);
     uint64_t em, ec;
     reference(r, rn, s, sn, &em, &ec);
     radix_table t = {0};
     CHECK(radix_table_reserve(&t, rn) == 0);
-    radix_format packed = {1, radix_bits, rid_bits}, plain = {2, radix_bits, 64};
+    radix_format packed = {1, radix_bits, rid_bits, {r_base, s_base}}, plain = {2, radix_bits, 64, {0, 0}};
     uint64_t m = 0, c = 0;
-    radix_build_probe(rp, rn, sp, sn, &packed, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
+    radix_build_probe(rp, rn, sp, sn, &packed, 1, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
     CHECK_EQ_U64(m, em);
     CHECK_EQ_U64(c, ec);
     m = c = 0;
-    radix_build_probe((const uint64_t *)r, rn, (const uint64_t *)s, sn, &plain,
+    radix_build_probe((const uint64_t *)r, rn, (const uint64_t *)s, sn, &plain, 1,
                       radix_key_shift(&plain, radix_bits + hash_bits_used), &t, &m, &c);
     CHECK_EQ_U64(m, em);
     CHECK_EQ_U64(c, ec);
@@ -62,21 +64,21 @@ int main(void)
     /* a large partition (beyond L2) and 1:N probes: unique R keys, S = 4 copies each + misses */
     {
         const uint64_t rn = 200000;
-        radix_format f = {1, 0, 20};
+        radix_format f = {1, 0, 20, {0, rn}}; /* S's rids start after R's */
         uint64_t *r = malloc(rn * 8), *s = malloc(5 * rn * 8);
         for (uint64_t i = 0; i < rn; i++) r[i] = radix_pack(i + 1, i, 0, 20);
         uint64_t sn = 0, ec = 0;
         for (uint64_t i = 0; i < rn; i++)
             for (int k = 0; k < 4; k++) {
                 s[sn] = radix_pack(i + 1, sn, 0, 20);
-                ec += match_term(i, sn);
+                ec += match_term(i, rn + sn, i + 1);
                 sn++;
             }
         for (uint64_t i = 0; i < rn; i++, sn++) s[sn] = radix_pack(rn + 1 + i, sn, 0, 20);
         radix_table t = {0};
         CHECK(radix_table_reserve(&t, rn) == 0);
         uint64_t m = 0, c = 0;
-        radix_build_probe(r, rn, s, sn, &f, radix_key_shift(&f, 0), &t, &m, &c);
+        radix_build_probe(r, rn, s, sn, &f, 0, radix_key_shift(&f, 0), &t, &m, &c);
         CHECK_EQ_U64(m, 4 * rn);
         CHECK_EQ_U64(c, ec);
         radix_table_free(&t);

@@ -75,7 +75,7 @@ static void test_tuple_histogram(void)
 static void test_local_passes(void)
 {
     const uint64_t n = 50000, off = 37;
-    radix_format f = {1, 3, 20};
+    radix_format f = {.words = 1, .radix_bits = 3, .rid_bits = 20};
     radix_local_plan plan = {2, {4, 3, 0, 0}, 7};
     uint64_t *a = calloc(n + off, 8), *b = calloc(n + off, 8);
     for (uint64_t i = 0; i < n; i++) a[off + i] = radix_pack(next_rand() >> 24, i, f.radix_bits, f.rid_bits);

@@ -165,23 +165,25 @@ static void test_merge_passes(void)
 static void test_match(void)
 {
     const int rid_bits = 20;
+    const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
     for (int trial = 0; trial < 20; trial++) {
         size_t rn = rnd() % 500, sn = rnd() % 2000;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
         uint64_t keys = 1 + rnd() % 300;
         for (size_t i = 0; i < rn; i++) r[i] = smj_pack(1 + rnd() % keys, i, rid_bits);
-        for (size_t i = 0; i < sn; i++) s[i] = smj_pack(1 + rnd() % (keys * 2), 1000 + i, rid_bits);
+        for (size_t i = 0; i < sn; i++) s[i] = smj_pack(1 + rnd() % (keys * 2), i, rid_bits);
         uint64_t m_ref = 0, c_ref = 0;
         for (size_t i = 0; i < rn; i++)
             for (size_t j = 0; j < sn; j++)
                 if (r[i] >> rid_bits == s[j] >> rid_bits) {
                     m_ref++;
-                    c_ref += match_term(r[i] & ((1u << rid_bits) - 1), s[j] & ((1u << rid_bits) - 1));
+                    c_ref += match_term(rid_base[0] + (r[i] & ((1u << rid_bits) - 1)),
+                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), r[i] >> rid_bits);
                 }
         qsort(r, rn, 8, cmp_u64);
         qsort(s, sn, 8, cmp_u64);
         uint64_t m, c;
-        smj_match(r, rn, s, sn, rid_bits, &m, &c);
+        smj_match(r, rn, s, sn, rid_bits, rid_base, &m, &c);
         CHECK_EQ_U64(m, m_ref);
         CHECK_EQ_U64(c, c_ref);
         free(r);
