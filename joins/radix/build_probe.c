@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/rmb_mutant.h"
 #include "joins/generate.h"
 #include "joins/radix/radix_kernels.h"
 
@@ -75,12 +76,30 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
         heads[h] = (uint32_t)(i + 1);
     }
     uint64_t m = 0, c = 0;
-    for (uint64_t j = 0; j < s_n; j++) {
+    uint64_t probes = s_n;
+#ifdef RMB_MUTANT_RADIX_DUP_TUPLE /* mutation suite: the first S item of partition 0 is probed twice */
+    if (part == 0 && s_n > 0) probes++;
+#endif
+    for (uint64_t jj = 0; jj < probes; jj++) {
+        const uint64_t j = jj < s_n ? jj : 0;
         const uint64_t w = s[j * W];
         for (uint32_t idx = heads[(w >> hash_shift) & mask]; idx; idx = next[idx - 1]) {
             const uint64_t *ri = r + (uint64_t)(idx - 1) * W;
+#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
+            if (W == 2 ? ri[1] - f->rid_base[0] == s[j * W + 1] - f->rid_base[1] : ((ri[0] ^ w) & ~keymask) == 0) {
+#else
             if (((ri[0] ^ w) & keymask) == 0) {
+#endif
                 m++;
+#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
+                {
+                    const uint64_t rr = W == 2 ? ri[1] : (ri[0] & ~keymask) + f->rid_base[0];
+                    const uint64_t sr = W == 2 ? s[j * W + 1] : (w & ~keymask) + f->rid_base[1];
+                    const uint64_t key = W == 2 ? w : ((w >> rid_bits) << f->radix_bits) | part;
+                    c += match_term(sr, rr, key);
+                    continue;
+                }
+#endif
                 if (W == 2)
                     c += match_mix(ri[1] * MATCH_R_MUL + (s[j * W + 1] + w * MATCH_KEY_MUL));
                 else

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/rmb_mutant.h"
 #include "joins/radix/radix_phases.h"
 
 typedef struct {
@@ -67,6 +68,21 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
 
     radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
     radix_histogram_tuples(in->s, in->s_n, bits, lay->local[REL_S]);
+#ifdef RMB_MUTANT_RADIX_NO_EXCHANGE /* mutation suite: every rank keeps its own tuples and joins them */
+    memcpy(lay->global[REL_R], lay->local[REL_R], 2 * np * sizeof(uint64_t));
+    for (uint64_t p = 0; p < np; p++) lay->owner[p] = ctx->rank;
+    uint64_t *mine = calloc(2 * (size_t)ctx->size, sizeof *mine);
+    for (uint64_t p = 0; p < np; p++)
+        for (int rel = 0; rel < 2; rel++) {
+            lay->base[rel][p] = mine[2 * ctx->rank + rel];
+            mine[2 * ctx->rank + rel] += lay->global[rel][p];
+            if (rel == REL_R && lay->global[rel][p] > lay->max_r_part) lay->max_r_part = lay->global[rel][p];
+        }
+    lay->win_items[REL_R] = mine[2 * ctx->rank];
+    lay->win_items[REL_S] = mine[2 * ctx->rank + 1];
+    free(mine);
+    return;
+#endif
     MPI_CHECK(ctx->rank, MPI_Allreduce(lay->local[REL_R], lay->global[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
                                        ctx->world));
     /* inclusive scan minus own counts = tuples of lower ranks = my offset inside each partition */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/rmb_mutant.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"
 
@@ -115,6 +116,9 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
             st.start[p] = st.off[p] = lay->base[rel][p] + lay->prefix[rel][p];
             st.remote[p] = lay->owner[p] != ctx->rank;
             target[p] = st.remote[p] ? lay->owner[p] : -1;
+#ifdef RMB_MUTANT_RADIX_MISROUTE /* mutation suite: one partition of S is put to the next rank */
+            if (rel == REL_S && p == np / 2 && st.remote[p]) target[p] = (lay->owner[p] + 1) % ctx->size;
+#endif
             disp[p] = (MPI_Aint)(st.start[p] * item);
         }
         st.m = ((uintptr_t)win[rel].base % 64) / item;
@@ -127,6 +131,9 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         }
         const tuple_t *src = rel == REL_R ? in->r : in->s;
         uint64_t n = rel == REL_R ? in->r_n : in->s_n;
+#ifdef RMB_MUTANT_RADIX_DROP_TUPLE /* mutation suite: rank 0 loses its last S tuple */
+        if (rel == REL_S && ctx->rank == 0 && n > 0) n--;
+#endif
         if (f->words == 2)
             network_pass_w(src, n, 2, false, f, rel, np - 1, &st, win[rel].base, &pb);
         else if (f->rid_base[rel] == 0)

@@ -1,5 +1,6 @@
 /* The matching phase: one sequential scan over the two sorted relations with a head pointer each;
  * equal-key groups on both sides produce every pair (1:N and N:M). MPI-free. */
+#include "bench/rmb_mutant.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
@@ -25,8 +26,12 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
             while (ie < rn && r[ie] >> rid_bits == kr) ie++;
             const uint64_t pre_key = pre0 + kr * MATCH_KEY_MUL;
             const uint64_t pre_r = pre_key + (r[i] & mask) * MATCH_R_MUL;
+#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
+            c += match_mix(pre_r + (s[je++] & mask));
+#else
             do c += match_mix(pre_r + (s[je] & mask));
             while (++je < sn && s[je] >> rid_bits == kr);
+#endif
             for (size_t x = i + 1; x < ie; x++) { /* N:M: the other R tuples of the group */
                 const uint64_t pre_x = pre_key + (r[x] & mask) * MATCH_R_MUL;
                 for (size_t y = j; y < je; y++) c += match_mix(pre_x + (s[y] & mask));

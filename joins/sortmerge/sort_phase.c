@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/rmb_mutant.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 #include "rma/flush.h"
@@ -68,6 +69,9 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
                 smj_sort_run(group + off, len, send, tmp, simd);
                 t0 = rmb_now();
                 MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * sizeof(uint64_t));
+#ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
+                if (len > 1) len--;
+#endif
                 MPI_CHECK(me, rma_put_start(mode, send, (int)len, MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
                 slots[next].target = t;
                 slots[next].win = win[rel].win;
