@@ -3,6 +3,7 @@
  * version) and how (the command line, the seed). */
 #ifndef RMB_PROVENANCE_H
 #define RMB_PROVENANCE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,8 +13,11 @@
 /* The columns timestamp, bench, job_id, git_commit, mpi_library, mpi_version, hosts, ranks,
  * ranks_per_host, hostnames, seed and command. */
 void provenance_columns(record *rec, const bench_ctx *ctx, const char *bench, const char *command, int64_t seed);
-/* status, exit_code and verification, which must agree: "ok"/0/PASS, "failed"/1/FAIL. */
-void provenance_outcome(record *rec, int exit_code, const char *verification);
+/* status, exit_code and verification of a run that reached its verification, from its verdict
+ * alone so that they cannot disagree: "ok"/0/PASS or "failed"/1/FAIL (1 is the commands' exit
+ * status for a failed verification). Rows of runs that ended before verifying are written by
+ * `rmabench record` (cmd/record_main.c): status failed|timeout|..., their exit status, NONE. */
+void provenance_outcome(record *rec, bool pass);
 /* argv joined by spaces (truncated to len). */
 void provenance_command_line(int argc, char **argv, char *buf, size_t len);
 

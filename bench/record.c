@@ -1,12 +1,13 @@
 #include "bench/record.h"
 
+#include "bench/output_path.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 struct record {
@@ -150,28 +151,16 @@ static int header_matches(const record_schema *s, int fd, const char *path, char
 
 int record_check_path(const record_schema *s, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
-            snprintf(err, errlen, "%s: not a regular file", path);
-            return -1;
-        }
-        int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
-        if (fd < 0) { snprintf(err, errlen, "%s: cannot open for appending: %s", path, strerror(errno)); return -1; }
-        int rc = S_ISREG(st.st_mode) ? header_matches(s, fd, path, err, errlen) : 0;
-        close(fd);
-        return rc < 0 ? -1 : 0;
+    if (output_path_check(path, OUTPUT_APPEND, err, errlen)) return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT) return 0; /* created by the first row */
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
     }
-    /* New file: the directory must be writable. */
-    char *dir = strdup(path), *slash = strrchr(dir, '/');
-    if (slash == dir) slash[1] = 0;
-    else if (slash) *slash = 0;
-    else strcpy(dir, ".");
-    int ok = access(dir, W_OK | X_OK) == 0;
-    int e = errno;
-    free(dir);
-    if (!ok) { snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e)); return -1; }
-    return 0;
+    int rc = header_matches(s, fd, path, err, errlen);
+    close(fd);
+    return rc < 0 ? -1 : 0;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -190,35 +179,22 @@ static int write_all(int fd, const char *buf, size_t len)
 
 int record_append(const record *r, const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open for appending: %s", path, strerror(errno));
-        return -1;
-    }
+    int fd = output_open_append(path, err, errlen); /* a regular file, or nothing is written */
+    if (fd < 0) return -1;
     /* Serialise writers on one file (several runs of a campaign may share it). */
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     while (fcntl(fd, F_SETLKW, &lk) < 0 && errno == EINTR) {}
-    struct stat st;
-    int need_header = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        int rfd = open(path, O_RDONLY | O_CLOEXEC);
-        int rc = rfd < 0 ? -1 : header_matches(r->schema, rfd, path, err, errlen);
-        if (rfd >= 0) close(rfd);
-        if (rc < 0) {
-            if (rfd < 0) snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-        need_header = rc == 1;
+    int rc = header_matches(r->schema, fd, path, err, errlen);
+    if (rc < 0) {
+        close(fd);
+        return -1;
     }
+    int need_header = rc == 1;
     /* A last line without its newline (a writer killed mid-line, an edit) must not swallow this
      * row: start it on a line of its own. */
+    off_t before = lseek(fd, 0, SEEK_END);
     char last = '\n';
-    if (!need_header && S_ISREG(st.st_mode) && st.st_size > 0) {
-        int rfd = open(path, O_RDONLY | O_CLOEXEC);
-        if (rfd < 0 || pread(rfd, &last, 1, st.st_size - 1) != 1) last = '\n';
-        if (rfd >= 0) close(rfd);
-    }
+    if (!need_header && before > 0 && pread(fd, &last, 1, before - 1) != 1) last = '\n';
     char *row = record_row_line(r), *text = NULL;
     if (need_header) {
         char *hdr = record_header_line(r->schema);
@@ -228,9 +204,8 @@ int record_append(const record *r, const char *path, char *err, size_t errlen)
         text = NULL;
     }
     free(row);
-    int rc = 0;
-    off_t before = S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_END) : -1;
-    if (!text || write_all(fd, text, strlen(text)) < 0 || (S_ISREG(st.st_mode) && fsync(fd) < 0)) {
+    rc = 0;
+    if (!text || write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         /* never leave a partial line behind */
         if (before >= 0 && ftruncate(fd, before) < 0) {}

@@ -26,11 +26,13 @@ bool record_schema_has(const record_schema *s, const char *column);
 /* The value set for column ("" when not set or not in the schema). */
 const char *record_get(const record *r, const char *column);
 
-/* Append the row to path. Returns 0, or -1 with a one-line reason in err ("FILE: reason"). */
+/* Append the row to path. Returns 0, or -1 with a one-line reason in err ("FILE: reason") and the
+ * file as it was. Only a regular file (or a new one) is written (bench/output_path.h). */
 int record_append(const record *r, const char *path, char *err, size_t errlen);
 
-/* Check, without writing, that path can take rows of this schema (exists with the same header, or
- * can be created). Run it before the benchmark so that a bad --output fails before any work. */
+/* Check, without writing, that path can take rows of this schema (a regular file with the same
+ * header, or a new file in a writable directory; bench/output_path.h). Run it before the benchmark
+ * so that a bad --output fails before any work. */
 int record_check_path(const record_schema *s, const char *path, char *err, size_t errlen);
 
 /* The header line (no newline) and a row's CSV text (no newline), for tests. Caller frees. */

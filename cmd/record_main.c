@@ -1,8 +1,11 @@
 /* `rmabench record`: append one row of the shared CSV schema from a shell script, so that job
  * scripts record a run that failed (crash, timeout, wrong world size) in the same file and format
  * as the runs that succeeded. No MPI. Also prints the header, for tools that check a CSV's schema.
+ * The row's status, exit_code and verification must agree as in every other row: "ok" with 0 and
+ * PASS, anything else with a non-zero exit code and FAIL or NONE (the run ended before verifying).
  *   rmabench record --output F --set col=value [--set col=value ...]
  *   rmabench record --header */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,47 @@ static void usage(FILE *f)
     fprintf(f, "usage: rmabench record --output FILE --set COLUMN=VALUE [--set COLUMN=VALUE ...]\n"
                "       rmabench record --header      print the CSV header of this rmabench version\n"
                "Appends one whole row to FILE (header first when the file is new). Columns not set stay\n"
-               "empty, except: timestamp (now), status (failed), git_commit (this build), job_id ($SLURM_JOB_ID).\n");
+               "empty, except: timestamp (now), status (failed), verification (NONE unless status is ok),\n"
+               "git_commit (this build), job_id ($SLURM_JOB_ID). status, exit_code and verification must agree:\n"
+               "ok/0/PASS, or another status with a non-zero exit_code and FAIL or NONE. FILE must be a regular\n"
+               "file or a new one.\n");
+}
+
+/* Defaults for what the caller did not say. */
+static void fill_defaults(record *rec)
+{
+    if (!*record_get(rec, "timestamp")) {
+        char ts[32];
+        bench_timestamp(ts, sizeof ts);
+        record_set(rec, "timestamp", "%s", ts);
+    }
+    if (!*record_get(rec, "status")) record_set(rec, "status", "failed");
+    if (!*record_get(rec, "verification") && strcmp(record_get(rec, "status"), "ok") != 0)
+        record_set(rec, "verification", "NONE");
+    if (!*record_get(rec, "git_commit")) record_set(rec, "git_commit", "%s", RMB_GIT_COMMIT);
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!*record_get(rec, "job_id") && job) record_set(rec, "job_id", "%s", job);
+}
+
+/* 0 when status, exit_code and verification agree (the rule of every results row), else -1 with
+ * the reason. */
+static int check_outcome(const record *rec, char *err, size_t errlen)
+{
+    const char *status = record_get(rec, "status"), *code = record_get(rec, "exit_code"),
+               *verification = record_get(rec, "verification");
+    char *end = NULL;
+    long rc = strtol(code, &end, 10);
+    bool numeric = *code && *end == 0;
+    bool known = !strcmp(verification, "PASS") || !strcmp(verification, "FAIL") || !strcmp(verification, "NONE");
+    if (!strcmp(status, "ok") && (!numeric || rc != 0 || strcmp(verification, "PASS") != 0))
+        snprintf(err, errlen, "--set: status ok needs exit_code 0 and verification PASS (got '%s', '%s')", code, verification);
+    else if (!known) snprintf(err, errlen, "--set: verification '%s' is not PASS, FAIL or NONE", verification);
+    else if (!numeric) snprintf(err, errlen, "--set: exit_code '%s' is not an exit status (required)", code);
+    else if (strcmp(status, "ok") != 0 && (rc == 0 || !strcmp(verification, "PASS")))
+        snprintf(err, errlen, "--set: status %s needs a non-zero exit_code and verification FAIL or NONE (got %s, %s)",
+                 status, code, verification);
+    else return 0;
+    return -1;
 }
 
 int record_main(int argc, char **argv)
@@ -55,17 +98,12 @@ int record_main(int argc, char **argv)
         }
     }
     if (!output) { fprintf(stderr, "rmabench: --output: required (the results CSV to append to)\n"); goto out; }
-    /* defaults for what the caller did not say */
-    if (!*record_get(rec, "timestamp")) {
-        char ts[32];
-        bench_timestamp(ts, sizeof ts);
-        record_set(rec, "timestamp", "%s", ts);
-    }
-    if (!*record_get(rec, "status")) record_set(rec, "status", "failed");
-    if (!*record_get(rec, "git_commit")) record_set(rec, "git_commit", "%s", RMB_GIT_COMMIT);
-    const char *job = getenv("SLURM_JOB_ID");
-    if (!*record_get(rec, "job_id") && job) record_set(rec, "job_id", "%s", job);
+    fill_defaults(rec);
     char err[512];
+    if (check_outcome(rec, err, sizeof err)) {
+        fprintf(stderr, "rmabench: %s\n", err);
+        goto out;
+    }
     if (record_check_path(&results_schema, output, err, sizeof err) || record_append(rec, output, err, sizeof err)) {
         fprintf(stderr, "rmabench: --output: %s\n", err);
         goto out;

@@ -15,8 +15,9 @@
 #   RMB_DRY_RUN=1    print the commands instead of running them
 #   RMB_PYTHON       Python with matplotlib for the plots (default /usr/bin/python3)
 # Every run appends to $RMB_CSV; a run that fails (non-zero exit, timeout, a world size other than
-# requested) gets one more row with status=failed|timeout|world-size-mismatch and its exit code,
-# written by `rmabench record`. Rows are only ever appended.
+# requested) gets one more row with status=failed|timeout|world-size-mismatch, its exit code and
+# verification FAIL (it printed one) or NONE (it ended before verifying), written by `rmabench
+# record`. Rows are only ever appended; results.csv and the logs must be regular files or absent.
 
 rmb_die() { echo "rmabench jobs: $*" >&2; exit 2; }
 
@@ -49,12 +50,27 @@ rmb_init() { # NAME
     export HWLOC_HIDE_ERRORS=${HWLOC_HIDE_ERRORS:-1}
 }
 
+# An output path of the job scripts follows the rule of every rmabench --output (bench/output_path.h):
+# absent, or a regular file (a symbolic link to one counts as one); anything else (a directory, a
+# device node, a FIFO, a socket, a dangling link) stops the job with exit 2 before it is written.
+rmb_check_output() { # PATH
+    if [[ -e $1 || -L $1 ]] && [[ ! -f $1 ]]; then
+        local kind=other
+        if [[ -L $1 && ! -e $1 ]]; then kind="a symbolic link that does not resolve to a file"
+        elif [[ -d $1 ]]; then kind="a directory"; elif [[ -c $1 ]]; then kind="a character device"
+        elif [[ -b $1 ]]; then kind="a block device"; elif [[ -p $1 ]]; then kind="a FIFO"
+        elif [[ -S $1 ]]; then kind="a socket"; fi
+        rmb_die "$1: not a regular file ($kind)"
+    fi
+}
+
 # Results directory: RMB_OUT (created), RMB_CSV = RMB_OUT/results.csv, logs under RMB_OUT/logs.
 rmb_results_dir() { # DIR
     RMB_OUT=$1
     RMB_CSV=$RMB_OUT/results.csv
     RMB_LOG_DIR=$RMB_OUT/logs
     if [[ $RMB_DRY_RUN != 1 ]]; then
+        rmb_check_output "$RMB_CSV"
         mkdir -p "$RMB_LOG_DIR" || rmb_die "$RMB_OUT: cannot create the results directory"
     fi
 }
@@ -131,7 +147,8 @@ rmb_run() {
     log=$RMB_LOG_DIR/$(printf '%03d' "$RMB_RUN_I")-${label//[^A-Za-z0-9_.=-]/_}.log
     printf '[run %d of %d, %s elapsed] %s\n' "$RMB_RUN_I" "$RMB_RUN_N" "$(rmb_elapsed)" "$label"
     local before t0 rc status=ok
-    before=$(rmb_rows "$RMB_CSV")
+    rmb_check_output "$log"
+    before=$(rmb_rows "$RMB_CSV") || rmb_die "$RMB_CSV: not a results CSV"
     t0=$EPOCHREALTIME
     rmb_quote "${cmd[@]}" >"$log"
     timeout -k 10 "$RMB_RUN_TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
@@ -152,9 +169,13 @@ rmb_run() {
     RMB_FAILED=$((RMB_FAILED + 1))
     printf '    %s (exit %d, %s s): see %s\n' "${status^^}" "$rc" "$dt" "$log"
     grep -m3 -E '^rmabench|verification: FAIL|rror' "$log" | sed 's/^/    | /'
-    local bench=$1 algo
+    local bench=$1 algo verification=NONE
     algo=$(rmb_flag algo "$@")
+    # the row agrees with itself: a run that printed a failed verification says FAIL, one that
+    # ended before verifying (crash, timeout, wrong world) NONE
+    grep -q '^verification: FAIL' "$log" && verification=FAIL
     "$RMB_BIN" record --output "$RMB_CSV" --set bench="$bench" --set status="$status" --set exit_code="$rc" \
+        --set verification="$verification" \
         --set ranks="$np" --set hosts="$nodes" --set ranks_per_host=$(( (np + nodes - 1) / nodes )) \
         --set mpi_library="$([[ $RMB_MPI == mpich ]] && echo MPICH || echo "Open MPI")" --set algo="$algo" --set command="$(rmb_quote "${cmd[@]}")" ||
         echo "rmabench jobs: could not record the failed run in $RMB_CSV" >&2

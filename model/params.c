@@ -8,12 +8,15 @@
 #include <string.h>
 
 #include "bench/options.h"
+#include "bench/output_path.h"
+#include "bench/text_input.h"
 
 static const struct {
     const char *name, *unit, *what;
     double scale;
+    int bound;
 } table[MP_COUNT] = {
-#define P_ROW(n, u, s, d) {#n, u, d, s},
+#define P_ROW(n, u, s, b, d) {#n, u, d, s, b},
     MODEL_PARAMS(P_ROW)
 #undef P_ROW
 };
@@ -44,6 +47,36 @@ const char *params_name(int i) { return table[i].name; }
 const char *params_unit(int i) { return table[i].unit; }
 double params_scale(int i) { return table[i].scale; }
 const char *params_describe(int i) { return table[i].what; }
+
+int params_check_value(int i, double v, char *why, size_t whylen)
+{
+    const char *name = table[i].name;
+    if (!isfinite(v)) {
+        snprintf(why, whylen, "%s: %g is not a finite number", name, v);
+        return -1;
+    }
+    switch (table[i].bound) {
+    case PB_POSITIVE:
+        if (v > 0) return 0;
+        snprintf(why, whylen, "%s: %g is not positive (the model divides by it)", name, v);
+        return -1;
+    case PB_AT_LEAST_1:
+    case PB_AT_LEAST_2: {
+        double lo = table[i].bound == PB_AT_LEAST_1 ? 1 : 2;
+        if (v >= lo) return 0;
+        snprintf(why, whylen, "%s: %g is below %g", name, v, lo);
+        return -1;
+    }
+    case PB_PASSES:
+        if (v >= 0 && v <= 64) return 0;
+        snprintf(why, whylen, "%s: %g is not a pass count in [0, 64]", name, v);
+        return -1;
+    default:
+        if (v >= 0) return 0;
+        snprintf(why, whylen, "%s: %g is negative", name, v);
+        return -1;
+    }
+}
 
 void params_put(model_params *p, int i, double value)
 {
@@ -102,10 +135,7 @@ static int assign(model_params *p, char *name, char *value, const char *unit, bo
         snprintf(why, whylen, "%s: '%.40s' is not a number", name, value);
         return -1;
     }
-    if (v < 0) {
-        snprintf(why, whylen, "%s: %g is negative", name, v);
-        return -1;
-    }
+    if (params_check_value(i, v, why, whylen)) return -1;
     params_put(p, i, v * table[i].scale);
     if (seen) seen[i] = true;
     return 0;
@@ -120,13 +150,12 @@ int params_load(model_params *p, const char *path, char *err, size_t errlen)
     }
     bool seen[MP_COUNT] = {false};
     char line[2048];
-    int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    int lineno = 0, rc = 0, got;
+    char why[256];
+    while ((got = text_read_line(f, line, sizeof line, why, sizeof why)) != 0) {
         lineno++;
-        char why[256];
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
-            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+        if (got < 0) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
             rc = -1;
             break;
         }
@@ -159,10 +188,6 @@ int params_load(model_params *p, const char *path, char *err, size_t errlen)
             break;
         }
     }
-    if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
-        rc = -1;
-    }
     fclose(f);
     if (rc == 0) snprintf(p->source, sizeof p->source, "%s", path);
     return rc;
@@ -193,14 +218,11 @@ int params_set(model_params *p, const char *assignment, char *err, size_t errlen
 
 int params_write(const model_params *p, const char *path, char *err, size_t errlen)
 {
-    /* Write to a temporary name, then rename: a failed calibration leaves nothing half-written. */
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
+    /* A temporary file beside path, renamed when complete: a failed calibration leaves nothing
+     * half-written, and a path that is not a regular file is refused (bench/output_path.h). */
+    output_file out;
+    if (output_file_begin(&out, path, err, errlen)) return -1;
+    FILE *f = out.f;
     fprintf(f, "# rmabench model parameters (rmabench calibrate). Format: name = value  # unit  description\n"
                "# Rates are per rank in million tuples per second, as in the thesis; edit or override with\n"
                "# rmamodel ... --set NAME=VALUE (same units).\n");
@@ -212,18 +234,7 @@ int params_write(const model_params *p, const char *path, char *err, size_t errl
         else
             fprintf(f, "# %s = (not measured)  # %s  %s\n", table[i].name, table[i].unit, table[i].what);
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        snprintf(err, errlen, "%s: write error", path);
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, path)) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return output_file_commit(&out, err, errlen);
 }
 
 int params_require(const model_params *p, const int *which, char *err, size_t errlen)

@@ -7,56 +7,62 @@
  * The unit after '#' is optional, but when given it must be the parameter's unit (so that a file
  * written in other units is refused rather than misread). Values are given in the file's units
  * (rates in million tuples per second, as in the thesis); internally everything is SI (tuples/s,
- * bytes/s, seconds). Unknown names, duplicates, malformed lines, bad numbers and negative values
- * are errors reported as "FILE:LINE: reason". `--set NAME=VALUE` overrides use the same units.
- * A parameter the file does not give stays unset; the model functions' callers check with
+ * bytes/s, seconds). Unknown names, duplicates, malformed lines, bad numbers, values out of
+ * their bound (PB_*), lines over 2047 characters and binary data (NUL or control bytes) are
+ * errors reported as "FILE:LINE: reason". `--set NAME=VALUE` overrides use the same units and
+ * bounds. A parameter the file does not give stays unset; the model functions' callers check with
  * params_require() before using it. MPI-free. */
 #ifndef RMB_MODEL_PARAMS_H
 #define RMB_MODEL_PARAMS_H
 #include <stdbool.h>
 #include <stddef.h>
 
-/* X(name, unit, scale-to-SI, description). Names follow the thesis' symbols where there is one. */
+/* The values a parameter takes (in the file's unit). Rates and the times the equations divide by
+ * (directly, or through t_tx = ... + t_clean_up) must be positive: zero would predict infinite
+ * throughput or a negative rank count. Pass counts become ints: 0..64. */
+enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
+
+/* X(name, unit, scale-to-SI, bound, description). Names follow the thesis' symbols where there is one. */
 #define MODEL_PARAMS(X)                                                                                          \
     /* join compute rates, per rank (thesis: per thread) */                                                      \
-    X(P_scan, "Mtuples/s", 1e6, "histogram scan rate (eq. 3.1)")                                                 \
-    X(P_partition, "Mtuples/s", 1e6, "radix partitioning rate of the network pass, partition_bits fan-out (eq. 3.3-3.6)") \
-    X(P_partition_local, "Mtuples/s", 1e6, "radix partitioning rate of a local pass, partition_local_bits fan-out (eq. 3.7)") \
-    X(P_build, "Mtuples/s", 1e6, "in-cache hash table build rate (eq. 3.9)")                                     \
-    X(P_probe, "Mtuples/s", 1e6, "in-cache hash table probe rate (eq. 3.10)")                                    \
-    X(P_partition_range, "Mtuples/s", 1e6, "sort-merge range partitioning rate (eq. 3.7 for the sort-merge join)") \
-    X(P_sort_run, "Mtuples/s", 1e6, "in-cache sort rate for runs of sort_run_length tuples (eq. 3.13)")          \
-    X(P_merge, "Mtuples/s", 1e6, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
-    X(P_match, "Mtuples/s", 1e6, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
+    X(P_scan, "Mtuples/s", 1e6, PB_POSITIVE, "histogram scan rate (eq. 3.1)")                                                 \
+    X(P_partition, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate of the network pass, partition_bits fan-out (eq. 3.3-3.6)") \
+    X(P_partition_local, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate of a local pass, partition_local_bits fan-out (eq. 3.7)") \
+    X(P_build, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache hash table build rate (eq. 3.9)")                                     \
+    X(P_probe, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache hash table probe rate (eq. 3.10)")                                    \
+    X(P_partition_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge range partitioning rate (eq. 3.7 for the sort-merge join)") \
+    X(P_sort_run, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache sort rate for runs of sort_run_length tuples (eq. 3.13)")          \
+    X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
+    X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
-    X(tuples_per_rank, "tuples", 1, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
-    X(partition_bits, "bits", 1, "fan-out bits at which P_partition was measured")                               \
-    X(partition_local_bits, "bits", 1, "fan-out bits at which P_partition_local was measured")                   \
-    X(radix_local_passes, "passes", 1, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
-    X(sort_run_length, "tuples", 1, "run length l of eq. 3.12")                                                  \
-    X(merge_fanin, "runs", 1, "merge fan-in N_fan-in of eq. 3.17")                                               \
-    X(merge_depth, "passes", 1, "merge depth d of eq. 3.18; 0 = derive from eq. 3.17")                           \
-    X(wire_tuple_bytes, "B", 1, "bytes per tuple sent over the network (8 with compression)")                    \
+    X(tuples_per_rank, "tuples", 1, PB_NONNEG, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
+    X(partition_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition was measured")                               \
+    X(partition_local_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition_local was measured")                   \
+    X(radix_local_passes, "passes", 1, PB_PASSES, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
+    X(sort_run_length, "tuples", 1, PB_AT_LEAST_1, "run length l of eq. 3.12")                                                  \
+    X(merge_fanin, "runs", 1, PB_AT_LEAST_2, "merge fan-in N_fan-in of eq. 3.17")                                               \
+    X(merge_depth, "passes", 1, PB_PASSES, "merge depth d of eq. 3.18; 0 = derive from eq. 3.17")                           \
+    X(wire_tuple_bytes, "B", 1, PB_AT_LEAST_1, "bytes per tuple sent over the network (8 with compression)")                    \
     /* network */                                                                                                \
-    X(bw_host, "GB/s", 1e9, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
-    X(bw_put_intra, "GB/s", 1e9, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
+    X(bw_host, "GB/s", 1e9, PB_POSITIVE, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
+    X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
     /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
-    X(t_win_alloc_fixed, "ms", 1e-3, "MPI_Win_allocate time independent of size")                                \
-    X(t_win_alloc_per_byte, "s/GB", 1e-9, "MPI_Win_allocate time per byte of window")                            \
-    X(t_win_touch_per_byte, "s/GB", 1e-9, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte: in both joins' window_alloc") \
+    X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "MPI_Win_allocate time independent of size")                                \
+    X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
+    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte: in both joins' window_alloc") \
     /* lock table (thesis 5.3) */                                                                                \
-    X(t_local_comm, "us", 1e-6, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
-    X(t_remote_comm, "us", 1e-6, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \
-    X(t_queue, "us", 1e-6, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
-    X(t_vote, "us", 1e-6, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
-    X(t_clean_up, "us", 1e-6, "end of transaction: one notified put to a lock server (eq. 5.3)")
+    X(t_local_comm, "us", 1e-6, PB_POSITIVE, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
+    X(t_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \
+    X(t_queue, "us", 1e-6, PB_NONNEG, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
+    X(t_vote, "us", 1e-6, PB_POSITIVE, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
+    X(t_clean_up, "us", 1e-6, PB_POSITIVE, "end of transaction: one notified put to a lock server (eq. 5.3)")
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \
     X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels)
 
 enum {
-#define P_ENUM(n, u, s, d) MP_##n,
+#define P_ENUM(n, u, s, b, d) MP_##n,
     MODEL_PARAMS(P_ENUM)
 #undef P_ENUM
     MP_COUNT
@@ -87,6 +93,9 @@ int params_index(const char *name);          /* MP_x or -1 */
 const char *params_name(int i);
 const char *params_unit(int i);
 double params_scale(int i);
+/* 0 when v (in the file's unit) is a value parameter i can take (finite, within its bound), else -1
+ * with "NAME: reason" in why. */
+int params_check_value(int i, double v, char *why, size_t whylen);
 const char *params_describe(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }

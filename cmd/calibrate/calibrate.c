@@ -1,15 +1,16 @@
 /* `rmabench calibrate --output FILE`: measure every model parameter on these ranks and write them,
- * with units, the MPI library, hosts and ranks per host, to a parameter file (model/params.h). */
+ * with units, the MPI library, hosts and ranks per host, to a parameter file (model/params.h):
+ * FILE must be a regular file or a new one, written beside and renamed (bench/output_path.h). */
 #include "cmd/calibrate/calibrate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "bench/memory.h"
 #include "bench/options.h"
+#include "bench/output_path.h"
 #include "bench/version.h"
 #include "rma/window.h"
 
@@ -48,18 +49,6 @@ double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
     return r;
 }
 
-static int output_writable(const char *path, char *err, size_t len)
-{
-    char *dir = strdup(path), *slash = strrchr(dir, '/');
-    if (slash == dir) slash[1] = 0;
-    else if (slash) *slash = 0;
-    else strcpy(dir, ".");
-    int ok = access(dir, W_OK | X_OK) == 0;
-    if (!ok) snprintf(err, len, "--output: %s: directory %s is not writable", path, dir);
-    free(dir);
-    return ok ? 0 : -1;
-}
-
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
@@ -92,11 +81,9 @@ int calibrate_main(int argc, char **argv)
         snprintf(err, sizeof err, "--output: required (the parameter file to write)");
         rc = OPT_ERROR;
     }
-    if (rc == OPT_OK && output_writable(output, err, sizeof err)) rc = OPT_ERROR;
-    if (rc == OPT_ERROR) {
-        if (bench_env_rank() == 0) fprintf(stderr, "rmabench: %s\n", err);
-        exit(2);
-    }
+    if (rc == OPT_ERROR) opt_usage_error("%s", err);
+    /* judged before MPI_Init: a device, directory or FIFO is refused, never replaced */
+    if (output_path_check(output, OUTPUT_REPLACE, err, sizeof err)) opt_usage_error("--output: %s", err);
 
     if (o.tuples_per_rank <= 0) o.tuples_per_rank = jdef.tuples_per_rank; /* the join's default */
 

@@ -1,6 +1,7 @@
 /* `rmabench join`: generate R and S in parallel, run the chosen join(s) --warmup + --repeat times on
  * the same data, verify every run against the generator's expected count and checksum, print the
- * phase table and append one CSV row per run. The phases of the command: cmd/join/join_cmd.h. */
+ * phase table and append one CSV row per run (and one per warm-up that failed, with a negative
+ * repeat_index, so that no failure goes unrecorded and plots can tell warm-ups apart). The phases of the command: cmd/join/join_cmd.h. */
 #include <stdlib.h>
 
 #include "cmd/commands.h"
@@ -19,8 +20,9 @@ int join_main(int argc, char **argv)
             join_run_result res;
             join_run_once(&js, js.algos[a], rep, &res);
             failures += !res.pass;
-            if (rep < 0) { /* warm-up: verified, one line, not recorded */
+            if (rep < 0) { /* warm-up: verified, one line; a row only when it failed */
                 join_report_warmup(&js, &res);
+                if (!res.pass) output_failed = join_record_run(&js, &res); /* repeat_index < 0 */
                 continue;
             }
             join_report_run(&js, &res);

@@ -72,7 +72,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
     if (js->ctx.rank == 0) {
         record *rec = record_new(&results_schema);
         provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
-        provenance_outcome(rec, res->pass ? 0 : 1, res->pass ? "PASS" : "FAIL");
+        provenance_outcome(rec, res->pass);
         workload_columns(rec, js);
         algo_columns(rec, &js->o, res);
         phase_columns(rec, &res->st);

@@ -58,7 +58,7 @@ int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_fig
     if (!ls->o.output || ls->ctx.rank != 0) return exit_code;
     record *rec = record_new(&results_schema);
     provenance_columns(rec, &ls->ctx, "lock", ls->command, ls->o.seed);
-    provenance_outcome(rec, exit_code, v.pass ? "PASS" : "FAIL");
+    provenance_outcome(rec, v.pass);
     parameter_columns(rec, ls);
     result_columns(rec, t, f);
     lock_compare_record(&ls->model, rec);

@@ -1,6 +1,8 @@
 /* Lock trace reader and writer; the format is described in trace.h. */
 #include "locking/workloads/trace.h"
 
+#include "bench/text_input.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,7 +38,7 @@ static void fail(trace_reader *t, long line, char *err, size_t errlen, const cha
 }
 
 /* Reads the next line into buf (without newline, without a trailing comment). Returns 1, 0 at end
- * of file, -1 on a read error or an overlong line (reported). */
+ * of file, -1 on a read error, an overlong line or binary data (reported). */
 static int read_line(trace_reader *t, char *buf, char *err, size_t errlen)
 {
     if (t->has_pending) {
@@ -45,18 +47,14 @@ static int read_line(trace_reader *t, char *buf, char *err, size_t errlen)
         t->line = t->pending_line;
         return 1;
     }
-    if (!fgets(buf, TRACE_LINE_MAX + 2, t->f)) {
-        if (ferror(t->f)) { fail(t, t->line + 1, err, errlen, "read error: %s", strerror(errno)); return -1; }
-        return 0;
-    }
+    char why[160];
+    int rc = text_read_line(t->f, buf, TRACE_LINE_MAX + 1, why, sizeof why);
+    if (rc == 0) return 0;
     t->line++;
-    size_t len = strlen(buf);
-    if (len > 0 && buf[len - 1] == '\n') buf[--len] = 0;
-    else if (!feof(t->f)) {
-        fail(t, t->line, err, errlen, "line longer than %d characters", TRACE_LINE_MAX);
+    if (rc < 0) {
+        fail(t, t->line, err, errlen, "%s", why);
         return -1;
     }
-    if (len > 0 && buf[len - 1] == '\r') buf[--len] = 0;
     char *hash = strchr(buf, '#');
     if (hash) *hash = 0;
     return 1;

@@ -20,7 +20,9 @@
  * inside one, a transaction with no locks or with more than LOCK_TXN_MAX (or the caller's max)
  * locks, the same id twice in one transaction (lock upgrades are not part of the format: a
  * transaction requests each lock once, in the strongest mode it needs), N after the first B or
- * twice, a line longer than TRACE_LINE_MAX characters, and end of file inside a transaction. */
+ * twice, a line longer than TRACE_LINE_MAX characters, a NUL byte or another control character
+ * than tab and CR (binary data: /dev/zero, /dev/urandom end on their first line), and end of file
+ * inside a transaction. */
 #ifndef RMB_TRACE_H
 #define RMB_TRACE_H
 #include <stddef.h>

@@ -9,7 +9,7 @@ def phase_medians(rows, phases):
     return {p: data.median(data.values(rows, f"t_{p}_avg")) or 0.0 for p in phases}
 
 
-def fig_breakdown(rows, outdir, algo):
+def fig_breakdown(rows, algo):
     key, rs = data.main_workload(data.joins(rows))
     rs = [r for r in rs if r["algo"] == algo]
     if not rs:
@@ -31,4 +31,4 @@ def fig_breakdown(rows, outdir, algo):
     ax.set_title(f"{algo} join: phases, {key[0]} tuples/rank (cf. Fig {fig_no})")
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(axis="y", alpha=0.3)
-    return style.save(fig, outdir, f"join_phases_{algo}"), None
+    return fig, None

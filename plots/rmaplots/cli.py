@@ -2,7 +2,7 @@
 import os
 import sys
 
-from . import data
+from . import data, safeio
 
 USAGE = "usage: rmaplot figures|report RESULTS.csv... --out DIR"
 
@@ -41,22 +41,33 @@ def main(argv):
         return 2
     try:
         rows = data.load(files)
-        os.makedirs(out, exist_ok=True)
+        safeio.check_output_dir(out)  # --out is a directory (or absent: created)
     except data.DataError as e:
         print(f"rmaplot: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"rmaplot: --out: {out}: {e.strerror}", file=sys.stderr)
+    except safeio.UnsafeFile as e:
+        print(f"rmaplot: --out: {e}", file=sys.stderr)
         return 2
     from . import report  # matplotlib is imported only once the input is known to be good
-    if cmd == "figures":
-        figs, notes = report.render_figures(rows, out)
-    else:
-        path, figs, notes = report.write(rows, files, out)
+    try:
+        # what rmaplot writes into --out must be regular files or absent
+        for name in report.output_files():
+            safeio.check_output_file(os.path.join(out, name))
+        os.makedirs(out, exist_ok=True)
+        if cmd == "figures":
+            figs, notes = report.render_figures(rows, out)
+        else:
+            path, figs, notes = report.write(rows, files, out)
+    except safeio.UnsafeFile as e:
+        print(f"rmaplot: --out: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"rmaplot: --out: {e.filename or out}: {e.strerror}", file=sys.stderr)
+        return 2
     for n in notes:
         print(f"rmaplot: note: {n}")
-    for f, _ in figs:
-        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)")
+    for f, _, dropped in figs:
+        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)" + (f"; {dropped}" if dropped else ""))
     if cmd == "report":
         print(f"rmaplot: wrote {path}")
     return 0

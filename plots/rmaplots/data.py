@@ -1,7 +1,10 @@
 """Loading results CSVs and the statistics every figure shares (medians, 95% confidence intervals)."""
 import csv
+import io
 import math
 import statistics
+
+from . import safeio
 
 # Columns every rmabench results CSV has (bench/record.c); without them nothing can be plotted.
 REQUIRED = ["timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
@@ -25,28 +28,33 @@ def load(paths):
     rows = []
     for path in paths:
         try:
-            with open(path, newline="") as f:
-                reader = csv.DictReader(f)
-                header = reader.fieldnames or []
-                missing = [c for c in REQUIRED if c not in header]
-                if not header:
-                    raise DataError(f"{path}: empty file (no header, no rows)")
-                if missing:
-                    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-                    raise DataError(f"{path}: missing columns {', '.join(missing[:5])}{more} "
-                                    "(not an rmabench results CSV?)")
-                n = 0
-                for r in reader:
-                    if None in r:
-                        raise DataError(f"{path}: line {reader.line_num}: more fields than the header")
-                    r["_file"] = path
-                    rows.append(r)
-                    n += 1
-                if n == 0:
-                    raise DataError(f"{path}: no rows (header only)")
+            text = safeio.read_text(path).decode("utf-8")
+        except safeio.UnsafeFile as e:
+            raise DataError(str(e))
         except OSError as e:
             raise DataError(f"{path}: cannot read: {e.strerror}")
-        except (csv.Error, UnicodeDecodeError) as e:
+        except UnicodeDecodeError as e:
+            raise DataError(f"{path}: not a readable CSV: {e}")
+        try:
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            header = reader.fieldnames or []
+            missing = [c for c in REQUIRED if c not in header]
+            if not header:
+                raise DataError(f"{path}: empty file (no header, no rows)")
+            if missing:
+                more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                raise DataError(f"{path}: missing columns {', '.join(missing[:5])}{more} "
+                                "(not an rmabench results CSV?)")
+            n = 0
+            for r in reader:
+                if None in r:
+                    raise DataError(f"{path}: line {reader.line_num}: more fields than the header")
+                r["_file"] = path
+                rows.append(r)
+                n += 1
+            if n == 0:
+                raise DataError(f"{path}: no rows (header only)")
+        except csv.Error as e:
             raise DataError(f"{path}: not a readable CSV: {e}")
     return rows
 
@@ -63,14 +71,39 @@ def num(r, col):
     return x if math.isfinite(x) else None
 
 
+def failure(r):
+    """Why a row must not be plotted ('' when it may): its run failed or was not verified, its
+    status, exit code and verification disagree (rows of older versions), or it is a warm-up."""
+    status, code, verification = r.get("status", ""), r.get("exit_code", ""), r.get("verification", "")
+    ok = (status == "ok", code == "0", verification == "PASS")
+    if any(ok) and not all(ok):
+        return f"status {status or '-'}, exit code {code or '-'} and verification {verification or '-'} disagree"
+    if not all(ok):
+        return f"{status or 'no status'}" + (f", verification {verification}" if verification else "")
+    index = num(r, "repeat_index")
+    if index is not None and index < 0:
+        return "warm-up"
+    return ""
+
+
+def verified(rows, bench):
+    """Rows of one bench that may be plotted: finished, verified, consistent, not warm-ups."""
+    return [r for r in rows if r["bench"] == bench and not failure(r)]
+
+
+def dropped(rows, bench):
+    """How many rows of one bench the figures leave out (failure() non-empty)."""
+    return sum(1 for r in rows if r["bench"] == bench and failure(r))
+
+
 def joins(rows):
     """Join runs that finished and verified: the only ones figures show."""
-    return [r for r in rows if r["bench"] == "join" and r["status"] == "ok" and r["verification"] == "PASS"
-            and num(r, "t_total_max") and num(r, "ranks")]
+    return [r for r in verified(rows, "join") if num(r, "t_total_max") and num(r, "ranks")]
 
 
 def locks(rows):
-    return [r for r in rows if r["bench"] == "lock" and r["status"] == "ok" and num(r, "ranks")]
+    """Lock runs that finished and verified (invariants, and the balances of bank)."""
+    return [r for r in verified(rows, "lock") if num(r, "ranks")]
 
 
 def group(rows, keyfn):

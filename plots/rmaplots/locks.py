@@ -23,7 +23,7 @@ def scaling_rows(rows):
     return out
 
 
-def fig_scaling(rows, outdir):
+def fig_scaling(rows):
     """Fig 5.5: (a) transactions/s and (b) lock requests/s against cores, one line per isolation level."""
     series = scaling_rows(rows)
     if not series:
@@ -42,7 +42,7 @@ def fig_scaling(rows, outdir):
         ax.set_title(f"{what} throughput (mean, 95% CI)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    return style.save(fig, outdir, "lock_throughput"), None
+    return fig, None
 
 
 def _stack(ax, labels, groups, parts, normalise=None):
@@ -57,7 +57,7 @@ def _stack(ax, labels, groups, parts, normalise=None):
     ax.set_yticks(y, labels)
 
 
-def fig_latency(rows, outdir):
+def fig_latency(rows):
     """Fig 5.6: (a) transaction latency by phase, (b) lock request latency, at the largest rank count."""
     ls = [r for r in data.locks(rows) if data.num(r, "lat_txn_lock_us") is not None]
     if not ls:
@@ -76,7 +76,7 @@ def fig_latency(rows, outdir):
     for ax in axes:
         ax.legend(fontsize=8)
         ax.grid(axis="x", alpha=0.3)
-    return style.save(fig, outdir, "lock_latency"), None
+    return fig, None
 
 
 def remote_rows(rows):
@@ -85,7 +85,7 @@ def remote_rows(rows):
     return {k: v for k, v in g.items() if len({_prob(r) for r in v}) > 1}
 
 
-def fig_remote(rows, outdir):
+def fig_remote(rows):
     """Fig 5.7: (a) throughput and (b) execution time normalised to only-local locks, against the
     remote lock probability."""
     series = remote_rows(rows)
@@ -113,7 +113,7 @@ def fig_remote(rows, outdir):
     axes[1].set_title(f"(b) {key[0]}, {key[1]}, {key[2]} ranks")
     axes[1].legend(fontsize=8)
     axes[1].grid(axis="x", alpha=0.3)
-    return style.save(fig, outdir, "lock_remote"), None
+    return fig, None
 
 
 def model_table(rows):

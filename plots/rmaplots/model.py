@@ -21,7 +21,7 @@ def model_table(rows, algo):
     return table, ranks
 
 
-def fig_model(rows, outdir):
+def fig_model(rows):
     """Fig 3.15: per algorithm and rank count, a measured and a predicted bar, stacked by phase."""
     _, rs = data.main_workload(data.joins(rows))
     rs = [r for r in rs if data.num(r, "model_total") is not None]
@@ -48,4 +48,4 @@ def fig_model(rows, outdir):
         ax.set_title(f"{algo}: measured vs model (hatched)")
         ax.legend(fontsize=7)
         ax.grid(axis="y", alpha=0.3)
-    return style.save(fig, outdir, "join_model"), None
+    return fig, None

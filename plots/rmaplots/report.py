@@ -2,7 +2,7 @@
 tables. Numbers are medians over runs: throughput in M tuples/s (3 decimals), times in s (4 decimals)."""
 import os
 
-from . import breakdown, data, inputsize, locks, model, scaling
+from . import breakdown, data, inputsize, locks, model, safeio, scaling, style
 
 
 def f3(x):
@@ -17,20 +17,39 @@ def mega(x):
     return None if x is None else x / 1e6
 
 
+# Every figure: file name (NAME.png and NAME.pdf), title, the bench whose rows it draws, and the
+# function that draws it (a matplotlib figure, or None and a note why it is skipped).
+FIGURES = (
+    ("join_throughput", "Join throughput against cores (cf. thesis Fig 4.2)", "join", scaling.fig_throughput),
+    ("join_scaleup", "Join scale-out and scale-up (cf. Fig 4.6)", "join", scaling.fig_scaleup),
+    ("join_phases_radix", "Radix hash join phases (cf. Fig 4.3a)", "join", lambda r: breakdown.fig_breakdown(r, "radix")),
+    ("join_phases_sortmerge", "Sort-merge join phases (cf. Fig 4.4a)", "join",
+     lambda r: breakdown.fig_breakdown(r, "sortmerge")),
+    ("join_model", "Measured against predicted (cf. Fig 3.15)", "join", model.fig_model),
+    ("lock_throughput", "Lock throughput per isolation level (cf. Fig 5.5)", "lock", locks.fig_scaling),
+    ("lock_latency", "Lock latency breakdown (cf. Fig 5.6)", "lock", locks.fig_latency),
+    ("lock_remote", "Remote lock probability (cf. Fig 5.7)", "lock", locks.fig_remote),
+)
+
+
+def output_files():
+    """Every file name rmaplot report may write into --out."""
+    return [f"{name}.{ext}" for name, _, _, _ in FIGURES for ext in ("png", "pdf")] + ["report.md"]
+
+
+def dropped_note(rows, bench):
+    """'dropped N failed BENCH rows' for the figures and tables of one bench ('' when none)."""
+    n = data.dropped(rows, bench)
+    return f"dropped {n} failed {bench} row{'s' if n != 1 else ''} (not ok/0/PASS, or a warm-up)" if n else ""
+
+
 def render_figures(rows, outdir):
-    """Every figure family; returns ([(file, title)], [notes on skipped figures])."""
+    """Every figure family; returns ([(file, title, dropped note)], [notes on skipped figures])."""
     figs, notes = [], []
-    for title, fn in (("Join throughput against cores (cf. thesis Fig 4.2)", scaling.fig_throughput),
-                      ("Join scale-out and scale-up (cf. Fig 4.6)", scaling.fig_scaleup),
-                      ("Radix hash join phases (cf. Fig 4.3a)", lambda r, o: breakdown.fig_breakdown(r, o, "radix")),
-                      ("Sort-merge join phases (cf. Fig 4.4a)", lambda r, o: breakdown.fig_breakdown(r, o, "sortmerge")),
-                      ("Measured against predicted (cf. Fig 3.15)", model.fig_model),
-                      ("Lock throughput per isolation level (cf. Fig 5.5)", locks.fig_scaling),
-                      ("Lock latency breakdown (cf. Fig 5.6)", locks.fig_latency),
-                      ("Remote lock probability (cf. Fig 5.7)", locks.fig_remote)):
-        f, note = fn(rows, outdir)
-        if f:
-            figs.append((f, title))
+    for name, title, bench, fn in FIGURES:
+        fig, note = fn(rows)
+        if fig:
+            figs.append((style.save(fig, outdir, name), title, dropped_note(rows, bench)))
         if note:
             notes.append(note)
     return figs, notes
@@ -64,26 +83,29 @@ def run_summary(rows):
     for (b, s), g in data.group(rows, lambda r: (r["bench"], r["status"])).items():
         out.append(f"| {b} | {s} | {len(g)} | {sum(r['verification'] == 'PASS' for r in g)} | "
                    f"{sum(r['verification'] == 'FAIL' for r in g)} |")
-    bad = [r for r in rows if r["status"] != "ok" or r["verification"] == "FAIL"]
+    bad = [r for r in rows if data.failure(r)]
     if bad:
-        out += ["", "Failed runs (not in the figures):", "",
-                "| time | bench | algo | ranks | status | exit code | verification | command |", "|---|---|---|---|---|---|---|---|"]
+        counts = ", ".join(f"{data.dropped(rows, b)} {b}" for b in sorted({r["bench"] for r in bad}))
+        out += ["", f"Failed runs: {len(bad)} rows dropped from every figure and table ({counts}):", "",
+                "| time | bench | algo | ranks | repeat | status | exit code | verification | why | command |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for r in bad[:50]:
             cmd = r["command"].replace("|", "\\|")
-            out.append(f"| {r['timestamp']} | {r['bench']} | {r['algo']} | {r['ranks']} | {r['status']} | "
-                       f"{r['exit_code']} | {r['verification'] or '—'} | `{cmd}` |")
+            out.append(f"| {r['timestamp']} | {r['bench']} | {r['algo']} | {r['ranks']} | {r['repeat_index']} | "
+                       f"{r['status']} | {r['exit_code']} | {r['verification'] or '—'} | {data.failure(r)} | `{cmd}` |")
         if len(bad) > 50:
-            out.append(f"| ... {len(bad) - 50} more | | | | | | | |")
+            out.append(f"| ... {len(bad) - 50} more | | | | | | | | | |")
     return out + [""]
 
 
 def join_tables(rows):
     key, rs = data.main_workload(data.joins(rows))
+    dropped = dropped_note(rows, "join")
     if not rs:
-        return ["## Joins", "", "No verified join runs.", ""]
+        return ["## Joins", "", "No verified join runs." + (f" ({dropped.capitalize()}.)" if dropped else ""), ""]
     out = ["## Join throughput", "",
            f"Workload: {key[0]} tuples of R per rank, 1:{key[1]}, selectivity {key[2]}. Medians over runs; "
-           "CI: 95% confidence interval of the mean.", "",
+           "CI: 95% confidence interval of the mean." + (f" {dropped.capitalize()}." if dropped else ""), "",
            "| algo | ranks | hosts | ranks/host | runs | throughput [M tuples/s] | 95% CI [M tuples/s] | total [s] |",
            "|---|---|---|---|---|---|---|---|"]
     for (algo, ranks, hosts, rph), g in data.group(rs, lambda r: (r["algo"], int(data.num(r, "ranks")), r["hosts"],
@@ -116,9 +138,10 @@ def join_tables(rows):
 
 def lock_tables(rows):
     ls = data.locks(rows)
+    dropped = dropped_note(rows, "lock")
     if not ls:
-        return ["## Lock table", "", "No lock runs.", ""]
-    out = ["## Lock table throughput", "", "Medians over runs.", "",
+        return ["## Lock table", "", "No verified lock runs." + (f" ({dropped.capitalize()}.)" if dropped else ""), ""]
+    out = ["## Lock table throughput", "", "Medians over runs." + (f" {dropped.capitalize()}." if dropped else ""), "",
            "| workload | isolation | remote prob | ranks | servers | runs | transactions [M/s] | lock requests [M/s] |",
            "|---|---|---|---|---|---|---|---|"]
     for (wl, iso, p, ranks, srv), g in data.group(ls, lambda r: (r["workload"], r["isolation"], data.num(r, "remote_prob") or 0.0,
@@ -145,13 +168,15 @@ def write(rows, files, outdir):
     lines = ["# rmabench results", ""] + environment(rows, files) + run_summary(rows)
     lines += join_tables(rows) + lock_tables(rows)
     lines += ["## Figures", ""]
-    for f, title in figs:
-        lines += [f"### {title}", "", f"![{title}]({f})", f"([PDF]({f[:-4]}.pdf))", ""]
+    for f, title, dropped in figs:
+        lines += [f"### {title}", ""] + ([f"{dropped.capitalize()}.", ""] if dropped else [])
+        lines += [f"![{title}]({f})", f"([PDF]({f[:-4]}.pdf))", ""]
     if notes:
         lines += ["Skipped:", ""] + [f"- {n}" for n in notes] + [""]
     path = os.path.join(outdir, "report.md")
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(lines))
-    os.replace(tmp, path)
+
+    def fill(tmp):
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines))
+    safeio.write_output(path, fill)
     return path, figs, notes

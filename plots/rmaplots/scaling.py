@@ -13,7 +13,7 @@ def throughput_series(rows):
     return out
 
 
-def fig_throughput(rows, outdir):
+def fig_throughput(rows):
     """Fig 4.2: throughput of both joins against cores, 95% CI over repetitions."""
     key, rs = data.main_workload(data.joins(rows))
     if not rs:
@@ -29,10 +29,10 @@ def fig_throughput(rows, outdir):
     ax.set_title(f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]} (mean, 95% CI)")
     ax.grid(alpha=0.3)
     ax.legend()
-    return style.save(fig, outdir, "join_throughput"), None
+    return fig, None
 
 
-def fig_scaleup(rows, outdir):
+def fig_scaleup(rows):
     """Fig 4.6: throughput against cores, one line per (algorithm, ranks per node)."""
     key, rs = data.main_workload(data.joins(rows))
     if len({r["ranks_per_host"] for r in rs}) < 2:
@@ -50,4 +50,4 @@ def fig_scaleup(rows, outdir):
     ax.set_title("Join scale-out and scale-up (ranks per node)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return style.save(fig, outdir, "join_scaleup"), None
+    return fig, None

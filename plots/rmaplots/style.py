@@ -6,6 +6,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from . import safeio  # noqa: E402
+
 COLORS = {"radix": "#1f77b4", "sortmerge": "#d62728", "serializable": "#2ca02c", "read-committed": "#9467bd"}
 PHASE_COLORS = {"histogram": "#4e79a7", "window_alloc": "#f28e2b", "network_partition": "#e15759",
                 "local_partition": "#76b7b2", "build_probe": "#59a14f", "partition": "#4e79a7", "sort": "#e15759",
@@ -20,10 +22,13 @@ def figure(ncols=1, width=6.0, height=4.0):
 
 
 def save(fig, outdir, name):
-    """Writes NAME.png and NAME.pdf; returns the PNG's file name (relative to outdir)."""
-    os.makedirs(outdir, exist_ok=True)
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(os.path.join(outdir, f"{name}.{ext}"), dpi=120)
-    plt.close(fig)
+    """Writes NAME.png and NAME.pdf, each whole or not at all and only over a regular file
+    (safeio.write_output); returns the PNG's file name (relative to outdir)."""
+    try:
+        fig.tight_layout()
+        for ext in ("png", "pdf"):
+            safeio.write_output(os.path.join(outdir, f"{name}.{ext}"),
+                                lambda tmp, ext=ext: fig.savefig(tmp, format=ext, dpi=120))
+    finally:
+        plt.close(fig)
     return f"{name}.png"

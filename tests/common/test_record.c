@@ -1,8 +1,10 @@
-/* CSV records: header once, whole rows appended, quoting, a foreign header refused, errors name the file. */
+/* CSV records: header once, whole rows appended, quoting, a foreign header refused, errors name the
+ * file, only regular files written. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/check.h"
@@ -69,16 +71,37 @@ int main(void)
     CHECK(record_append(r, other, err, sizeof err) != 0);
     CHECK(strcmp(slurp(other), "a,b,c\n1,2,3\n") == 0);
 
-    /* unwritable places and a full disk name the file */
+    /* unwritable places name the file */
     CHECK(record_check_path(&results_schema, "/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
     CHECK(record_append(r, "/nonexistent-dir/x.csv", err, sizeof err) != 0 && strstr(err, "/nonexistent-dir/x.csv"));
-    if (access("/dev/full", W_OK) == 0) {
-        CHECK(record_append(r, "/dev/full", err, sizeof err) != 0 && strstr(err, "/dev/full") && strstr(err, "write"));
+    /* only regular files take rows: a device (a full disk is tests/faults/output.sh), a FIFO (the
+     * append must not block on it), a directory, a dangling link are refused and left as they were */
+    char fifo[256], link[256], dangling[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    snprintf(dangling, sizeof dangling, "%s/dangling.csv", dir);
+    CHECK(mkfifo(fifo, 0600) == 0 && symlink(path, link) == 0 && symlink("nowhere", dangling) == 0);
+    const char *refused[][2] = {{"/dev/null", "not a regular file (a character device)"}, {fifo, "not a regular file (a FIFO)"},
+                                {dir, "not a regular file (a directory)"}, {dangling, "does not resolve"}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK(record_check_path(&results_schema, refused[i][0], err, sizeof err) != 0 && strstr(err, refused[i][1]));
+        CHECK(record_append(r, refused[i][0], err, sizeof err) != 0 && strstr(err, refused[i][0]) && strstr(err, refused[i][1]));
     }
+    struct stat st;
+    CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode) && lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+    char nowhere[256];
+    snprintf(nowhere, sizeof nowhere, "%s/nowhere", dir);
+    CHECK(access(nowhere, F_OK) != 0); /* the dangling link created nothing */
+    /* a link to a regular file appends to that file */
+    CHECK(record_check_path(&results_schema, link, err, sizeof err) == 0 && record_append(r, link, err, sizeof err) == 0);
+    CHECK(count_lines(slurp(path)) == 4 && lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
     record_free(r);
     free(hdr);
     unlink(path);
     unlink(other);
+    unlink(fifo);
+    unlink(link);
+    unlink(dangling);
     rmdir(dir);
     CHECK_DONE();
 }

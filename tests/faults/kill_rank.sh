@@ -17,7 +17,7 @@ csv=$work/results.csv
 bin=$build/rmabench
 
 # rows already there before the campaign
-"$bin" record --output "$csv" --set bench=join --set status=ok --set command="earlier run, with a comma" || fail "rmabench record"
+"$bin" record --output "$csv" --set bench=join --set status=ok --set exit_code=0 --set verification=PASS --set command="earlier run, with a comma" || fail "rmabench record"
 "$bin" record --output "$csv" --set bench=lock --set status=failed --set exit_code=1 || fail "rmabench record"
 cp "$csv" "$work/before.csv"
 before=$(stat -c %s "$csv")

@@ -2,16 +2,20 @@
 # The results file unusable: every case ends with one line naming the file, exit status 2, and
 # nothing already in a results file lost or half-written.
 #   output.sh BUILD MPIRUN
-# - --output in a directory that does not exist, or a directory: refused before MPI_Init;
-# - --output /dev/full (every write fails with ENOSPC) under the launcher at 2 ranks;
-# - a full disk on a regular file, simulated with a file-size limit (ulimit -f, EFBIG): the row
-#   that does not fit is rolled back, the rows before stay byte for byte (rmabench record: the
-#   limit cannot be put on MPI ranks, whose shared-memory files it would break first).
+# - --output in a directory that does not exist, a directory, or a device (/dev/full): refused
+#   before MPI_Init, the device left alone (only regular files take rows: tests/faults/output_kinds.sh);
+# - a full disk under the launcher at 2 ranks: a results file on a tmpfs of one page (as root;
+#   skipped with a message otherwise) that the join's row does not fit: ENOSPC, the rows before
+#   stay byte for byte;
+# - a full disk for `rmabench record`, simulated with a file-size limit (ulimit -f, EFBIG): the row
+#   that does not fit is rolled back (the limit cannot be put on MPI ranks, whose shared-memory
+#   files it would break first).
 set -u
 build=$1 mpirun=$2
 source "$(dirname "$0")/faultlib.sh"
 work=$(mktemp -d /tmp/rmb-fault-output.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+mnt=""
+trap '[[ -n $mnt ]] && umount "$mnt"; rm -rf "$work"' EXIT
 bin=$build/rmabench
 join=(join --tuples-per-rank 1K)
 
@@ -25,19 +29,41 @@ expect() { # NAME EXIT REGEX -- CMD...
 
 expect "missing directory" 2 '^rmabench: --output: /nonexistent-dir/r\.csv: cannot create: No such file or directory$' -- \
     "$mpirun" -n 2 "$bin" "${join[@]}" --output /nonexistent-dir/r.csv
-expect "a directory" 2 "^rmabench: --output: $work: not a regular file\$" -- "$mpirun" -n 2 "$bin" "${join[@]}" --output "$work"
-expect "/dev/full" 2 '^rmabench: --output: /dev/full: cannot write: No space left on device$' -- \
+expect "a directory" 2 "^rmabench: --output: $work: not a regular file \\(a directory\\)\$" -- \
+    "$mpirun" -n 2 "$bin" "${join[@]}" --output "$work"
+before=$(stat -c '%F %t:%T %i' /dev/full)
+expect "/dev/full" 2 '^rmabench: --output: /dev/full: not a regular file \(a character device\)$' -- \
     "$mpirun" -n 2 "$bin" "${join[@]}" --output /dev/full
+[[ $(stat -c '%F %t:%T %i' /dev/full) == "$before" ]] && ok "/dev/full left alone" || fail "/dev/full changed"
+
+# a full disk under the launcher: a one-page tmpfs nearly filled with earlier rows
+if [[ $(id -u) == 0 ]] && mkdir "$work/tiny" && mount -t tmpfs -o size=4k,mode=0755 rmb-full "$work/tiny" 2>"$work/mount.err"; then
+    mnt=$work/tiny
+    csv=$mnt/results.csv
+    "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="earlier run" >/dev/null || fail "rmabench record"
+    pad=$(( 4096 - $(stat -c %s "$csv") - 400 ))   # the next row (about 1 KiB) cannot fit
+    "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="$(head -c "$pad" /dev/zero | tr '\0' x)" >/dev/null ||
+        fail "rmabench record (padding)"
+    cp "$csv" "$work/full-before.csv"
+    expect "full tmpfs (join, 2 ranks)" 2 "^rmabench: --output: $csv: cannot write: No space left on device\$" -- \
+        "$mpirun" -n 2 "$bin" "${join[@]}" --output "$csv"
+    cmp -s "$csv" "$work/full-before.csv" && ok "full tmpfs: the rows before are byte for byte as they were" ||
+        fail "full tmpfs: the file changed"
+    check_whole_rows "$csv" || fail "partial rows"
+else
+    echo "skip: full disk under the launcher needs root to mount a tmpfs ($(cat "$work/mount.err" 2>/dev/null))"
+fi
 
 # full disk on a regular file: a size limit just above the rows already written
 csv=$work/results.csv
-"$bin" record --output "$csv" --set bench=join --set status=ok --set command="first" >/dev/null || fail "rmabench record"
-"$bin" record --output "$csv" --set bench=join --set status=ok --set command="second" >/dev/null || fail "rmabench record"
+"$bin" record --output "$csv" --set bench=join --set status=ok --set exit_code=0 --set verification=PASS --set command="first" >/dev/null ||
+    fail "rmabench record"
+"$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="second" >/dev/null || fail "rmabench record"
 cp "$csv" "$work/before.csv"
 size=$(stat -c %s "$csv")
 limit=$(( (size + 100 + 511) / 512 ))   # ulimit -f counts 512-byte blocks: room for part of a row only
 expect "file-size limit (record)" 2 "^rmabench: .*$csv: cannot write: File too large\$" -- \
-    bash -c "trap '' XFSZ; ulimit -f $limit; exec \"\$@\"" _ "$bin" record --output "$csv" --set bench=join --set command="$(printf 'x%.0s' $(seq 3000))"
+    bash -c "trap '' XFSZ; ulimit -f $limit; exec \"\$@\"" _ "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="$(printf 'x%.0s' $(seq 3000))"
 cmp -s "$csv" "$work/before.csv" && ok "nothing half-written: the file is byte for byte as before" || fail "the file changed"
 check_whole_rows "$csv" || fail "partial rows"
 [[ $fails == 0 ]] && echo "output: all checks passed"

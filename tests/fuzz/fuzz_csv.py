@@ -6,11 +6,13 @@ jobs/csvrows.py (row counts for the job scripts).
   fuzz_csv.py ROOT fuzz CORPUS SECONDS    mutate the corpus files for SECONDS (seeded, repeatable)
   fuzz_csv.py ROOT replay DIR...          run every file once (the corpus and crash reproducers)
 
-Invariant: a reader either returns rows or raises rmaplots' DataError (a one-line message, exit 2
-in rmaplot); any other exception is a crash. A crashing input is written to /tmp and its path
+Invariant: a reader either returns rows or raises rmaplots' DataError (a one-line message naming
+the file, exit 2 in rmaplot; csvrows: csv.Error or safeio.UnsafeFile, exit 2); any other exception
+is a crash. A NUL or other control byte ends both readers with "FILE:LINE: reason". A crashing input is written to /tmp and its path
 printed, to be committed under tests/fuzz/regressions/csv/."""
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -25,9 +27,15 @@ def setup(root):
     return data, csvrows
 
 
+BINARY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def one(data, csvrows, path):
+    with open(path, "rb") as f:
+        binary = BINARY.search(f.read())
     try:
         rows = data.load([path])
+        assert not binary, "a file with a NUL or control byte was read as a CSV"
         js, ls = data.joins(rows), data.locks(rows)
         data.main_workload(js)
         data.phases_of(js)
@@ -37,10 +45,11 @@ def one(data, csvrows, path):
     except data.DataError as e:
         msg = str(e)
         assert msg.startswith(path) and "\n" not in msg, f"DataError not one line naming the file: {msg!r}"
+        assert not binary or re.match(re.escape(path) + r":[0-9]+: ", msg), f"binary input not refused as FILE:LINE: {msg!r}"
     # csvrows: the job scripts' row count must not crash on a file rmaplot accepts or refuses
     try:
         csvrows.rows(path)
-    except csvrows.csv.Error:
+    except (csvrows.csv.Error, csvrows.safeio.UnsafeFile):
         pass  # csvrows.py reports it in one line, exit 2
 
 

@@ -1,9 +1,11 @@
 /* Fuzz target: the model parameter file (model/params.h) and `--set NAME=VALUE`. The input is a
  * parameter file; its first line is also given to params_set. Invariants: on success every set
- * parameter is finite and non-negative (the format refuses negative values) and the file written
+ * parameter is finite and within its bound (positive where the model divides by it) and a file
+ * with a NUL or control byte was refused; the file written
  * back by params_write (6 significant digits) loads again to the same values; on failure the message names the source
  * ("FILE:LINE: reason" / "NAME: reason"). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +22,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void check_values(const model_params *p, const char *what)
 {
+    char why[256];
     for (int i = 0; i < MP_COUNT; i++)
-        if (p->set[i])
+        if (p->set[i]) {
             FUZZ_ASSERT(isfinite(p->v[i]) && p->v[i] >= 0, "%s: %s = %g", what, params_name(i), p->v[i]);
+            /* in file units, within the parameter's bound (a rate the model divides by is positive) */
+            FUZZ_ASSERT(params_check_value(i, p->v[i] / params_scale(i), why, sizeof why) == 0, "%s: %s", what, why);
+        }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,7 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static model_params p, q;
     params_init(&p);
     char err[1024] = "";
+    bool binary = false;
+    for (size_t i = 0; i < size; i++)
+        binary |= data[i] < 0x20 ? data[i] != '\t' && data[i] != '\n' && data[i] != '\r' : data[i] == 0x7f;
     if (params_load(&p, path, err, sizeof err) == 0) {
+        FUZZ_ASSERT(!binary, "a file with a NUL or control byte loaded");
         check_values(&p, "load");
         /* round trip through params_write */
         char back[600];

@@ -2,7 +2,9 @@
  * first byte also picks the caller's maximum transaction size. Invariants: every transaction
  * trace_next returns has 1..max locks, valid modes, no lock twice and, when the trace declares a
  * lock space, ids inside it; an error carries "FILE:LINE: reason" and every later call fails
- * too; the reader ends (no more calls than lines). */
+ * too; the reader ends (no more calls than lines); a file with a NUL or control byte never reads to
+ * its end. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(strncmp(err, path, strlen(path)) == 0, "open error does not name the file: %s", err);
         return 0;
     }
+    bool binary = false;
+    for (size_t i = 0; i < size; i++)
+        binary |= data[i] < 0x20 ? data[i] != '\t' && data[i] != '\n' && data[i] != '\r' : data[i] == 0x7f;
     uint64_t space = trace_lock_space(t);
     lock_request reqs[LOCK_TXN_MAX];
     size_t lines = 1;
@@ -36,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (;;) {
         FUZZ_ASSERT(calls++ <= lines, "more transactions than lines (%zu)", lines);
         int n = trace_next(t, reqs, max, err, sizeof err);
+        FUZZ_ASSERT(n != 0 || !binary, "a trace with a NUL or control byte read to its end");
         if (n == 0) break;
         if (n < 0) {
             fuzz_check_error(err, "trace_next");

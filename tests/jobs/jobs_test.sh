@@ -62,6 +62,7 @@ for ranks in ("1", "2"):
     if got != ["radix", "sortmerge"]: bad.append(f"{ranks} ranks: verified joins {got}")
 for r in rows:
     if r["status"] != "ok": bad.append(f"{r['bench']} {r['algo']} ranks {r['ranks']}: status {r['status']} exit {r['exit_code']}")
+    if (r["exit_code"], r["verification"]) != ("0", "PASS"): bad.append(f"row disagrees: {r['status']}/{r['exit_code']}/{r['verification']}")
 for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
@@ -72,6 +73,12 @@ PY
     (source "$root/jobs/lib.sh"; rmb_init t; rmb_results_dir "$D/r"; RMB_RUN_N=1
      rmb_run "bad flag" 1 1 -- join --algo radix --tuples-per-rank 0 --output "$RMB_CSV") >/dev/null
     check '[[ $(wc -l <"$csv") == $((n + 1)) ]] && tail -1 "$csv" | grep -q ",join,failed,2,"' "failed run not recorded with exit code 2"
+    check '/usr/bin/python3 -c "import csv,sys; r = list(csv.DictReader(open(sys.argv[1])))[-1]; sys.exit(r[\"verification\"] != \"NONE\")" "$csv"' \
+        "failed run's row does not say verification NONE"
+    # results.csv must be a regular file: a FIFO there stops the job (exit 2) before anything blocks on it
+    mkdir -p "$D/fifo" && mkfifo "$D/fifo/results.csv"
+    check '(source "$root/jobs/lib.sh"; rmb_init t; rmb_results_dir "$D/fifo") 2>"$D/fifo.err"; [[ $? == 2 ]] && grep -q "results.csv: not a regular file (a FIFO)" "$D/fifo.err" && [[ -p $D/fifo/results.csv ]]' \
+        "a FIFO as results.csv was not refused with exit 2"
     check 'cmp -s <(head -n "$n" "$csv") "$D/before.csv"' "earlier rows changed"
 fi
 [[ $fail == 0 ]] && echo "jobs $mode: ok"

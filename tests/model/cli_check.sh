@@ -33,6 +33,12 @@ expect 2 "^rmamodel: --params: .*bad\.txt:3: expected 'name = value'$" $rmamodel
 printf '# x\nP_sacn = 225\n' >"$tmp/bad2.txt"
 expect 2 "bad2\.txt:2: unknown parameter 'P_sacn'" $rmamodel lock --params "$tmp/bad2.txt" --agents 1 --locks-per-txn 1 --remote-prob 0
 expect 2 'nonexistent\.txt: cannot open' $rmamodel lock --params "$tmp/nonexistent.txt" --agents 1 --locks-per-txn 1 --remote-prob 0
+# values the equations divide by: zero or negative is refused, never printed as inf
+expect 2 "^rmamodel: --set: P_scan: 0 is not positive" $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set P_scan=0
+expect 2 "^rmamodel: --set: wire_tuple_bytes: 0 is below 1" $rmamodel cores-per-host --set bw_host=6.0 --set wire_tuple_bytes=0 --set P_partition=110
+expect 2 "^rmamodel: --set: t_clean_up: -1 is not positive" $rmamodel lock --agents 1260 --locks-per-txn 10 --remote-prob 0.05 $L51 --set t_clean_up=-1
+printf 'P_scan = 225\nbw_host = 0  # GB/s\n' >"$tmp/zero.txt"
+expect 2 "zero\.txt:2: bw_host: 0 is not positive" $rmamodel cores-per-host --params "$tmp/zero.txt" --set wire_tuple_bytes=8 --set P_partition=110
 # bad flags
 expect 2 '^rmamodel: --ranks: ' $rmamodel join --ranks 0 --ranks-per-host 1 --tuples-per-rank 1M
 expect 2 '^rmamodel: --tuples-per-rank: required' $rmamodel join --ranks 2 --ranks-per-host 1
@@ -45,7 +51,8 @@ expect 2 "^rmamodel: --set: unknown parameter 'x'" $rmamodel lock --set x=1 --ag
 expect 2 '^rmamodel: .*t_local_comm .*is not set' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 0
 expect 2 "^rmamodel: 'frob': unknown command" $rmamodel frob
 expect 2 '^rmabench: --output: required' $rmabench calibrate
-expect 2 '^rmabench: --output: .*not writable' $rmabench calibrate --output /nonexistent-dir/p.txt
+expect 2 '^rmabench: --output: /nonexistent-dir/p\.txt: cannot create: ' $rmabench calibrate --output /nonexistent-dir/p.txt
+expect 2 "^rmabench: --output: $tmp: not a regular file \(a directory\)\$" $rmabench calibrate --output "$tmp"
 expect 2 '^rmabench: --tuples: ' $rmabench calibrate --output "$tmp/x.txt" --tuples 5
 expect 2 "^rmabench: --model: .*bad\.txt:3: expected 'name = value'" $rmabench join --model "$tmp/bad.txt"
 printf 'P_scan = 225\n' >"$tmp/partial.txt"

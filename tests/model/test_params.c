@@ -1,9 +1,10 @@
-/* The parameter file: round trip through params_write, every error path with its line number,
- * --set overrides and the units. */
+/* The parameter file: round trip through params_write (only over a regular file), every error path
+ * with its line number (bounds, binary data, endless lines), --set overrides and the units. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/check.h"
@@ -15,9 +16,11 @@ static const char *write_file(const char *name, const char *text)
 {
     static char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
+    if (text) { /* NULL: only the path */
+        FILE *f = fopen(path, "w");
+        fputs(text, f);
+        fclose(f);
+    }
     return path;
 }
 
@@ -75,13 +78,54 @@ int main(void)
         if (p.set[i]) CHECK(fabs(q.v[i] - p.v[i]) <= 1e-5 * p.v[i]);
     }
     CHECK(strcmp(q.info[MI_hostnames], "a;b") == 0);
+    /* params_write replaces only a regular file (through a symbolic link: the file it names), and
+     * leaves nothing beside what it refused */
+    char fifo[300], sub[300], link[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    CHECK(mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0 && symlink(out, link) == 0);
+    CHECK(params_write(&p, fifo, err, sizeof err) == -1 && strstr(err, "fifo: not a regular file (a FIFO)"));
+    CHECK(params_write(&p, sub, err, sizeof err) == -1 && strstr(err, "sub: not a regular file (a directory)"));
+    struct stat st;
+    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    CHECK(params_write(&p, link, err, sizeof err) == 0);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    params_init(&q);
+    CHECK(params_load(&q, out, err, sizeof err) == 0 && q.set[MP_t_win_alloc_per_byte]);
+    char listing[400];
+    snprintf(listing, sizeof listing, "ls -A %s | grep -c tmp", dir);
+    CHECK(system(listing) != 0); /* grep -c found no temporary file: exit 1 */
     /* errors name the file and the line */
     expect_error("P_scan = 1\nnonsense line\n", "t.txt:2: expected 'name = value'");
     expect_error("# ok\nP_bogus = 3\n", "t.txt:2: unknown parameter 'P_bogus'");
     expect_error("P_scan = 1\n\nP_scan = 2\n", "t.txt:3: P_scan given twice");
     expect_error("P_scan = abc\n", "t.txt:1: P_scan: 'abc' is not a number");
     expect_error("P_scan = \n", "t.txt:1: P_scan: missing value");
-    expect_error("P_scan = -5\n", "t.txt:1: P_scan: -5 is negative");
+    expect_error("P_scan = -5\n", "t.txt:1: P_scan: -5 is not positive");
+    /* what the equations divide by is positive; shapes have their least values */
+    expect_error("# c\nP_probe = 0\n", "t.txt:2: P_probe: 0 is not positive (the model divides by it)");
+    expect_error("bw_host = 0\n", "t.txt:1: bw_host: 0 is not positive");
+    expect_error("t_clean_up = 0\n", "t.txt:1: t_clean_up: 0 is not positive");
+    expect_error("wire_tuple_bytes = 0.5\n", "t.txt:1: wire_tuple_bytes: 0.5 is below 1");
+    expect_error("merge_fanin = 1\n", "t.txt:1: merge_fanin: 1 is below 2");
+    expect_error("t_queue = -1\n", "t.txt:1: t_queue: -1 is negative");
+    expect_error("merge_depth = 1e12\n", "t.txt:1: merge_depth: 1e+12 is not a pass count in [0, 64]");
+    expect_error("P_scan = inf\n", "t.txt:1: P_scan: 'inf' is not a number");
+    CHECK(load("t_queue = 0\nt_win_alloc_fixed = 0\nradix_local_passes = 0\nwire_tuple_bytes = 1\n", err, sizeof err) == 0);
+    CHECK(params_set(&p, "P_match=0", err, sizeof err) == -1 && strstr(err, "P_match: 0 is not positive"));
+    /* binary data and endless lines end the reader on their line */
+    FILE *nul = fopen(write_file("nul.txt", ""), "w");
+    fwrite("P_scan = 1\nP_build = 2\0\n", 1, 23, nul);
+    fclose(nul);
+    model_params r0;
+    params_init(&r0);
+    CHECK(params_load(&r0, write_file("nul.txt", NULL), err, sizeof err) == -1 && strstr(err, "nul.txt:2: NUL byte"));
+    expect_error("P_scan = 1\n\x01\x02\n", "t.txt:2: binary data (byte 0x01");
+    static char longline[5000];
+    memset(longline, 'x', sizeof longline - 1);
+    expect_error(longline, "t.txt:1: line longer than 2047 characters");
+    CHECK(params_load(&r0, "/dev/zero", err, sizeof err) == -1 && strstr(err, "/dev/zero:1: NUL byte"));
     expect_error("P_scan = 5 # GB/s\n", "t.txt:1: P_scan: unit 'GB/s', expected 'Mtuples/s'");
     expect_error("P scan = 5\n", "t.txt:1: expected 'name = value'");
     CHECK(load("", err, sizeof err) == 0);

@@ -1,8 +1,10 @@
 """rmaplot on the committed fixture: every figure is a real PNG/PDF, the report's numbers are the
-medians of the fixture (computed here independently), bad input gives one line and exit 2.
+medians of the fixture's good rows (chosen and computed here independently), the failed rows are
+dropped and counted per figure and table, bad input gives one line and exit 2.
    test_rmaplot.py RMAPLOT FIXTURE.csv"""
 import csv
 import os
+import stat
 import statistics
 import subprocess
 import sys
@@ -63,8 +65,13 @@ def has_row(prefix, *cells):
     check(ok, f"report has no row '{prefix}' with {cells}; candidates: {cand}")
 
 
-good = [r for r in rows if r["bench"] == "join" and r["status"] == "ok" and r["verification"] == "PASS"
-        and r["tuples_per_rank"] == "1000000" and r["ratio"] == "1"]
+def plottable(r):
+    """The rule of the README: ok/0/PASS all three, and not a warm-up (negative repeat_index)."""
+    return (r["status"], r["exit_code"], r["verification"]) == ("ok", "0", "PASS") and \
+        not r["repeat_index"].startswith("-")
+
+
+good = [r for r in rows if r["bench"] == "join" and plottable(r) and r["tuples_per_rank"] == "1000000" and r["ratio"] == "1"]
 groups = {}
 for r in good:
     groups.setdefault((r["algo"], r["ranks"], r["hosts"], r["ranks_per_host"]), []).append(r)
@@ -87,7 +94,7 @@ for algo, phases in (("radix", ["histogram", "network_partition", "local_partiti
 # lock throughput table and Table 5.1
 locks = {}
 for r in rows:
-    if r["bench"] == "lock" and r["status"] == "ok":
+    if r["bench"] == "lock" and plottable(r):
         locks.setdefault((r["workload"], r["isolation"], float(r["remote_prob"]), r["ranks"]), []).append(r)
 for (wl, iso, p, ranks), g in locks.items():
     has_row(f"| {wl} | {iso} | {p:g} | {ranks} |", f"{med(g, 'commits_per_s') / 1e6:.3f}",
@@ -98,9 +105,25 @@ for (wl, iso, p, ranks), g in locks.items():
         check(f"| {p:g} | {med(g, 'model_t_tx_us'):.3f} | {med(g, 'model_throughput') / 1e6:.3f} | "
               f"{med(g, 'commits_per_s') / 1e6:.3f} |" in sec, f"Table 5.1 p={p}")
 
-# the failed and the non-verifying run are listed, not plotted
-check("| timeout | 124 |" in report, "timeout row not listed among failed runs")
-check("| ok | 0 | FAIL |" in report, "verification FAIL row not listed")
+# the failed rows are listed with why, not plotted, and counted for every figure and table
+drops = {b: sum(1 for r in rows if r["bench"] == b and not plottable(r)) for b in ("join", "lock", "calibrate")}
+check(drops == {"join": 6, "lock": 2, "calibrate": 1}, f"fixture's failed rows changed: {drops}")
+check(f"Failed runs: {sum(drops.values())} rows dropped from every figure and table "
+      f"(1 calibrate, {drops['join']} join, {drops['lock']} lock)" in report, "run summary lacks the dropped counts")
+check("| timeout | 124 | NONE | timeout, verification NONE |" in report, "timeout row not listed among failed runs")
+check("| ok | 0 | FAIL | status ok, exit code 0 and verification FAIL disagree |" in report, "disagreeing row not listed")
+check("| -1 | failed | 1 | FAIL |" in report and "| -2 | ok | 0 | PASS | warm-up |" in report, "warm-up rows not listed")
+for bench, names in (("join", ("join_throughput", "join_scaleup", "join_phases_radix", "join_phases_sortmerge", "join_model")),
+                     ("lock", ("lock_throughput", "lock_latency", "lock_remote"))):
+    note = f"dropped {drops[bench]} failed {bench} rows"
+    for name in names:
+        check(any(ln.startswith(f"rmaplot: wrote {os.path.join(out, name)}.png") and note in ln for ln in so.splitlines()),
+              f"rmaplot's line for {name} does not say '{note}'")
+    sections = report.split("\n### ")
+    titled = [sec for sec in sections if f"]({names[0]}.png)" in sec]
+    check(titled and note.capitalize() in titled[0], f"report section of {names[0]} does not say '{note}'")
+check(f"mean. Dropped {drops['join']} failed join rows" in report, "join table does not say how many rows it dropped")
+check(f"Medians over runs. Dropped {drops['lock']} failed lock rows" in report, "lock table does not say how many rows it dropped")
 check("Slurm jobs: 4242" in report and "0123456789abcdef" in report, "environment (job, commit) missing")
 for f in ("join_throughput.png", "lock_remote.png"):
     check(f"]({f})" in report, f"report does not embed {f}")
@@ -118,6 +141,35 @@ for args, want in (((bad,), "missing columns"), ((hdr,), "no rows"), ((os.path.j
     check(rc == 2, f"{args}: exit {rc}, expected 2")
     check(want in se and "Traceback" not in se and len(se.strip().splitlines()) == 1, f"{args}: stderr {se!r}")
     check(not os.path.exists(os.path.join(tmp, "bad-out", "report.md")), f"{args}: wrote a report anyway")
+
+# --out refuses what is not a directory, and files in it that are not regular files, before
+# drawing anything; a symbolic link to a regular file is written through and kept
+plain = os.path.join(tmp, "plain")
+with open(plain, "w") as f:
+    f.write("mine\n")
+for case in ("out-is-file", "fifo-report", "dir-figure", "dangling-link"):
+    o = os.path.join(tmp, case)
+    if case == "out-is-file":
+        o = plain
+    else:
+        os.mkdir(o)
+        victim = os.path.join(o, "report.md" if case != "dir-figure" else "join_model.pdf")
+        {"fifo-report": os.mkfifo, "dir-figure": os.mkdir,
+         "dangling-link": lambda p: os.symlink(os.path.join(tmp, "nowhere"), p)}[case](victim)
+    rc, so, se = run("report", fixture, "--out", o)
+    check(rc == 2 and se.startswith("rmaplot: --out: ") and len(se.strip().splitlines()) == 1, f"{case}: exit {rc}, {se!r}")
+    if case == "out-is-file":
+        check(open(plain).read() == "mine\n", "out-is-file: the file changed")
+    else:
+        check(sorted(os.listdir(o)) == [os.path.basename(victim)], f"{case}: wrote {sorted(os.listdir(o))}")
+        check(case != "fifo-report" or stat.S_ISFIFO(os.lstat(victim).st_mode), "the FIFO was replaced")
+linked = os.path.join(tmp, "linked")
+os.mkdir(linked)
+os.symlink(plain, os.path.join(linked, "report.md"))
+rc, so, se = run("report", fixture, "--out", linked)
+check(rc == 0 and os.path.islink(os.path.join(linked, "report.md")) and open(plain).read().startswith("# rmabench results"),
+      f"a report.md linked to a regular file: exit {rc}, {se!r}")
+check(not [n for n in os.listdir(linked) + os.listdir(tmp) if ".tmp." in n], "temporary files left behind")
 
 # absent data is skipped with a note: a lock-only file still gives lock figures and exit 0
 lockonly = os.path.join(tmp, "lock-only.csv")

@@ -53,7 +53,7 @@ bad '--home-warehouse: -1 with 20000 warehouses' tpcc --warehouses 20000 --home-
 # 3. unusable --output: names the file, nothing left behind
 bad "--output: $d/missing/x.trace: cannot create" tpcc --output "$d/missing/x.trace"
 mkdir "$d/dir.trace"
-bad "--output: $d/dir.trace: is a directory" tpcc --output "$d/dir.trace"
+bad "--output: $d/dir.trace: not a regular file (a directory)" tpcc --output "$d/dir.trace"
 left=$(ls -A "$d" | grep -v -x -e t.trace -e dir.trace -e out -e err -e int)
 [ -z "$left" ] || err "left behind: $left"
 [ -z "$(ls -A "$d/dir.trace")" ] || err "wrote into the directory"

@@ -132,6 +132,21 @@ int main(void)
     expect_error("N\n", 1, "N takes one value", 0);
     expect_error("B\nlock 1 S\nC\n", 2, "unknown keyword 'lock'", 0);
     expect_error("B x\n", 1, "trailing text after B", 0);
+    /* binary data ends the reader on its line (a NUL byte would read as an empty line to fgets) */
+    expect_error("B\nL 1 S\x07\nC\n", 2, "binary data (byte 0x07", 0);
+    expect_error("# c\n\x1b[0m\n", 2, "binary data (byte 0x1b", 0);
+    {
+        char err[256];
+        trace_reader *t = trace_open("/dev/zero", err, sizeof err);
+        CHECK(t == NULL && strstr(err, "/dev/zero:1: NUL byte") != NULL);
+        FILE *f = fopen(path, "wb");
+        fwrite("B\nL 1 S\n\0\nC\n", 1, 12, f);
+        fclose(f);
+        t = trace_open(path, err, sizeof err);
+        lock_request r[LOCK_TXN_MAX];
+        CHECK(t && trace_next(t, r, LOCK_TXN_MAX, err, sizeof err) == -1 && strstr(err, ":3: NUL byte") != NULL);
+        trace_close(t);
+    }
     {
         /* more than LOCK_TXN_MAX locks: the error is on the first lock too many */
         size_t cap = 20 * (LOCK_TXN_MAX + 4);
