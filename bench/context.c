@@ -39,7 +39,7 @@ _Noreturn void bench_usage_error(const bench_ctx *ctx, const char *fmt, ...)
         opt_print_usage_error(fmt, ap);
         va_end(ap);
     }
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     MPI_Finalize();
     exit(2);
 }
@@ -61,10 +61,10 @@ static void short_library_name(const char *full, char *out, int len)
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
 {
     memset(ctx, 0, sizeof *ctx);
-    MPI_Comm_dup(comm, &ctx->world);
-    MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(ctx->world, &ctx->rank);
-    MPI_Comm_size(ctx->world, &ctx->size);
+    MPI_Comm_dup(comm, &ctx->comm);
+    MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->size);
 
     int len = 0;
     MPI_Get_processor_name(ctx->hostname, &len);
@@ -80,7 +80,7 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
      * namespaces), where MPI_COMM_TYPE_SHARED would merge them. */
     char *names = malloc((size_t)ctx->size * MPI_MAX_PROCESSOR_NAME);
     MPI_CHECK(ctx->rank, MPI_Allgather(ctx->hostname, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
-                                       MPI_MAX_PROCESSOR_NAME, MPI_CHAR, ctx->world));
+                                       MPI_MAX_PROCESSOR_NAME, MPI_CHAR, ctx->comm));
     ctx->rank_host = malloc(sizeof(int) * (size_t)ctx->size);
     int hosts = 0;
     for (int r = 0; r < ctx->size; r++) {
@@ -98,10 +98,10 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
     free(names);
     ctx->hosts = hosts;
     ctx->host_id = ctx->rank_host[ctx->rank];
-    MPI_Comm_split(ctx->world, ctx->host_id, ctx->rank, &ctx->host);
+    MPI_Comm_split(ctx->comm, ctx->host_id, ctx->rank, &ctx->host);
     MPI_Comm_rank(ctx->host, &ctx->host_rank);
     MPI_Comm_size(ctx->host, &ctx->host_size);
-    MPI_Allreduce(&ctx->host_size, &ctx->ranks_per_host, 1, MPI_INT, MPI_MAX, ctx->world);
+    MPI_Allreduce(&ctx->host_size, &ctx->ranks_per_host, 1, MPI_INT, MPI_MAX, ctx->comm);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     ctx->online_cores = cores > 0 ? (int)cores : 1;
     ctx->oversubscribed = ctx->host_size > ctx->online_cores;
@@ -111,7 +111,7 @@ void bench_ctx_free(bench_ctx *ctx)
 {
     free(ctx->rank_host);
     MPI_Comm_free(&ctx->host);
-    MPI_Comm_free(&ctx->world);
+    MPI_Comm_free(&ctx->comm);
 }
 
 void bench_timestamp(char *buf, int len)

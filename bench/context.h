@@ -9,7 +9,8 @@
 #include "bench/options.h" /* bench_env_rank */
 
 typedef struct {
-    MPI_Comm world;       /* the benchmark's communicator (errors return, checked by MPI_CHECK) */
+    MPI_Comm comm;        /* the ranks this context spans: all of the benchmark's, or one host's (calibration);
+                           * errors return, checked by MPI_CHECK */
     MPI_Comm host;        /* ranks on the same host (by processor name, not shared-memory domain) */
     int rank, size;
     int host_rank, host_size;    /* position within the host */

@@ -36,13 +36,13 @@ void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char
     int64_t avail = mem_available_bytes();
     int bad = avail > 0 && (double)host_sum > 0.9 * (double)avail;
     struct { int bad; int rank; } mine = {bad, ctx->rank}, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
+    MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, ctx->comm);
     if (!first.bad) return;
     /* The failing host's leader tells rank 0 the numbers. */
     int64_t nums[2] = {host_sum, avail};
     if (first.rank != 0) {
-        if (ctx->rank == first.rank) MPI_Send(nums, 2, MPI_INT64_T, 0, 77, ctx->world);
-        if (ctx->rank == 0) MPI_Recv(nums, 2, MPI_INT64_T, first.rank, 77, ctx->world, MPI_STATUS_IGNORE);
+        if (ctx->rank == first.rank) MPI_Send(nums, 2, MPI_INT64_T, 0, 77, ctx->comm);
+        if (ctx->rank == 0) MPI_Recv(nums, 2, MPI_INT64_T, first.rank, 77, ctx->comm, MPI_STATUS_IGNORE);
     }
     char need[32], have[32];
     mem_format(nums[0], need, sizeof need);

@@ -149,7 +149,7 @@ void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep)
     numa_rank_place mine, *all = NULL;
     my_place(ctx, &mine);
     if (ctx->rank == 0) all = malloc(sizeof *all * (size_t)ctx->size);
-    MPI_CHECK(ctx->rank, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, ctx->comm));
     if (ctx->rank != 0) return;
 
     char *buf = NULL;
@@ -198,7 +198,7 @@ void numa_report_run(const bench_ctx *ctx, numa_report *rep)
     double w = numa_placement_worst();
     /* Ranks that checked nothing do not count: 2 is above every fraction. */
     struct { double v; int rank; } mine = {w < 0 ? 2.0 : w, ctx->rank}, low;
-    MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &low, 1, MPI_DOUBLE_INT, MPI_MINLOC, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &low, 1, MPI_DOUBLE_INT, MPI_MINLOC, ctx->comm));
     rep->worst = low.v > 1.5 ? -1 : low.v;
     rep->worst_rank = low.v > 1.5 ? -1 : low.rank;
 }

@@ -77,18 +77,21 @@ plan() {
             [[ $RMB_COUNTING == 0 ]] && echo "[skip] lock: 'rmabench lock' is not built yet in $RMB_BUILD"
             continue
         fi
-        # lock throughput against ranks for both isolation levels (half the ranks serve the table)
+        # lock throughput against ranks (half the ranks serve the table): the synthetic workload, and
+        # TPC-C at both isolation levels (only TPC-C has an isolation level)
         for np in $ranks; do
             (( np < 2 )) && continue
+            rmb_run "lock synthetic $lib np=$np" 1 "$np" -- lock --workload synthetic --servers $((np / 2)) \
+                --remote-prob 0.1 --duration "$duration" --output "$RMB_CSV" "${model[@]}"
             for iso in serializable read-committed; do
-                rmb_run "lock synthetic $iso $lib np=$np" 1 "$np" -- lock --workload synthetic --servers $((np / 2)) \
-                    --isolation "$iso" --remote-prob 0.1 --duration "$duration" --output "$RMB_CSV" "${model[@]}"
+                rmb_run "lock tpcc $iso $lib np=$np" 1 "$np" -- lock --workload tpcc --servers $((np / 2)) \
+                    --isolation "$iso" --duration "$duration" --output "$RMB_CSV" "${model[@]}"
             done
         done
         # remote lock probability sweep on the largest rank count
         (( maxr >= 2 )) && for p in $remote_probs; do
             rmb_run "lock remote-prob $p $lib np=$maxr" 1 "$maxr" -- lock --workload synthetic --servers $((maxr / 2)) \
-                --isolation serializable --remote-prob "$p" --duration "$duration" --output "$RMB_CSV" "${model[@]}"
+                --remote-prob "$p" --duration "$duration" --output "$RMB_CSV" "${model[@]}"
         done
     done
 }

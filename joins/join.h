@@ -34,7 +34,7 @@ typedef struct {
     const char *output;
     const char *model;         /* parameter file for --model */
     int window;                /* win_flavor */
-    bool window_pool;          /* keep windows across --repeat runs (rma_window_get slots 0, 1) */
+    bool window_pool;          /* keep windows across --repeat runs (rma_window_acquire slots 0, 1) */
     int flush;                 /* rma_flush_mode: how a reused send buffer's put is completed */
     /* radix hash join */
     int64_t radix_bits;        /* network fan-out bits; 0 = auto */
@@ -55,7 +55,7 @@ typedef struct {
 /* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
  * --repeat run (read-only: never reorder them in place; copy what the algorithm rearranges). */
 typedef struct {
-    const bench_ctx *ctx;   /* ctx->world: the ranks of the join; rank, size, hosts (bench/context.h) */
+    const bench_ctx *ctx;   /* ctx->comm: the ranks of the join; rank, size, hosts (bench/context.h) */
     const join_opts *opt;   /* every flag, parsed and checked (read what applies, ignore the rest) */
     const workload *wl;     /* this rank's slice: global indices r_off.., s_off.., global sizes */
     const tuple_t *r, *s;   /* this rank's tuples, in generator order */
@@ -74,7 +74,7 @@ typedef struct {
     const char *simd_used;
 } join_output;
 
-/* A join algorithm. The command calls, on every rank of ctx->world:
+/* A join algorithm. The command calls, on every rank of ctx->comm:
  *   check, memory_bytes   once, after MPI_Init and before R and S are allocated (a run that would
  *                         fail, or not fit, exits 2 before anything large is allocated);
  *   run                   --warmup + --repeat times on the same R and S, after a barrier; each run
@@ -91,11 +91,11 @@ typedef struct {
  * - memory_bytes: an upper bound of this rank's peak memory beyond R and S (windows, buffers,
  *   tables, receive space), in bytes; the command sums it over each host and refuses runs above
  *   90% of the available memory. Say what data-dependent cases (skew) may need.
- * - run is collective over ctx->world: every rank calls the same collectives in the same order
+ * - run is collective over ctx->comm: every rank calls the same collectives in the same order
  *   and none returns early. An MPI error aborts (MPI_CHECK); a failed allocation prints
  *   "rmabench: rank N: ..." and calls MPI_Abort; a limit only known from the data (say, receive
  *   counts above INT_MAX) is agreed over the ranks first and then refused with bench_usage_error
- *   on every rank. Windows come from rma_window_get and go back with rma_window_put (slot = the
+ *   on every rank. Windows come from rma_window_acquire and go back with rma_window_release (slot = the
  *   relation when opt->window_pool, else -1), released before run() returns.
  * - verification is the command's: it sums matches and checksum over the ranks and compares them
  *   with what the generator alone expects (joins/verify.h); a pair found twice or missed fails.

@@ -23,7 +23,7 @@ typedef struct {
 _Noreturn static void wait_failed(lock_run *run, const poll_bound *b)
 {
     poll_report_timeout(b);
-    MPI_Abort(run->ctx->world, 3);
+    MPI_Abort(run->ctx->comm, 3);
     exit(3);
 }
 
@@ -42,7 +42,7 @@ static void recv_response(lock_run *run, lock_msg *resp, int server_rank)
     }
     if (resp->type != MSG_RESPONSE) {
         fprintf(stderr, "rmabench: rank %d: expected a lock response, got message type %d\n", run->ctx->rank, resp->type);
-        MPI_Abort(run->ctx->world, 3);
+        MPI_Abort(run->ctx->comm, 3);
     }
 }
 
@@ -244,7 +244,7 @@ static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn
     t->n = wl->ops->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
     if (t->n < 0) {
         fprintf(stderr, "rmabench: rank %d: workload: %s\n", a->run->ctx->rank, err);
-        MPI_Abort(a->run->ctx->world, 2);
+        MPI_Abort(a->run->ctx->comm, 2);
     }
     t->txn = txn_global_id(a->agent, local);
     t->age = (uint64_t)local << 32 | a->agent; /* fewer transactions started: older */
@@ -280,7 +280,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
     agent_txn *t = malloc(sizeof *t);
     if (!a.contacts || !a.contact_rank || !a.contact_of || !t) {
         fprintf(stderr, "rmabench: rank %d: out of memory in the transaction agent\n", run->ctx->rank);
-        MPI_Abort(run->ctx->world, 3);
+        MPI_Abort(run->ctx->comm, 3);
     }
     for (size_t s = 0; s < ns; s++) a.contact_of[s] = -1;
     memset(st, 0, sizeof *st);

@@ -8,24 +8,24 @@
 void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles, notify_ep *ep,
                    rma_window *data, lock_workload *wl)
 {
-    notify_open(ep, ctx->world, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
+    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
                 roles->i_am_server ? roles->nagents : 1, (int)sizeof(lock_msg), ctx->oversubscribed);
     *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
-    MPI_CHECK(ctx->rank, MPI_Win_allocate(64, 1, MPI_INFO_NULL, ctx->world, &run->vote_base, &run->vote_win));
+    MPI_CHECK(ctx->rank, MPI_Win_allocate(64, 1, MPI_INFO_NULL, ctx->comm, &run->vote_base, &run->vote_win));
     MPI_Win_set_errhandler(run->vote_win, MPI_ERRORS_RETURN);
     memset(run->vote_base, 0, 64);
     MPI_CHECK(ctx->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, run->vote_win));
     if (o->workload == WL_BANK) {
         uint64_t range = lock_server_range(roles);
-        rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->world);
+        rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->comm);
         run->data_win = data->win;
         run->data_base = data->base;
         for (uint64_t i = 0; i < range; i++) run->data_base[i] = BANK_INITIAL_BALANCE;
         rma_window_lock_all(data);
         MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
     }
-    MPI_CHECK(ctx->rank, MPI_Comm_split(ctx->world, roles->i_am_server, ctx->rank, &run->agent_comm));
+    MPI_CHECK(ctx->rank, MPI_Comm_split(ctx->comm, roles->i_am_server, ctx->rank, &run->agent_comm));
 
     char err[512];
     int bad = 0, any_bad = 0;
@@ -38,7 +38,7 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
             bad = 1;
         }
     }
-    MPI_CHECK(ctx->rank, MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, ctx->comm));
     if (any_bad) {
         MPI_Finalize();
         exit(2);
@@ -62,10 +62,10 @@ void lock_run_role(lock_run *run, lock_workload *wl, agent_stats *ast, server_st
 {
     memset(ast, 0, sizeof *ast);
     memset(sst, 0, sizeof *sst);
-    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->world));
+    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
     if (run->roles->i_am_server) lock_server_run(run, sst);
     else lock_agent_run(run, wl, ast, rtt_hist, bank_delta);
-    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->world));
+    MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
 }
 
 /* bank: every account moved exactly by its committed transfers; the sum of balances on rank 0 */
@@ -76,7 +76,7 @@ static void reduce_bank(lock_run *run, const int64_t *bank_delta, lock_totals *t
     int64_t accounts = run->o->accounts;
     int64_t *total = calloc((size_t)accounts, sizeof *total), sum = 0;
     uint64_t wrong = 0;
-    MPI_CHECK(ctx->rank, MPI_Allreduce(bank_delta, total, (int)accounts, MPI_INT64_T, MPI_SUM, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(bank_delta, total, (int)accounts, MPI_INT64_T, MPI_SUM, ctx->comm));
     if (roles->i_am_server) {
         MPI_CHECK(ctx->rank, MPI_Win_sync(run->data_win));
         uint64_t lo = lock_range_lo(roles, roles->my_index), range = lock_server_range(roles);
@@ -87,8 +87,8 @@ static void reduce_bank(lock_run *run, const int64_t *bank_delta, lock_totals *t
                         ctx->rank, lo + i, run->data_base[i], BANK_INITIAL_BALANCE + total[lo + i]);
         }
     }
-    MPI_CHECK(ctx->rank, MPI_Reduce(&wrong, &tot->bank_accounts_wrong, 1, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Reduce(&sum, &tot->bank_sum, 1, MPI_INT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&wrong, &tot->bank_accounts_wrong, 1, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sum, &tot->bank_sum, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
     free(total);
 }
 
@@ -103,13 +103,13 @@ static void reduce_servers(const bench_ctx *ctx, const server_stats *sst, server
     uint64_t su[NU_SERVER] = {sst->messages, sst->votes_yes, sst->votes_no, sst->ends, sst->active_locks_end,
                               sst->active_txns_end};
     uint64_t sus[NU_SERVER];
-    MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->lt, &s->lt, U64_FIELDS(lt_stats), MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->lt, &s->lt, U64_FIELDS(lt_stats), MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
     MPI_CHECK(ctx->rank, MPI_Reduce(&sst->oracle, &s->oracle, U64_FIELDS(oracle_stats), MPI_UINT64_T, MPI_SUM, 0,
-                                    ctx->world));
+                                    ctx->comm));
     /* every server checks the same table: the pairs that disagree, not their sum over servers */
     uint64_t mismatches = 0;
-    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->oracle.table_mismatches, &mismatches, 1, MPI_UINT64_T, MPI_MAX, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&sst->oracle.table_mismatches, &mismatches, 1, MPI_UINT64_T, MPI_MAX, 0, ctx->comm));
     s->oracle.table_mismatches = mismatches;
     s->messages = sus[0];
     s->votes_yes = sus[1];
@@ -131,11 +131,11 @@ void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *
                            ast->t_req_server, ast->elapsed};
     uint64_t aus[NU_AGENT];
     double ads[ND_AGENT];
-    MPI_CHECK(ctx->rank, MPI_Reduce(au, aus, NU_AGENT, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Reduce(ad, ads, ND_AGENT, MPI_DOUBLE, MPI_SUM, 0, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Reduce(&ast->elapsed, &tot->elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(au, aus, NU_AGENT, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Reduce(ad, ads, ND_AGENT, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&ast->elapsed, &tot->elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
     tot->rtt_hist = calloc(LAT_BUCKETS, sizeof *tot->rtt_hist);
-    MPI_CHECK(ctx->rank, MPI_Reduce(rtt_hist, tot->rtt_hist, LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce(rtt_hist, tot->rtt_hist, LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
     tot->agents = (agent_stats){aus[0], aus[1], aus[2], aus[3], aus[4], aus[5], aus[6], aus[7],
                                 ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7]};
     reduce_servers(ctx, sst, &tot->servers);

@@ -104,7 +104,7 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
     case MSG_DONE: return true;
     default:
         fprintf(stderr, "rmabench: rank %d: unknown message type %d in slot %d\n", run->ctx->rank, m->type, slot);
-        MPI_Abort(run->ctx->world, 3);
+        MPI_Abort(run->ctx->comm, 3);
     }
     audit_now(au);
     return false;
@@ -136,7 +136,7 @@ void lock_server_run(lock_run *run, server_stats *st)
                 if (now - last_msg > (double)o->wait_bound_s + o->lock_timeout) {
                     fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
                             run->ctx->rank, now - last_msg, done, nagents);
-                    MPI_Abort(run->ctx->world, 3);
+                    MPI_Abort(run->ctx->comm, 3);
                 }
             }
             notify_idle(&backoff, spin);

@@ -39,12 +39,12 @@ static uint64_t wait_word(lock_run *run, MPI_Aint disp, const char *what, bool (
     poll_begin(&b, what, me, n == 1 ? ranks[0] : -1, (double)run->o->wait_bound_s, false);
     unsigned idle = 0, spin = notify_spin_polls(run->poll, run->ctx->oversubscribed);
     for (;;) {
-        uint64_t w = notify_read_own_word(run->vote_win, run->ctx->world, me, run->vote_base + disp / 8, disp, run->poll);
+        uint64_t w = notify_read_own_word(run->vote_win, run->ctx->comm, me, run->vote_base + disp / 8, disp, run->poll);
         if (done(w, arg)) return w;
         if (!poll_continue(&b)) {
             poll_report_timeout(&b);
             if (n > 1) report_peers(run, what, w, arg, ranks, n);
-            MPI_Abort(run->ctx->world, 3);
+            MPI_Abort(run->ctx->comm, 3);
             exit(3);
         }
         notify_idle(&idle, spin);

@@ -99,7 +99,7 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
      * RMA_JOIN_DEFAULT_FLAVOR); it costs nothing measurable and is kept */
     MPI_CHECK(w->rank, MPI_Win_flush_all(w->win));
     rma_window_unlock_all(w);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
 }
 
 void rma_window_lock_all(rma_window *w)
@@ -146,7 +146,7 @@ static rma_window pool[RMA_POOL_SLOTS];
 static MPI_Comm pool_comm[RMA_POOL_SLOTS];
 static int pool_used[RMA_POOL_SLOTS];
 
-void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
+void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
 {
     if (slot < 0 || slot >= RMA_POOL_SLOTS) {
         rma_window_alloc(w, bytes, flavor, comm);
@@ -173,7 +173,7 @@ void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm c
     *w = *k;
 }
 
-void rma_window_put(rma_window *w, int slot)
+void rma_window_release(rma_window *w, int slot)
 {
     if (slot < 0 || slot >= RMA_POOL_SLOTS) {
         rma_window_free(w);

@@ -45,7 +45,7 @@ void rma_window_free(rma_window *w);
  * else a write pass), so that the phases using the window do not pay for first touch; cheap when
  * they are already mapped (a pooled window, or a library that touched them). */
 void rma_window_prefault(rma_window *w);
-/* Collective over the window's ranks (ctx->world): maps the runs this rank will put into the
+/* Collective over the window's ranks (ctx->comm): maps the runs this rank will put into the
  * windows of the other ranks of its host, before the first real put goes there. With
  * MPI_Win_allocate between ranks of one host both libraries map the target's segment into the
  * origin and a put is a store to it, so the first put to every page takes a page fault in the
@@ -67,15 +67,15 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
 void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
 
 /* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
- * buffers from a pre-registered pool): rma_window_get with slot >= 0 reuses the window kept in that
+ * buffers from a pre-registered pool): rma_window_acquire with slot >= 0 reuses the window kept in that
  * slot when it is large enough and of the same flavour on every rank (one MPI_Allreduce decides),
- * else frees it and allocates anew; rma_window_put returns it to the slot unlocked. slot < 0: plain
+ * else frees it and allocates anew; rma_window_release returns it to the slot unlocked. slot < 0: plain
  * alloc and free. Pages of a reused window are already mapped: its first-touch cost is paid once.
  * rma_window_pool_drain (collective over the windows' communicators) frees every kept window;
  * call it before MPI_Finalize. */
 enum { RMA_POOL_SLOTS = 4 };
-void rma_window_get(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot);
-void rma_window_put(rma_window *w, int slot);
+void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot);
+void rma_window_release(rma_window *w, int slot);
 void rma_window_pool_drain(void);
 
 #endif

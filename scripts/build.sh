@@ -6,16 +6,27 @@
 #   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
 #   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/); only
 #                 when clang and its libFuzzer runtime (libclang-rt-dev) are installed
+#   build-mutants/, build-mutants-mpich/  the mutation suite's builds (tests/mutants/): configured
+#                 here with no mutant; scripts/test.sh switches -Dmutant and rebuilds what it runs
 set -eu
 cd "$(dirname "$0")/.."
-setup() { # dir, options...
+configure() { # dir, options...
     dir=$1; shift
     if [ ! -f "$dir/build.ninja" ]; then
         meson setup "$dir" -Dwerror=true "$@" >"/tmp/rmabench-setup-$(basename "$dir").log" 2>&1 ||
             { cat "/tmp/rmabench-setup-$(basename "$dir").log"; exit 1; }
     fi
-    ninja -C "$dir" >/dev/null || ninja -C "$dir"
-    echo "build: $dir ok"
+}
+setup() { # dir, options...: configure and build everything
+    configure "$@"
+    ninja -C "$1" >/dev/null || ninja -C "$1"
+    echo "build: $1 ok"
+}
+setup_mutants() { # dir, options...: configure, back to no mutant, build rmabench only
+    configure "$@"
+    meson configure "$1" -Dmutant=none >/dev/null
+    ninja -C "$1" rmabench >/dev/null || ninja -C "$1" rmabench
+    echo "build: $1 ok (mutation suite)"
 }
 setup build -Dmpi=openmpi
 setup build-mpich -Dmpi=mpich
@@ -31,3 +42,5 @@ if command -v clang >/dev/null 2>&1 &&
 else
     echo "build: build-fuzz skipped (no clang with libFuzzer)"
 fi
+setup_mutants build-mutants -Dmpi=openmpi
+setup_mutants build-mutants-mpich -Dmpi=mpich

@@ -4,6 +4,8 @@
 #   build-nonuma         libnuma disabled: the numa suite (runs work and record "numa: unavailable")
 #   build-asan           AddressSanitizer + UBSan: unit tests and small MPI runs (tests/sanitizers/)
 #   build-fuzz           libFuzzer: a few seconds of fuzzing per parser (tests/fuzz/), when clang has it
+#   build-mutants*       the mutation suite (tests/mutants/): every deliberate fault must be reported by
+#                        the default run of the command it breaks and by its tests ("mutants: N caught of N")
 set -u
 cd "$(dirname "$0")/.."
 passed=0; failed=0; skipped=0
@@ -29,6 +31,14 @@ for dir in $dirs; do
         echo "meson test -C $dir did not finish:"; tail -30 "$log"; fl=$((fl + 1)); ok=0
     fi
     passed=$((passed + ok)); failed=$((failed + fl)); skipped=$((skipped + ${sk:-0}))
+done
+for dir in build-mutants build-mutants-mpich; do
+    log="$dir/meson-logs/rmabench-mutants.log"
+    echo "=== tests/mutants/run_mutants.sh $dir"
+    tests/mutants/run_mutants.sh "$dir" >"$log" 2>&1
+    rc=$?
+    grep -E '^(mutant|mutants:)' "$log" || tail -20 "$log"
+    if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

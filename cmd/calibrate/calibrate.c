@@ -30,7 +30,7 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
     double t[100];
     if (reps > 100) reps = 100;
     for (int k = 0; k < reps; k++) {
-        MPI_Barrier(ctx->world);
+        MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
         char *b = bytes ? mem_alloc_large(bytes) : NULL;
         if (bytes && !b) calibrate_fail(ctx, "memory for the first-touch measurement");
@@ -44,7 +44,7 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
 {
     double r;
-    MPI_CHECK(ctx->rank, MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, op, ctx->comm));
     if (op == MPI_SUM) r /= ctx->size; /* SUM is only used for the mean */
     return r;
 }
@@ -123,7 +123,7 @@ int calibrate_main(int argc, char **argv)
             printf("wrote %s\n", output);
         }
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.comm);
     bench_ctx_free(&ctx);
     MPI_Finalize();
     return status;

@@ -45,7 +45,7 @@ static void idle_until_done(lock_bench *b, int64_t round)
     while (read_own(b, DONE) < round)
         if (!poll_continue(&pb)) {
             poll_report_timeout(&pb);
-            MPI_Abort(b->ctx->world, 1);
+            MPI_Abort(b->ctx->comm, 1);
         }
 }
 
@@ -65,7 +65,7 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round)
 {
     const bench_ctx *ctx = b->ctx;
     double per = 0;
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     if (ctx->rank == a) {
         double t0 = 0;
         for (int i = 0; i < WARMUP + ITERS; i++) {
@@ -79,7 +79,7 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round)
     } else {
         idle_until_done(b, round);
     }
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     return per;
 }
 
@@ -91,7 +91,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
     double ts[ITERS];
     int slot;
     *rtt = *send = 0;
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     if (ctx->rank == a || ctx->rank == c) {
         const int peer = ctx->rank == a ? c : a;
         poll_bound pb;
@@ -109,14 +109,14 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
         }
         if (!ok) {
             poll_report_timeout(&pb);
-            MPI_Abort(ctx->world, 1);
+            MPI_Abort(ctx->comm, 1);
         }
         if (ctx->rank == a) {
             *rtt = (MPI_Wtime() - t0) / ITERS;
             *send = calibrate_median(ts, ITERS);
         }
     }
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
 }
 
 /* Median over ROUNDS rounds of the ping-pong between 0 and c, broadcast from rank 0. */
@@ -126,7 +126,7 @@ static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double *rtt, d
     for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &r[k], &s[k]);
     v[0] = calibrate_median(r, ROUNDS);
     v[1] = calibrate_median(s, ROUNDS);
-    MPI_Bcast(v, 2, MPI_DOUBLE, 0, ctx->world);
+    MPI_Bcast(v, 2, MPI_DOUBLE, 0, ctx->comm);
     *rtt = v[0];
     *send = v[1];
 }
@@ -144,7 +144,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 
     /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
     notify_ep ep;
-    notify_open(&ep, ctx->world, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->oversubscribed);
+    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->oversubscribed);
     double rtt, send = 0, send_local = 0;
     if (local > 0) {
         ping_pong(ctx, &ep, local, &rtt, &send_local);
@@ -160,15 +160,15 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 
     /* votes */
     lock_bench b = {.ctx = ctx};
-    rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->world);
+    rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->comm);
     memset(b.w.base, 0, 128);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     rma_window_lock_all(&b.w);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     double t[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peer, k + 1);
     double vote = calibrate_median(t, ROUNDS);
-    MPI_Bcast(&vote, 1, MPI_DOUBLE, 0, ctx->world);
+    MPI_Bcast(&vote, 1, MPI_DOUBLE, 0, ctx->comm);
     params_put(p, MP_t_vote, vote);
     params_put(p, MP_t_queue, 0);
     rma_window_free(&b.w);

@@ -36,7 +36,7 @@ static int host_size_of(const bench_ctx *ctx, int h)
 /* All ranks with a peer put `bytes` to it; returns this rank's seconds (0 without a peer). */
 static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, const char *src)
 {
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
     if (peer >= 0) {
         int64_t chunks = bytes / PUT_CHUNK, in_window = (int64_t)(w->bytes / PUT_CHUNK);
@@ -48,7 +48,7 @@ static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t 
         MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
     }
     double t = MPI_Wtime() - t0;
-    MPI_Barrier(ctx->world); /* targets keep calling MPI until every origin is done (MPICH progress) */
+    MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
     return t;
 }
 
@@ -95,13 +95,13 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
     const radix_format f = {.words = 1};
     for (int r = 0; r < repeats; r++) {
         rma_window w[2];
-        MPI_Barrier(ctx->world);
+        MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
         if (touch) {
             radix_windows_alloc(&in, &lay, &f, w);
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
         } else {
-            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, flavor, ctx->world);
+            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, flavor, ctx->comm);
         }
         double mine = MPI_Wtime() - t0;
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
@@ -117,7 +117,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
 {
     uint64_t win_bytes = 8u << 20; /* puts wrap around in the target window */
     rma_window w;
-    rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->world);
+    rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->comm);
     rma_window_lock_all(&w);
     char *src = malloc(PUT_CHUNK);
     memset(src, 0x5a, PUT_CHUNK);

@@ -44,7 +44,7 @@
 void calibrate_fail(const bench_ctx *ctx, const char *what)
 {
     fprintf(stderr, "rmabench: rank %d: calibrate: cannot allocate %s\n", ctx->rank, what);
-    MPI_Abort(ctx->world, 2);
+    MPI_Abort(ctx->comm, 2);
 }
 
 /* The radix join's default network bits (radix.c resolve_radix_bits): 8 partitions per rank. */
@@ -92,7 +92,7 @@ static void measure_scan(const bench_ctx *ctx, const calibrate_opts *o, const wo
     if (!hist) calibrate_fail(ctx, "the histogram");
     const int reps = (int)o->repeats, scan_reps = 3 * reps < 9 ? 9 : (3 * reps > REPS_MAX ? REPS_MAX : 3 * reps);
     for (int k = -o->warmup; k < scan_reps; k++) {
-        MPI_Barrier(ctx->world);
+        MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
         radix_histogram_tuples(r, w->r_n, bits, hist);
         radix_histogram_tuples(s, w->s_n, bits, hist);
@@ -118,7 +118,7 @@ static void measure_network_pass(const bench_ctx *ctx, const calibrate_opts *o, 
     radix_windows_alloc(&in, &lay, &f, win);
     for (int k = -o->warmup; k < reps; k++) {
         double tp, tf;
-        MPI_Barrier(ctx->world);
+        MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
         radix_network_partition(&in, &lay, &f, win, &tp, &tf);
         if (k >= 0) t[k] = MPI_Wtime() - t0;
@@ -225,7 +225,7 @@ static void leaf_loop(const bench_ctx *ctx, const local_sample *sm, leaf_ws *lw,
     const uint64_t leaves = UINT64_C(1) << plan->total_bits;
     const int hash_shift = radix_key_shift(&sm->sf, sm->sf.radix_bits + plan->total_bits);
     *t_local = *t_bp = 0;
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     double t4 = MPI_Wtime();
     for (uint64_t q = 0; q < sm->lay.nparts; q++) {
         uint64_t *fin[2];

@@ -31,7 +31,7 @@ static void sort_own_runs(const bench_ctx *ctx, const smj_plan *pl, rma_window w
 {
     uint64_t *tmp = malloc(run * sizeof *tmp);
     if (!tmp) calibrate_fail(ctx, "the sort scratch");
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     for (int rel = 0; rel < RELS; rel++)
         for (uint64_t off = 0; off < pl->n[rel]; off += run) {
             size_t len = pl->n[rel] - off < run ? (size_t)(pl->n[rel] - off) : run;
@@ -71,7 +71,7 @@ static int time_local_phases(const join_input *in, const join_opts *jo, size_t r
 {
     const bench_ctx *ctx = in->ctx;
     smj_plan pl;
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
     smj_range_partition(in, &pl); /* the join's partition phase, collectives included */
     double t1 = MPI_Wtime();
@@ -80,7 +80,7 @@ static int time_local_phases(const join_input *in, const join_opts *jo, size_t r
      * window_alloc does: their first touch is t_win_touch_per_byte's, not the sort's */
     rma_window win[RELS];
     for (int rel = 0; rel < RELS; rel++) {
-        rma_window_alloc(&win[rel], pl.n[rel] * sizeof(uint64_t), (win_flavor)jo->window, ctx->world);
+        rma_window_alloc(&win[rel], pl.n[rel] * sizeof(uint64_t), (win_flavor)jo->window, ctx->comm);
         rma_window_prefault(&win[rel]);
     }
     sort_own_runs(ctx, &pl, win, run, simd);
@@ -99,7 +99,7 @@ static int time_local_phases(const join_input *in, const join_opts *jo, size_t r
             sorted[rel] = where;
         }
     }
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     double t4 = MPI_Wtime();
     uint64_t m = 0, c = 0;
     smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, pl.rid_base, &m, &c);
@@ -127,7 +127,7 @@ static double time_sort_phase(const join_input *in, const bench_ctx *host, size_
     smj_windows_alloc(&hin, &hp, win); /* jo has no --window-pool: fresh windows */
     phase_set ph;
     phases_init(&ph, sortmerge_join_algo.phases);
-    MPI_Barrier(in->ctx->world);
+    MPI_Barrier(in->ctx->comm);
     double t6 = MPI_Wtime();
     smj_sort_phase(&hin, &hp, win, run, simd, &ph);
     double t = MPI_Wtime() - t6;

@@ -93,6 +93,6 @@ int join_record_run(const join_session *js, const join_run_result *res)
     }
     /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other ranks sit
      * in MPI_Finalize: tests/faults/output.sh). */
-    MPI_CHECK(js->ctx.rank, MPI_Bcast(&failed, 1, MPI_INT, 0, js->ctx.world));
+    MPI_CHECK(js->ctx.rank, MPI_Bcast(&failed, 1, MPI_INT, 0, js->ctx.comm));
     return failed;
 }

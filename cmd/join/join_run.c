@@ -20,10 +20,10 @@ void join_run_once(join_session *js, const join_algo *algo, int index, join_run_
     res->index = index;
     join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n};
     phases_init(&res->out.phases, algo->phases);
-    MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.world));
+    MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
     algo->run(&in, &res->out);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
-    phases_reduce(&res->out.phases, js->ctx.world, &res->st);
+    phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
     if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */
 }

@@ -61,7 +61,7 @@ static void generate(join_session *js)
     if (!js->r || !js->s) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the relations (%" PRIu64 " + %" PRIu64 " tuples)\n",
                 js->ctx.rank, w->r_n, w->s_n);
-        MPI_Abort(js->ctx.world, 2);
+        MPI_Abort(js->ctx.comm, 2);
     }
     generate_r(w, js->r);
     generate_s(w, js->s);
@@ -69,7 +69,7 @@ static void generate(join_session *js)
     numa_placement_check(js->s, w->s_n * sizeof(tuple_t));
     join_expected(&js->ctx, w, js->expected);
     double t = rmb_now() - t0;
-    MPI_CHECK(js->ctx.rank, MPI_Reduce(&t, &js->t_generate, 1, MPI_DOUBLE, MPI_MAX, 0, js->ctx.world));
+    MPI_CHECK(js->ctx.rank, MPI_Reduce(&t, &js->t_generate, 1, MPI_DOUBLE, MPI_MAX, 0, js->ctx.comm));
 }
 
 void join_setup(join_session *js, int argc, char **argv)

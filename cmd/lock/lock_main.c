@@ -49,7 +49,7 @@ int lock_main(int argc, char **argv)
         compare_model(&ls, &tot, &f);
         exit_code = lock_record_run(&ls, &tot, &f, v, exit_code);
     }
-    MPI_CHECK(ls.ctx.rank, MPI_Bcast(&exit_code, 1, MPI_INT, 0, ls.ctx.world));
+    MPI_CHECK(ls.ctx.rank, MPI_Bcast(&exit_code, 1, MPI_INT, 0, ls.ctx.comm));
     free(hist);
     free(delta);
     lock_totals_free(&tot);

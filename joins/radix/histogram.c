@@ -63,7 +63,7 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     lay->owner = malloc(np * sizeof *lay->owner);
     if (!blk || !lay->owner) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the radix histograms\n", ctx->rank);
-        MPI_Abort(ctx->world, 1);
+        MPI_Abort(ctx->comm, 1);
     }
 
     radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
@@ -84,10 +84,10 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     return;
 #endif
     MPI_CHECK(ctx->rank, MPI_Allreduce(lay->local[REL_R], lay->global[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
-                                       ctx->world));
+                                       ctx->comm));
     /* inclusive scan minus own counts = tuples of lower ranks = my offset inside each partition */
     MPI_CHECK(ctx->rank, MPI_Scan(lay->local[REL_R], lay->prefix[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
-                                  ctx->world));
+                                  ctx->comm));
     for (uint64_t i = 0; i < 2 * np; i++) lay->prefix[REL_R][i] -= lay->local[REL_R][i];
 
     radix_assign(lay->global[REL_R], lay->global[REL_S], np, ctx->size, assign, lay->owner);

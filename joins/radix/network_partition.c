@@ -16,13 +16,13 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_get(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->world,
+        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->comm,
                        in->opt->window_pool ? rel : -1);
         /* first touch here, not in the partitioning pass: page faults are part of getting a window */
         rma_window_prefault(&win[rel]);
     }
     /* nobody may put into a window its owner is still touching */
-    MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->world));
+    MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->comm));
     /* the pages this rank will put into on the other ranks of its host, mapped here as well */
     for (int rel = 0; rel < 2; rel++)
         rma_window_map_runs(&win[rel], in->ctx, lay->nparts, lay->owner, lay->base[rel], lay->prefix[rel], lay->local[rel],
@@ -107,7 +107,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     MPI_Aint *disp = malloc(np * sizeof *disp);
     if (!st.lines || !st.off || !st.start || !st.remote || !target || !disp) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
-        MPI_Abort(ctx->world, 1);
+        MPI_Abort(ctx->comm, 1);
     }
     *t_put = *t_flush = 0;
     for (int rel = 0; rel < 2; rel++) {
@@ -124,10 +124,10 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         st.m = ((uintptr_t)win[rel].base % 64) / item;
         st.stream = (uintptr_t)win[rel].base % item == 0;
         putbuf_set pb;
-        if (putbuf_init(&pb, win[rel].win, ctx->world, ctx->rank, ctx->size, (int)np, target, disp, (size_t)o->buffer_size,
+        if (putbuf_init(&pb, win[rel].win, ctx->comm, ctx->rank, ctx->size, (int)np, target, disp, (size_t)o->buffer_size,
                         (int)o->buffers_per_partition, (rma_flush_mode)o->flush)) {
             fprintf(stderr, "rmabench: rank %d: cannot allocate the put buffers\n", ctx->rank);
-            MPI_Abort(ctx->world, 1);
+            MPI_Abort(ctx->comm, 1);
         }
         const tuple_t *src = rel == REL_R ? in->r : in->s;
         uint64_t n = rel == REL_R ? in->r_n : in->s_n;
@@ -145,7 +145,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         *t_flush += pb.t_flush;
         putbuf_free(&pb);
     }
-    rma_windows_end_epoch(win, 2, ctx->world); /* every put arrived and is visible to the owner's loads */
+    rma_windows_end_epoch(win, 2, ctx->comm); /* every put arrived and is visible to the owner's loads */
     free(st.lines);
     free(st.off);
     free(st.start);

@@ -121,7 +121,7 @@ static radix_local_plan plan_local(const join_opts *o, const radix_layout *lay, 
 static void fail_alloc(const bench_ctx *ctx, const char *what)
 {
     fprintf(stderr, "rmabench: rank %d: cannot allocate %s\n", ctx->rank, what);
-    MPI_Abort(ctx->world, 1);
+    MPI_Abort(ctx->comm, 1);
 }
 
 /* The phases in display order: the thesis' Table 4.2 rows; put and flush are time inside the network pass. */
@@ -199,7 +199,7 @@ static void run(const join_input *in, join_output *out)
     double t5 = rmb_now();
 
     /* releasing the windows is collective: it counts as window_alloc time */
-    for (int rel = 0; rel < 2; rel++) rma_window_put(&win[rel], o->window_pool ? rel : -1);
+    for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t5);
 
     out->matches = matches;

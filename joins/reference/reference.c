@@ -86,7 +86,7 @@ static void *alloc_or_abort(const bench_ctx *ctx, size_t bytes, const char *what
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         fprintf(stderr, "rmabench: rank %d: reference: cannot allocate %s\n", ctx->rank, what);
-        MPI_Abort(ctx->world, 1);
+        MPI_Abort(ctx->comm, 1);
     }
     return p;
 }
@@ -106,17 +106,17 @@ static tuple_t *exchange(const bench_ctx *ctx, const join_opts *o, const tuple_t
     tuple_t *send = alloc_or_abort(ctx, n * sizeof *send, "the send buffer");
     for (int p = 0; p < P; p++) rdisp[p] = sdisp[p];
     for (uint64_t i = 0; i < n; i++) send[rdisp[key_rank(t[i].key, P)]++] = t[i];
-    MPI_CHECK(ctx->rank, MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, ctx->comm));
     uint64_t total = 0, most = 0;
     for (int p = 0; p < P; p++) total += (uint64_t)rcount[p];
-    MPI_CHECK(ctx->rank, MPI_Allreduce(&total, &most, 1, MPI_UINT64_T, MPI_MAX, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&total, &most, 1, MPI_UINT64_T, MPI_MAX, ctx->comm));
     if (most > INT_MAX) /* skew: every rank learns it and leaves with exit 2 */
         bench_usage_error(ctx, "%s: one rank would receive %" PRIu64 " tuples in one MPI_Alltoallv, above its int "
                           "counts (%d); --algo reference cannot run this data", o->skew > 0 ? "--skew" : size_flag(o),
                           most, INT_MAX);
     for (int p = 0, d = 0; p < P; d += rcount[p], p++) rdisp[p] = d;
     tuple_t *recv = alloc_or_abort(ctx, total * sizeof *recv, "the receive buffer");
-    MPI_CHECK(ctx->rank, MPI_Alltoallv(send, scount, sdisp, type, recv, rcount, rdisp, type, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Alltoallv(send, scount, sdisp, type, recv, rcount, rdisp, type, ctx->comm));
     free(send);
     free(counts);
     *got = total;

@@ -29,7 +29,7 @@ static void *xmalloc(const bench_ctx *ctx, size_t bytes)
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory (%zu bytes)\n", ctx->rank, bytes);
-        MPI_Abort(ctx->world, 2);
+        MPI_Abort(ctx->comm, 2);
     }
     return p;
 }
@@ -54,7 +54,7 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
         counts = xmalloc(ctx, (size_t)P * sizeof *counts);
         displs = xmalloc(ctx, (size_t)P * sizeof *displs);
     }
-    MPI_CHECK(ctx->rank, MPI_Gather(&m, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Gather(&m, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm));
     size_t total = 0;
     if (ctx->rank == 0) {
         for (int i = 0; i < P; i++) {
@@ -63,12 +63,12 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
         }
         all = xmalloc(ctx, total * sizeof *all);
     }
-    MPI_CHECK(ctx->rank, MPI_Gatherv(mine, m, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Gatherv(mine, m, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, ctx->comm));
     if (ctx->rank == 0) {
         qsort(all, total, sizeof *all, cmp_u64);
         smj_pick_splitters(all, total, P, splitters);
     }
-    MPI_CHECK(ctx->rank, MPI_Bcast(splitters, P - 1, MPI_UINT64_T, 0, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Bcast(splitters, P - 1, MPI_UINT64_T, 0, ctx->comm));
     free(mine);
     free(counts);
     free(displs);
@@ -128,9 +128,9 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     }
     /* (R, S) counts interleaved per target: one collective each serves both relations */
     uint64_t win[2];
-    MPI_CHECK(ctx->rank, MPI_Reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Scan(hist, scan, 2 * P, MPI_UINT64_T, MPI_SUM, ctx->world));
-    MPI_CHECK(ctx->rank, MPI_Alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Scan(hist, scan, 2 * P, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->comm));
     for (int rel = 0; rel < RELS; rel++) {
         pl->window[rel] = win[rel];
         for (int t = 0; t < P; t++) {
@@ -144,7 +144,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
         pl->packed[rel] = mem_alloc_large(pl->capacity[rel] * sizeof(uint64_t));
         if (!pl->packed[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", ctx->rank);
-            MPI_Abort(ctx->world, 2);
+            MPI_Abort(ctx->comm, 2);
         }
         scatter(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
                 pl->packed[rel]);

@@ -41,7 +41,7 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
     uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_size * sizeof *buf);
     if (!buf) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the send buffers\n", me);
-        MPI_Abort(ctx->world, 2);
+        MPI_Abort(ctx->comm, 2);
     }
     uint64_t *tmp = buf + SMJ_SEND_BUFFERS * run_size;
     send_slot slots[SMJ_SEND_BUFFERS];
@@ -85,7 +85,7 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
         for (int b = 0; b < SMJ_SEND_BUFFERS; b++) complete_slot(slots, b, mode, me);
     for (int rel = 0; rel < RELS; rel++) MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
     t_flush += rmb_now() - t0;
-    rma_windows_end_epoch(win, RELS, ctx->world);
+    rma_windows_end_epoch(win, RELS, ctx->comm);
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
     free(buf);

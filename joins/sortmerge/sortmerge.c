@@ -85,11 +85,11 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
     const bench_ctx *ctx = in->ctx;
     const join_opts *o = in->opt;
     for (int rel = 0; rel < RELS; rel++)
-        rma_window_get(&win[rel], pl->window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->world,
+        rma_window_acquire(&win[rel], pl->window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->comm,
                        o->window_pool ? rel : -1);
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->world)); /* nobody puts into pages their owner is still touching */
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
     for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
         rma_window_map_runs(&win[rel], ctx, (uint64_t)pl->parts, NULL, pl->remote[rel], NULL, pl->count[rel],
                             sizeof(uint64_t));
@@ -110,7 +110,7 @@ static void run(const join_input *in, join_output *out)
     const int simd = smj_simd_resolve(o->simd);
     /* every rank must cut runs alike: senders cut, receivers find the boundaries */
     uint64_t run_local = resolved_run_size(o), run_size;
-    MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->world));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
 
     double t0 = rmb_now();
@@ -142,7 +142,7 @@ static void run(const join_input *in, join_output *out)
                       : smj_merge_passes(win[rel].base, scratch[rel], pl.window[rel], starts, lens, runs, fanin, simd, &d);
         if (!sorted[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory in the merge phase\n", ctx->rank);
-            MPI_Abort(ctx->world, 2);
+            MPI_Abort(ctx->comm, 2);
         }
         if (d > passes) passes = d;
         free(starts);
@@ -157,7 +157,7 @@ static void run(const join_input *in, join_output *out)
 
     /* releasing the windows is collective: window_alloc time, as in the radix join */
     t0 = rmb_now();
-    for (int rel = 0; rel < RELS; rel++) rma_window_put(&win[rel], o->window_pool ? rel : -1);
+    for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t0);
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;

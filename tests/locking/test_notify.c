@@ -22,7 +22,7 @@ static int run(notify_transport t, bench_ctx *ctx)
 {
     notify_ep ep;
     int me = ctx->rank, n = ctx->size, senders = n - 1;
-    notify_open(&ep, ctx->world, t, NOTIFY_POLL_AUTO, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->oversubscribed);
+    notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->oversubscribed);
     int errors = 0;
     poll_bound b;
     if (me == 0) {
@@ -38,7 +38,7 @@ static int run(notify_transport t, bench_ctx *ctx)
                 poll_begin(&b, "notify test message", me, -1, 60, ctx->oversubscribed);
                 if (!notify_wait(&ep, &slot, &m, &b)) {
                     poll_report_timeout(&b);
-                    MPI_Abort(ctx->world, 3);
+                    MPI_Abort(ctx->comm, 3);
                 }
                 if (m.slot != (uint64_t)slot || m.round != (uint64_t)round || m.check != (m.slot * 31 + m.round) ||
                     m.sender != (uint64_t)(slot % senders + 1) || got[slot]++) {
@@ -67,13 +67,13 @@ static int run(notify_transport t, bench_ctx *ctx)
             poll_begin(&b, "notify test acknowledgement", me, 0, 60, ctx->oversubscribed);
             if (!notify_wait(&ep, &slot, &ack, &b)) {
                 poll_report_timeout(&b);
-                MPI_Abort(ctx->world, 3);
+                MPI_Abort(ctx->comm, 3);
             }
             if (slot != 0 || ack.round != (uint64_t)round) errors++;
         }
     }
     int total = 0;
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, ctx->world);
+    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, ctx->comm);
     notify_close(&ep);
     if (me == 0) printf("transport %s: %d rounds of %d slots, %d errors\n", notify_transport_names[t], ROUNDS, SLOTS, total);
     return total;

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
             numa_report_init(&ctx, policies[i], &rep);
             int before = thread_mode();
             rma_window w;
-            rma_window_alloc(&w, 4u << 20, (win_flavor)flavor, ctx.world);
+            rma_window_alloc(&w, 4u << 20, (win_flavor)flavor, ctx.comm);
             CHECK(thread_mode() == before);
             /* the neighbour writes a pattern into our window while we check it */
             rma_window_lock_all(&w);
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
             for (uint64_t off = 0; off < w.bytes; off += 65536)
                 MPI_CHECK(ctx.rank, MPI_Put(&pattern, 1, MPI_UINT64_T, peer, (MPI_Aint)off, 1, MPI_UINT64_T, w.win));
             MPI_CHECK(ctx.rank, MPI_Win_flush_all(w.win));
-            MPI_Barrier(ctx.world);
+            MPI_Barrier(ctx.comm);
             MPI_CHECK(ctx.rank, MPI_Win_sync(w.win));
             int same = 1;
             for (uint64_t off = 0; off < w.bytes; off += 65536) same &= *(uint64_t *)((char *)w.base + off) == pattern;
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
             double f = numa_placement_check(w.base, w.bytes);
             if (numa_is_available() && numa_node_count() == 1) CHECK(f == 1.0);
             if (!numa_is_available()) CHECK(f < 0);
-            MPI_Barrier(ctx.world);
+            MPI_Barrier(ctx.comm);
             rma_window_free(&w);
             numa_report_run(&ctx, &rep);
             if (numa_is_available() && numa_node_count() == 1) CHECK(rep.worst == 1.0);

@@ -27,9 +27,9 @@ static int run(bench_ctx *ctx, win_flavor flavor)
     const int n = ctx->size, me = ctx->rank;
     const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bytes = (uint64_t)(n + 1) * 3 * page;
     rma_window w;
-    rma_window_alloc(&w, bytes, flavor, ctx->world);
+    rma_window_alloc(&w, bytes, flavor, ctx->comm);
     memset(w.base, FILL, w.bytes);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     uint64_t *first = malloc((size_t)n * sizeof *first), *count = malloc((size_t)n * sizeof *count);
     for (int t = 0; t < n; t++) {
         first[t] = first_of(me, page);
@@ -37,7 +37,7 @@ static int run(bench_ctx *ctx, win_flavor flavor)
     }
     rma_window_map_runs(&w, ctx, (uint64_t)n, NULL, first, NULL, count, 1);
     /* the puts are complete (map_runs unlocked and passed a barrier); make them visible to loads */
-    rma_windows_end_epoch(&w, 1, ctx->world);
+    rma_windows_end_epoch(&w, 1, ctx->comm);
     int errors = 0;
     const unsigned char *b = w.base;
     const int mapped = flavor == WIN_ALLOCATE && ctx->host_size > 1;
@@ -68,7 +68,7 @@ static int run(bench_ctx *ctx, win_flavor flavor)
     free(count);
     rma_window_free(&w);
     int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->world);
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->comm);
     return all;
 }
 
@@ -86,9 +86,9 @@ static int data_after_mapping(bench_ctx *ctx)
     int errors = 0;
     for (int k = 0; k < ROUNDS; k++) {
         rma_window w;
-        rma_window_alloc(&w, bytes, WIN_ALLOCATE, ctx->world);
+        rma_window_alloc(&w, bytes, WIN_ALLOCATE, ctx->comm);
         memset(w.base, FILL, w.bytes);
-        MPI_Barrier(ctx->world);
+        MPI_Barrier(ctx->comm);
         for (int t = 0; t < n; t++) {
             first[t] = (uint64_t)me * run;
             count[t] = run;
@@ -98,7 +98,7 @@ static int data_after_mapping(bench_ctx *ctx)
         for (int t = 0; t < n; t++)
             if (t != me) MPI_Put(src, (int)run, MPI_BYTE, t, (MPI_Aint)(me * run), (int)run, MPI_BYTE, w.win);
         MPI_Win_flush_all(w.win);
-        rma_windows_end_epoch(&w, 1, ctx->world); /* as the joins end their put epochs */
+        rma_windows_end_epoch(&w, 1, ctx->comm); /* as the joins end their put epochs */
         const unsigned char *b = w.base;
         for (uint64_t i = 0; i < bytes; i++) {
             unsigned char want = i / run == (uint64_t)me ? FILL : DATA;
@@ -112,7 +112,7 @@ static int data_after_mapping(bench_ctx *ctx)
     free(first);
     free(count);
     int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->world);
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->comm);
     return all;
 }
 

@@ -1,4 +1,4 @@
-/* MPI test of the window pool (rma_window_get/put with a slot, rma/window.h) for one flavour
+/* MPI test of the window pool (rma_window_acquire/put with a slot, rma/window.h) for one flavour
  * (argv[1]: allocate | create | create-huge):
  * - a window put back into its slot and asked for again at the same or a smaller size is the same
  *   window: same handle, same base, and what was written into it is still there;
@@ -31,13 +31,13 @@ static int reuse(const bench_ctx *ctx, win_flavor flavor)
     const int me = ctx->rank;
     int errors = 0;
     rma_window w;
-    rma_window_get(&w, 10000, flavor, ctx->world, 0);
+    rma_window_acquire(&w, 10000, flavor, ctx->comm, 0);
     const void *base = w.base;
     const MPI_Win win = w.win;
     memset(w.base, 0x42 + me, w.bytes);
-    rma_window_put(&w, 0);
-    FAIL_IF(w.base != NULL, "rma_window_put left the caller's base set");
-    rma_window_get(&w, 5000, flavor, ctx->world, 0); /* smaller: the kept window */
+    rma_window_release(&w, 0);
+    FAIL_IF(w.base != NULL, "rma_window_release left the caller's base set");
+    rma_window_acquire(&w, 5000, flavor, ctx->comm, 0); /* smaller: the kept window */
     FAIL_IF(w.base != base || w.win != win, "a smaller request did not get the kept window");
     FAIL_IF(w.bytes < 10000, "the kept window shrank to %llu bytes", (unsigned long long)w.bytes);
     const unsigned char *b = w.base;
@@ -46,10 +46,10 @@ static int reuse(const bench_ctx *ctx, win_flavor flavor)
             FAIL_IF(1, "byte %llu of the kept window changed", (unsigned long long)i);
             break;
         }
-    rma_window_put(&w, 0);
-    rma_window_get(&w, 100000, flavor, ctx->world, 0); /* larger: reallocated */
+    rma_window_release(&w, 0);
+    rma_window_acquire(&w, 100000, flavor, ctx->comm, 0); /* larger: reallocated */
     FAIL_IF(w.bytes < 100000, "a larger request got %llu bytes", (unsigned long long)w.bytes);
-    rma_window_put(&w, 0);
+    rma_window_release(&w, 0);
     return errors;
 }
 
@@ -59,23 +59,23 @@ static int one_decision(const bench_ctx *ctx, win_flavor flavor)
     const int me = ctx->rank;
     int errors = 0;
     rma_window w;
-    rma_window_get(&w, 4096, flavor, ctx->world, 1);
-    rma_window_put(&w, 1);
+    rma_window_acquire(&w, 4096, flavor, ctx->comm, 1);
+    rma_window_release(&w, 1);
     const uint64_t big = 1 << 20;
-    rma_window_get(&w, me == 0 ? big : 1024, flavor, ctx->world, 1);
+    rma_window_acquire(&w, me == 0 ? big : 1024, flavor, ctx->comm, 1);
     FAIL_IF(me == 0 && w.bytes < big, "rank 0 got %llu bytes", (unsigned long long)w.bytes);
     memset(w.base, 0, w.bytes);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     const uint64_t mark = 0xC0FFEE00ull + (uint64_t)me, at = big - 8 * (uint64_t)(me + 1);
     rma_window_lock_all(&w);
     MPI_CHECK(me, MPI_Put(&mark, 8, MPI_BYTE, 0, (MPI_Aint)at, 8, MPI_BYTE, w.win));
-    rma_windows_end_epoch(&w, 1, ctx->world);
+    rma_windows_end_epoch(&w, 1, ctx->comm);
     for (int r = 0; r < ctx->size && me == 0; r++) {
         uint64_t got;
         memcpy(&got, (const char *)w.base + big - 8 * (uint64_t)(r + 1), 8);
         FAIL_IF(got != 0xC0FFEE00ull + (uint64_t)r, "rank %d's put is not at the end of the new window", r);
     }
-    rma_window_put(&w, 1);
+    rma_window_release(&w, 1);
     return errors;
 }
 
@@ -86,12 +86,12 @@ static int other_flavour(const bench_ctx *ctx, win_flavor flavor)
     int errors = 0;
     win_flavor other = flavor == WIN_CREATE ? WIN_ALLOCATE : WIN_CREATE;
     rma_window w;
-    rma_window_get(&w, 1000, other, ctx->world, 0); /* slot 0 keeps `flavor`, larger */
+    rma_window_acquire(&w, 1000, other, ctx->comm, 0); /* slot 0 keeps `flavor`, larger */
     FAIL_IF(w.flavor != other, "slot 0 handed out its %s window for %s", win_flavor_names[flavor], win_flavor_names[other]);
-    rma_window_put(&w, 0);
-    rma_window_get(&w, 1000, flavor, ctx->world, -1);
+    rma_window_release(&w, 0);
+    rma_window_acquire(&w, 1000, flavor, ctx->comm, -1);
     FAIL_IF(w.flavor != flavor || w.bytes < 1000, "slot -1 did not allocate");
-    rma_window_put(&w, -1);
+    rma_window_release(&w, -1);
     FAIL_IF(w.base != NULL, "slot -1 did not free");
     return errors;
 }
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
         errors += other_flavour(&ctx, (win_flavor)flavor);
         rma_window_pool_drain();
     }
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.world);
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.comm);
     if (ctx.rank == 0) printf("verification: %s\n", all ? "FAIL" : "PASS");
     bench_ctx_free(&ctx);
     MPI_Finalize();

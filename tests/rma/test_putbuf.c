@@ -37,9 +37,9 @@ static int run(const bench_ctx *ctx, rma_flush_mode mode, int nbufs)
     const int n = ctx->size, me = ctx->rank;
     const uint64_t region = WORDS * sizeof(uint64_t); /* one per source in every window */
     rma_window w;
-    rma_window_alloc(&w, (uint64_t)n * region, WIN_ALLOCATE, ctx->world);
+    rma_window_alloc(&w, (uint64_t)n * region, WIN_ALLOCATE, ctx->comm);
     memset(w.base, UNTOUCHED, w.bytes);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     int target[64];
     MPI_Aint disp[64];
     for (int d = 0; d < n; d++) {
@@ -48,7 +48,7 @@ static int run(const bench_ctx *ctx, rma_flush_mode mode, int nbufs)
     }
     putbuf_set pb;
     rma_window_lock_all(&w);
-    int errors = putbuf_init(&pb, w.win, ctx->world, me, n, n, target, disp, BUF_BYTES, nbufs, mode) != 0;
+    int errors = putbuf_init(&pb, w.win, ctx->comm, me, n, n, target, disp, BUF_BYTES, nbufs, mode) != 0;
     for (uint64_t i = 0; i < WORDS && !errors;) {
         uint64_t piece[5], k = 0, len = 1 + i % 5;
         for (; k < len && i < WORDS; k++, i++) piece[k] = i;
@@ -71,7 +71,7 @@ static int run(const bench_ctx *ctx, rma_flush_mode mode, int nbufs)
         fprintf(stderr, "rank %d: %llu puts, want %llu\n", me, (unsigned long long)pb.puts,
                 (unsigned long long)(puts * (uint64_t)(n - 1)));
     putbuf_free(&pb);
-    rma_windows_end_epoch(&w, 1, ctx->world);
+    rma_windows_end_epoch(&w, 1, ctx->comm);
     const uint64_t *got = w.base;
     for (int src = 0; src < n; src++)
         for (uint64_t i = 0; i < WORDS; i++) {
@@ -82,7 +82,7 @@ static int run(const bench_ctx *ctx, rma_flush_mode mode, int nbufs)
         }
     rma_window_free(&w);
     int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->world);
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->comm);
     return all;
 }
 

@@ -58,19 +58,19 @@ static int run(const bench_ctx *ctx, win_flavor flavor, uint64_t requested)
 {
     const int me = ctx->rank, left = (me + ctx->size - 1) % ctx->size, right = (me + 1) % ctx->size;
     rma_window w;
-    rma_window_alloc(&w, requested, flavor, ctx->world);
+    rma_window_alloc(&w, requested, flavor, ctx->comm);
     int errors = 0;
     if (w.bytes != expected_bytes(requested, flavor) || w.bytes % 64 != 0 || w.flavor != flavor)
         errors++, fprintf(stderr, "rank %d: %llu bytes requested, %llu given\n", me, (unsigned long long)requested,
                           (unsigned long long)w.bytes);
     memset(w.base, FILL, w.bytes);
     errors += check_attributes(&w, flavor, me, me == 0 && requested == 1000);
-    MPI_Barrier(ctx->world);
+    MPI_Barrier(ctx->comm);
     /* the last 8 bytes of what was asked for (the first 8 when less was asked) */
     const uint64_t at = requested >= 8 ? requested - 8 : 0, mark = 0x0123456789ABCDEFull ^ (uint64_t)me;
     rma_window_lock_all(&w);
     MPI_CHECK(me, MPI_Put(&mark, 8, MPI_BYTE, right, (MPI_Aint)at, 8, MPI_BYTE, w.win));
-    rma_windows_end_epoch(&w, 1, ctx->world);
+    rma_windows_end_epoch(&w, 1, ctx->comm);
     const unsigned char *b = w.base;
     uint64_t got;
     memcpy(&got, b + at, 8);
@@ -82,7 +82,7 @@ static int run(const bench_ctx *ctx, win_flavor flavor, uint64_t requested)
             fprintf(stderr, "rank %d: byte %llu changed\n", me, (unsigned long long)i);
     rma_window_free(&w);
     int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->world);
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx->comm);
     return all;
 }
 
