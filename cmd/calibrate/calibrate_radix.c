@@ -34,42 +34,15 @@
 #include "joins/radix/local_partition.h"
 #include "bench/memory.h"
 #include "joins/radix/radix_phases.h"
+#include "joins/radix/radix_plan.h"
 #include "rma/window.h"
 
 #define REPS_MAX 100
-
-/* The radix join's largest auto local fan-out per pass (joins/radix/radix.c AUTO_MAX_LOCAL_BITS). */
-#define RADIX_AUTO_MAX_LOCAL_BITS 10
 
 void calibrate_fail(const bench_ctx *ctx, const char *what)
 {
     fprintf(stderr, "rmabench: rank %d: calibrate: cannot allocate %s\n", ctx->rank, what);
     MPI_Abort(ctx->comm, 2);
-}
-
-/* The radix join's default network bits (radix.c resolve_radix_bits): 8 partitions per rank. */
-static int radix_default_bits(int ranks)
-{
-    int b = 0;
-    while ((1 << b) < ranks) b++;
-    return b + 3 > 20 ? 20 : b + 3;
-}
-
-/* The radix join's local plan (radix.c plan_local, auto case): passes of at most 10 bits, spread
- * evenly, until the largest R partition and its table fit half the L2. */
-static radix_local_plan radix_default_plan(uint64_t max_r_part)
-{
-    radix_local_plan pl;
-    memset(&pl, 0, sizeof pl);
-    int need = radix_local_bits_needed(max_r_part, 8, radix_l2_bytes());
-    if (need <= 0) return pl;
-    pl.passes = (need + RADIX_AUTO_MAX_LOCAL_BITS - 1) / RADIX_AUTO_MAX_LOCAL_BITS;
-    if (pl.passes > RADIX_MAX_PASSES) pl.passes = RADIX_MAX_PASSES;
-    for (int k = 0; k < pl.passes; k++) {
-        pl.bits[k] = need / pl.passes + (k < need % pl.passes);
-        pl.total_bits += pl.bits[k];
-    }
-    return pl;
 }
 
 /* Median over the repeats (the first run is a warm-up) of this rank's seconds; the mean over ranks
@@ -156,7 +129,8 @@ static void sample_open(local_sample *sm, const bench_ctx *ctx, const calibrate_
                         int bits, const workload *wsp, const tuple_t *rs, const tuple_t *ss)
 {
     sm->join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
-    sm->plan = radix_default_plan((uint64_t)(sm->join_part * 1.01)); /* the join's largest partition */
+    const radix_format join_f = {.words = 1, .radix_bits = bits}; /* the join's packed items */
+    sm->plan = radix_plan_local(jo, (uint64_t)(sm->join_part * 1.01), &join_f); /* its largest partition */
     int sbits = 1;
     while (sbits < 20 && (double)wsp->r_n / (double)(UINT64_C(1) << (sbits + 1)) >= sm->join_part * 0.75) sbits++;
     bench_ctx_init(&sm->self, MPI_COMM_SELF);
@@ -281,7 +255,7 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                             const tuple_t *r, const tuple_t *s, const workload *wsp, const tuple_t *rs,
                             const tuple_t *ss, model_params *p)
 {
-    const int reps = (int)o->repeats, bits = radix_default_bits(ctx->size);
+    const int reps = (int)o->repeats, bits = radix_plan_bits(jo, ctx->size);
     measure_scan(ctx, o, w, r, s, bits, p);
     measure_network_pass(ctx, o, jo, w, r, s, bits, p);
 

@@ -14,28 +14,11 @@
 #include "bench/memory.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"
-
-#define AUTO_MAX_LOCAL_BITS 10 /* single-pass fan-out that software write-combining handles well */
-
-static int ceil_log2(uint64_t v)
-{
-    int b = 0;
-    while ((UINT64_C(1) << b) < v) b++;
-    return b;
-}
-
-/* --radix-bits, resolved: enough partitions that every rank gets several (2^ceil(log2 ranks) x 8),
- * which also gives the sized assignment room to balance skew. */
-static int resolve_radix_bits(const join_opts *o, int ranks)
-{
-    if (o->radix_bits > 0) return (int)o->radix_bits;
-    int b = ceil_log2((uint64_t)ranks) + 3;
-    return b > 20 ? 20 : b;
-}
+#include "joins/radix/radix_plan.h"
 
 static int check(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen)
 {
-    int b = resolve_radix_bits(o, ranks);
+    int b = radix_plan_bits(o, ranks);
     if ((UINT64_C(1) << b) < (uint64_t)ranks) {
         snprintf(err, errlen, "--radix-bits: %d bits give %" PRIu64 " partitions for %d ranks: every rank needs one", b,
                  UINT64_C(1) << b, ranks);
@@ -77,7 +60,7 @@ static uint64_t window_items_bound(uint64_t total, uint64_t np, int ranks, bool 
 
 static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
 {
-    int b = resolve_radix_bits(o, ranks);
+    int b = radix_plan_bits(o, ranks);
     uint64_t np = UINT64_C(1) << b, item = o->compress ? 8 : 16;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
@@ -89,33 +72,13 @@ static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
     return (int64_t)(windows + scratch + bufs + table + np * 64 * 8);
 }
 
-/* Local passes: enough bits that the largest R partition fits half the L2, spread evenly. */
+/* Local passes for the largest R partition of the layout (radix_plan.h). */
 static radix_local_plan plan_local(const join_opts *o, const radix_layout *lay, const radix_format *f)
 {
     uint64_t max_r = 0;
     for (uint64_t p = 0; p < lay->nparts; p++)
         if (lay->global[REL_R][p] > max_r) max_r = lay->global[REL_R][p];
-    int need = radix_local_bits_needed(max_r, 8 * f->words, radix_l2_bytes());
-    radix_local_plan pl;
-    memset(&pl, 0, sizeof pl);
-    if (o->passes >= 0) {
-        pl.passes = (int)o->passes;
-        if (pl.passes == 0) return pl;
-        int per = o->local_bits > 0 ? (int)o->local_bits : (need + pl.passes - 1) / pl.passes;
-        if (per < 1) per = 1;
-        for (int k = 0; k < pl.passes; k++) pl.bits[k] = per;
-    } else if (need > 0) {
-        int maxb = o->local_bits > 0 ? (int)o->local_bits : AUTO_MAX_LOCAL_BITS;
-        pl.passes = (need + maxb - 1) / maxb;
-        if (pl.passes > RADIX_MAX_PASSES) pl.passes = RADIX_MAX_PASSES;
-        for (int k = 0; k < pl.passes; k++)
-            pl.bits[k] = o->local_bits > 0 ? maxb : need / pl.passes + (k < need % pl.passes);
-    }
-    for (int k = 0; k < pl.passes; k++) {
-        if (f->radix_bits + pl.total_bits + pl.bits[k] > 64) pl.bits[k] = 64 - f->radix_bits - pl.total_bits;
-        pl.total_bits += pl.bits[k];
-    }
-    return pl;
+    return radix_plan_local(o, max_r, f);
 }
 
 static void fail_alloc(const bench_ctx *ctx, const char *what)
@@ -136,7 +99,7 @@ static void run(const join_input *in, join_output *out)
     const join_opts *o = in->opt;
     phase_set *ph = &out->phases;
 
-    const int bits = resolve_radix_bits(o, ctx->size);
+    const int bits = radix_plan_bits(o, ctx->size);
     const radix_format f = radix_format_for(in->wl, o->compress, bits);
     const uint64_t W = (uint64_t)f.words;
 
