@@ -52,6 +52,19 @@ typedef struct {
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
 } join_opts;
 
+/* What an algorithm will do at a given scale, decided from the options and the global sizes alone
+ * (no MPI, no data), so that the run and `rmabench join --plan` (any rank count, no ranks launched)
+ * use the same rules. Sizes are this rank's upper bounds, beyond its slices of R and S. */
+typedef struct {
+    char format[160];      /* the tuple format of windows and transfers, e.g. "8 B packed (key 23 + rid 38 bits)" */
+    char detail[384];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
+    int64_t window_bytes;  /* this rank's windows (or receive space) */
+    int64_t buffer_bytes;  /* send buffers */
+    int64_t other_bytes;   /* tables, scratch, per-rank arrays */
+} join_plan;
+
+static inline int64_t join_plan_bytes(const join_plan *p) { return p->window_bytes + p->buffer_bytes + p->other_bytes; }
+
 /* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
  * --repeat run (read-only: never reorder them in place; copy what the algorithm rearranges). */
 typedef struct {
@@ -60,6 +73,7 @@ typedef struct {
     const workload *wl;     /* this rank's slice: global indices r_off.., s_off.., global sizes */
     const tuple_t *r, *s;   /* this rank's tuples, in generator order */
     uint64_t r_n, s_n;
+    const join_plan *plan;    /* what the algorithm's plan() decided for this run */
 } join_input;
 
 /* What run() fills (the driver zeroes it and declares the phases before the call). */
@@ -75,7 +89,7 @@ typedef struct {
 } join_output;
 
 /* A join algorithm. The command calls, on every rank of ctx->comm:
- *   check, memory_bytes   once, after MPI_Init and before R and S are allocated (a run that would
+ *   plan                  once, after MPI_Init and before R and S are allocated (a run that would
  *                         fail, or not fit, exits 2 before anything large is allocated);
  *   run                   --warmup + --repeat times on the same R and S, after a barrier; each run
  *                         is verified and recorded.
@@ -85,12 +99,12 @@ typedef struct {
  *   total). The total of a run is the sum of its main phases, so they cover run() from start to
  *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in cmd/results_schema.c
  *   (tests/common/test_phase_columns.c checks); phases_add with an undeclared name aborts.
- * - check: returns 0, or -1 with "--flag: reason" in err (printed as "rmabench: --flag: reason",
- *   exit 2). It must decide alike on every rank: judge global values (the options, ranks,
- *   w->r_total, w->s_total), not this rank's slice.
- * - memory_bytes: an upper bound of this rank's peak memory beyond R and S (windows, buffers,
- *   tables, receive space), in bytes; the command sums it over each host and refuses runs above
- *   90% of the available memory. Say what data-dependent cases (skew) may need.
+ * - plan: fills *out and returns 0, or returns -1 with "--flag: reason" in err (printed as
+ *   "rmabench: --flag: reason", exit 2). Refusals must be decided alike on every rank: judge global
+ *   values (the options, ranks, w->r_total, w->s_total), not this rank's slice. The sizes are an
+ *   upper bound of this rank's peak memory beyond R and S; the command sums them over each host
+ *   and refuses runs above 90% of the available memory. Say what data-dependent cases (skew) may
+ *   need. run() gets the same plan (in->plan).
  * - run is collective over ctx->comm: every rank calls the same collectives in the same order
  *   and none returns early. An MPI error aborts (MPI_CHECK); a failed allocation prints
  *   "rmabench: rank N: ..." and calls MPI_Abort; a limit only known from the data (say, receive
@@ -106,8 +120,7 @@ typedef struct {
 typedef struct {
     const char *name;         /* "radix", "sortmerge", "reference": the --algo value */
     const phase_decl *phases; /* every phase run() adds time to, in display order */
-    int (*check)(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen);
-    int64_t (*memory_bytes)(const join_opts *o, const workload *w, int ranks);
+    int (*plan)(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen);
     void (*run)(const join_input *in, join_output *out);
 } join_algo;
 

@@ -40,6 +40,7 @@ typedef struct {
     numa_report numa;
     join_model_ctx model;     /* --model */
     const join_algo *algos[2];
+    join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
     char command[1024];
 } join_session;
@@ -62,8 +63,8 @@ void join_setup(join_session *js, int argc, char **argv);
 void join_teardown(join_session *js);
 /* The --algo value (ALGO_*) whose name the algorithm carries. */
 int join_algo_id(const join_algo *algo);
-/* Collective: one run of algo on the session's data, verified. */
-void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res);
+/* Collective: one run of the session's a-th algorithm on its data, verified. */
+void join_run_once(join_session *js, int a, int index, join_run_result *res);
 
 /* Rank 0 prints. The header names the measurement configuration of every algorithm that runs (as
  * OSU's one-sided headers do); what an algorithm resolves only while running (radix bits, local

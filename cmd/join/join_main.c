@@ -18,7 +18,7 @@ int join_main(int argc, char **argv)
         int done = 0;
         for (int rep = -(int)js.o.warmup; rep < js.o.repeat && !output_failed; rep++) {
             join_run_result res;
-            join_run_once(&js, js.algos[a], rep, &res);
+            join_run_once(&js, a, rep, &res);
             failures += !res.pass;
             if (rep < 0) { /* warm-up: verified, one line; a row only when it failed */
                 join_report_warmup(&js, &res);

@@ -12,13 +12,14 @@ int join_algo_id(const join_algo *algo)
     return id;
 }
 
-void join_run_once(join_session *js, const join_algo *algo, int index, join_run_result *res)
+void join_run_once(join_session *js, int a, int index, join_run_result *res)
 {
+    const join_algo *algo = js->algos[a];
     memset(res, 0, sizeof *res);
     res->algo = algo;
     res->algo_id = join_algo_id(algo);
     res->index = index;
-    join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n};
+    join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n, &js->plans[a]};
     phases_init(&res->out.phases, algo->phases);
     MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
     algo->run(&in, &res->out);

@@ -43,8 +43,8 @@ static void plan_run(join_session *js)
     char err[512];
     int64_t need = 0;
     for (int a = 0; a < js->nalgos; a++) {
-        if (js->algos[a]->check(o, &js->wl, ctx->size, err, sizeof err)) bench_usage_error(ctx, "%s", err);
-        int64_t m = js->algos[a]->memory_bytes(o, &js->wl, ctx->size);
+        if (js->algos[a]->plan(o, &js->wl, ctx->size, &js->plans[a], err, sizeof err)) bench_usage_error(ctx, "%s", err);
+        int64_t m = join_plan_bytes(&js->plans[a]);
         if (m > need) need = m;
     }
     need += (int64_t)((js->wl.r_n + js->wl.s_n) * sizeof(tuple_t));

@@ -58,18 +58,30 @@ static uint64_t window_items_bound(uint64_t total, uint64_t np, int ranks, bool 
     return share > (double)total ? total : (uint64_t)share;
 }
 
-static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
+/* The checks, then windows, send buffers, scratch and tables as upper bounds. */
+static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen)
 {
+    memset(out, 0, sizeof *out);
+    if (check(o, w, ranks, err, errlen)) return -1;
     int b = radix_plan_bits(o, ranks);
     uint64_t np = UINT64_C(1) << b, item = o->compress ? 8 : 16;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
-    uint64_t windows = (wr + ws) * item;
+    out->window_bytes = (int64_t)((wr + ws) * item);
+    out->buffer_bytes = (int64_t)putbuf_bytes((int)np, (size_t)o->buffer_size, (int)o->buffers_per_partition);
     /* local partitioning scratch holds one partition per relation */
     uint64_t scratch = o->passes == 0 ? 0 : (window_items_bound(w->r_total, np, np, false) + ws) * item;
-    uint64_t bufs = putbuf_bytes((int)np, (size_t)o->buffer_size, (int)o->buffers_per_partition);
     uint64_t table = radix_table_bytes(o->passes == 0 ? wr : radix_l2_bytes() / 8);
-    return (int64_t)(windows + scratch + bufs + table + np * 64 * 8);
+    out->other_bytes = (int64_t)(scratch + table + np * 64 * 8);
+    radix_format f = radix_format_for(w, o->compress, b);
+    if (o->compress)
+        snprintf(out->format, sizeof out->format, "8 B packed (key %d - %d radix bits + rid %d bits)",
+                 bits_for(workload_max_key(w)), b, f.rid_bits);
+    else
+        snprintf(out->format, sizeof out->format, "16 B (key and rid 8 B each)");
+    snprintf(out->detail, sizeof out->detail, "%" PRIu64 " partitions (%d radix bits), %" PRId64 " send buffers of %" PRId64
+             " B per remote partition", np, b, o->buffers_per_partition, o->buffer_size);
+    return 0;
 }
 
 /* Local passes for the largest R partition of the layout (radix_plan.h). */
@@ -178,4 +190,4 @@ static void run(const join_input *in, join_output *out)
     radix_layout_free(&lay);
 }
 
-const join_algo radix_join_algo = {"radix", radix_phases, check, memory_bytes, run};
+const join_algo radix_join_algo = {"radix", radix_phases, plan, run};

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "joins/join.h"
 
@@ -73,12 +74,19 @@ static uint64_t table_bytes(uint64_t r_tuples)
 
 /* Peak: the received R and S, and either the packed send copy of one relation (the exchange sends
  * R, then S) or the hash table (after the exchange). With skew, all of S may go to one rank. */
-static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
+static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen)
 {
+    memset(out, 0, sizeof *out);
+    if (check(o, w, ranks, err, errlen)) return -1;
     uint64_t recv_r = share_bound(w->r_total, ranks), recv_s = o->skew > 0 ? w->s_total : share_bound(w->s_total, ranks);
     uint64_t send = sizeof(tuple_t) * (w->r_n > w->s_n ? w->r_n : w->s_n), table = table_bytes(recv_r);
     uint64_t counts = 4 * sizeof(int) * (uint64_t)ranks;
-    return (int64_t)(sizeof(tuple_t) * (recv_r + recv_s) + (send > table ? send : table) + counts);
+    out->window_bytes = (int64_t)(sizeof(tuple_t) * (recv_r + recv_s)); /* receive space */
+    out->buffer_bytes = (int64_t)send;
+    out->other_bytes = (int64_t)((table > send ? table - send : 0) + counts);
+    snprintf(out->format, sizeof out->format, "16 B tuples");
+    snprintf(out->detail, sizeof out->detail, "MPI_Alltoallv per relation, a hash table over the received R");
+    return 0;
 }
 
 static void *alloc_or_abort(const bench_ctx *ctx, size_t bytes, const char *what)
@@ -172,4 +180,4 @@ static void run(const join_input *in, join_output *out)
     MPI_Type_free(&tuple_type);
 }
 
-const join_algo reference_join_algo = {"reference", reference_phases, check, memory_bytes, run};
+const join_algo reference_join_algo = {"reference", reference_phases, plan, run};

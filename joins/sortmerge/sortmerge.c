@@ -52,11 +52,20 @@ static size_t resolved_run_size(const join_opts *o) { return o->run_size ? (size
 /* Packed copy of the input (later the merge scratch: at least the received share), the windows
  * (the received share: sampled ranges keep it near the average, 1.25x allows for sampling error
  * and key groups), send buffers, merge tree buffers. */
-static int64_t memory_bytes(const join_opts *o, const workload *w, int ranks)
+static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen)
 {
+    memset(out, 0, sizeof *out);
+    if (check(o, w, ranks, err, errlen)) return -1;
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
     uint64_t recv = share + share / 4, mine = w->r_n + w->s_n;
-    return (int64_t)(8 * (mine > recv ? mine : recv) + 8 * recv + 3 * 8 * resolved_run_size(o) + (4 << 20));
+    out->window_bytes = (int64_t)(8 * recv);
+    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * 8 * resolved_run_size(o));
+    out->other_bytes = (int64_t)(8 * (mine > recv ? mine : recv) + 8 * resolved_run_size(o) + (4 << 20));
+    snprintf(out->format, sizeof out->format, "8 B packed key||rid (key %d + rid %d bits)", bits_for(workload_max_key(w)),
+             smj_rid_bits(w));
+    snprintf(out->detail, sizeof out->detail, "%d ranges, runs of %zu tuples, merge fan-in %d", ranks,
+             resolved_run_size(o), o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN);
+    return 0;
 }
 
 /* Runs of one relation in this rank's window: each source's piece, cut into runs from its start. */
@@ -166,4 +175,4 @@ static void run(const join_input *in, join_output *out)
     out->simd_used = smj_simd_name(simd);
 }
 
-const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, check, memory_bytes, run};
+const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, plan, run};
