@@ -8,7 +8,7 @@
 #                        the default run of the command it breaks and by its tests ("mutants: N caught of N")
 set -u
 cd "$(dirname "$0")/.."
-passed=0; failed=0; skipped=0
+passed=0; failed=0; skipped=0; failures=""
 dirs="build build-mpich build-nonuma build-asan"
 [ -f build-fuzz/build.ninja ] && dirs="$dirs build-fuzz"
 for dir in $dirs; do
@@ -19,11 +19,14 @@ for dir in $dirs; do
     build-fuzz) suites="--suite fuzz" ;;
     esac
     log="$dir/meson-logs/rmabench-test.log"
-    echo "=== meson test -C $dir $suites"
+    start=$(date +%s)
     # shellcheck disable=SC2086
     meson test -C "$dir" --print-errorlogs $suites >"$log" 2>&1
-    grep -E '^ *[0-9]+/[0-9]+ ' "$log"
-    sed -n '/^Summary of Failures/,$p' "$log" | head -200
+    # Only what is not OK is listed, so that the end of the output (what CI shows) names every failure.
+    echo "=== meson test -C $dir $suites ($(( $(date +%s) - start )) s; full log: $log)"
+    grep -E '^ *[0-9]+/[0-9]+ ' "$log" | grep -v -E ' (OK|EXPECTEDFAIL) +[0-9.]+s' || true
+    bad=$(grep -E '^ *[0-9]+/[0-9]+ ' "$log" | grep -E ' (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) ' | sed -E 's/^ *[0-9]+\/[0-9]+ +rmabench:[^ ]+ \/ ([^ ]+).*/\1/')
+    for t in $bad; do failures="$failures $dir:$t"; done
     ok=$(awk '/^Ok:/ {print $2}' "$log")
     fl=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s+0}' "$log")
     sk=$(awk '/^Skipped:/ {print $2}' "$log")
@@ -35,10 +38,25 @@ done
 for dir in build-mutants build-mutants-mpich; do
     log="$dir/meson-logs/rmabench-mutants.log"
     echo "=== tests/mutants/run_mutants.sh $dir"
+    start=$(date +%s)
     tests/mutants/run_mutants.sh "$dir" >"$log" 2>&1
     rc=$?
     grep -E '^(mutant|mutants:)' "$log" || tail -20 "$log"
-    if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    echo "($(( $(date +%s) - start )) s)"
+    if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures="$failures $dir:mutants"; fi
 done
+if [ -n "$failures" ]; then
+    # The error logs of the failed tests last, where a truncated CI log still shows them.
+    for dir in $dirs; do
+        python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] not in ("OK", "SKIP", "EXPECTEDFAIL"):
+        out = (t.get("stdout") or "").splitlines()
+        print("--- " + sys.argv[2] + ": " + t["name"] + " " + t["result"] + " (last lines of its output)")
+        print("\n".join(out[-40:]))' "$dir/meson-logs/testlog.json" "$dir" 2>/dev/null
+    done
+    echo "failed:$failures"
+fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
