@@ -167,6 +167,8 @@ static void test_match(void)
     const int rid_bits = 20;
     const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
     for (int trial = 0; trial < 20; trial++) {
+        /* packed keys are offsets from their range's lowest key */
+        const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
         size_t rn = rnd() % 500, sn = rnd() % 2000;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
         uint64_t keys = 1 + rnd() % 300;
@@ -178,12 +180,12 @@ static void test_match(void)
                 if (r[i] >> rid_bits == s[j] >> rid_bits) {
                     m_ref++;
                     c_ref += match_term(rid_base[0] + (r[i] & ((1u << rid_bits) - 1)),
-                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), r[i] >> rid_bits);
+                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), key_base + (r[i] >> rid_bits));
                 }
         qsort(r, rn, 8, cmp_u64);
         qsort(s, sn, 8, cmp_u64);
         uint64_t m, c;
-        smj_match(r, rn, s, sn, rid_bits, rid_base, &m, &c);
+        smj_match(r, rn, s, sn, rid_bits, key_base, rid_base, &m, &c);
         CHECK_EQ_U64(m, m_ref);
         CHECK_EQ_U64(c, c_ref);
         free(r);
