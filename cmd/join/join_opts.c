@@ -26,8 +26,9 @@ void join_default_opts(join_opts *o)
     o->flush = RMA_FLUSH_WINDOW;
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
-    o->compress = true;
+    o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
+    o->pack_bits = 64;
 }
 
 /* Flags that would be silently ignored or overridden: --tuples-per-rank with --r-tuples, and a flag
@@ -78,6 +79,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
+        {"pack-bits", OPT_INT, &o->pack_bits,
+         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
+         NULL, NULL},
         OPT_END,
     };
     const opt_spec radix[] = {
@@ -88,7 +92,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"assign", OPT_CHOICE, &o->assign, "partition-to-rank assignment (sized: largest first to the least loaded)", 0, 0, join_assign_names, NULL},
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
-        {"compress", OPT_BOOL, &o->compress, "pack key and rid into 8 bytes during the network pass", 0, 0, NULL, NULL},
+        {"compress", OPT_BOOL, &o->compress,
+         "pack key and rid into 8 bytes (default: when they fit, else 16 bytes; --compress: refuse what does not fit)", 0,
+         0, NULL, &o->compress_given},
         OPT_END,
     };
     const opt_spec sortmerge[] = {
