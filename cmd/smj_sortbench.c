@@ -19,8 +19,16 @@ static double clock_s(clockid_t id)
 static double now(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 static double wall(void) { return clock_s(CLOCK_MONOTONIC); }
 
+static const char *const usage_line =
+    "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx2|scalar (available)] [fan-in >= 2]\n";
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage_line, stdout);
+        puts("Times the sort-merge join's sort, merge and match kernels alone on one core (CPU seconds).");
+        return 0;
+    }
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 16000000;
     size_t run = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
     int simd = SMJ_SIMD_AUTO;
@@ -31,7 +39,7 @@ int main(int argc, char **argv)
     }
     int fanin = argc > 4 ? atoi(argv[4]) : 16; /* the join's default */
     if (n < 1 || fanin < 2 || !smj_simd_available(simd)) {
-        fprintf(stderr, "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx2|scalar (available)] [fan-in >= 2]\n");
+        fputs(usage_line, stderr);
         return 2;
     }
     simd = smj_simd_resolve(simd);

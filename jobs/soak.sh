@@ -15,6 +15,7 @@ while [[ $# -gt 0 ]]; do
     case $1 in
     --minutes) minutes=$2; shift ;; --repeats) repeats=$2; shift ;; --tuples) tuples=$2; shift ;;
     --ranks) ranks=$2; shift ;; --lock-ranks) lock_ranks=$2; shift ;; --build) build=$2; shift ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "soak.sh: $1: unknown flag" >&2; exit 2 ;;
     esac
     shift

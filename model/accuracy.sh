@@ -8,6 +8,10 @@
 #   model/accuracy.sh [BUILD_DIR] [RANKS] [TUPLES_PER_RANK] [REPEATS]
 # BUILD_DIR build (Open MPI, default) or build-mpich. Results go to results/accuracy-<timestamp>/.
 set -eu
+case ${1:-} in
+-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-*) echo "accuracy.sh: $1: unknown flag (arguments: [BUILD_DIR] [RANKS] [TUPLES_PER_RANK] [REPEATS])" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 build=${1:-build}; np=${2:-2}; tuples=${3:-16M}; repeats=${4:-5}
 case $build in *mpich*) mpirun=mpirun.mpich ;; *) mpirun=mpirun.openmpi ;; esac

@@ -7,6 +7,10 @@
 #   build-mutants*       the mutation suite (tests/mutants/): every deliberate fault must be reported by
 #                        the default run of the command it breaks and by its tests ("mutants: N caught of N")
 set -u
+case ${1:-} in
+-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; echo "RMB_TEST_ARGS: meson test arguments for build and build-mpich (e.g. --suite unit)"; exit 0 ;;
+?*) echo "test.sh: $1: unknown argument (no arguments; see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 passed=0; failed=0; skipped=0; failures=""
 dirs="build build-mpich build-nonuma build-asan"
