@@ -28,8 +28,8 @@ for dir in $dirs; do
     meson test -C "$dir" --print-errorlogs $suites >"$log" 2>&1
     # Only what is not OK is listed, so that the end of the output (what CI shows) names every failure.
     echo "=== meson test -C $dir $suites ($(( $(date +%s) - start )) s; full log: $log)"
-    grep -E '^ *[0-9]+/[0-9]+ ' "$log" | grep -v -E ' (OK|EXPECTEDFAIL) +[0-9.]+s' || true
-    bad=$(grep -E '^ *[0-9]+/[0-9]+ ' "$log" | grep -E ' (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) ' | sed -E 's/^ *[0-9]+\/[0-9]+ +rmabench:[^ ]+ \/ ([^ ]+).*/\1/')
+    sed '/^Summary of Failures/,$d' "$log" | grep -E '^ *[0-9]+/[0-9]+ ' | grep -v -E ' (OK|EXPECTEDFAIL) +[0-9.]+s' || true
+    bad=$(sed '/^Summary of Failures/,$d' "$log" | grep -E '^ *[0-9]+/[0-9]+ ' | grep -E ' (FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS) ' | sed -E 's/^ *[0-9]+\/[0-9]+ +rmabench:[^ ]+ \/ ([^ ]+).*/\1/')
     for t in $bad; do failures="$failures $dir:$t"; done
     ok=$(awk '/^Ok:/ {print $2}' "$log")
     fl=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s+0}' "$log")

@@ -5,7 +5,7 @@ set -u
 mpi_check=$1; mpirun=$2; rmabench=$3; rmamodel=$4
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
-"$mpi_check" "$mpirun" 2 --timeout 60 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" || exit 1
+"$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" || exit 1
 cat "$tmp/params.txt"
 for key in mpi_library hosts ranks_per_host P_scan P_partition P_build P_probe P_sort_run P_merge P_match bw_put_intra \
            t_win_alloc_per_byte t_local_comm t_vote t_clean_up; do
