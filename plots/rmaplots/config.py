@@ -80,8 +80,10 @@ def _trace_file(r):
 def _value(r, col):
     if col == "mpi":  # the library's name, and its full version string: two builds stay apart
         return (mpi_name(r), r.get("mpi_version", "").strip())
-    if col == "isolation":  # only TPC-C (and its traces) read --isolation; older CSVs recorded it for all
-        return _norm(r.get(col)) if r.get("workload") in ("tpcc", "trace") else ""
+    if col == "isolation":  # only TPC-C reads --isolation (cmd/lock/lock_opts.c); older CSVs recorded it for all
+        return _norm(r.get(col)) if r.get("workload") == "tpcc" else ""
+    if col == "remote_prob":  # only synthetic and bank read --remote-prob; the row records 0 for the others
+        return _norm(r.get(col)) if r.get("workload") in ("synthetic", "bank") else ""
     if col == "trace":
         return _trace_file(r) if r.get("workload") == "trace" else ""
     if col == "server_share":  # servers per rank, constant along a scale-out of both layers

@@ -193,7 +193,7 @@ def lock_tables(rows):
                                        data.num(s.rows[0], "remote_prob") or 0, int(data.num(s.rows[0], "ranks")))):
         g, c = s.rows, s.config
         share = data.median(data.values(g, "remote_share"))
-        out.append(f"| {c['workload']} | {c['isolation'] or '—'} | {c['remote_prob']} | {c['ranks']} | {c['servers']} | "
+        out.append(f"| {c['workload']} | {c['isolation'] or '—'} | {c['remote_prob'] or '—'} | {c['ranks']} | {c['servers']} | "
                    f"{cells[id(s)]} | {len(g)} | {f3(mega(data.median(data.values(g, 'commits_per_s'))))} | "
                    f"{f3(mega(data.median(data.values(g, 'lock_requests_per_s'))))} | {'—' if share is None else f'{share:.4f}'} |")
     out.append("")
