@@ -86,8 +86,8 @@ def environment(rows, files):
     out = ["## Environment", "",
            f"- results: {', '.join(files)}",
            f"- hosts: {', '.join(_distinct(rows, 'hostnames')) or '—'} (host counts {', '.join(_distinct(rows, 'hosts')) or '—'})"]
-    if len(libs) == 1:
-        out.append(f"- MPI library: {libs[0]}")
+    if len(libs) == 1:  # the short name and version only ("Open MPI 4.1.4")
+        out.append(f"- MPI library: {libs[0].rsplit(': ', 1)[0]}")
     else:
         out += [f"- MPI libraries ({len(libs)}; never pooled: each is its own line, bar and table row):"] + \
                [f"  - {x}" for x in libs] if libs else ["- MPI library: —"]

@@ -423,6 +423,14 @@ finally:
         import matplotlib.pyplot as plt  # noqa: E402
         plt.close(d.fig)
 
+# more configurations than panels: refused, naming the columns that differ (here only the buffer size)
+many = [dict(r, buffer_size=str(65536 << (int(r["ranks"]) % 7 + i % 7))) for i, r in enumerate(
+    r for r in rrows if r["algo"] == "radix" and r["mpi_library"].startswith("Open") and r["hosts"] == "1" and
+    r["window"] == "allocate" and r["buffer_size"] == "65536")]
+from rmaplots import breakdown  # noqa: E402
+d = breakdown.fig_breakdown(many, "radix")
+check(d.fig is None and "differing in buffer_size (" in d.skipped, f"join_phases_radix with many buffer sizes: {d.skipped!r}")
+
 for n, d in drawn.items():
     if d.fig:
         inside(n, d.fig)
