@@ -1,7 +1,12 @@
-"""Per-phase execution time as stacked bars per core count, imbalance on top (Figs 4.3a, 4.4a)."""
+"""Per-phase execution time as stacked bars per rank count, imbalance on top (Figs 4.3a, 4.4a; the
+reference join's exchange and build_probe), one panel per configuration (rmaplots.config)."""
+import math
+
 import numpy as np
 
-from . import data, style
+from . import config, data, style
+
+FIG = {"radix": "Fig 4.3a", "sortmerge": "Fig 4.4a", "reference": "no thesis figure"}
 
 
 def phase_medians(rows, phases):
@@ -9,26 +14,45 @@ def phase_medians(rows, phases):
     return {p: data.median(data.values(rows, f"t_{p}_avg")) or 0.0 for p in phases}
 
 
+def panels(series, what):
+    """Refusal text when there are more configurations than a figure can show side by side."""
+    if len(series) <= style.MAX_PANELS:
+        return ""
+    cols = config.differing([s.config for s in series])
+    return (f"{what}: {len(series)} configurations differing in {', '.join(cols)} (more than {style.MAX_PANELS} "
+            "panels): skipped; plot fewer results files at a time")
+
+
 def fig_breakdown(rows, algo):
     key, rs = data.main_workload(data.joins(rows))
     rs = [r for r in rs if r["algo"] == algo]
     if not rs:
-        return None, f"no verified {algo} join runs: phase breakdown skipped"
+        return style.Drawn(skipped=f"no verified {algo} join runs: phase breakdown skipped")
+    ss, legend = config.series(rs, config.RANKS)
+    refuse = panels(ss, f"{algo} join phases")
+    if refuse:
+        return style.Drawn(skipped=refuse)
     phases = data.phases_of(rs)
-    by = data.group(rs, lambda r: int(data.num(r, "ranks")))
-    fig, (ax,) = style.figure()
-    x = np.arange(len(by))
-    bottom = np.zeros(len(by))
-    for p in phases:
-        h = np.array([phase_medians(g, [p])[p] for g in by.values()])
-        ax.bar(x, h, 0.6, bottom=bottom, label=p, color=style.PHASE_COLORS.get(p),
-               hatch="//" if p == "imbalance" else None)
-        bottom += h
-    ax.set_xticks(x, [str(k) for k in by])
-    ax.set_xlabel("cores (MPI ranks)")
-    ax.set_ylabel("execution time [s] (median of runs, average over ranks)")
-    fig_no = "4.3a" if algo == "radix" else "4.4a"
-    ax.set_title(f"{algo} join: phases, {key[0]} tuples/rank (cf. Fig {fig_no})")
-    ax.legend(fontsize=8, loc="upper left")
-    ax.grid(axis="y", alpha=0.3)
-    return fig, None
+    ncols = min(len(ss), 3)
+    fig, axes = style.figure(ncols=ncols, nrows=math.ceil(len(ss) / ncols), width=4.2 if len(ss) > 1 else 6.0,
+                             height=3.6, sharey=True)
+    for ax, s in zip(axes, ss):
+        x = np.arange(len(s.points))
+        bottom = np.zeros(len(s.points))
+        for p in phases:
+            h = np.array([phase_medians(g, [p])[p] for g in s.points.values()])
+            ax.bar(x, h, 0.6, bottom=bottom, label=p, color=style.PHASE_COLORS.get(p),
+                   hatch="//" if p == "imbalance" else None)
+            bottom += h
+        ax.set_xticks(x, [str(int(k)) for k in s.points])
+        ax.set_xlabel("MPI ranks")
+        ax.set_title(s.label if len(ss) > 1 else f"{algo} join: phases, {key[0]} tuples/rank", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[len(ss):]:
+        ax.set_visible(False)
+    axes[0].set_ylabel("time [s]\n(median of runs, average over ranks)")
+    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)])
+    fig.suptitle(f"{algo} join phases ({FIG[algo]}), {key[0]} tuples/rank; hatched: imbalance (max - avg)",
+                 fontsize=9)
+    shared = config.shared([s.config for s in ss])
+    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))

@@ -66,8 +66,12 @@ def main(argv):
         return 2
     for n in notes:
         print(f"rmaplot: note: {n}")
-    for f, _, dropped in figs:
-        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)" + (f"; {dropped}" if dropped else ""))
+    for f, _, dropped, d in figs:
+        n = len(d.shown)
+        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf): {n} configuration{'s' if n != 1 else ''}"
+              + (f"; {dropped}" if dropped else ""))
+        for x in d.notes:
+            print(f"rmaplot: note: {f[:-4]}: {x}")
     if cmd == "report":
         print(f"rmaplot: wrote {path}")
     return 0

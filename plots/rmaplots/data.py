@@ -13,9 +13,10 @@ REQUIRED = ["timestamp", "bench", "status", "exit_code", "job_id", "git_commit",
             "verification", "model_total", "workload", "servers", "agents", "remote_prob", "isolation",
             "commits_per_s", "lock_requests_per_s"]
 
-# Phase names in the order of bench/record.c; put and flush are details of network_partition.
-PHASES = ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe", "partition",
-          "sort", "merge", "match", "put", "flush", "imbalance", "total"]
+# Phase names in the order the joins run them (exchange: the reference join's, before its build_probe);
+# put and flush are details of network_partition (radix) and sort (sort-merge).
+PHASES = ["histogram", "window_alloc", "network_partition", "local_partition", "exchange", "build_probe",
+          "partition", "sort", "merge", "match", "put", "flush", "imbalance", "total"]
 DETAIL_PHASES = {"put", "flush"}
 
 
@@ -72,9 +73,12 @@ def num(r, col):
 
 
 def failure(r):
-    """Why a row must not be plotted ('' when it may): its run failed or was not verified, its
-    status, exit code and verification disagree (rows of older versions), or it is a warm-up."""
+    """Why a row must not be plotted ('' when it may): its run was refused (`--algo both` records an
+    algorithm it could not run as status refused), failed or was not verified, its status, exit code
+    and verification disagree (rows of older versions), or it is a warm-up."""
     status, code, verification = r.get("status", ""), r.get("exit_code", ""), r.get("verification", "")
+    if status == "refused":
+        return "refused"
     ok = (status == "ok", code == "0", verification == "PASS")
     if any(ok) and not all(ok):
         return f"status {status or '-'}, exit code {code or '-'} and verification {verification or '-'} disagree"
@@ -91,9 +95,19 @@ def verified(rows, bench):
     return [r for r in rows if r["bench"] == bench and not failure(r)]
 
 
+def drop_kind(r):
+    """'refused', 'warm-up' or 'failed' for a row failure() leaves out, '' for one it keeps."""
+    why = failure(r)
+    return why if why in ("refused", "warm-up") else "failed" if why else ""
+
+
 def dropped(rows, bench):
-    """How many rows of one bench the figures leave out (failure() non-empty)."""
-    return sum(1 for r in rows if r["bench"] == bench and failure(r))
+    """{'failed': n, 'refused': n, 'warm-up': n} of the rows of one bench the figures leave out."""
+    out = {}
+    for r in rows:
+        if r["bench"] == bench and failure(r):
+            out[drop_kind(r)] = out.get(drop_kind(r), 0) + 1
+    return out
 
 
 def joins(rows):
@@ -140,6 +154,19 @@ def mean_ci95(xs):
     return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
+def interval(xs):
+    """(median, low, high, n) of a non-negative quantity over runs: the median, and the 95% confidence
+    interval of the mean (Student's t over the runs) clipped at 0, which a time or a throughput cannot
+    go below; low = high = the value for one run. (None, None, None, 0) without values."""
+    if not xs:
+        return None, None, None, 0
+    m, h = mean_ci95(xs)
+    return median(xs), max(0.0, m - h), m + h, len(xs)
+
+
+CI_TEXT = "95% CI of the mean (Student's t over runs), clipped at 0"
+
+
 def workload_key(r):
     """What makes two join rows the same experiment apart from the rank count."""
     return (r["tuples_per_rank"], r["ratio"], r["selectivity"], r.get("skew", ""), r.get("uneven", ""))
@@ -152,12 +179,6 @@ def main_workload(rows):
         return None, []
     key = max(by, key=lambda k: (len({r["ranks"] for r in by[k]}), len(by[k])))
     return key, by[key]
-
-
-def label_lib(rows):
-    """Suffix for series labels when the rows come from several MPI libraries."""
-    libs = {r["mpi_library"] for r in rows}
-    return (lambda r: f" ({r['mpi_library']})") if len(libs) > 1 else (lambda r: "")
 
 
 def phases_of(rows):

@@ -1,21 +1,26 @@
-"""Execution time for relation sizes and 1:N ratios at one rank count (thesis Table 4.1)."""
-from . import data
+"""Execution time for relation sizes and 1:N ratios at one rank count (thesis Table 4.1), one row
+per workload and configuration (rmaplots.config)."""
+from . import config, data
 
 
 def size_table(rows):
-    """[(ranks, r_per_rank, s_per_rank, matches, algo, median total s, ci95 s, n)] at the largest
-    rank count that has more than one workload; [] when there is no such sweep."""
+    """(ranks, [(configuration label, r_per_rank, s_per_rank, matches, median total s, CI low, CI high,
+    n)]) at the largest rank count where a configuration ran more than one workload; (None, []) when
+    there is no such sweep."""
     js = data.joins(rows)
-    by_ranks = data.group(js, lambda r: int(data.num(r, "ranks")))
-    cand = [k for k, v in by_ranks.items() if len({data.workload_key(r) for r in v}) > 1]
-    if not cand:
-        return []
-    ranks = max(cand)
-    out = []
-    for (rr, ss, m, algo), g in data.group(by_ranks[ranks], lambda r: (
-            int(data.num(r, "r_tuples") // ranks), int(data.num(r, "s_tuples") // ranks),
-            int(data.num(r, "expected_matches") or 0), r["algo"])).items():
-        xs = data.values(g, "t_total_max")
-        _, ci = data.mean_ci95(xs)
-        out.append((ranks, rr, ss, m, algo, data.median(xs), ci, len(xs)))
-    return sorted(out, key=lambda t: (t[4], -t[1], -t[2], -t[3]))
+    for ranks in sorted({int(data.num(r, "ranks")) for r in js}, reverse=True):
+        ss, _ = config.series([r for r in js if int(data.num(r, "ranks")) == ranks], config.SIZE)
+        ss = [s for s in ss if len(s.points) > 1]
+        if not ss:
+            continue
+        labels = config.legend_columns([s.config for s in ss])
+        out = []
+        for s in ss:
+            for g in s.points.values():
+                med, lo, hi, n = data.interval(data.values(g, "t_total_max"))
+                r0 = g[0]
+                out.append((config.label(s.config, labels, [t.config for t in ss]) if labels else "",
+                            int(data.num(r0, "r_tuples") // ranks), int(data.num(r0, "s_tuples") // ranks),
+                            int(data.num(r0, "expected_matches") or 0), med, lo, hi, n))
+        return ranks, sorted(out, key=lambda t: (t[0], -t[1], -t[2], -t[3]))
+    return None, []

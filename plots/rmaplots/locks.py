@@ -1,8 +1,10 @@
-"""Lock table figures: throughput against cores per isolation level (thesis Fig 5.5), latency
-breakdowns (Fig 5.6), remote lock probability (Fig 5.7) and the model table (Table 5.1)."""
+"""Lock table figures: throughput against ranks (thesis Fig 5.5), latency breakdowns (Fig 5.6),
+remote lock probability (Fig 5.7) and the model table (Table 5.1), one line, bar or table row per
+configuration (rmaplots.config): workload, isolation (TPC-C only), server split, transport,
+checking, MPI library and the rest."""
 import numpy as np
 
-from . import data, style
+from . import config, data, scaling, style
 
 TXN_PARTS = [("lock", "lat_txn_lock_us"), ("data", "lat_txn_data_us"), ("vote", "lat_txn_vote_us"),
              ("end", "lat_txn_end_us")]
@@ -13,36 +15,27 @@ def _prob(r):
     return data.num(r, "remote_prob") or 0.0
 
 
-def scaling_rows(rows):
-    """{(workload, isolation): rows at the remote probability that covers the most rank counts}."""
-    out = {}
-    for key, g in data.group(data.locks(rows), lambda r: (r["workload"], r["isolation"])).items():
-        byp = data.group(g, _prob)
-        p = max(byp, key=lambda k: (len({r["ranks"] for r in byp[k]}), -k))
-        out[key] = byp[p]
-    return out
-
-
 def fig_scaling(rows):
-    """Fig 5.5: (a) transactions/s and (b) lock requests/s against cores, one line per isolation level."""
-    series = scaling_rows(rows)
-    if not series:
-        return None, "no lock runs: lock throughput figure (Fig 5.5) skipped"
-    fig, axes = style.figure(ncols=2)
+    """Fig 5.5: (a) transactions/s and (b) lock requests/s against ranks, one line per configuration."""
+    ls = data.locks(rows)
+    if not ls:
+        return style.Drawn(skipped="no lock runs: lock throughput figure (Fig 5.5) skipped")
+    ss, _ = config.series(ls, config.LOCK_RANKS)
+    drawn, notes, hidden = scaling.sweeps(ss, "scaling")
+    fig, axes = style.figure(ncols=2, width=5.0, height=3.6 + style.legend_height(len(drawn)))
     for ax, col, what in ((axes[0], "commits_per_s", "transactions"), (axes[1], "lock_requests_per_s", "lock requests")):
-        for (wl, iso), g in series.items():
-            by = data.group(g, lambda r: int(data.num(r, "ranks")))
-            ms = [data.mean_ci95(data.values(v, col)) for v in by.values()]
-            pts = [(k, m, c) for k, (m, c) in zip(by, ms) if m is not None]
-            if pts:
-                ax.errorbar([p[0] for p in pts], [p[1] / 1e6 for p in pts], yerr=[p[2] / 1e6 for p in pts],
-                            marker="o", capsize=3, color=style.COLORS.get(iso), label=f"{wl}, {iso}")
-        ax.set_xlabel("cores (MPI ranks: servers + agents)")
+        style.lines(ax, drawn, col, 1e-6, by="")
+        style.ranks_axis(ax, [x for s in drawn for x in s.points])
+        ax.set_xlabel("MPI ranks (servers + agents)")
         ax.set_ylabel(f"{what} [M/s]")
-        ax.set_title(f"{what} throughput (mean, 95% CI)")
+        ax.set_title(f"{what} throughput", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    return fig, None
+    style.legend(axes[0], axes=axes[:1], below=True)
+    fig.suptitle(f"Lock table throughput (cf. Fig 5.5): median of runs, {data.CI_TEXT}", fontsize=9)
+    style.note(fig, notes)
+    shared = config.shared([s.config for s in drawn])
+    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
+                       hidden=hidden)
 
 
 def _stack(ax, labels, groups, parts, normalise=None):
@@ -54,75 +47,97 @@ def _stack(ax, labels, groups, parts, normalise=None):
             w = w / normalise
         ax.barh(y, w, 0.6, left=left, label=name, color=style.PHASE_COLORS.get(name))
         left += w
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, labels, fontsize=7)
 
 
 def fig_latency(rows):
-    """Fig 5.6: (a) transaction latency by phase, (b) lock request latency, at the largest rank count."""
+    """Fig 5.6: (a) transaction latency by phase, (b) lock request latency, at the largest rank
+    count, one bar per configuration (named by the columns that differ between the bars)."""
     ls = [r for r in data.locks(rows) if data.num(r, "lat_txn_lock_us") is not None]
     if not ls:
-        return None, "no lock runs with latency columns: latency breakdown (Fig 5.6) skipped"
+        return style.Drawn(skipped="no lock runs with latency columns: latency breakdown (Fig 5.6) skipped")
     ranks = max(int(data.num(r, "ranks")) for r in ls)
-    ls = [r for r in ls if int(data.num(r, "ranks")) == ranks]
-    g = data.group(ls, lambda r: (r["workload"], r["isolation"], _prob(r)))
-    labels = [f"{w}, {i}, p={p:g}" for w, i, p in g]
-    fig, axes = style.figure(ncols=2, height=max(2.5, 0.45 * len(g) + 1.5))
-    _stack(axes[0], labels, list(g.values()), TXN_PARTS)
+    ss, legend = config.series([r for r in ls if int(data.num(r, "ranks")) == ranks], config.POINT)
+    labels = [s.label for s in ss]
+    groups = [s.rows for s in ss]
+    fig, axes = style.figure(ncols=2, width=5.0, height=max(2.5, 0.35 * len(ss) + 1.5))
+    _stack(axes[0], labels, groups, TXN_PARTS)
     axes[0].set_xlabel("transaction latency [us] (median of runs)")
-    axes[0].set_title(f"(a) transaction, {ranks} ranks")
-    _stack(axes[1], labels, list(g.values()), REQ_PARTS)
+    axes[0].set_title(f"(a) transaction, {ranks} ranks", fontsize=9)
+    _stack(axes[1], [""] * len(labels), groups, REQ_PARTS)
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
-    axes[1].set_title("(b) lock request")
+    axes[1].set_title("(b) lock request (same rows as (a))", fontsize=9)
     for ax in axes:
-        ax.legend(fontsize=8)
+        style.legend(ax)
         ax.grid(axis="x", alpha=0.3)
-    return fig, None
+    shared = config.shared([s.config for s in ss])
+    return style.Drawn(fig, shown=labels, shared=config.describe(shared))
 
 
-def remote_rows(rows):
-    """{(workload, isolation, ranks): rows} of the configurations run at several remote probabilities."""
-    g = data.group(data.locks(rows), lambda r: (r["workload"], r["isolation"], int(data.num(r, "ranks"))))
-    return {k: v for k, v in g.items() if len({_prob(r) for r in v}) > 1}
+def remote_series(rows):
+    """(series of the REMOTE view run at two or more remote probabilities, series whose runs all
+    measured remote share 0: a sweep over nothing, e.g. one server holds every lock)."""
+    ss, _ = config.series(data.locks(rows), config.REMOTE)
+    ss = [s for s in ss if len(s.points) > 1]
+    config.relabel(ss)
+    flat = [s for s in ss if all(data.num(r, "remote_share") == 0 for r in s.rows)]
+    return config.relabel([s for s in ss if s not in flat]), flat
+
+
+def _why_flat(s):
+    servers = {r.get("servers", "") for r in s.rows}
+    one = servers == {"1"}
+    return (f"{s.label or 'the only sweep'}: every run measured remote share 0"
+            + (" (1 server: every lock is local)" if one else "") + ", so the remote-probability sweep is not drawn")
 
 
 def fig_remote(rows):
-    """Fig 5.7: (a) throughput and (b) execution time normalised to only-local locks, against the
-    remote lock probability."""
-    series = remote_rows(rows)
-    if not series:
-        return None, "no lock runs at several remote probabilities: remote-access figure (Fig 5.7) skipped"
-    fig, axes = style.figure(ncols=2)
-    for (wl, iso, ranks), g in series.items():
-        by = data.group(g, _prob)
-        ms = [data.mean_ci95(data.values(v, "commits_per_s")) for v in by.values()]
-        axes[0].errorbar([100 * p for p in by], [(m or 0) / 1e6 for m, _ in ms], yerr=[(c or 0) / 1e6 for _, c in ms],
-                         marker="o", capsize=3, label=f"{wl}, {iso}, {ranks} ranks")
+    """Fig 5.7: (a) throughput and (b) execution time normalised to the lowest remote probability,
+    against the remote lock probability; sweeps whose runs measured no remote lock are not drawn, and
+    the figure says so."""
+    ss, flat = remote_series(rows)
+    notes = [_why_flat(s) for s in flat]
+    if not ss:
+        return style.Drawn(skipped="no lock runs at several remote probabilities with remote locks: "
+                                   "remote-access figure (Fig 5.7) skipped" + (f" ({'; '.join(notes)})" if notes else ""))
+    fig, axes = style.figure(ncols=2, width=5.0, height=3.6 + style.legend_height(len(ss)))
+    for s in ss:  # the x axis in percent
+        s.points = {100 * p: rs for p, rs in s.points.items()}
+    style.lines(axes[0], ss, "commits_per_s", 1e-6, by="")
     axes[0].set_xlabel("remote lock probability [%]")
     axes[0].set_ylabel("transactions [M/s]")
-    axes[0].set_title("(a) transaction throughput (mean, 95% CI)")
-    axes[0].legend(fontsize=8)
+    axes[0].set_title("(a) transaction throughput", fontsize=9)
     axes[0].grid(alpha=0.3)
+    style.legend(axes[0], below=True)
     # (b) for the configuration with the most ranks: stacked phases / total at the lowest probability
-    key = max(series, key=lambda k: (k[2], len(series[k])))
-    by = data.group(series[key], _prob)
-    groups = list(by.values())
+    key = max(ss, key=lambda s: (data.num(s.rows[0], "ranks") or 0, len(s.points)))
+    groups = list(key.points.values())
     base = sum(data.median(data.values(groups[0], c)) or 0.0 for _, c in TXN_PARTS) or 1.0
-    _stack(axes[1], [f"{100 * p:g}%" for p in by], groups, TXN_PARTS, normalise=base)
-    axes[1].set_xlabel(f"execution time normalised to {100 * min(by):g}% remote")
+    _stack(axes[1], [f"{p:g}%" for p in key.points], groups, TXN_PARTS, normalise=base)
+    axes[1].set_xlabel(f"execution time normalised to {min(key.points):g}% remote")
     axes[1].set_ylabel("remote lock probability")
-    axes[1].set_title(f"(b) {key[0]}, {key[1]}, {key[2]} ranks")
-    axes[1].legend(fontsize=8)
+    ranks = int(data.num(key.rows[0], "ranks"))
+    axes[1].set_title(f"(b) {key.label + ', ' if key.label else ''}{ranks} ranks", fontsize=8)
     axes[1].grid(axis="x", alpha=0.3)
-    return fig, None
+    style.legend(axes[1], below=True)
+    fig.suptitle(f"Remote lock probability (cf. Fig 5.7): median of runs, {data.CI_TEXT}", fontsize=9)
+    style.note(fig, notes)
+    shared = config.shared([s.config for s in ss])
+    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared), notes=notes,
+                       hidden=[s.label for s in flat])
 
 
 def model_table(rows):
-    """Table 5.1: [(workload, isolation, ranks, agents, prob, predicted us, predicted tx/s, measured tx/s)]."""
+    """Table 5.1: [(configuration label, ranks, agents, prob, predicted us, predicted tx/s, measured
+    tx/s, measured remote share)] of the runs with --model predictions, per configuration (the
+    parameters file included) and remote probability."""
+    ls = [r for r in data.locks(rows) if data.num(r, "model_t_tx_us") is not None]
+    ss, legend = config.series(ls, config.LOCK_MODEL)
     out = []
-    for (wl, iso, ranks), g in remote_rows(rows).items() or data.group(
-            data.locks(rows), lambda r: (r["workload"], r["isolation"], int(data.num(r, "ranks")))).items():
-        for p, v in data.group(g, _prob).items():
-            out.append((wl, iso, ranks, data.median(data.values(v, "agents")), p,
+    for s in ss:
+        for p, v in s.points.items():
+            out.append((s.label if len(ss) > 1 else "", int(data.num(v[0], "ranks")),
+                        data.median(data.values(v, "agents")), p or 0.0,
                         data.median(data.values(v, "model_t_tx_us")), data.median(data.values(v, "model_throughput")),
-                        data.median(data.values(v, "commits_per_s"))))
+                        data.median(data.values(v, "commits_per_s")), data.median(data.values(v, "remote_share"))))
     return out

@@ -1,37 +1,49 @@
-"""Measured against predicted time per phase (thesis Table 4.2 and Fig 3.15)."""
+"""Measured against predicted time per phase (thesis Table 4.2 and Fig 3.15), per configuration
+(rmaplots.config; the model parameters file is part of it)."""
+import math
+
 import numpy as np
 
-from . import data, style
+from . import breakdown, config, data, style
 
 
-def model_table(rows, algo):
-    """Rows (phase, measured median, model median or None) for the largest rank count of the main
-    workload with model predictions, plus that rank count; ([], None) without predictions."""
+def model_series(rows, algo=None):
+    """Series (MODEL_RANKS view) of the main workload's runs with --model predictions."""
     _, rs = data.main_workload(data.joins(rows))
-    rs = [r for r in rs if r["algo"] == algo and data.num(r, "model_total") is not None]
-    if not rs:
-        return [], None
-    ranks = max(int(data.num(r, "ranks")) for r in rs)
-    rs = [r for r in rs if int(data.num(r, "ranks")) == ranks]
-    table = []
-    for p in data.phases_of(rs) + ["total"]:
-        meas = data.median(data.values(rs, "t_total_max" if p == "total" else f"t_{p}_avg"))
-        pred = data.median(data.values(rs, f"model_{p}"))
-        table.append((p, meas, pred))
-    return table, ranks
+    rs = [r for r in rs if data.num(r, "model_total") is not None and (algo is None or r["algo"] == algo)]
+    return config.series(rs, config.MODEL_RANKS)[0] if rs else []
+
+
+def model_tables(rows, algo):
+    """[(label, ranks, [(phase, measured median, model median or None)])]: per configuration with
+    model predictions, at its largest rank count; [] without predictions."""
+    ss = model_series(rows, algo)
+    out = []
+    for s in ss:
+        ranks = max(s.points)
+        rs = s.points[ranks]
+        table = []
+        for p in data.phases_of(rs) + ["total"]:
+            meas = data.median(data.values(rs, "t_total_max" if p == "total" else f"t_{p}_avg"))
+            pred = data.median(data.values(rs, f"model_{p}"))
+            table.append((p, meas, pred))
+        out.append((s.label if len(ss) > 1 else "", int(ranks), table))
+    return out
 
 
 def fig_model(rows):
-    """Fig 3.15: per algorithm and rank count, a measured and a predicted bar, stacked by phase."""
-    _, rs = data.main_workload(data.joins(rows))
-    rs = [r for r in rs if data.num(r, "model_total") is not None]
-    algos = sorted({r["algo"] for r in rs})
-    if not algos:
-        return None, "no join runs with --model predictions: model figure (Fig 3.15) skipped"
-    fig, axes = style.figure(ncols=len(algos))
-    for ax, algo in zip(axes, algos):
-        g = data.group([r for r in rs if r["algo"] == algo], lambda r: int(data.num(r, "ranks")))
-        phases = [p for p in data.phases_of(sum(g.values(), []))]
+    """Fig 3.15: per configuration and rank count, a measured and a predicted bar, stacked by phase."""
+    ss = model_series(rows)
+    if not ss:
+        return style.Drawn(skipped="no join runs with --model predictions: model figure (Fig 3.15) skipped")
+    refuse = breakdown.panels(ss, "measured against predicted")
+    if refuse:
+        return style.Drawn(skipped=refuse)
+    ncols = min(len(ss), 3)
+    fig, axes = style.figure(ncols=ncols, nrows=math.ceil(len(ss) / ncols), width=4.5, height=3.8)
+    for ax, s in zip(axes, ss):
+        g = s.points
+        phases = data.phases_of(s.rows)
         x = np.arange(len(g))
         for off, kind in ((-0.2, "measured"), (0.2, "model")):
             bottom = np.zeros(len(g))
@@ -42,10 +54,15 @@ def fig_model(rows):
                        hatch="//" if kind == "model" else None, edgecolor="black", linewidth=0.3,
                        label=p if kind == "measured" else None)
                 bottom += h
-        ax.set_xticks(x, [f"{k}\nmeas | model" for k in g])
-        ax.set_xlabel("cores (MPI ranks)")
-        ax.set_ylabel("time [s]")
-        ax.set_title(f"{algo}: measured vs model (hatched)")
-        ax.legend(fontsize=7)
+        ax.set_xticks(x, [f"{int(k)}\nmeas | model" for k in g], fontsize=7)
+        ax.set_xlabel("MPI ranks")
+        ax.set_ylabel("time [s] (median of runs)")
+        ax.set_title(s.label, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    return fig, None
+    for ax in axes[len(ss):]:
+        ax.set_visible(False)
+    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)],
+                 extra=[("hatched: model", dict(facecolor="white", edgecolor="black", hatch="//"))])
+    fig.suptitle("Measured (plain) against predicted (hatched) time per phase (cf. Fig 3.15)", fontsize=9)
+    shared = config.shared([s.config for s in ss])
+    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))

@@ -1,8 +1,10 @@
 """Markdown report: environment of the data, run summary, figures, and the model-versus-measured
-tables. Numbers are medians over runs: throughput in M tuples/s (3 decimals), times in s (4 decimals)."""
+tables. Numbers are medians over runs: throughput in M tuples/s (3 decimals), times in s (4
+decimals). Every table row and every figure's point is one configuration (rmaplots.config): rows of
+different MPI libraries, placements, windows, workloads, ... are never pooled."""
 import os
 
-from . import breakdown, data, inputsize, locks, model, safeio, scaling, style
+from . import breakdown, config, data, inputsize, locks, model, safeio, scaling, style
 
 
 def f3(x):
@@ -18,15 +20,17 @@ def mega(x):
 
 
 # Every figure: file name (NAME.png and NAME.pdf), title, the bench whose rows it draws, and the
-# function that draws it (a matplotlib figure, or None and a note why it is skipped).
+# function that draws it (a style.Drawn: the figure, or None and a note why it is skipped).
 FIGURES = (
-    ("join_throughput", "Join throughput against cores (cf. thesis Fig 4.2)", "join", scaling.fig_throughput),
+    ("join_throughput", "Join throughput against ranks (cf. thesis Fig 4.2)", "join", scaling.fig_throughput),
     ("join_scaleup", "Join scale-out and scale-up (cf. Fig 4.6)", "join", scaling.fig_scaleup),
     ("join_phases_radix", "Radix hash join phases (cf. Fig 4.3a)", "join", lambda r: breakdown.fig_breakdown(r, "radix")),
     ("join_phases_sortmerge", "Sort-merge join phases (cf. Fig 4.4a)", "join",
      lambda r: breakdown.fig_breakdown(r, "sortmerge")),
+    ("join_phases_reference", "Reference join phases (exchange, build_probe)", "join",
+     lambda r: breakdown.fig_breakdown(r, "reference")),
     ("join_model", "Measured against predicted (cf. Fig 3.15)", "join", model.fig_model),
-    ("lock_throughput", "Lock throughput per isolation level (cf. Fig 5.5)", "lock", locks.fig_scaling),
+    ("lock_throughput", "Lock throughput against ranks (cf. Fig 5.5)", "lock", locks.fig_scaling),
     ("lock_latency", "Lock latency breakdown (cf. Fig 5.6)", "lock", locks.fig_latency),
     ("lock_remote", "Remote lock probability (cf. Fig 5.7)", "lock", locks.fig_remote),
 )
@@ -38,20 +42,26 @@ def output_files():
 
 
 def dropped_note(rows, bench):
-    """'dropped N failed BENCH rows' for the figures and tables of one bench ('' when none)."""
-    n = data.dropped(rows, bench)
-    return f"dropped {n} failed {bench} row{'s' if n != 1 else ''} (not ok/0/PASS, or a warm-up)" if n else ""
+    """'dropped N BENCH rows (k failed, k refused, k warm-up)' for the figures and tables of one bench
+    ('' when none)."""
+    kinds = data.dropped(rows, bench)
+    n = sum(kinds.values())
+    if not n:
+        return ""
+    return (f"dropped {n} {bench} row{'s' if n != 1 else ''} ("
+            + ", ".join(f"{kinds[k]} {k}" for k in ("failed", "refused", "warm-up") if k in kinds) + ")")
 
 
 def render_figures(rows, outdir):
-    """Every figure family; returns ([(file, title, dropped note)], [notes on skipped figures])."""
+    """Every figure family; returns ([(file, title, dropped note, style.Drawn)], [notes on skipped
+    figures])."""
     figs, notes = [], []
     for name, title, bench, fn in FIGURES:
-        fig, note = fn(rows)
-        if fig:
-            figs.append((style.save(fig, outdir, name), title, dropped_note(rows, bench)))
-        if note:
-            notes.append(note)
+        d = fn(rows)
+        if d.fig:
+            figs.append((style.save(d.fig, outdir, name), title, dropped_note(rows, bench), d))
+        if d.skipped:
+            notes.append(d.skipped)
     return figs, notes
 
 
@@ -59,23 +69,36 @@ def _distinct(rows, col):
     return sorted({r[col] for r in rows if r.get(col)})
 
 
+def libraries(rows):
+    """One line per MPI library (short name and version; a build hash where two builds share a
+    name) with its row count."""
+    vals = [config.configuration(r)["mpi"] for r in rows if r.get("mpi_library") or r.get("mpi_version")]
+    counts = {}
+    for v in vals:
+        counts[v] = counts.get(v, 0) + 1
+    return [f"{config.fmt('mpi', v, vals)}: {n} row{'s' if n != 1 else ''}" for v, n in sorted(counts.items())]
+
+
 def environment(rows, files):
-    hosts = sorted({h for r in rows for h in r.get("hostnames", "").split(";") if h} |
-                   {h for r in rows for h in r.get("hostnames", "").split(" ") if False})
-    libs = sorted({f"{r['mpi_library']} ({r['mpi_version']})" if r.get("mpi_version") else r["mpi_library"]
-                   for r in rows if r["mpi_library"]})
     ts = _distinct(rows, "timestamp")
     ranks = sorted({int(data.num(r, "ranks")) for r in rows if data.num(r, "ranks")})
+    libs = libraries(rows)
     out = ["## Environment", "",
            f"- results: {', '.join(files)}",
-           f"- hosts: {', '.join(_distinct(rows, 'hostnames')) or '—'} (host counts {', '.join(_distinct(rows, 'hosts')) or '—'})",
-           f"- MPI library: {'; '.join(libs) or '—'}",
-           f"- commit: {', '.join(_distinct(rows, 'git_commit')) or '—'}",
-           f"- Slurm jobs: {', '.join(_distinct(rows, 'job_id')) or 'none (local run)'}",
-           f"- ranks: {', '.join(map(str, ranks)) or '—'}",
-           f"- time: {ts[0] if ts else '—'} to {ts[-1] if ts else '—'}", ""]
-    del hosts
-    return out
+           f"- hosts: {', '.join(_distinct(rows, 'hostnames')) or '—'} (host counts {', '.join(_distinct(rows, 'hosts')) or '—'})"]
+    if len(libs) == 1:  # the short name and version only ("Open MPI 4.1.4")
+        out.append(f"- MPI library: {libs[0].rsplit(': ', 1)[0]}")
+    else:
+        out += [f"- MPI libraries ({len(libs)}; never pooled: each is its own line, bar and table row):"] + \
+               [f"  - {x}" for x in libs] if libs else ["- MPI library: —"]
+    out += [f"- commit: {', '.join(_distinct(rows, 'git_commit')) or '—'}",
+            f"- Slurm jobs: {', '.join(_distinct(rows, 'job_id')) or 'none (local run)'}",
+            f"- ranks: {', '.join(map(str, ranks)) or '—'}",
+            f"- time: {ts[0] if ts else '—'} to {ts[-1] if ts else '—'}"]
+    unknown = sorted({c for r in rows for c in config.unknown(r.keys())})
+    if unknown:
+        out.append(f"- columns rmaplot does not know, treated as configuration: {', '.join(unknown)}")
+    return out + [""]
 
 
 def run_summary(rows):
@@ -85,8 +108,8 @@ def run_summary(rows):
                    f"{sum(r['verification'] == 'FAIL' for r in g)} |")
     bad = [r for r in rows if data.failure(r)]
     if bad:
-        counts = ", ".join(f"{data.dropped(rows, b)} {b}" for b in sorted({r["bench"] for r in bad}))
-        out += ["", f"Failed runs: {len(bad)} rows dropped from every figure and table ({counts}):", "",
+        counts = ", ".join(f"{sum(data.dropped(rows, b).values())} {b}" for b in sorted({r["bench"] for r in bad}))
+        out += ["", f"Dropped runs: {len(bad)} rows left out of every figure and table ({counts}):", "",
                 "| time | bench | algo | ranks | repeat | status | exit code | verification | why | command |",
                 "|---|---|---|---|---|---|---|---|---|---|"]
         for r in bad[:50]:
@@ -98,40 +121,57 @@ def run_summary(rows):
     return out + [""]
 
 
+def _config_cells(ss, shown):
+    """{series: text of the columns that differ between the table's rows and are not shown in
+    columns of their own}, and the line naming what all rows share."""
+    cfgs = [s.config for s in ss]
+    cols = [c for c in config.legend_columns(cfgs) if c not in shown]
+    cells = {id(s): config.label(s.config, cols, cfgs) if cols else "—" for s in ss}
+    common = config.describe(config.shared(cfgs), skip=shown)
+    return cells, (f"All rows: {common}." if common else "")
+
+
 def join_tables(rows):
     key, rs = data.main_workload(data.joins(rows))
     dropped = dropped_note(rows, "join")
     if not rs:
         return ["## Joins", "", "No verified join runs." + (f" ({dropped.capitalize()}.)" if dropped else ""), ""]
+    # the lines of Fig 4.2: a row per point, named by its line (radix bits follow the rank count)
+    ss, _ = config.series(rs, config.RANKS)
+    cells, common = _config_cells(ss, ("algo", "ranks", "hosts", "ranks_per_host"))
     out = ["## Join throughput", "",
-           f"Workload: {key[0]} tuples of R per rank, 1:{key[1]}, selectivity {key[2]}. Medians over runs; "
-           "CI: 95% confidence interval of the mean." + (f" {dropped.capitalize()}." if dropped else ""), "",
-           "| algo | ranks | hosts | ranks/host | runs | throughput [M tuples/s] | 95% CI [M tuples/s] | total [s] |",
-           "|---|---|---|---|---|---|---|---|"]
-    for (algo, ranks, hosts, rph), g in data.group(rs, lambda r: (r["algo"], int(data.num(r, "ranks")), r["hosts"],
-                                                                 r["ranks_per_host"])).items():
-        tp = data.values(g, "throughput")
-        _, ci = data.mean_ci95(tp)
-        out.append(f"| {algo} | {ranks} | {hosts} | {rph} | {len(g)} | {f3(mega(data.median(tp)))} | ±{f3(mega(ci))} | "
-                   f"{f4(data.median(data.values(g, 't_total_max')))} |")
+           f"Workload: {key[0]} tuples of R per rank, 1:{key[1]}, selectivity {key[2]}. One row per configuration; "
+           f"medians over runs; CI: {data.CI_TEXT}." + (f" {dropped.capitalize()}." if dropped else ""), ""]
+    out += [common, ""] if common else []
+    out += ["| algo | ranks | hosts | ranks/host | configuration | runs | throughput [M tuples/s] | 95% CI [M tuples/s] | total [s] |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for s in sorted(ss, key=lambda s: s.config["algo"]):  # stable: within an algorithm, in key order
+        for x, g in s.points.items():
+            r0 = g[0]
+            med, lo, hi, n = data.interval(data.values(g, "throughput"))
+            out.append(f"| {r0['algo']} | {int(x)} | {r0['hosts']} | {r0['ranks_per_host']} | {cells[id(s)]} | {n} | "
+                       f"{f3(mega(med))} | {f3(mega(lo))}–{f3(mega(hi))} | {f4(data.median(data.values(g, 't_total_max')))} |")
     out.append("")
     for algo in sorted({r["algo"] for r in rs}):
-        table, ranks = model.model_table(rows, algo)
-        if not table:
-            out += [f"No {algo} runs with --model predictions (run `rmabench calibrate`, then `--model`).", ""]
+        tables = model.model_tables(rows, algo)
+        if not tables:
+            out += [f"No {algo} runs with --model predictions"
+                    + (" (the reference join has no model)." if algo == "reference" else
+                       " (run `rmabench calibrate`, then `--model`)."), ""]
             continue
-        out += [f"### Model against measurement: {algo}, {ranks} ranks (cf. Table 4.2)", "",
-                "| phase | measured [s] | model [s] | diff [s] |", "|---|---|---|---|"]
-        for p, meas, pred in table:
-            diff = None if meas is None or pred is None else meas - pred
-            out.append(f"| {p} | {f4(meas)} | {f4(pred)} | {'—' if diff is None else f'{diff:+.4f}'} |")
-        out.append("")
-    sizes = inputsize.size_table(rows)
+        for lab, ranks, table in tables:
+            out += [f"### Model against measurement: {algo}, {ranks} ranks{', ' + lab if lab else ''} (cf. Table 4.2)", "",
+                    "| phase | measured [s] | model [s] | diff [s] |", "|---|---|---|---|"]
+            for p, meas, pred in table:
+                diff = None if meas is None or pred is None else meas - pred
+                out.append(f"| {p} | {f4(meas)} | {f4(pred)} | {'—' if diff is None else f'{diff:+.4f}'} |")
+            out.append("")
+    ranks, sizes = inputsize.size_table(rows)
     if sizes:
-        out += [f"### Input size and 1:N ratio at {sizes[0][0]} ranks (cf. Table 4.1)", "",
-                "| algo | R/rank | S/rank | output | runs | time [s] | 95% CI [s] |", "|---|---|---|---|---|---|---|"]
-        for _, rr, ss, m, algo, med, ci, n in sizes:
-            out.append(f"| {algo} | {rr} | {ss} | {m} | {n} | {f4(med)} | ±{f4(ci)} |")
+        out += [f"### Input size and 1:N ratio at {ranks} ranks (cf. Table 4.1)", "",
+                "| configuration | R/rank | S/rank | output | runs | time [s] | 95% CI [s] |", "|---|---|---|---|---|---|---|"]
+        for lab, rr, ss_, m, med, lo, hi, n in sizes:
+            out.append(f"| {lab or '—'} | {rr} | {ss_} | {m} | {n} | {f4(med)} | {f4(lo)}–{f4(hi)} |")
         out.append("")
     return out
 
@@ -141,36 +181,53 @@ def lock_tables(rows):
     dropped = dropped_note(rows, "lock")
     if not ls:
         return ["## Lock table", "", "No verified lock runs." + (f" ({dropped.capitalize()}.)" if dropped else ""), ""]
-    out = ["## Lock table throughput", "", "Medians over runs." + (f" {dropped.capitalize()}." if dropped else ""), "",
-           "| workload | isolation | remote prob | ranks | servers | runs | transactions [M/s] | lock requests [M/s] |",
-           "|---|---|---|---|---|---|---|---|"]
-    for (wl, iso, p, ranks, srv), g in data.group(ls, lambda r: (r["workload"], r["isolation"], data.num(r, "remote_prob") or 0.0,
-                                                                int(data.num(r, "ranks")), r["servers"])).items():
-        out.append(f"| {wl} | {iso} | {p:g} | {ranks} | {srv} | {len(g)} | {f3(mega(data.median(data.values(g, 'commits_per_s'))))} | "
-                   f"{f3(mega(data.median(data.values(g, 'lock_requests_per_s'))))} |")
+    ss, _ = config.series(ls, config.POINT)
+    shown = ("workload", "isolation", "remote_prob", "ranks", "servers", "agents")
+    cells, common = _config_cells(ss, shown)
+    out = ["## Lock table throughput", "", "One row per configuration; medians over runs; remote share: the share of "
+           "lock requests that went to another host's server, as measured." + (f" {dropped.capitalize()}." if dropped else ""), ""]
+    out += [common, ""] if common else []
+    out += ["| workload | isolation | remote prob | ranks | servers | configuration | runs | transactions [M/s] | "
+            "lock requests [M/s] | remote share |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for s in sorted(ss, key=lambda s: (s.config["workload"], s.config["isolation"], cells[id(s)],
+                                       data.num(s.rows[0], "remote_prob") or 0, int(data.num(s.rows[0], "ranks")))):
+        g, c = s.rows, s.config
+        share = data.median(data.values(g, "remote_share"))
+        out.append(f"| {c['workload']} | {c['isolation'] or '—'} | {c['remote_prob'] or '—'} | {c['ranks']} | {c['servers']} | "
+                   f"{cells[id(s)]} | {len(g)} | {f3(mega(data.median(data.values(g, 'commits_per_s'))))} | "
+                   f"{f3(mega(data.median(data.values(g, 'lock_requests_per_s'))))} | {'—' if share is None else f'{share:.4f}'} |")
     out.append("")
     t = locks.model_table(rows)
-    if t and any(x[5] is not None or x[6] is not None for x in t):
+    if t:
         out += ["### Model against measurement (cf. Table 5.1)", "",
-                "| workload | isolation | ranks | agents | remote prob | predicted time [us] | predicted [M tx/s] | measured [M tx/s] |",
+                "| configuration | ranks | agents | remote prob | remote share | predicted time [us] | predicted [M tx/s] | measured [M tx/s] |",
                 "|---|---|---|---|---|---|---|---|"]
-        for wl, iso, ranks, agents, p, pt, ptp, mtp in t:
-            out.append(f"| {wl} | {iso} | {ranks} | {'—' if agents is None else f'{agents:g}'} | {p:g} | {f3(pt)} | "
-                       f"{f3(mega(ptp))} | {f3(mega(mtp))} |")
+        for lab, ranks, agents, p, share, pt, ptp, mtp in [(x[0], x[1], x[2], x[3], x[7], x[4], x[5], x[6]) for x in t]:
+            out.append(f"| {lab or '—'} | {ranks} | {'—' if agents is None else f'{agents:g}'} | {p:g} | "
+                       f"{'—' if share is None else f'{share:.4f}'} | {f3(pt)} | {f3(mega(ptp))} | {f3(mega(mtp))} |")
         out.append("")
     else:
         out += ["No lock runs with --model predictions.", ""]
     return out
 
 
+def figure_section(f, title, dropped, d):
+    n = len(d.shown)
+    out = [f"### {title}", ""] + ([f"{dropped.capitalize()}.", ""] if dropped else [])
+    out += [f"Shows {n} configuration{'s' if n != 1 else ''}" + (": " + "; ".join(x or "—" for x in d.shown) if n > 1 else "")
+            + "." + (f" Shared by all: {d.shared}." if d.shared else ""), ""]
+    out += [f"- Note: {x}" for x in d.notes] + ([""] if d.notes else [])
+    out += [f"Not drawn: {'; '.join(d.hidden)}.", ""] if d.hidden else []
+    return out + [f"![{title}]({f})", f"([PDF]({f[:-4]}.pdf))", ""]
+
+
 def write(rows, files, outdir):
     figs, notes = render_figures(rows, outdir)
     lines = ["# rmabench results", ""] + environment(rows, files) + run_summary(rows)
     lines += join_tables(rows) + lock_tables(rows)
-    lines += ["## Figures", ""]
-    for f, title, dropped in figs:
-        lines += [f"### {title}", ""] + ([f"{dropped.capitalize()}.", ""] if dropped else [])
-        lines += [f"![{title}]({f})", f"([PDF]({f[:-4]}.pdf))", ""]
+    lines += ["## Figures", "", f"Points are medians over the runs of one configuration; bars: {data.CI_TEXT}.", ""]
+    for f, title, dropped, d in figs:
+        lines += figure_section(f, title, dropped, d)
     if notes:
         lines += ["Skipped:", ""] + [f"- {n}" for n in notes] + [""]
     path = os.path.join(outdir, "report.md")

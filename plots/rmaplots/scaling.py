@@ -1,53 +1,60 @@
-"""Join throughput against cores: scale-out (thesis Fig 4.2) and cores per node (Fig 4.6)."""
-from . import data, style
+"""Join throughput against MPI ranks: scale-out (thesis Fig 4.2) and ranks per node (Fig 4.6), one
+line per configuration (rmaplots.config); a point is the median over the runs of one configuration."""
+from . import config, data, style
 
 
-def throughput_series(rows):
-    """{(algo, label suffix): [(ranks, mean, ci95, median, n)]} over repetitions, tuples/s."""
-    suffix = data.label_lib(rows)
-    out = {}
-    for (algo, suf, ranks), rs in data.group(rows, lambda r: (r["algo"], suffix(r), int(data.num(r, "ranks")))).items():
-        xs = data.values(rs, "throughput")
-        m, ci = data.mean_ci95(xs)
-        out.setdefault((algo, suf), []).append((ranks, m, ci, data.median(xs), len(xs)))
-    return out
+def sweeps(series, what):
+    """(series run at two or more rank counts, relabelled among themselves; notes; labels of the
+    others): a line needs two points. When no configuration has two, all are drawn as points and the
+    note says there is no scaling to see."""
+    multi = [s for s in series if len(s.points) > 1]
+    single = [s for s in series if len(s.points) == 1]
+    if not multi:
+        return series, [f"every configuration ran at one rank count: no {what} shown"] if series else [], []
+    config.relabel(multi)
+    if single:
+        n = len(single)
+        return multi, [f"{n} configuration{'s' if n != 1 else ''} ran at one rank count only: not drawn "
+                       "(see the tables)"], [s.label for s in single]
+    return multi, [], []
 
 
 def fig_throughput(rows):
-    """Fig 4.2: throughput of both joins against cores, 95% CI over repetitions."""
+    """Fig 4.2: throughput of the main workload against ranks, one line per configuration."""
     key, rs = data.main_workload(data.joins(rows))
     if not rs:
-        return None, "no verified join runs: throughput figure (Fig 4.2) skipped"
-    fig, (ax,) = style.figure()
-    for (algo, suf), pts in throughput_series(rs).items():
-        pts.sort()
-        ax.errorbar([p[0] for p in pts], [p[1] / 1e6 for p in pts], yerr=[p[2] / 1e6 for p in pts], marker="o",
-                    capsize=3, color=style.COLORS.get(algo), label=algo + suf)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cores (MPI ranks)")
+        return style.Drawn(skipped="no verified join runs: throughput figure (Fig 4.2) skipped")
+    ss, legend = config.series(rs, config.RANKS)
+    drawn, notes, hidden = sweeps(ss, "scaling")
+    fig, (ax,) = style.figure(width=6.5, height=3.6 + style.legend_height(len(drawn)))
+    style.lines(ax, drawn, "throughput", 1e-6)
+    style.ranks_axis(ax, [x for s in drawn for x in s.points])
     ax.set_ylabel("throughput [M input tuples/s]")
-    ax.set_title(f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]} (mean, 95% CI)")
+    ax.set_title(f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]}\nmedian of runs, {data.CI_TEXT}", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend()
-    return fig, None
+    style.legend(ax, below=True)
+    style.note(fig, notes)
+    shared = config.shared([s.config for s in drawn])
+    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
+                       hidden=hidden)
 
 
 def fig_scaleup(rows):
-    """Fig 4.6: throughput against cores, one line per (algorithm, ranks per node)."""
+    """Fig 4.6: throughput against ranks, one line per ranks per node (and per any other difference)."""
     key, rs = data.main_workload(data.joins(rows))
     if len({r["ranks_per_host"] for r in rs}) < 2:
-        return None, "join runs with a single ranks-per-host value: scale-up figure (Fig 4.6) skipped"
-    fig, (ax,) = style.figure()
-    for (algo, ppn), g in data.group(rs, lambda r: (r["algo"], int(data.num(r, "ranks_per_host") or 0))).items():
-        by = data.group(g, lambda r: int(data.num(r, "ranks")))
-        xs = list(by)
-        ms = [data.mean_ci95(data.values(v, "throughput")) for v in by.values()]
-        ax.errorbar(xs, [m / 1e6 for m, _ in ms], yerr=[c / 1e6 for _, c in ms], marker="os^vD"[ppn % 5], capsize=3,
-                    color=style.COLORS.get(algo), alpha=0.5 + 0.5 * (ppn % 2), label=f"{algo}, {ppn} ranks/node")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cores (MPI ranks)")
+        return style.Drawn(skipped="join runs with a single ranks-per-host value: scale-up figure (Fig 4.6) skipped")
+    ss, legend = config.series(rs, config.SCALEUP)
+    drawn, notes, hidden = sweeps(ss, "scale-up")
+    fig, (ax,) = style.figure(width=6.5, height=3.6 + style.legend_height(len(drawn)))
+    style.lines(ax, drawn, "throughput", 1e-6)
+    style.ranks_axis(ax, [x for s in drawn for x in s.points])
     ax.set_ylabel("throughput [M input tuples/s]")
-    ax.set_title("Join scale-out and scale-up (ranks per node)")
+    ax.set_title(f"Join scale-out and scale-up (ranks per node), {key[0]} tuples/rank\n"
+                 f"median of runs, {data.CI_TEXT}", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig, None
+    style.legend(ax, below=True)
+    style.note(fig, notes)
+    shared = config.shared([s.config for s in drawn])
+    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
+                       hidden=hidden)

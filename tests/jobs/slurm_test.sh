@@ -115,7 +115,8 @@ fi
 check '[[ -s $D/campaign/report/report.md ]]' "plot job wrote no report"
 check 'head -c 8 "$D/campaign/report/join_throughput.png" 2>/dev/null | od -c | grep -q "P   N   G"' "no join_throughput.png figure"
 check 'head -c 5 "$D/campaign/report/join_throughput.pdf" 2>/dev/null | grep -q "%PDF-"' "no join_throughput.pdf figure"
-check 'grep -q "| radix | 2 | 1 | 2 | 2 |" "$D/campaign/report/report.md" 2>/dev/null' "report lacks the radix row at 2 ranks"
+# algo | ranks | hosts | ranks/host | configuration | runs
+check 'grep -Eq "^\| radix \| 2 \| 1 \| 2 \| [^|]+ \| 2 \|" "$D/campaign/report/report.md" 2>/dev/null' "report lacks the radix row at 2 ranks"
 check 'scontrol show job "$plot_id" 2>/dev/null | grep -q "JobState=COMPLETED"' "plot job did not complete"
 
 if [[ $mpi == mpich ]]; then

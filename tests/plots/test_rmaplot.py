@@ -1,8 +1,17 @@
-"""rmaplot on the committed fixture: every figure is a real PNG/PDF, the report's numbers are the
-medians of the fixture's good rows (chosen and computed here independently), the failed rows are
-dropped and counted per figure and table, bad input gives one line and exit 2.
+"""rmaplot on the committed fixture, which mixes configurations on purpose (2x4 and 1x8 hosts x ranks
+per host at 8 ranks, two MPI libraries, two window flavours, flush and buffer variants, server
+splits, checked and --no-check lock runs, synthetic without and TPC-C with isolation levels):
+- every figure is a real PNG/PDF, laid out inside its canvas with legends off the axes;
+- every drawn point, bar and table row equals the median of the fixture rows of exactly one
+  configuration (all columns that are not measurements, chosen here independently of rmaplots), no
+  configuration is drawn twice, a line changes only what follows its axis, and legends and panel
+  titles name the columns that differ;
+- a remote-probability sweep that measured remote share 0 is not drawn and the figure says so;
+  confidence intervals stop at 0; MPI libraries are named in one short line each;
+- failed, refused and warm-up rows are dropped and counted; bad input gives one line and exit 2.
    test_rmaplot.py RMAPLOT FIXTURE.csv"""
 import csv
+import math
 import os
 import stat
 import statistics
@@ -11,6 +20,7 @@ import sys
 import tempfile
 
 rmaplot, fixture = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(os.path.realpath(rmaplot)))
 failures = []
 
 
@@ -25,14 +35,85 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+# --- the fixture, read here, and what a configuration is (independently of rmaplots) --------------
+with open(fixture, newline="") as f:
+    reader = csv.DictReader(f)
+    header = reader.fieldnames
+    rows = list(reader)
+
+# what a run measured or when, where and as which repetition it ran; every other column says how
+MEASURED = {"timestamp", "status", "exit_code", "job_id", "hostnames", "seed", "repeat_index", "repeats", "command",
+            "verification", "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
+            "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
+            "remote_share", "twopc_txns", "timeouts", "numa", "numa_placement_worst", "rank_cores",
+            "rank_numa_nodes", "binding_warning"}
+
+
+def how(r):
+    return tuple((c, r[c]) for c in header if c not in MEASURED and not c.startswith(("t_", "lat_", "model_")))
+
+
+def plottable(r):
+    """The rule of the README: ok/0/PASS all three, and not a warm-up (negative repeat_index)."""
+    return (r["status"], r["exit_code"], r["verification"]) == ("ok", "0", "PASS") and \
+        not r["repeat_index"].startswith("-")
+
+
+def med(rs, col):
+    return statistics.median(float(r[col]) for r in rs)
+
+
+def med0(rs, col):
+    """Median of the values there are; 0 without (a phase a bar stack does not have)."""
+    xs = [float(r[col]) for r in rs if r[col]]
+    return statistics.median(xs) if xs else 0.0
+
+
+def ci(rs, col):
+    """95% CI of the mean for 3 runs (t = 4.303), clipped at 0."""
+    xs = [float(r[col]) for r in rs]
+    assert len(xs) == 3
+    m, h = statistics.fmean(xs), 4.303 * statistics.stdev(xs) / math.sqrt(3)
+    return max(0.0, m - h), m + h
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def groups(rs):
+    out = {}
+    for r in rs:
+        out.setdefault(how(r), []).append(r)
+    return out
+
+
+good = [r for r in rows if plottable(r)]
+joins = [r for r in good if r["bench"] == "join"]
+main = [r for r in joins if (r["tuples_per_rank"], r["ratio"], r["selectivity"]) == ("1000000", "1", "1")]
+locks = [r for r in good if r["bench"] == "lock"]
+G_MAIN, G_LOCK = groups(main), groups(locks)
+
+# the fixture holds the mixtures the plots must keep apart
+layouts8 = {(r["hosts"], r["ranks_per_host"]) for r in main if r["ranks"] == "8"}
+check(layouts8 == {("1", "8"), ("2", "4")}, f"fixture: 8 ranks as {layouts8}")
+check({r["mpi_library"] for r in main} == {"Open MPI 4.1.4", "MPICH 4.0.2"}, "fixture: two MPI libraries")
+check({r["window"] for r in main} >= {"allocate", "create"}, "fixture: two window flavours")
+check({r["servers"] for r in locks if r["ranks"] == "8" and r["remote_prob"] == "0.1"} == {"2", "4"}, "fixture: server splits")
+check({r["checked"] for r in locks} == {"yes", "no"}, "fixture: checked yes and no")
+check({r["isolation"] for r in locks if r["workload"] == "synthetic"} == {""} and
+      {r["isolation"] for r in locks if r["workload"] == "tpcc"} == {"serializable", "read-committed"},
+      "fixture: synthetic without isolation, tpcc with both levels")
+check(any(r["status"] == "refused" for r in rows), "fixture: a refused row")
+
+# --- the report through the command line ---------------------------------------------------------
 tmp = tempfile.mkdtemp(prefix="rmaplot-test-")
 out = os.path.join(tmp, "out")
 rc, so, se = run("report", fixture, "--out", out)
 check(rc == 0, f"report exit {rc}: {se}")
-
-# every figure family, PNG and PDF, with the right magic bytes and a non-trivial size
-for name in ("join_throughput", "join_scaleup", "join_phases_radix", "join_phases_sortmerge", "join_model",
-             "lock_throughput", "lock_latency", "lock_remote"):
+NAMES = ("join_throughput", "join_scaleup", "join_phases_radix", "join_phases_sortmerge", "join_phases_reference",
+         "join_model", "lock_throughput", "lock_latency", "lock_remote")
+for name in NAMES:
     for ext, magic, minsize in (("png", b"\x89PNG\r\n\x1a\n", 15000), ("pdf", b"%PDF-", 8000)):
         path = os.path.join(out, f"{name}.{ext}")
         if not os.path.exists(path):
@@ -45,90 +126,318 @@ for name in ("join_throughput", "join_scaleup", "join_phases_radix", "join_phase
         if ext == "pdf":
             with open(path, "rb") as f:
                 check(b"%%EOF" in f.read()[-64:], f"{path}: truncated PDF")
-
 report = open(os.path.join(out, "report.md")).read()
 lines = report.splitlines()
 
-# independent medians from the fixture
-with open(fixture, newline="") as f:
-    rows = list(csv.DictReader(f))
+
+def section(start, end="\n#"):
+    parts = report.split(start)
+    check(len(parts) == 2, f"report has {len(parts) - 1} sections '{start}'")
+    return parts[1].split(end)[0] if len(parts) == 2 else ""
 
 
-def med(rs, col):
-    return statistics.median(float(r[col]) for r in rs)
+# join throughput table: one row per configuration and rank count, never two pooled
+join_rows = [ln for ln in section("\n## Join throughput\n", "\n### ").splitlines() if ln.startswith("| ") and "---" not in ln]
+for (algo, ranks, hosts, rph) in {(r["algo"], r["ranks"], r["hosts"], r["ranks_per_host"]) for r in main}:
+    gs = [g for g in G_MAIN.values() if (g[0]["algo"], g[0]["ranks"], g[0]["hosts"], g[0]["ranks_per_host"]) == (algo, ranks, hosts, rph)]
+    cand = [ln for ln in join_rows if ln.startswith(f"| {algo} | {ranks} | {hosts} | {rph} | ")]
+    check(len(cand) == len(gs), f"join table: {len(cand)} rows for {algo} {ranks} {hosts}x{rph}, {len(gs)} configurations")
+    for g in gs:
+        lo, hi = ci(g, "throughput")
+        cells = f"| {len(g)} | {med(g, 'throughput') / 1e6:.3f} | {lo / 1e6:.3f}–{hi / 1e6:.3f} | {med(g, 't_total_max'):.4f} |"
+        check(any(ln.endswith(cells) for ln in cand), f"join table lacks {algo} {ranks} {hosts}x{rph}: {cells}; {cand}")
 
-
-def has_row(prefix, *cells):
-    """A table line starting with prefix (cells joined by ' | ') that contains all cells."""
-    cand = [ln for ln in lines if ln.startswith(prefix)]
-    ok = any(all(f"| {c} |" in ln + " |" or f"| {c} |" in ln for c in cells) for ln in cand)
-    check(ok, f"report has no row '{prefix}' with {cells}; candidates: {cand}")
-
-
-def plottable(r):
-    """The rule of the README: ok/0/PASS all three, and not a warm-up (negative repeat_index)."""
-    return (r["status"], r["exit_code"], r["verification"]) == ("ok", "0", "PASS") and \
-        not r["repeat_index"].startswith("-")
-
-
-good = [r for r in rows if r["bench"] == "join" and plottable(r) and r["tuples_per_rank"] == "1000000" and r["ratio"] == "1"]
-groups = {}
-for r in good:
-    groups.setdefault((r["algo"], r["ranks"], r["hosts"], r["ranks_per_host"]), []).append(r)
-check(len(groups) == 10, f"fixture has {len(groups)} join groups, expected 10")
-for (algo, ranks, hosts, rph), g in groups.items():
-    has_row(f"| {algo} | {ranks} | {hosts} | {rph} | {len(g)} |", f"{med(g, 'throughput') / 1e6:.3f}",
-            f"{med(g, 't_total_max'):.4f}")
-
-# Table 4.2: model against measurement at the largest rank count (8), per phase
+# Table 4.2: 8 ranks as 1x8 and as 2x4 are two tables
 for algo, phases in (("radix", ["histogram", "network_partition", "local_partition", "build_probe"]),
                      ("sortmerge", ["partition", "sort", "merge", "match"])):
-    at8 = [r for r in good if r["algo"] == algo and r["ranks"] == "8"]
-    sec = report.split(f"### Model against measurement: {algo}, 8 ranks")[1].split("###")[0]
-    for p in phases:
-        meas, pred = med(at8, f"t_{p}_avg"), med(at8, f"model_{p}")
-        check(f"| {p} | {meas:.4f} | {pred:.4f} | {meas - pred:+.4f} |" in sec, f"Table 4.2 {algo} {p}: {meas:.4f} {pred:.4f}")
-    tot, ptot = med(at8, "t_total_max"), med(at8, "model_total")
-    check(f"| total | {tot:.4f} | {ptot:.4f} |" in sec, f"Table 4.2 {algo} total {tot:.4f} {ptot:.4f}")
+    for hosts in ("1", "2"):
+        g = [r for r in main if r["algo"] == algo and r["ranks"] == "8" and r["hosts"] == hosts and r["model_total"]]
+        sec = section(f"### Model against measurement: {algo}, 8 ranks, {hosts} host{'s' if hosts != '1' else ''} ", "###")
+        for p in phases:
+            meas, pred = med(g, f"t_{p}_avg"), med(g, f"model_{p}")
+            check(f"| {p} | {meas:.4f} | {pred:.4f} | {meas - pred:+.4f} |" in sec, f"Table 4.2 {algo} {hosts} host {p}")
+        check(f"| total | {med(g, 't_total_max'):.4f} | {med(g, 'model_total'):.4f} |" in sec, f"Table 4.2 {algo} {hosts} total")
 
-# lock throughput table and Table 5.1
-locks = {}
+# Table 4.1: the configuration run with several workloads at 4 ranks (1x4, defaults), per workload
+sec = section("### Input size and 1:N ratio at 4 ranks", "\n#")
+t41 = [ln for ln in sec.splitlines() if ln.startswith("| ") and "---" not in ln and "configuration" not in ln]
+sweep = groups(r for r in joins if r["ranks"] == "4" and r["hosts"] == "1" and r["mpi_library"].startswith("Open") and
+               r["window"] == "allocate" and r["flush"] == "window" and r["buffer_size"] in ("65536", ""))
+check(len(t41) == len(sweep) == 10, f"Table 4.1: {len(t41)} rows, {len(sweep)} configurations x workloads")
+for g in sweep.values():
+    r0, (lo, hi) = g[0], ci(g, "t_total_max")
+    want = f"| {int(r0['r_tuples']) // 4} | {int(r0['s_tuples']) // 4} | {r0['expected_matches']} | 3 | " \
+           f"{med(g, 't_total_max'):.4f} | {lo:.4f}–{hi:.4f} |"
+    check(any(ln.startswith(f"| {r0['algo']}") and ln.endswith(want) for ln in t41), f"Table 4.1 lacks {r0['algo']} {want}")
+
+# lock table and Table 5.1
+lock_rows = [ln for ln in section("\n## Lock table throughput\n", "\n### ").splitlines() if ln.startswith("| ") and "---" not in ln]
+for key in {(r["workload"], r["isolation"], r["remote_prob"], r["ranks"], r["servers"]) for r in locks}:
+    gs = [g for g in G_LOCK.values() if (g[0]["workload"], g[0]["isolation"], g[0]["remote_prob"], g[0]["ranks"], g[0]["servers"]) == key]
+    wl, iso, p, ranks, servers = key
+    shown_p = p if wl in ("synthetic", "bank") else "—"  # TPC-C ignores --remote-prob (records 0)
+    cand = [ln for ln in lock_rows if ln.startswith(f"| {wl} | {iso or '—'} | {shown_p} | {ranks} | {servers} | ")]
+    check(len(cand) == len(gs), f"lock table: {len(cand)} rows for {key}, {len(gs)} configurations")
+    for g in gs:
+        cells = f"| {len(g)} | {med(g, 'commits_per_s') / 1e6:.3f} | {med(g, 'lock_requests_per_s') / 1e6:.3f} | " \
+                f"{med(g, 'remote_share'):.4f} |"
+        check(any(ln.endswith(cells) for ln in cand), f"lock table lacks {key}: {cells}")
+sec = section("(cf. Table 5.1)", "\n#")
+modelled = [g for g in G_LOCK.values() if g[0]["model_t_tx_us"]]
+check(len([ln for ln in sec.splitlines() if ln.startswith("| ") and "---" not in ln]) == len(modelled) + 1, "Table 5.1 rows")
+for g in modelled:
+    want = f"| 8 | 4 | {float(g[0]['remote_prob']):g} | {med(g, 'remote_share'):.4f} | {med(g, 'model_t_tx_us'):.3f} | " \
+           f"{med(g, 'model_throughput') / 1e6:.3f} | {med(g, 'commits_per_s') / 1e6:.3f} |"
+    check(want in sec, f"Table 5.1 lacks {want}")
+
+# MPI libraries: one short line each, with its rows; never the configure dump
+libs = {}
 for r in rows:
-    if r["bench"] == "lock" and plottable(r):
-        locks.setdefault((r["workload"], r["isolation"], float(r["remote_prob"]), r["ranks"]), []).append(r)
-for (wl, iso, p, ranks), g in locks.items():
-    has_row(f"| {wl} | {iso} | {p:g} | {ranks} |", f"{med(g, 'commits_per_s') / 1e6:.3f}",
-            f"{med(g, 'lock_requests_per_s') / 1e6:.3f}")
-sec = report.split("(cf. Table 5.1)")[1]
-for (wl, iso, p, ranks), g in locks.items():
-    if ranks == "8" and iso == "serializable":
-        check(f"| {p:g} | {med(g, 'model_t_tx_us'):.3f} | {med(g, 'model_throughput') / 1e6:.3f} | "
-              f"{med(g, 'commits_per_s') / 1e6:.3f} |" in sec, f"Table 5.1 p={p}")
+    libs[r["mpi_library"]] = libs.get(r["mpi_library"], 0) + 1
+check("- MPI libraries (2;" in report, "environment does not say there are two MPI libraries")
+for lib, n in libs.items():
+    check(f"  - {lib}: {n} rows" in lines, f"environment lacks the line '  - {lib}: {n} rows'")
+check("MPICH configure" not in report and "Debian OpenMPI" not in report, "the report quotes mpi_version")
 
-# the failed rows are listed with why, not plotted, and counted for every figure and table
-drops = {b: sum(1 for r in rows if r["bench"] == b and not plottable(r)) for b in ("join", "lock", "calibrate")}
-check(drops == {"join": 6, "lock": 2, "calibrate": 1}, f"fixture's failed rows changed: {drops}")
-check(f"Failed runs: {sum(drops.values())} rows dropped from every figure and table "
-      f"(1 calibrate, {drops['join']} join, {drops['lock']} lock)" in report, "run summary lacks the dropped counts")
-check("| timeout | 124 | NONE | timeout, verification NONE |" in report, "timeout row not listed among failed runs")
+# failed, refused and warm-up rows: listed with why, never plotted, counted for every figure and table
+kinds = {}
+for r in rows:
+    if not plottable(r):
+        k = "refused" if r["status"] == "refused" else "warm-up" if \
+            (r["status"], r["exit_code"], r["verification"]) == ("ok", "0", "PASS") else "failed"
+        kinds.setdefault(r["bench"], {}).setdefault(k, 0)
+        kinds[r["bench"]][k] += 1
+check(kinds == {"join": {"failed": 5, "warm-up": 1, "refused": 1}, "lock": {"failed": 2}, "calibrate": {"failed": 1}},
+      f"fixture's dropped rows changed: {kinds}")
+check("Dropped runs: 10 rows left out of every figure and table (1 calibrate, 7 join, 2 lock)" in report,
+      "run summary lacks the dropped counts")
+check("| timeout | 124 | NONE | timeout, verification NONE |" in report, "timeout row not listed among dropped runs")
 check("| ok | 0 | FAIL | status ok, exit code 0 and verification FAIL disagree |" in report, "disagreeing row not listed")
 check("| -1 | failed | 1 | FAIL |" in report and "| -2 | ok | 0 | PASS | warm-up |" in report, "warm-up rows not listed")
-for bench, names in (("join", ("join_throughput", "join_scaleup", "join_phases_radix", "join_phases_sortmerge", "join_model")),
-                     ("lock", ("lock_throughput", "lock_latency", "lock_remote"))):
-    note = f"dropped {drops[bench]} failed {bench} rows"
-    for name in names:
-        check(any(ln.startswith(f"rmaplot: wrote {os.path.join(out, name)}.png") and note in ln for ln in so.splitlines()),
-              f"rmaplot's line for {name} does not say '{note}'")
-    sections = report.split("\n### ")
-    titled = [sec for sec in sections if f"]({names[0]}.png)" in sec]
-    check(titled and note.capitalize() in titled[0], f"report section of {names[0]} does not say '{note}'")
-check(f"mean. Dropped {drops['join']} failed join rows" in report, "join table does not say how many rows it dropped")
-check(f"Medians over runs. Dropped {drops['lock']} failed lock rows" in report, "lock table does not say how many rows it dropped")
+check("| refused | 0 | NONE | refused |" in report, "refused row not listed")
+notes = {"join": "dropped 7 join rows (5 failed, 1 refused, 1 warm-up)", "lock": "dropped 2 lock rows (2 failed)"}
+for name in NAMES:
+    note = notes[name.split("_")[0]]
+    check(any(ln.startswith(f"rmaplot: wrote {os.path.join(out, name)}.png") and note in ln for ln in so.splitlines()),
+          f"rmaplot's line for {name} does not say '{note}'")
+    sec = [s for s in report.split("\n### ") if f"]({name}.png)" in s]
+    check(sec and note.capitalize() in sec[0], f"report section of {name} does not say '{note}'")
+check(f"Dropped 7 join rows (5 failed, 1 refused, 1 warm-up)." in section("\n## Join throughput\n", "|"), "join table: dropped")
+check("Dropped 2 lock rows (2 failed)." in section("\n## Lock table throughput\n", "|"), "lock table: dropped")
 check("Slurm jobs: 4242" in report and "0123456789abcdef" in report, "environment (job, commit) missing")
-for f in ("join_throughput.png", "lock_remote.png"):
-    check(f"]({f})" in report, f"report does not embed {f}")
 
-# bad input: one line on stderr, exit 2, no traceback
+# --- the figures, drawn here: what each point and bar is ----------------------------------------
+from matplotlib.container import BarContainer, ErrorbarContainer  # noqa: E402
+from rmaplots import config, data, report as rreport, style  # noqa: E402
+
+check(config.unknown(header) == [], f"columns rmaplots does not classify: {config.unknown(header)}")
+syn = dict(next(r for r in locks if r["workload"] == "synthetic"))
+check(config.configuration(syn) == config.configuration(dict(syn, isolation="serializable")),
+      "an isolation level recorded for synthetic (older CSVs) splits its runs")
+tpc = next(r for r in locks if r["workload"] == "tpcc")
+other = "serializable" if tpc["isolation"] != "serializable" else "read-committed"
+check(config.configuration(tpc) != config.configuration(dict(tpc, isolation=other)), "tpcc isolation levels pooled")
+check("remote" not in config.label(config.configuration(tpc), ["workload", "remote_prob"]),
+      "a TPC-C run labelled by the remote probability it ignores")
+mpich = next(r for r in rows if r["mpi_library"].startswith("MPICH"))
+check(len(mpich["mpi_version"]) > 2000 and config.mpi_name(dict(mpich, mpi_library="MPICH")) == "MPICH 4.0.2",
+      "the MPICH short name is not recovered from the configure dump")
+check(data.interval([1.0, 1.0, 10.0])[1] == 0.0, "a confidence interval below 0 for a non-negative quantity")
+
+MAY_VARY = {"ranks", "hosts", "ranks_per_host", "radix_bits", "r_tuples", "s_tuples", "servers", "agents"}
+LABELLED = {"algo": lambda v: v, "workload": lambda v: v, "isolation": lambda v: v, "mpi_library": lambda v: v,
+            "hosts": lambda v: f"{v} host", "ranks_per_host": lambda v: f"{v} rank", "window": lambda v: f"window {v}",
+            "flush": lambda v: f"flush {v}", "buffer_size": lambda v: f"buffer {int(v) // 1024} KiB",
+            "transport": lambda v: f"transport {v}", "checked": lambda v: "--no-check" if v == "no" else "checked",
+            "remote_prob": lambda v: f"remote {100 * float(v):g}%", "servers": lambda v: f"{v} server"}
+
+
+def match(cands, col, y, scale=1.0):
+    """The configurations among cands (key -> rows) whose median of col (times scale) is y."""
+    return [k for k, g in cands.items() if close(med(g, col) * scale, y)]
+
+
+def named(name, series):
+    """series: [(label, [configuration dicts])]: labels unique, and each names its value of every
+    column that differs between the series (where the column applies)."""
+    labels = [lab for lab, _ in series]
+    check(len(set(labels)) == len(labels), f"{name}: labels not unique: {labels}")
+    def applies(d, col):  # TPC-C ignores --remote-prob (it records 0): nothing to name
+        return "" if col == "remote_prob" and d.get("workload") not in ("synthetic", "bank") else d[col]
+
+    for col, f in LABELLED.items():
+        vals = [{applies(d, col) for d in ds} for _, ds in series]
+        if any(len(v) != 1 for v in vals) or len({next(iter(v)) for v in vals} - {""}) < 2:
+            continue
+        for (lab, _), v in zip(series, vals):
+            val = next(iter(v))
+            check(val == "" or f(val) in lab, f"{name}: '{lab}' does not name {col} {val}")
+
+
+def lines_of(name, ax, rs, xcol, col, scale, xscale=1.0, may_vary=MAY_VARY, legend_ax=None):
+    """Each point of each errorbar line is the median of exactly one configuration at its x; a line
+    keeps its configuration apart from may_vary; whiskers stay at or above 0; the legend (on
+    legend_ax where panels share one) names every line."""
+    drawn, series = set(), []
+    for c in [c for c in ax.containers if isinstance(c, ErrorbarContainer)]:
+        xs, ys = c.lines[0].get_data()
+        ds = []
+        for x, y in zip(xs, ys):
+            at = groups(r for r in rs if close(float(r[xcol]) * xscale, x))
+            hit = match(at, col, y, scale)
+            check(len(hit) == 1, f"{name}: '{c.get_label()}' at {x:g}: {y:.6g} is the median of {len(hit)} configurations")
+            if hit:
+                check(hit[0] not in drawn, f"{name}: a configuration drawn twice at {x:g}")
+                drawn.add(hit[0])
+                ds.append(dict(hit[0]))
+        fixed = [{k: v for k, v in d.items() if k not in may_vary and k != xcol} for d in ds]
+        check(all(f == fixed[0] for f in fixed), f"{name}: line '{c.get_label()}' mixes configurations")
+        for coll in c.lines[2]:
+            check(min(seg[:, 1].min() for seg in coll.get_segments()) >= 0, f"{name}: a whisker below 0")
+        series.append((c.get_label(), ds))
+    leg = (legend_ax or ax).get_legend()
+    if len(series) > 1:
+        texts = [t.get_text() for t in leg.get_texts()] if leg else []
+        check(sorted(texts) == sorted(lab for lab, _ in series), f"{name}: legend {texts}")
+    named(name, series)
+    return drawn, series
+
+
+def bars_of(name, ax, rs, parts, horizontal=False, at=None):
+    """Each bar position (a tick) stacks the medians of exactly one configuration's rows; returns
+    the configurations."""
+    conts = [c for c in ax.containers if isinstance(c, BarContainer)][:len(parts)]
+    ticks = [t.get_text() for t in (ax.get_yticklabels() if horizontal else ax.get_xticklabels())]
+    out = []
+    for i, tick in enumerate(ticks):
+        cands = groups(r for r in rs if at is None and r["ranks"] == tick.split("\n")[0] or at is not None and r["ranks"] == at)
+        size = [(p.get_width() if horizontal else p.get_height()) for p in (c.patches[i] for c in conts)]
+        hit = [k for k, g in cands.items() if all(close(med0(g, col), h) for col, h in zip(parts, size))]
+        check(len(hit) == 1, f"{name}: bar '{tick}' is the median of {len(hit)} configurations")
+        out += hit
+    return out
+
+
+def inside(name, fig):
+    """Everything drawn lies inside the canvas, and no legend covers an axes."""
+    style.finish(fig)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    bb, (w, h) = fig.get_tightbbox(r), fig.get_size_inches()
+    check(bb.x0 >= -0.02 and bb.y0 >= -0.02 and bb.x1 <= w + 0.02 and bb.y1 <= h + 0.02,
+          f"{name}: drawn outside the canvas: {bb} in {w}x{h} in")
+    axes = [a for a in fig.axes if a.get_visible()]
+    for a in axes:
+        if a.get_legend():
+            lb = a.get_legend().get_window_extent(r)
+            for b in axes:
+                check(not lb.overlaps(b.get_window_extent(r)), f"{name}: a legend covers an axes")
+
+
+rrows = data.load([fixture])
+drawn = {n: fn(rrows) for n, _, _, fn in rreport.FIGURES}
+
+# Fig 4.2: every configuration of the main workload, each point its own median
+d = drawn["join_throughput"]
+got, series = lines_of("join_throughput", d.fig.axes[0], main, "ranks", "throughput", 1e-6)
+check(got == set(G_MAIN), f"join_throughput: {len(set(G_MAIN) - got)} configurations not drawn")
+check(f"Shows {len(series)} configurations" in section("### Join throughput against ranks"), "report: join_throughput count")
+# Fig 4.6: a line keeps its ranks per host
+d = drawn["join_scaleup"]
+got, series = lines_of("join_scaleup", d.fig.axes[0], main, "ranks", "throughput", 1e-6, may_vary=MAY_VARY - {"ranks_per_host"})
+check(len({s[1][0]["ranks_per_host"] for s in series}) >= 2, "join_scaleup: fewer than two ranks-per-host lines")
+# Figs 4.3a, 4.4a and the reference join: a panel per configuration, titled by what differs
+for algo in ("radix", "sortmerge", "reference"):
+    name = f"join_phases_{algo}"
+    fig = drawn[name].fig
+    rs = [r for r in main if r["algo"] == algo]
+    panels, seen = [], set()
+    for ax in [a for a in fig.axes if a.get_visible()]:
+        phases = [c.get_label() for c in ax.containers if isinstance(c, BarContainer)]
+        got = bars_of(name, ax, rs, [f"t_{p}_avg" for p in phases])
+        check(not seen & set(got), f"{name}: a configuration in two panels")
+        seen |= set(got)
+        panels.append((ax.get_title(), [dict(k) for k in got]))
+        fixed = [{k: v for k, v in dict(g).items() if k not in MAY_VARY} for g in got]
+        check(all(f == fixed[0] for f in fixed), f"{name}: panel '{ax.get_title()}' mixes configurations")
+    check(seen == {k for k in G_MAIN if dict(k)["algo"] == algo}, f"{name}: configurations missing")
+    if len(panels) > 1:
+        named(name, panels)
+    if algo == "reference":
+        check(phases[:2] == ["exchange", "build_probe"], f"reference phases drawn: {phases}")
+# Fig 3.15: measured and predicted bars of one configuration per panel
+fig = drawn["join_model"].fig
+seen = set()
+for ax in [a for a in fig.axes if a.get_visible()]:
+    conts = [c for c in ax.containers if isinstance(c, BarContainer)]
+    phases = [c.get_label() for c in conts if not c.get_label().startswith("_")]
+    got = bars_of("join_model", ax, [r for r in main if r["model_total"]], [f"t_{p}_avg" for p in phases])
+    seen |= set(got)
+    for i, k in enumerate(got):
+        g = G_MAIN[k]
+        for c, p in zip(conts[len(phases):], phases):
+            want = statistics.median(float(r[f"model_{p}"]) for r in g) if g[0][f"model_{p}"] else 0.0
+            check(close(c.patches[i].get_height(), want), f"join_model: model bar {p} of {ax.get_title()}")
+check(seen == {k for k, g in G_MAIN.items() if g[0]["model_total"]}, "join_model: configurations missing")
+# Fig 5.5: lines per configuration; the runs at one rank count only are named as not drawn
+d = drawn["lock_throughput"]
+got, series = lines_of("lock_throughput", d.fig.axes[0], locks, "ranks", "commits_per_s", 1e-6)
+got2, series2 = lines_of("lock_throughput (b)", d.fig.axes[1], locks, "ranks", "lock_requests_per_s", 1e-6,
+                         legend_ax=d.fig.axes[0])  # one legend below (a) names the lines of both panels
+check([lab for lab, _ in series2] == [lab for lab, _ in series], "lock_throughput: (a) and (b) draw different lines")
+single = {k for k, g in G_LOCK.items() if g[0]["ranks"] == "8" and (g[0]["remote_prob"] in ("0.01", "0.05") or g[0]["servers"] == "2")}
+check(got == got2 == set(G_LOCK) - single, f"lock_throughput: drawn {len(got)}, expected {len(G_LOCK) - len(single)}")
+check(len(d.hidden) == 3 and any("3 configurations" in t.get_text() for t in d.fig.texts), "lock_throughput: no note")
+check(not any(lab.endswith(",") or ", ," in lab for lab, _ in series), "lock_throughput: a label with an empty part")
+# Fig 5.6: a bar per configuration at 8 ranks
+d = drawn["lock_latency"]
+got = bars_of("lock_latency", d.fig.axes[0], [r for r in locks if r["ranks"] == "8"],
+              ["lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us"], horizontal=True, at="8")
+check(set(got) == {k for k, g in G_LOCK.items() if g[0]["ranks"] == "8"}, "lock_latency: configurations missing")
+named("lock_latency", [(t.get_text(), [dict(k)]) for t, k in zip(d.fig.axes[0].get_yticklabels(), got)])
+# Fig 5.7: the sweep with remote locks is drawn; the one on 1 server is not, and the figure says so
+d = drawn["lock_remote"]
+got, _ = lines_of("lock_remote", d.fig.axes[0], locks, "remote_prob", "commits_per_s", 1e-6, xscale=100.0, may_vary=set())
+want = {k for k, g in G_LOCK.items() if (g[0]["workload"], g[0]["ranks"], g[0]["servers"], g[0]["transport"], g[0]["checked"],
+                                          g[0]["mpi_library"]) == ("synthetic", "8", "4", "rma", "yes", "Open MPI 4.1.4")}
+check(got == want, f"lock_remote: drew {len(got)} of {len(want)} points of the 8-rank sweep")
+check(any("remote share 0" in t.get_text() and "1 server" in t.get_text() for t in d.fig.texts),
+      "lock_remote: no note on the figure about the sweep with remote share 0")
+check("remote share 0" in section("### Remote lock probability"), "report: no note about remote share 0")
+
+# confidence intervals stop at 0: one configuration with a wild run
+wild = [dict(r) for r in rrows]
+k = next(iter(G_MAIN))
+for r in wild:
+    if r.get("_file") and how({c: r.get(c, "") for c in header}) == k and r["repeat_index"] == "0":
+        r["throughput"] = str(float(r["throughput"]) * 40)
+d = style.Drawn()
+try:
+    from rmaplots import scaling  # noqa: E402
+    d = scaling.fig_throughput(wild)
+    lows = [min(seg[:, 1].min() for seg in coll.get_segments()) for c in d.fig.axes[0].containers
+            if isinstance(c, ErrorbarContainer) for coll in c.lines[2]]
+    check(min(lows) == 0.0, f"a wide interval is not clipped at 0 (lowest whisker {min(lows)})")
+finally:
+    if d.fig:
+        import matplotlib.pyplot as plt  # noqa: E402
+        plt.close(d.fig)
+
+# more configurations than panels: refused, naming the columns that differ (here only the buffer size)
+many = [dict(r, buffer_size=str(65536 << (int(r["ranks"]) % 7 + i % 7))) for i, r in enumerate(
+    r for r in rrows if r["algo"] == "radix" and r["mpi_library"].startswith("Open") and r["hosts"] == "1" and
+    r["window"] == "allocate" and r["buffer_size"] == "65536")]
+from rmaplots import breakdown  # noqa: E402
+d = breakdown.fig_breakdown(many, "radix")
+check(d.fig is None and "differing in buffer_size (" in d.skipped, f"join_phases_radix with many buffer sizes: {d.skipped!r}")
+
+for n, d in drawn.items():
+    if d.fig:
+        inside(n, d.fig)
+    else:
+        check(False, f"{n}: not drawn: {d.skipped}")
+
+# --- bad input: one line on stderr, exit 2, no traceback ------------------------------------------
 bad = os.path.join(tmp, "bad.csv")
 with open(bad, "w") as f:
     f.write("bench,status,ranks\njoin,ok,2\n")
@@ -163,15 +472,9 @@ for case in ("out-is-file", "fifo-report", "dir-figure", "dangling-link"):
     else:
         check(sorted(os.listdir(o)) == [os.path.basename(victim)], f"{case}: wrote {sorted(os.listdir(o))}")
         check(case != "fifo-report" or stat.S_ISFIFO(os.lstat(victim).st_mode), "the FIFO was replaced")
-linked = os.path.join(tmp, "linked")
-os.mkdir(linked)
-os.symlink(plain, os.path.join(linked, "report.md"))
-rc, so, se = run("report", fixture, "--out", linked)
-check(rc == 0 and os.path.islink(os.path.join(linked, "report.md")) and open(plain).read().startswith("# rmabench results"),
-      f"a report.md linked to a regular file: exit {rc}, {se!r}")
-check(not [n for n in os.listdir(linked) + os.listdir(tmp) if ".tmp." in n], "temporary files left behind")
 
-# absent data is skipped with a note: a lock-only file still gives lock figures and exit 0
+# absent data is skipped with a note: a lock-only file still gives lock figures and exit 0 (written
+# through a report.md that links to a regular file)
 lockonly = os.path.join(tmp, "lock-only.csv")
 with open(fixture, newline="") as f, open(lockonly, "w", newline="") as g:
     rd = csv.reader(f)
@@ -180,11 +483,15 @@ with open(fixture, newline="") as f, open(lockonly, "w", newline="") as g:
     for r in rd:
         if r[1] == "lock":
             w.writerow(r)
-out2 = os.path.join(tmp, "out2")
-rc, so, se = run("figures", lockonly, "--out", out2)
-check(rc == 0, f"lock-only: exit {rc}: {se}")
+linked = os.path.join(tmp, "linked")
+os.mkdir(linked)
+os.symlink(plain, os.path.join(linked, "report.md"))
+rc, so, se = run("report", lockonly, "--out", linked)
+check(rc == 0 and os.path.islink(os.path.join(linked, "report.md")) and open(plain).read().startswith("# rmabench results"),
+      f"a report.md linked to a regular file: exit {rc}, {se!r}")
+check(not [n for n in os.listdir(linked) + os.listdir(tmp) if ".tmp." in n], "temporary files left behind")
 check("no verified join runs" in so, f"lock-only: no skip note: {so}")
-check(os.path.exists(os.path.join(out2, "lock_throughput.png")) and not os.path.exists(os.path.join(out2, "join_throughput.png")),
+check(os.path.exists(os.path.join(linked, "lock_throughput.png")) and not os.path.exists(os.path.join(linked, "join_throughput.png")),
       "lock-only: wrong figure set")
 
 print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
