@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "bench/memory.h"
+#include "bench/options.h"
 #include "cmd/lock/lock_cmd.h"
 #include "locking/lock_plan.h"
 
@@ -76,6 +77,9 @@ static int print_memory(const lock_plan *p, const lock_opts *o)
 
 int lock_plan_print(const lock_opts *o)
 {
+    if (bench_env_rank() != 0) { /* started by a launcher anyway: one rank prints, all exit alike */
+        if (freopen("/dev/null", "w", stdout) == NULL || freopen("/dev/null", "w", stderr) == NULL) return 2;
+    }
     bench_ctx ctx;
     lock_plan_placement(&ctx, (int)o->plan_ranks, (int)o->plan_ranks_per_host);
     lock_plan p;
