@@ -27,6 +27,9 @@ static const char *const columns[] = {
     "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
     "checked", /* every grant checked by the oracle (yes), or --no-check (no) */
+    /* lock plan (locking/lock_plan.h, as --plan prints it): mailboxes as allocated, the planned peak */
+    "mailbox_server_bytes", "mailbox_agent_bytes", "lock_table_pairs_max", "mem_rank_planned",
+    "mem_rank_beyond_data_planned",
     /* lock results */
     "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
     "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",

@@ -87,6 +87,8 @@ static void bank_undo(lock_run *run, const lock_request *reqs, const int64_t old
     }
 }
 
+size_t lock_agent_bytes_per_server(void) { return sizeof(contact) + 2 * sizeof(int); }
+
 /* One agent's state across its transactions: the servers contacted by the running transaction. */
 typedef struct {
     lock_run *run;

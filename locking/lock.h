@@ -37,6 +37,8 @@ typedef struct {
     int64_t seed;
     bool check;              /* the oracle's ledger checks every grant (lock_oracle.h); --no-check */
     int64_t wait_bound_s;    /* bound of every blocking wait (lock response, vote, ack) */
+    bool plan;               /* --plan: print the plan (locking/lock_plan.h) for plan_ranks, no MPI */
+    int64_t plan_ranks, plan_ranks_per_host;
 } lock_opts;
 
 /* Who is who: servers and agents spread evenly over hosts. Servers own equal contiguous ranges of
@@ -142,9 +144,14 @@ typedef struct {
     uint64_t active_locks_end, active_txns_end;
 } server_stats;
 void lock_server_run(lock_run *run, server_stats *st);
+/* Peak bytes a server holds per agent (its running transaction, grants awaiting the audit, the
+ * ledger's per-agent heads and votes): for plans (locking/lock_plan.h). */
+size_t lock_server_bytes_per_agent(void);
 
 /* agent.c */
 void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, uint64_t *rtt_hist,
                     int64_t *bank_delta /* [accounts] or NULL */);
+/* Bytes an agent holds per server (whom the running transaction contacted): for plans. */
+size_t lock_agent_bytes_per_server(void);
 
 #endif

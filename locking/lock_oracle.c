@@ -36,6 +36,14 @@ struct oracle_lock {
 
 enum { PRINT_AT_MOST = 3 };
 
+size_t lock_oracle_bytes_per_lock(void)
+{
+    /* a lock and a holder per pair, four hash slots (load factor 1/4 to 1/2) */
+    return sizeof(oracle_lock) + sizeof(oracle_holder) + 4 * (sizeof(uint64_t) + sizeof(void *));
+}
+
+size_t lock_oracle_bytes_per_agent(void) { return sizeof(oracle_holder *) + sizeof(oracle_vote); }
+
 static void *xmalloc(size_t bytes)
 {
     void *p = malloc(bytes);

@@ -57,6 +57,10 @@ typedef struct lock_oracle {
     oracle_stats st;
 } lock_oracle;
 
+/* Peak bytes of the ledger per (lock, transaction) pair held, and per agent: for plans. */
+size_t lock_oracle_bytes_per_lock(void);
+size_t lock_oracle_bytes_per_agent(void);
+
 /* Also runs the 36-pair self-check of lock_compatible() (st.table_mismatches). */
 void lock_oracle_init(lock_oracle *o, bool ledger, int nagents);
 void lock_oracle_free(lock_oracle *o);

@@ -5,16 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles, notify_ep *ep,
-                   rma_window *data, lock_workload *wl)
+void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles,
+                   const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl)
 {
     notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
-                roles->i_am_server ? roles->nagents : 1, (int)sizeof(lock_msg), ctx->oversubscribed);
+                roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->oversubscribed);
     *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
-    MPI_CHECK(ctx->rank, MPI_Win_allocate(64, 1, MPI_INFO_NULL, ctx->comm, &run->vote_base, &run->vote_win));
+    MPI_CHECK(ctx->rank, MPI_Win_allocate((MPI_Aint)plan->vote_window, 1, MPI_INFO_NULL, ctx->comm, &run->vote_base,
+                                          &run->vote_win));
     MPI_Win_set_errhandler(run->vote_win, MPI_ERRORS_RETURN);
-    memset(run->vote_base, 0, 64);
+    memset(run->vote_base, 0, plan->vote_window);
     MPI_CHECK(ctx->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, run->vote_win));
     if (o->workload == WL_BANK) {
         uint64_t range = lock_server_range(roles);

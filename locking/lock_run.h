@@ -8,14 +8,15 @@
 #include <stdint.h>
 
 #include "locking/lock.h"
+#include "locking/lock_plan.h"
 #include "locking/workloads/registry.h"
 #include "rma/window.h"
 
-/* Collective: mailboxes, vote words, the bank's data window (balances of this server's accounts),
- * the agents' communicator, and the workload on agents. A workload that cannot open (a bad trace
+/* Collective: mailboxes and vote words as planned (locking/lock_plan.h), the bank's data window
+ * (balances of this server's accounts), the agents' communicator, and the workload on agents. A workload that cannot open (a bad trace
  * file) fails every rank with exit 2. */
-void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles, notify_ep *ep,
-                   rma_window *data, lock_workload *wl);
+void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles,
+                   const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl);
 void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl);
 
 /* What every rank contributed, summed (and the agents' elapsed time as the maximum) on rank 0. */

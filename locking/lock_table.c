@@ -61,6 +61,21 @@ void lt_free(lock_table *t)
     txn_table_free(&t->txns);
 }
 
+/* hash maps keep a load factor of at least 1/4 (they double at 1/2): four slots of key and value */
+#define MAP_SLOT_BYTES (4 * (sizeof(uint64_t) + sizeof(void *)))
+
+size_t lt_bytes_per_lock(void)
+{
+    /* an entry starts with 4 holders (get_or_create); lists double, so 2 words per id in txn lists */
+    return sizeof(lt_lock) + 4 * sizeof(lt_holder) + MAP_SLOT_BYTES + 2 * sizeof(uint64_t) + sizeof(lt_lock *);
+}
+
+/* a transaction entry starts with 16 lock ids (txn_table.c) */
+size_t lt_bytes_per_txn(void)
+{
+    return sizeof(txn_entry) + 16 * sizeof(uint64_t) + MAP_SLOT_BYTES + sizeof(txn_entry *) + sizeof(lt_waiter);
+}
+
 /* --- lock entries (recycled: a server touches millions of short-lived locks) ------------------ */
 
 static lt_lock *get_or_create(lock_table *t, uint64_t id)

@@ -107,6 +107,11 @@ static inline bool lt_has_waiters(const lock_table *t) { return t->waiting != NU
 /* The granted mode of txn on lock_id (LOCK_NL when none), and the lock's mode (Table 2.1b). */
 lock_mode lt_held_mode(const lock_table *t, uint64_t lock_id, uint64_t txn);
 lock_mode lt_lock_mode(const lock_table *t, uint64_t lock_id);
+/* Peak bytes a lock table holds per (lock, transaction) pair held (entry, holders, hash slots at
+ * the lowest load factor, the transaction's lock list), and per running transaction (its entry,
+ * hash slots, one waiting request): for plans (locking/lock_plan.h). */
+size_t lt_bytes_per_lock(void);
+size_t lt_bytes_per_txn(void);
 static inline size_t lt_active_locks(const lock_table *t) { return t->locks.n; }
 static inline size_t lt_active_txns(const lock_table *t) { return txn_table_size(&t->txns); }
 

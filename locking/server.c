@@ -25,6 +25,12 @@ typedef struct server_audit {
     size_t nsent, cap;
 } server_audit;
 
+size_t lock_server_bytes_per_agent(void)
+{
+    /* the step's grants: one per agent at most, as each agent waits for one answer at a time */
+    return sizeof(struct sent_grant) + lt_bytes_per_txn() + lock_oracle_bytes_per_agent();
+}
+
 static void audit_later(server_audit *au, uint32_t agent, uint64_t lock_id, uint64_t txn, lock_mode mode)
 {
     if (!au->oracle.ledger) return;

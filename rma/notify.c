@@ -36,6 +36,20 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+uint64_t notify_mailbox_bytes(notify_transport t, int my_slots, int max_slots, int msg_bytes)
+{
+    if (t == NOTIFY_MSG) return (uint64_t)my_slots * (uint64_t)msg_bytes;
+    /* the slots follow the largest notification area, so that every rank finds them at one offset */
+    uint64_t words = ((uint64_t)max_slots + 63) / 64;
+    return rma_round_size(words * 8 + (uint64_t)my_slots * (uint64_t)msg_bytes);
+}
+
+uint64_t notify_mailbox_aux_bytes(notify_transport t, int my_slots)
+{
+    if (t == NOTIFY_MSG) return (uint64_t)my_slots * sizeof(MPI_Request);
+    return 2 * (((uint64_t)my_slots + 63) / 64) * sizeof(uint64_t);
+}
+
 void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_mode poll, int my_slots,
                  int msg_bytes, bool yield)
 {
@@ -52,7 +66,8 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
 
     if (t == NOTIFY_MSG) {
         ep->recv_reqs = xcalloc((size_t)my_slots, sizeof *ep->recv_reqs);
-        ep->recv_bufs = mem_alloc_large((uint64_t)my_slots * (uint64_t)msg_bytes); /* zeroed, --numa policy */
+        ep->mailbox_bytes = notify_mailbox_bytes(t, my_slots, my_slots, msg_bytes);
+        ep->recv_bufs = mem_alloc_large(ep->mailbox_bytes); /* zeroed, --numa policy */
         if (!ep->recv_bufs) {
             fprintf(stderr, "rmabench: rank %d: out of memory allocating %d receive buffers\n", ep->rank, my_slots);
             abort();
@@ -69,8 +84,8 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     /* Slots follow the words directly: with few slots the payload and its notification share a
      * cache line, one line transfer less per message between cores. */
     ep->slot_offset = (MPI_Aint)max_words * 8;
-    uint64_t bytes = rma_round_size((uint64_t)ep->slot_offset + (uint64_t)my_slots * (uint64_t)msg_bytes);
-    ep->win_bytes = bytes;
+    uint64_t bytes = notify_mailbox_bytes(t, my_slots, max_words * 64, msg_bytes);
+    ep->win_bytes = ep->mailbox_bytes = bytes;
     /* Own allocation rather than rma_window_alloc (whose info announces MPI_SUM): senders only
      * toggle bits with MPI_BXOR and the target only reads with MPI_NO_OP. (Millisecond stalls seen
      * on MPICH came from ranks spinning while their peer was descheduled, see notify_idle, not

@@ -43,6 +43,7 @@ typedef struct {
     int rank, size;
     int slots, msg_bytes;
     bool yield;
+    uint64_t mailbox_bytes;   /* what this rank's mailbox took (window or receive buffers) */
     /* rma */
     MPI_Win win;
     unsigned char *base;
@@ -57,6 +58,12 @@ typedef struct {
     unsigned char *recv_bufs; /* [slots * msg_bytes], mem_alloc_large (placed by --numa) */
     uint64_t sent, received;
 } notify_ep;
+
+/* The bytes notify_open allocates for a mailbox of my_slots slots when the largest mailbox of the
+ * communicator has max_slots: the window (rma) or the receive buffers (msg); and the rank's own
+ * bookkeeping beside it (seen and pending words, or request handles). MPI-free, for plans. */
+uint64_t notify_mailbox_bytes(notify_transport t, int my_slots, int max_slots, int msg_bytes);
+uint64_t notify_mailbox_aux_bytes(notify_transport t, int my_slots);
 
 /* Collective over comm. my_slots >= 1, msg_bytes a multiple of 8. */
 void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_mode poll, int my_slots,

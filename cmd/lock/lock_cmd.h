@@ -1,7 +1,8 @@
 /* `rmabench lock`, read as its phases:
  *   lock_opts.c     the flags and their checks; MPI-free
- *   lock_setup.c    MPI, roles, the memory estimate, placement, the operator's communication
- *                   (locking/lock_run.h), the run header
+ *   lock_plan.c     --plan: the run's plan (locking/lock_plan.h) for any rank count; MPI-free
+ *   lock_setup.c    MPI, the plan (roles, mailboxes, the memory check), placement, the operator's
+ *                   communication (locking/lock_run.h), the run header
  *   lock_main.c     run every rank's role, reduce, verify (locking/lock_verify.h), report, record
  *   lock_report.c   throughput, latency breakdowns (thesis Fig. 5.6), servers, invariants
  *   lock_record.c   the CSV row (cmd/results_schema.h)
@@ -15,13 +16,18 @@
 
 /* Parses argv[2..] into o (defaults first); exits 0 after --help, 2 on bad input. MPI-free. */
 void lock_parse_opts(lock_opts *o, int argc, char **argv);
+/* --plan: prints the plan for o->plan_ranks ranks; returns the exit code (2: refused, or it does
+ * not fit this host's memory, with the line a run would print). MPI-free. */
+int lock_plan_print(const lock_opts *o);
 
 typedef struct {
     lock_opts o;
     bench_ctx ctx;
     numa_report numa;
     lock_roles roles;
+    lock_plan plan;           /* locking/lock_plan.h: what --plan prints */
     notify_ep ep;
+    uint64_t mailbox_bytes[2]; /* rank 0: largest server and agent mailbox as allocated */
     lock_run run;
     rma_window data;          /* bank balances (servers) */
     lock_workload wl;         /* agents */

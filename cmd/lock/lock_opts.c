@@ -1,6 +1,7 @@
 /* The flags of `rmabench lock`, in groups (common, then per workload), and their checks. A flag the
  * chosen workload or deadlock policy would ignore is refused, naming both; only flags given count.
  * MPI-free (parsed before MPI_Init). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 typedef struct {
     bool duration, tpa, remote_prob, vote_no_prob, locks_per_txn, locks_per_server, lock_timeout;
     bool isolation, warehouses, trace, accounts;
+    bool ranks, ranks_per_host, output, model;
 } lock_seen;
 
 static void default_opts(lock_opts *o)
@@ -42,6 +44,24 @@ static void only_with(bool given, const char *flag, const lock_opts *o, const ch
 {
     if (given)
         opt_usage_error("--%s: --workload %s ignores it (%s only)", flag, workload_kind_names[o->workload], which);
+}
+
+/* --plan and its placement (the same flags and meaning as `rmabench join --plan`). */
+static void check_plan(lock_opts *o, const lock_seen *seen)
+{
+    if (!o->plan) {
+        if (seen->ranks || seen->ranks_per_host)
+            opt_usage_error("--%s: only with --plan (a run takes its ranks from mpirun)",
+                            seen->ranks ? "ranks" : "ranks-per-host");
+        return;
+    }
+    if (!seen->ranks) opt_usage_error("--ranks: required with --plan");
+    if (seen->output) opt_usage_error("--output: --plan runs nothing, so it writes no row");
+    if (seen->model) opt_usage_error("--model: --plan runs nothing to compare with the model");
+    if (!seen->ranks_per_host) o->plan_ranks_per_host = o->plan_ranks; /* one host */
+    if (o->plan_ranks_per_host > o->plan_ranks)
+        opt_usage_error("--ranks-per-host: %" PRId64 " is more than --ranks %" PRId64, o->plan_ranks_per_host,
+                        o->plan_ranks);
 }
 
 /* Checks between flags, after parsing. */
@@ -88,8 +108,8 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         {"deadlock", OPT_CHOICE, &o->deadlock, "timeout (bounded wait), nowait or waitdie", 0, 0, deadlock_policy_names, NULL},
         {"lock-timeout", OPT_DURATION, &o->lock_timeout, "--deadlock timeout only: longest wait at the head of a waiting group", 1e-6, 3600, NULL, &seen.lock_timeout},
         {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC (bank: 0.1 unless given)", 0, 1, NULL, &seen.vote_no_prob},
-        {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, NULL},
-        {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, NULL},
+        {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, &seen.output},
+        {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, &seen.model},
         {"numa", OPT_CHOICE, &o->numa, "memory placement of mailboxes and data (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         {"seed", OPT_INT, &o->seed, "workload and vote seed", 0, 9.2e18, NULL, NULL},
         {"check", OPT_BOOL, &o->check, "check every grant against the oracle's ledger of granted locks (--no-check: only the end-of-run, 2PC and Table 2.1 checks)", 0, 0, NULL, NULL},
@@ -114,7 +134,14 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         {"trace", OPT_STRING, &o->trace, "lock trace file (rmabench lock-trace)", 0, 0, NULL, &seen.trace},
         OPT_END,
     };
-    const opt_spec *tables[] = {common, synthetic, per_workload, NULL};
+    const opt_spec plan[] = {
+        {"plan without running (--plan)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"plan", OPT_BOOL, &o->plan, "print the plan of this run at --ranks (servers, agents, mailboxes, lock table bound, memory per rank and host, whether it fits this host) and exit; no MPI, no mpirun", 0, 0, NULL, NULL},
+        {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the run (required)", 1, 1e7, NULL, &seen.ranks},
+        {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks per host, in blocks (default: --ranks, one host)", 1, 1e7, NULL, &seen.ranks_per_host},
+        OPT_END,
+    };
+    const opt_spec *tables[] = {common, synthetic, per_workload, plan, NULL};
     char err[512];
     int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
     if (rc == OPT_HELP) {
@@ -125,4 +152,5 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
     if (o->workload == WL_BANK && !seen.remote_prob) o->remote_prob = BANK_REMOTE_PROB;
     if (o->workload == WL_BANK && !seen.vote_no_prob) o->vote_no_prob = BANK_VOTE_NO_PROB;
     check_opts(o, &seen);
+    check_plan(o, &seen);
 }

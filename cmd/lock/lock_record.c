@@ -28,6 +28,11 @@ static void parameter_columns(record *rec, const lock_session *ls)
     else record_set(rec, "duration", "%g", o->duration);
     record_set(rec, "vote_no_prob", "%g", o->vote_no_prob);
     record_set(rec, "checked", "%s", o->check ? "yes" : "no");
+    record_set(rec, "mailbox_server_bytes", "%" PRIu64, ls->mailbox_bytes[0]);
+    record_set(rec, "mailbox_agent_bytes", "%" PRIu64, ls->mailbox_bytes[1]);
+    record_set(rec, "lock_table_pairs_max", "%" PRIu64, ls->plan.table_pairs_max);
+    record_set(rec, "mem_rank_planned", "%" PRIu64, ls->plan.rank_max);
+    record_set(rec, "mem_rank_beyond_data_planned", "%" PRIu64, ls->plan.rank_beyond_data);
 }
 
 static void result_columns(record *rec, const lock_totals *t, const lock_figures *f)

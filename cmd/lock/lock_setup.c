@@ -2,6 +2,7 @@
  * of the workload, the memory estimate, placement and the operator's communication. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/memory.h"
@@ -10,30 +11,30 @@
 #include "cmd/lock/lock_cmd.h"
 #include "cmd/results_schema.h"
 
-/* Collective: servers and agents, the workload's lock space, the memory of balances and histograms. */
-static void plan_roles(lock_session *ls)
+/* Collective: the plan of this run (servers and agents, the workload's lock space, mailboxes,
+ * memory: locking/lock_plan.h, as --plan prints it), refused on every rank together. */
+static void plan_run(lock_session *ls)
 {
     bench_ctx *ctx = &ls->ctx;
-    const lock_opts *o = &ls->o;
-    if (ctx->size < 2) bench_usage_error(ctx, "lock: needs at least 2 ranks (one lock server and one agent)");
-    int nservers = o->servers ? (int)o->servers : ctx->size / 2;
-    if (nservers >= ctx->size)
-        bench_usage_error(ctx, "--servers: %d of %d ranks leaves no transaction agent", nservers, ctx->size);
-    lock_roles_init(&ls->roles, ctx, nservers);
     char err[512];
-    ls->roles.lock_space = lock_workload_ops(o->workload)->lock_space(o, &ls->roles, err, sizeof err);
-    if (ls->roles.lock_space == 0) bench_usage_error(ctx, "%s", err);
-    /* balances on servers, per-account deltas everywhere (bank), latency histograms */
-    bool bank = o->workload == WL_BANK;
-    int64_t need = 2 * (int64_t)LAT_BUCKETS * 8;
-    if (bank) need += (int64_t)lock_server_range(&ls->roles) * 8 + 2 * o->accounts * 8;
-    mem_check_or_exit(ctx, need, bank ? "--accounts" : "--locks-per-server");
+    if (lock_plan_make(&ls->plan, &ls->roles, &ls->o, ctx, err, sizeof err)) bench_usage_error(ctx, "%s", err);
+    mem_check_or_exit(ctx, (int64_t)(ls->roles.i_am_server ? ls->plan.server_bytes : ls->plan.agent_bytes),
+                      lock_plan_memory_flag(&ls->o));
+}
+
+/* Collective: the largest mailbox of a server and of an agent as allocated, for the CSV row. */
+static void measure_mailboxes(lock_session *ls)
+{
+    bool server = ls->roles.i_am_server;
+    uint64_t mine[2] = {server ? ls->ep.mailbox_bytes : 0, server ? 0 : ls->ep.mailbox_bytes};
+    MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, ls->mailbox_bytes, 2, MPI_UINT64_T, MPI_MAX, 0, ls->ctx.comm));
 }
 
 void lock_setup(lock_session *ls, int argc, char **argv)
 {
     memset(ls, 0, sizeof *ls);
     lock_parse_opts(&ls->o, argc, argv);
+    if (ls->o.plan) exit(lock_plan_print(&ls->o)); /* before MPI: no ranks are started */
     char err[512];
     if (ls->o.output && record_check_path(&results_schema, ls->o.output, err, sizeof err))
         opt_usage_error("--output: %s", err);
@@ -47,8 +48,9 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
     numa_report_init(&ls->ctx, ls->o.numa, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
-    plan_roles(ls);
-    lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->ep, &ls->data, &ls->wl);
+    plan_run(ls);
+    lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
+    measure_mailboxes(ls);
 }
 
 void lock_teardown(lock_session *ls)
