@@ -9,8 +9,23 @@
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 
-/* Sample keys per rank for the splitters: imbalance from sampling shrinks as 1/sqrt(samples). */
-#define SAMPLES_PER_RANK 4096
+/* Sample keys per rank for the splitters: imbalance from sampling shrinks as 1/sqrt(samples per
+ * range). Rank 0 gathers and sorts the whole sample, so it is capped at 2^22 keys (32 MiB) in all:
+ * 4096 per rank up to 1024 ranks, 1024 at 4096 ranks (about 3% between ranges), never fewer than
+ * 256; a fixed 4096 per rank would make rank 0 hold 4096 words per rank (128 MiB at 4096 ranks). */
+static uint64_t samples_per_rank(int ranks)
+{
+    uint64_t k = (UINT64_C(1) << 22) / (uint64_t)ranks;
+    return k > 4096 ? 4096 : k < 256 ? 256 : k;
+}
+
+uint64_t smj_rank_arrays_bytes(int ranks, bool gathers_sample)
+{
+    const uint64_t P = (uint64_t)ranks;
+    /* every rank: its sample and 16 words per rank; rank 0 also the whole sample, counts and displacements */
+    uint64_t b = samples_per_rank(ranks) * 8 + 16 * P * 8;
+    return gathers_sample ? b + samples_per_rank(ranks) * P * 8 + 2 * P * sizeof(int) : b;
+}
 
 int smj_rid_bits(const workload *w)
 {
@@ -41,7 +56,7 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
     const bench_ctx *ctx = in->ctx;
     const workload *w = in->wl;
     const int P = ctx->size;
-    uint64_t stride = (w->r_total + w->s_total) / ((uint64_t)SAMPLES_PER_RANK * (uint64_t)P);
+    uint64_t stride = (w->r_total + w->s_total) / (samples_per_rank(P) * (uint64_t)P);
     if (stride < 1) stride = 1;
     uint64_t cap = in->r_n / stride + in->s_n / stride + 2;
     uint64_t *mine = xmalloc(ctx, cap * sizeof *mine);

@@ -1,6 +1,7 @@
 /* State the sort-merge join's phases hand on to each other (one run, one rank). */
 #ifndef RMB_SMJ_PLAN_H
 #define RMB_SMJ_PLAN_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "joins/join.h"
@@ -27,6 +28,9 @@ typedef struct {
 /* range.c: splitters (sampled or equal), histograms, window sizes, offsets, local partitioning.
  * smj_rid_bits: the bits of the larger relation's record id offsets. */
 int smj_rid_bits(const workload *w);
+/* The partition phase's per-rank arrays at `ranks` ranks, O(P) words; gathers_sample: rank 0, which
+ * also holds the whole splitter sample. */
+uint64_t smj_rank_arrays_bytes(int ranks, bool gathers_sample);
 void smj_range_partition(const join_input *in, smj_plan *pl);
 void smj_plan_free(smj_plan *pl);
 

@@ -57,14 +57,33 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     memset(out, 0, sizeof *out);
     if (check(o, w, ranks, err, errlen)) return -1;
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
-    uint64_t recv = share + share / 4, mine = w->r_n + w->s_n;
+    uint64_t recv = share + share / 4, mine = w->r_n + w->s_n, run = resolved_run_size(o);
     out->window_bytes = (int64_t)(8 * recv);
-    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * 8 * resolved_run_size(o));
-    out->other_bytes = (int64_t)(8 * (mine > recv ? mine : recv) + 8 * resolved_run_size(o) + (4 << 20));
+    out->copy_bytes = (int64_t)(8 * (mine > recv ? mine : recv));
+    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * 8 * run);
+    /* rank 0 (whose slices start at 0) gathers the splitter sample */
+    out->other_bytes = (int64_t)(8 * run + (4 << 20) + smj_rank_arrays_bytes(ranks, w->r_off == 0 && w->s_off == 0));
+    /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
+     * cut into runs; fan-in runs merge per pass */
+    const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
+    int depth = 0;
+    for (int rel = 0; rel < 2; rel++) {
+        uint64_t total = rel ? w->s_total : w->r_total, piece = total / (uint64_t)ranks / (uint64_t)ranks;
+        uint64_t runs = (uint64_t)ranks * ((piece + run - 1) / run), reach = 1;
+        int d = 0;
+        for (; reach < runs; d++) reach *= (uint64_t)fanin;
+        if (d > depth) depth = d;
+    }
+    out->partitions = ranks;
+    out->run_size = (int64_t)run;
+    out->merge_fanin = fanin;
+    out->merge_passes = depth;
+    out->buffer_size = (int64_t)(8 * run);
+    out->buffers = SMJ_SEND_BUFFERS;
     snprintf(out->format, sizeof out->format, "8 B packed key||rid (key %d + rid %d bits)", bits_for(workload_max_key(w)),
              smj_rid_bits(w));
-    snprintf(out->detail, sizeof out->detail, "%d ranges, runs of %zu tuples, merge fan-in %d", ranks,
-             resolved_run_size(o), o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN);
+    snprintf(out->detail, sizeof out->detail, "%d ranges, runs of %zu tuples, merge fan-in %d, merge depth %d as the sizes tell",
+             ranks, resolved_run_size(o), fanin, depth);
     return 0;
 }
 
