@@ -33,6 +33,13 @@ void provenance_outcome(record *rec, bool pass)
     record_set(rec, "verification", "%s", pass ? "PASS" : "FAIL");
 }
 
+void provenance_refused(record *rec)
+{
+    record_set(rec, "status", "refused");
+    record_set(rec, "exit_code", "2");
+    record_set(rec, "verification", "NONE");
+}
+
 void provenance_command_line(int argc, char **argv, char *buf, size_t len)
 {
     buf[0] = 0;

@@ -18,6 +18,10 @@ void provenance_columns(record *rec, const bench_ctx *ctx, const char *bench, co
  * status for a failed verification). Rows of runs that ended before verifying are written by
  * `rmabench record` (cmd/record_main.c): status failed|timeout|..., their exit status, NONE. */
 void provenance_outcome(record *rec, bool pass);
+/* The outcome of a run that its command refused before running it while running others (rmabench
+ * join --algo both: an algorithm whose plan refused the size or flags): refused/2/NONE, 2 being
+ * the status of refused input. */
+void provenance_refused(record *rec);
 /* argv joined by spaces (truncated to len). */
 void provenance_command_line(int argc, char **argv, char *buf, size_t len);
 

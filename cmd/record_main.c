@@ -2,7 +2,8 @@
  * scripts record a run that failed (crash, timeout, wrong world size) in the same file and format
  * as the runs that succeeded. No MPI. Also prints the header, for tools that check a CSV's schema.
  * The row's status, exit_code and verification must agree as in every other row: "ok" with 0 and
- * PASS, anything else with a non-zero exit code and FAIL or NONE (the run ended before verifying).
+ * PASS, "refused" with 2 and NONE (an algorithm of `join --algo both` that refused the run), anything
+ * else with a non-zero exit code and FAIL or NONE (the run ended before verifying).
  *   rmabench record --output F --set col=value [--set col=value ...]
  *   rmabench record --header */
 #include <stdbool.h>
@@ -23,8 +24,8 @@ static void usage(FILE *f)
                "Appends one whole row to FILE (header first when the file is new). Columns not set stay\n"
                "empty, except: timestamp (now), status (failed), verification (NONE unless status is ok),\n"
                "git_commit (this build), job_id ($SLURM_JOB_ID). status, exit_code and verification must agree:\n"
-               "ok/0/PASS, or another status with a non-zero exit_code and FAIL or NONE. FILE must be a regular\n"
-               "file or a new one.\n");
+               "ok/0/PASS, refused/2/NONE, or another status with a non-zero exit_code and FAIL or NONE. FILE must\n"
+               "be a regular file or a new one.\n");
 }
 
 /* Defaults for what the caller did not say. */
@@ -56,6 +57,9 @@ static int check_outcome(const record *rec, char *err, size_t errlen)
     if (!strcmp(status, "ok") && (!numeric || rc != 0 || strcmp(verification, "PASS") != 0))
         snprintf(err, errlen, "--set: status ok needs exit_code 0 and verification PASS (got '%s', '%s')", code, verification);
     else if (!known) snprintf(err, errlen, "--set: verification '%s' is not PASS, FAIL or NONE", verification);
+    else if (!strcmp(status, "refused") && (!numeric || rc != 2 || strcmp(verification, "NONE") != 0))
+        snprintf(err, errlen, "--set: status refused needs exit_code 2 and verification NONE (got '%s', '%s')", code,
+                 verification);
     else if (!numeric) snprintf(err, errlen, "--set: exit_code '%s' is not an exit status (required)", code);
     else if (strcmp(status, "ok") != 0 && (rc == 0 || !strcmp(verification, "PASS")))
         snprintf(err, errlen, "--set: status %s needs a non-zero exit_code and verification FAIL or NONE (got %s, %s)",

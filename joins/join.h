@@ -44,7 +44,8 @@ typedef struct {
     int64_t buffer_size;       /* bytes per send buffer, at most (--buffer-memory may give less) */
     int64_t buffers_per_partition;
     int64_t buffer_memory;     /* bytes: all send buffers of a rank together (sizes them at scale) */
-    bool compress;
+    bool compress;             /* pack into 8 bytes when the format fits (default), else 16 bytes */
+    bool compress_given;       /* --compress or --no-compress given: --compress refuses what does not fit */
     /* sort-merge join */
     int ranges;
     int64_t run_size;          /* tuples; 0 = fit the L2 cache */
@@ -55,13 +56,20 @@ typedef struct {
     bool plan;
     int64_t plan_ranks, plan_ranks_per_host; /* --ranks, --ranks-per-host (0: all on one host) */
     int64_t host_memory;       /* --host-memory: bytes one host offers (0: this machine's, one-host plans only) */
+    int64_t pack_bits;         /* test only: bits of a packed word, so that tests reach the formats'
+                                * limits at small sizes; 0 = 64 (join_word_bits) */
 } join_opts;
+
+/* The width of a packed tuple word: 64 unless a test narrows it (--pack-bits). */
+static inline int join_word_bits(const join_opts *o) { return o->pack_bits > 0 && o->pack_bits < 64 ? (int)o->pack_bits : 64; }
 
 /* What an algorithm will do at a given scale, decided from the options and the global sizes alone
  * (no MPI, no data), so that the run and `rmabench join --plan` (any rank count, no ranks launched)
  * use the same rules. Sizes are this rank's upper bounds, beyond its slices of R and S. */
 typedef struct {
-    char format[160];      /* the tuple format of windows and transfers, e.g. "8 B packed (key 23 + rid 38 bits)" */
+    int tuple_bytes;       /* 8: packed, 16: key and rid 8 B each; run() uses this format */
+    char format[160];      /* the tuple format of windows and transfers, e.g. "8 B packed (key 23 + rid 38 bits)"
+                            * or "16 B (...): keys of K and rids of R bits need N > 64" */
     char detail[384];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
     int64_t window_bytes;  /* this rank's windows (or receive space) */
     int64_t copy_bytes;    /* copies of this rank's share of the data (a partition for the local
@@ -101,6 +109,7 @@ typedef struct {
     /* Parameters as the algorithm resolved them ("auto" made explicit) for the report and the CSV
      * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
+    int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
 } join_output;
 

@@ -102,7 +102,7 @@ static int time_local_phases(const join_input *in, const join_opts *jo, size_t r
     MPI_Barrier(ctx->comm);
     double t4 = MPI_Wtime();
     uint64_t m = 0, c = 0;
-    smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, pl.rid_base, &m, &c);
+    smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, pl.key_base, pl.rid_base, &m, &c);
     double t5 = MPI_Wtime();
     t[0] = t1 - t0;
     t[1] = t_merged - t3;

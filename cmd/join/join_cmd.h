@@ -46,6 +46,10 @@ typedef struct {
     const join_algo *algos[2];
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
+    /* --algo both: the algorithms whose plan() refused this run, and why ("--flag: reason") */
+    const join_algo *refused[2];
+    char refusal[2][512];
+    int nrefused;
     char command[1024];
 } join_session;
 
@@ -97,5 +101,11 @@ void join_report_summary(const join_session *js, const join_algo *algo, double *
 /* Rank 0 appends the run's CSV row when --output is given; collective result: 0, or 2 when the
  * row could not be written (every rank learns it). */
 int join_record_run(const join_session *js, const join_run_result *res);
+/* The same for the i-th refused algorithm of --algo both: status refused, exit_code 2,
+ * verification NONE. */
+int join_record_refused(const join_session *js, int i);
+
+/* The exit status of `rmabench join` (README "Exit status"). */
+enum { JOIN_EXIT_OK = 0, JOIN_EXIT_FAILED = 1, JOIN_EXIT_USAGE = 2, JOIN_EXIT_PARTLY_REFUSED = 4 };
 
 #endif

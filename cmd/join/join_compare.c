@@ -52,9 +52,8 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     if (!m->on || algo == ALGO_REFERENCE) return;
     model_params p = m->p;
     bool multi = ctx->hosts > 1;
-    /* what this run sends and keeps in its windows: the radix join packs tuples into 8 bytes when
-     * --compress is on, the sort-merge join always packs key||rid into one 64-bit word */
-    double tuple_bytes = algo == ALGO_RADIX ? (o->compress ? 8 : 16) : 8;
+    /* what this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
+    double tuple_bytes = (double)out->tuple_bytes;
     params_put(&p, MP_wire_tuple_bytes, tuple_bytes);
     char err[700];
     const int *need = algo == ALGO_RADIX ? model_radix_required(multi) : model_sortmerge_required(&p, multi);

@@ -1,7 +1,11 @@
 /* `rmabench join`: generate R and S in parallel, run the chosen join(s) --warmup + --repeat times on
  * the same data, verify every run against the generator's expected count and checksum, print the
  * phase table and append one CSV row per run (and one per warm-up that failed, with a negative
- * repeat_index, so that no failure goes unrecorded and plots can tell warm-ups apart). The phases of the command: cmd/join/join_cmd.h. */
+ * repeat_index, so that no failure goes unrecorded and plots can tell warm-ups apart), and with
+ * --algo both one row "refused" per algorithm that refused the run. Exit status: 0 all selected
+ * ran and verified, 1 a verification failed, 2 bad input or nothing could run (or the CSV could not
+ * be written), 4 --algo both ran one algorithm (verified) and refused the other. The phases of the
+ * command: cmd/join/join_cmd.h. */
 #include <stdlib.h>
 
 #include "cmd/commands.h"
@@ -13,6 +17,7 @@ int join_main(int argc, char **argv)
     join_setup(&js, argc, argv);
     join_report_header(&js);
     int failures = 0, output_failed = 0;
+    for (int i = 0; i < js.nrefused && !output_failed; i++) output_failed = join_record_refused(&js, i);
     double *totals = calloc((size_t)js.o.repeat, sizeof(double));
     for (int a = 0; a < js.nalgos && !output_failed; a++) {
         int done = 0;
@@ -34,5 +39,8 @@ int join_main(int argc, char **argv)
     }
     free(totals);
     join_teardown(&js);
-    return output_failed ? 2 : failures ? 1 : 0;
+    return output_failed ? JOIN_EXIT_USAGE
+           : failures     ? JOIN_EXIT_FAILED
+           : js.nrefused  ? JOIN_EXIT_PARTLY_REFUSED
+                          : JOIN_EXIT_OK;
 }

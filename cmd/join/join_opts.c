@@ -27,8 +27,9 @@ void join_default_opts(join_opts *o)
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
     o->buffer_memory = JOIN_DEFAULT_BUFFER_MEMORY;
-    o->compress = true;
+    o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
+    o->pack_bits = 64;
 }
 
 /* Flags that would be silently ignored or overridden: --tuples-per-rank with --r-tuples, and a flag
@@ -100,6 +101,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default: this launch's, else 1)", 1, 1e7, NULL, NULL},
         {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL},
         {"host-memory", OPT_BYTES, &o->host_memory, "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL},
+        {"pack-bits", OPT_INT, &o->pack_bits,
+         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
+         NULL, NULL},
         OPT_END,
     };
     const opt_spec radix[] = {
@@ -111,7 +115,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},
-        {"compress", OPT_BOOL, &o->compress, "pack key and rid into 8 bytes during the network pass", 0, 0, NULL, NULL},
+        {"compress", OPT_BOOL, &o->compress,
+         "pack key and rid into 8 bytes (default: when they fit, else 16 bytes; --compress: refuse what does not fit)", 0,
+         0, NULL, &o->compress_given},
         OPT_END,
     };
     const opt_spec sortmerge[] = {

@@ -41,8 +41,10 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "buffer_memory", "%" PRId64, o->buffer_memory);
-        record_set(rec, "compress", "%d", o->compress);
-    } else if (res->algo_id == ALGO_SORTMERGE) {
+    }
+    if (res->algo_id == ALGO_RADIX || res->algo_id == ALGO_SORTMERGE) /* the format that ran: 1 = 8 B packed */
+        record_set(rec, "compress", "%d", out->tuple_bytes == 8);
+    if (res->algo_id == ALGO_SORTMERGE) {
         record_set(rec, "ranges", "%s", join_ranges_names[o->ranges]);
         record_set(rec, "run_size", "%" PRId64, out->run_size);
         record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin);
@@ -76,17 +78,51 @@ static void memory_peaks(const join_session *js, const join_plan *plan, int64_t 
     MPI_CHECK(js->ctx.rank, MPI_Reduce(mine, out, 2, MPI_INT64_T, MPI_MAX, 0, js->ctx.comm));
 }
 
+/* Rank 0 appends rec (and frees it); collective: 0, or 2 when it could not be written. */
+static int append_row(const join_session *js, record *rec)
+{
+    int failed = 0;
+    if (js->ctx.rank == 0) {
+        char err[512];
+        if (record_append(rec, js->o.output, err, sizeof err)) {
+            fprintf(stderr, "rmabench: --output: %s\n", err);
+            failed = 2;
+        }
+        record_free(rec);
+    }
+    /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other ranks sit
+     * in MPI_Finalize: tests/faults/output.sh). */
+    MPI_CHECK(js->ctx.rank, MPI_Bcast(&failed, 1, MPI_INT, 0, js->ctx.comm));
+    return failed;
+}
+
+int join_record_refused(const join_session *js, int i)
+{
+    if (!js->o.output) return 0;
+    record *rec = NULL;
+    if (js->ctx.rank == 0) {
+        rec = record_new(&results_schema);
+        provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
+        provenance_refused(rec);
+        workload_columns(rec, js);
+        record_set(rec, "algo", "%s", js->refused[i]->name);
+        record_set(rec, "expected_matches", "%" PRIu64, js->expected[0]);
+        record_set(rec, "expected_checksum", "0x%016" PRIx64, js->expected[1]);
+    }
+    return append_row(js, rec);
+}
+
 int join_record_run(const join_session *js, const join_run_result *res)
 {
     if (!js->o.output) return 0;
-    int failed = 0;
     const join_plan *plan = &js->plans[0];
     for (int a = 0; a < js->nalgos; a++)
         if (js->algos[a] == res->algo) plan = &js->plans[a];
     int64_t mem[2];
     memory_peaks(js, plan, mem);
+    record *rec = NULL;
     if (js->ctx.rank == 0) {
-        record *rec = record_new(&results_schema);
+        rec = record_new(&results_schema);
         provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
         provenance_outcome(rec, res->pass);
         workload_columns(rec, js);
@@ -102,15 +138,6 @@ int join_record_run(const join_session *js, const join_run_result *res)
         record_set(rec, "expected_checksum", "0x%016" PRIx64, js->expected[1]);
         join_compare_record(&js->model, rec);
         numa_report_columns(&js->numa, rec);
-        char err[512];
-        if (record_append(rec, js->o.output, err, sizeof err)) {
-            fprintf(stderr, "rmabench: --output: %s\n", err);
-            failed = 2;
-        }
-        record_free(rec);
     }
-    /* Every rank leaves together with exit 2 (MPI_Abort hangs MPICH 4.0 while the other ranks sit
-     * in MPI_Finalize: tests/faults/output.sh). */
-    MPI_CHECK(js->ctx.rank, MPI_Bcast(&failed, 1, MPI_INT, 0, js->ctx.comm));
-    return failed;
+    return append_row(js, rec);
 }

@@ -38,7 +38,7 @@ static void print_algo_config(const join_opts *o, int id, const join_plan *plan)
                "passes %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
                or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
-               join_assign_names[o->assign], o->compress ? "on" : "off");
+               join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
     } else {
         printf("%d send buffers x one run, run size %s, merge fan-in %s, ranges %s, simd %s\n", SMJ_SEND_BUFFERS,
                or_auto(o->run_size, 0, a, sizeof a), or_auto(o->merge_fanin, 0, b, sizeof b), join_ranges_names[o->ranges],
@@ -57,7 +57,7 @@ static void print_resolved(const join_session *js, const join_run_result *res)
                " local partitioning pass(es), the first of %" PRId64 " bits\n", out->radix_bits,
                (int64_t)1 << out->radix_bits, out->passes, out->local_bits);
     else if (res->algo_id == ALGO_SORTMERGE) {
-        mem_format(out->run_size * 8, bytes, sizeof bytes);
+        mem_format(out->run_size * out->tuple_bytes, bytes, sizeof bytes);
         printf("# sortmerge resolved: run size %" PRId64 " tuples (send buffers %d x %s), merge fan-in %" PRId64
                ", %" PRId64 " merge pass(es), simd %s\n", out->run_size, SMJ_SEND_BUFFERS, bytes, out->merge_fanin,
                out->passes, out->simd_used);
@@ -78,7 +78,11 @@ void join_report_header(const join_session *js)
            ctx->hostnames, ctx->mpi_library, RMB_GIT_COMMIT);
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
-    for (int a = 0; a < js->nalgos; a++) print_algo_config(o, join_algo_id(js->algos[a]), &js->plans[a]);
+    for (int a = 0; a < js->nalgos; a++) {
+        print_algo_config(o, join_algo_id(js->algos[a]), &js->plans[a]);
+        printf("# %s tuples: %s\n", js->algos[a]->name, js->plans[a].format); /* the format the plan chose */
+    }
+    for (int i = 0; i < js->nrefused; i++) printf("# %s: refused: %s\n", js->refused[i]->name, js->refusal[i]);
     numa_report_print_header(&js->numa);
     fflush(stdout);
 }

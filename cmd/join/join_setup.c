@@ -26,6 +26,39 @@ static void parse_flags(join_session *js, int argc, char **argv)
         opt_usage_error("--output: %s", err);
 }
 
+/* Plans one algorithm: kept when its plan() accepts the run; with --algo both a refusal drops only
+ * that algorithm (one line on stderr), otherwise it ends the command (exit 2). */
+static void plan_algo(join_session *js, const join_algo *algo)
+{
+    const bench_ctx *ctx = &js->ctx;
+    char err[512];
+    join_plan p;
+    if (algo->plan(&js->o, &js->wl, ctx->size, &p, err, sizeof err) == 0) {
+        js->algos[js->nalgos] = algo;
+        js->plans[js->nalgos++] = p;
+        return;
+    }
+    if (js->o.algo != ALGO_BOTH) bench_usage_error(ctx, "%s", err);
+    js->refused[js->nrefused] = algo;
+    snprintf(js->refusal[js->nrefused++], sizeof js->refusal[0], "%s", err);
+}
+
+/* --algo both: one line per refused algorithm; exit 2 when none is left to run. */
+static void report_refusals(const join_session *js)
+{
+    if (js->nrefused == 0) return;
+    if (js->ctx.rank == 0)
+        for (int i = 0; i < js->nrefused; i++)
+            fprintf(stderr, "rmabench: --algo: %s refused: %s%s%s\n", js->refused[i]->name, js->refusal[i],
+                    js->nalgos ? "; running " : "", js->nalgos ? js->algos[0]->name : "");
+    fflush(stderr);
+    if (js->nalgos == 0) {
+        MPI_Barrier(js->ctx.comm);
+        MPI_Finalize();
+        exit(JOIN_EXIT_USAGE);
+    }
+}
+
 /* The workload this rank generates, and the algorithms' own checks and memory need (collective:
  * every rank decides alike, then exits 2 together). */
 static void plan_run(join_session *js)
@@ -37,13 +70,11 @@ static void plan_run(join_session *js)
         bench_usage_error(ctx, "--r-tuples: %" PRIu64 " tuples cannot give each of %d ranks at least one", r_total, ctx->size);
     workload_init(&js->wl, r_total, (int)o->ratio, o->selectivity, o->skew, (uint64_t)o->seed, ctx->rank, ctx->size,
                   o->uneven);
-    js->nalgos = 0;
-    if (o->algo == ALGO_RADIX || o->algo == ALGO_BOTH) js->algos[js->nalgos++] = &radix_join_algo;
-    if (o->algo == ALGO_SORTMERGE || o->algo == ALGO_BOTH) js->algos[js->nalgos++] = &sortmerge_join_algo;
-    if (o->algo == ALGO_REFERENCE) js->algos[js->nalgos++] = &reference_join_algo;
-    char err[512];
-    for (int a = 0; a < js->nalgos; a++)
-        if (js->algos[a]->plan(o, &js->wl, ctx->size, &js->plans[a], err, sizeof err)) bench_usage_error(ctx, "%s", err);
+    js->nalgos = js->nrefused = 0;
+    if (o->algo == ALGO_RADIX || o->algo == ALGO_BOTH) plan_algo(js, &radix_join_algo);
+    if (o->algo == ALGO_SORTMERGE || o->algo == ALGO_BOTH) plan_algo(js, &sortmerge_join_algo);
+    if (o->algo == ALGO_REFERENCE) plan_algo(js, &reference_join_algo);
+    report_refusals(js);
     join_need need;
     join_need_of(o, &js->wl, js->plans, js->nalgos, &need); /* as --plan judges it (join_plan.c) */
     mem_check_host(ctx, need.rank_bytes, need.flag, need.advice);

@@ -24,17 +24,6 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
                  UINT64_C(1) << b, ranks);
         return -1;
     }
-    if (o->compress) {
-        int key_bits = bits_for(workload_max_key(w));
-        radix_format f = radix_format_for(w, o->compress, b);
-        if (!radix_compress_fits(key_bits, b, f.rid_bits)) {
-            snprintf(err, errlen,
-                     "--compress: keys of %d bits less %d radix bits plus rids of %d bits do not fit in 64 bits "
-                     "(use --no-compress)",
-                     key_bits, b, f.rid_bits);
-            return -1;
-        }
-    }
     if (o->local_bits > 0 && o->passes > 0 && b + o->local_bits * o->passes > 64) {
         snprintf(err, errlen, "--local-bits: %d radix bits + %" PRId64 " passes x %" PRId64 " bits exceed the 64 key bits",
                  b, o->passes, o->local_bits);
@@ -45,6 +34,31 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
                  w->r_total >> b);
         return -1;
     }
+    return 0;
+}
+
+/* The tuple format: packed into 8 bytes when the key less the radix bits and the rid offset fit a
+ * word; otherwise 16 bytes by default, refused when --compress asked for packing; --no-compress:
+ * 16 bytes. Fills the plan's format string; returns 0 or -1 with the reason in err. */
+static int decide_format(const join_opts *o, const workload *w, int b, join_plan *out, char *err, size_t errlen)
+{
+    const int word = join_word_bits(o), key_bits = bits_for(workload_max_key(w));
+    const int rid_bits = radix_format_for(w, true, b).rid_bits, rest = key_bits > b ? key_bits - b : 0;
+    const bool fits = radix_compress_fits(key_bits, b, rid_bits, word);
+    if (o->compress && o->compress_given && !fits) {
+        snprintf(err, errlen, "--compress: keys of %d bits less %d radix bits plus rids of %d bits do not fit in %d bits "
+                 "(leave --compress out for the 16-byte format)", key_bits, b, rid_bits, word);
+        return -1;
+    }
+    out->tuple_bytes = o->compress && fits ? 8 : 16;
+    if (out->tuple_bytes == 8)
+        snprintf(out->format, sizeof out->format, "8 B packed (key %d - %d radix bits + rid %d bits%s)", key_bits, b,
+                 rid_bits, word < 64 ? "; test word width" : "");
+    else if (!o->compress)
+        snprintf(out->format, sizeof out->format, "16 B (key and rid 8 B each; --no-compress)");
+    else
+        snprintf(out->format, sizeof out->format, "16 B (key and rid 8 B each): keys of %d bits less %d radix bits and "
+                 "rids of %d bits need %d > %d", key_bits, b, rid_bits, rest + rid_bits, word);
     return 0;
 }
 
@@ -118,12 +132,13 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     memset(out, 0, sizeof *out);
     if (check(o, w, ranks, err, errlen)) return -1;
     int b = radix_plan_bits(o, ranks);
-    uint64_t np = UINT64_C(1) << b, item = o->compress ? 8 : 16;
+    if (decide_format(o, w, b, out, err, errlen)) return -1;
+    uint64_t np = UINT64_C(1) << b, item = (uint64_t)out->tuple_bytes;
     if (plan_buffers(o, w, np, ranks, item, out, err, errlen)) return -1;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
     out->window_bytes = (int64_t)((wr + ws) * item);
-    radix_format f = radix_format_for(w, o->compress, b);
+    radix_format f = radix_format_for(w, out->tuple_bytes == 8, b);
     /* R's keys are a permutation of 1..|R|: its low bits split R evenly, so the largest R
      * partition, and with it the local passes, is known before the run (S is split by R's keys) */
     radix_local_plan lp = radix_plan_local(o, (w->r_total + np - 1) / np, &f);
@@ -138,11 +153,6 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp));
-    if (o->compress)
-        snprintf(out->format, sizeof out->format, "8 B packed (key %d - %d radix bits + rid %d bits)",
-                 bits_for(workload_max_key(w)), b, f.rid_bits);
-    else
-        snprintf(out->format, sizeof out->format, "16 B (key and rid 8 B each)");
     char bsize[32], budget[32];
     mem_format(out->buffer_size, bsize, sizeof bsize);
     mem_format(o->buffer_memory, budget, sizeof budget);
@@ -181,7 +191,7 @@ static void run(const join_input *in, join_output *out)
     phase_set *ph = &out->phases;
 
     const int bits = radix_plan_bits(o, ctx->size);
-    const radix_format f = radix_format_for(in->wl, o->compress, bits);
+    const radix_format f = radix_format_for(in->wl, in->plan->tuple_bytes == 8, bits); /* as planned */
     const uint64_t W = (uint64_t)f.words;
 
     double t = rmb_now();
@@ -251,6 +261,7 @@ static void run(const join_input *in, join_output *out)
     out->radix_bits = bits;
     out->local_bits = plan.passes ? plan.bits[0] : 0;
     out->passes = plan.passes;
+    out->tuple_bytes = 8 * f.words;
     radix_table_free(&table);
     for (int rel = 0; rel < 2; rel++) {
         free(bounds[rel]);

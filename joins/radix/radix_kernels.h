@@ -2,7 +2,7 @@
  * (`rmabench calibrate`) can run and time them on local data.
  *
  * Items: after the network pass a relation is an array of 64-bit words holding either
- *   - packed tuples (1 word, --compress): ((key >> radix_bits) << rid_bits) | (rid - rid_base). The
+ *   - packed tuples (1 word, the default when they fit): ((key >> radix_bits) << rid_bits) | (rid - rid_base). The
  *     network radix bits are implied by the partition a tuple sits in, so dropping them loses
  *     nothing; a relation's record ids are a known range (joins/generate.h), so storing offsets from
  *     its first (frame of reference) keeps rid_bits at the bits of the larger relation's size;
@@ -25,7 +25,7 @@ typedef struct {
     uint64_t rid_base[2]; /* packed: first record id of R [0] and S [1]; plain tuples keep the rids */
 } radix_format;
 
-/* The format of a join of workload w: packed (--compress) or plain items, network radix bits. */
+/* The format of a join of workload w: packed or plain items (as the plan decided), network radix bits. */
 radix_format radix_format_for(const workload *w, bool packed, int radix_bits);
 
 /* Shift (in word0) of original key bit `bit` (bit >= radix_bits for packed items); capped at 63 so a
@@ -37,13 +37,14 @@ static inline int radix_key_shift(const radix_format *f, int bit)
 }
 
 /* --- compression (16 -> 8 bytes) ------------------------------------------------------------- */
-/* Packing holds keys < 2^key_bits and rid offsets < 2^rid_bits once radix_bits low key bits are
- * dropped. `rid` below is the offset from the relation's rid_base. */
-static inline bool radix_compress_fits(int key_bits, int radix_bits, int rid_bits)
+/* Packing holds keys < 2^key_bits and rid offsets < 2^rid_bits in a word of word_bits (64; less
+ * only in tests, --pack-bits) once radix_bits low key bits are dropped. No value is reserved: every
+ * word is a tuple. `rid` below is the offset from the relation's rid_base. */
+static inline bool radix_compress_fits(int key_bits, int radix_bits, int rid_bits, int word_bits)
 {
     int rest = key_bits - radix_bits;
     if (rest < 0) rest = 0;
-    return rid_bits >= 0 && rid_bits <= 64 && rest + rid_bits <= 64;
+    return rid_bits >= 0 && rid_bits <= word_bits && rest + rid_bits <= word_bits;
 }
 static inline uint64_t radix_pack(uint64_t key, uint64_t rid, int radix_bits, int rid_bits)
 {

@@ -4,12 +4,13 @@
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
-void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, const uint64_t rid_base[2],
-               uint64_t *matches, uint64_t *checksum)
+void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t key_base,
+               const uint64_t rid_base[2], uint64_t *matches, uint64_t *checksum)
 {
     const uint64_t mask = rid_bits >= 64 ? ~0ull : (1ull << rid_bits) - 1;
-    /* match_pre is linear: the rid bases go in once, the key once per group, the R rid once per R tuple */
-    const uint64_t pre0 = match_pre(rid_base[0], rid_base[1], 0);
+    /* match_pre is linear: the rid bases and the range's key base go in once, the key offset once
+     * per group, the R rid once per R tuple */
+    const uint64_t pre0 = match_pre(rid_base[0], rid_base[1], key_base);
     uint64_t m = 0, c = 0;
     size_t i = 0, j = 0;
     while (i < rn && j < sn) {

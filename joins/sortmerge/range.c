@@ -9,36 +9,6 @@
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 
-/* Sample keys per rank for the splitters: imbalance from sampling shrinks as 1/sqrt(samples per
- * range). Rank 0 gathers and sorts the whole sample, so it is capped at 2^22 keys (32 MiB) in all:
- * 4096 per rank up to 1024 ranks, 1024 at 4096 ranks (about 3% between ranges), never fewer than
- * 256; a fixed 4096 per rank would make rank 0 hold 4096 words per rank (128 MiB at 4096 ranks). */
-static uint64_t samples_per_rank(int ranks)
-{
-    uint64_t k = (UINT64_C(1) << 22) / (uint64_t)ranks;
-    return k > 4096 ? 4096 : k < 256 ? 256 : k;
-}
-
-uint64_t smj_rank_arrays_bytes(int ranks, bool gathers_sample)
-{
-    const uint64_t P = (uint64_t)ranks;
-    /* every rank: its sample and 16 words per rank; rank 0 also the whole sample, counts and displacements */
-    uint64_t b = samples_per_rank(ranks) * 8 + 16 * P * 8;
-    return gathers_sample ? b + samples_per_rank(ranks) * P * 8 + 2 * P * sizeof(int) : b;
-}
-
-int smj_rid_bits(const workload *w)
-{
-    uint64_t max_rid = w->s_total > w->r_total ? w->s_total : w->r_total;
-    return bits_for(max_rid > 1 ? max_rid - 1 : 1);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static void *xmalloc(const bench_ctx *ctx, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
@@ -50,13 +20,15 @@ static void *xmalloc(const bench_ctx *ctx, size_t bytes)
 }
 
 /* Every rank samples the keys at global positions that are multiples of a stride (so the sample
- * does not depend on how the data are spread); rank 0 sorts the sample and picks the splitters. */
+ * does not depend on how the data are spread); rank 0 sorts the sample (smj_samples_per_rank keys
+ * per rank: imbalance from sampling shrinks as 1/sqrt(samples per range), smj_window_slack) and
+ * picks the splitters. */
 static void sampled_splitters(const join_input *in, uint64_t *splitters)
 {
     const bench_ctx *ctx = in->ctx;
     const workload *w = in->wl;
     const int P = ctx->size;
-    uint64_t stride = (w->r_total + w->s_total) / (samples_per_rank(P) * (uint64_t)P);
+    uint64_t stride = (w->r_total + w->s_total) / ((uint64_t)smj_samples_per_rank(P) * (uint64_t)P);
     if (stride < 1) stride = 1;
     uint64_t cap = in->r_n / stride + in->s_n / stride + 2;
     uint64_t *mine = xmalloc(ctx, cap * sizeof *mine);
@@ -76,11 +48,12 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
             displs[i] = (int)total;
             total += (size_t)counts[i];
         }
-        all = xmalloc(ctx, total * sizeof *all);
+        all = xmalloc(ctx, 2 * total * sizeof *all); /* the sample, and the sort's scratch */
     }
     MPI_CHECK(ctx->rank, MPI_Gatherv(mine, m, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, ctx->comm));
     if (ctx->rank == 0) {
-        qsort(all, total, sizeof *all, cmp_u64);
+        /* keys are below 2^63: the plain kernels sort them */
+        smj_sort_run(all, total, all, all + total, smj_simd_resolve(in->opt->simd));
         smj_pick_splitters(all, total, P, splitters);
     }
     MPI_CHECK(ctx->rank, MPI_Bcast(splitters, P - 1, MPI_UINT64_T, 0, ctx->comm));
@@ -100,16 +73,61 @@ static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, 
     for (uint64_t i = 0; i < n; i++) count[smj_part_of(t[i].key, spl, P)]++;
 }
 
-static void scatter(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, int rid_bits, uint64_t rid_base,
-                    const uint64_t *start, uint64_t *pos, uint64_t *out)
+/* Packs into groups per target: (key - base_t) << rid_bits | (rid - rid_base) computed as
+ * (key << rid_bits) + rid - sub[t], sub[t] = (base_t << rid_bits) + rid_base, mod 2^64: exact,
+ * since the result fits, and as cheap as packing whole keys. */
+static void scatter_packed(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, int rid_bits, uint64_t rid_base,
+                           const uint64_t *start, uint64_t *pos, uint64_t *sub, uint64_t *out)
 {
     memcpy(pos, start, (size_t)P * sizeof *pos);
+    for (int p = 0; p < P; p++) sub[p] = (smj_part_base(spl, p) << rid_bits) + rid_base;
     if (P == 1) {
-        for (uint64_t i = 0; i < n; i++) out[i] = smj_pack(t[i].key, t[i].rid - rid_base, rid_bits);
+        const uint64_t sub0 = sub[0];
+        for (uint64_t i = 0; i < n; i++) out[i] = (t[i].key << rid_bits) + t[i].rid - sub0;
         return;
     }
-    for (uint64_t i = 0; i < n; i++)
-        out[pos[smj_part_of(t[i].key, spl, P)]++] = smj_pack(t[i].key, t[i].rid - rid_base, rid_bits);
+    for (uint64_t i = 0; i < n; i++) {
+        const int p = smj_part_of(t[i].key, spl, P);
+        out[pos[p]++] = (t[i].key << rid_bits) + t[i].rid - sub[p];
+    }
+}
+
+/* The wide format: tuples as generated, grouped per target. */
+static void scatter_wide(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const uint64_t *start, uint64_t *pos,
+                         tuple_t *out)
+{
+    if (P == 1) {
+        memcpy(out, t, n * sizeof *out);
+        return;
+    }
+    memcpy(pos, start, (size_t)P * sizeof *pos);
+    for (uint64_t i = 0; i < n; i++) out[pos[smj_part_of(t[i].key, spl, P)]++] = t[i];
+}
+
+/* The widest range (keys it may hold) under the splitters. */
+static uint64_t widest_range(const uint64_t *spl, int P, uint64_t max_key)
+{
+    uint64_t widest = 0;
+    for (int t = 0; t < P; t++) {
+        uint64_t lo = smj_part_base(spl, t), hi = t + 1 < P ? spl[t] : max_key;
+        if (hi >= lo && hi - lo + 1 > widest) widest = hi - lo + 1;
+    }
+    return widest;
+}
+
+/* The boundaries: equal widths (always within the packed width when the format is packed), or
+ * sampled and then kept within it. */
+static void choose_splitters(const join_input *in, smj_plan *pl)
+{
+    const int P = pl->parts;
+    const smj_format *f = &pl->format;
+    if (P == 1) return;
+    if (in->opt->ranges == RANGES_EQUAL) {
+        smj_equal_splitters(f->max_key, P, pl->splitters);
+        return;
+    }
+    sampled_splitters(in, pl->splitters);
+    if (f->packed) pl->clamped = smj_clamp_splitters(pl->splitters, P, f->max_key, f->max_width);
 }
 
 void smj_range_partition(const join_input *in, smj_plan *pl)
@@ -118,18 +136,24 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     const int P = ctx->size;
     memset(pl, 0, sizeof *pl);
     pl->parts = P;
-    pl->rid_bits = smj_rid_bits(in->wl);
+    pl->format = smj_format_for(in->wl, P, join_word_bits(in->opt));
+    if (in->plan) pl->format.packed = in->plan->tuple_bytes == 8; /* as planned (calibration: the rule alone) */
+    pl->words = pl->format.packed ? 1 : 2;
+    pl->rid_bits = pl->format.rid_bits;
     for (int rel = 0; rel < RELS; rel++) pl->rid_base[rel] = workload_rid_first(in->wl, rel);
     pl->splitters = xmalloc(ctx, (size_t)P * sizeof *pl->splitters);
-    if (P > 1) {
-        if (in->opt->ranges == RANGES_EQUAL) smj_equal_splitters(workload_max_key(in->wl), P, pl->splitters);
-        else sampled_splitters(in, pl->splitters);
+    choose_splitters(in, pl);
+    pl->key_base = smj_part_base(pl->splitters, ctx->rank);
+    if (pl->format.packed) { /* does a word reach bit 63: the widest offset above 2^(63 - rid_bits)? */
+        uint64_t widest = widest_range(pl->splitters, P, pl->format.max_key);
+        pl->values_u64 = widest > 1 && (pl->rid_bits >= 63 || (widest - 1) >> (63 - pl->rid_bits) != 0);
     }
     const tuple_t *src[RELS] = {in->r, in->s};
     pl->n[REL_R] = in->r_n;
     pl->n[REL_S] = in->s_n;
     uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *scan = xmalloc(ctx, 2 * (size_t)P * sizeof *scan);
     uint64_t *inc = xmalloc(ctx, 2 * (size_t)P * sizeof *inc), *pos = xmalloc(ctx, (size_t)P * sizeof *pos);
+    uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub);
     for (int rel = 0; rel < RELS; rel++) {
         pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
@@ -156,14 +180,18 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
          * partitioned input now and as the merge's scratch later */
         pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
         if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
-        pl->packed[rel] = mem_alloc_large(pl->capacity[rel] * sizeof(uint64_t));
+        pl->packed[rel] = mem_alloc_large(pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
         if (!pl->packed[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", ctx->rank);
             MPI_Abort(ctx->comm, 2);
         }
-        scatter(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
-                pl->packed[rel]);
+        if (pl->format.packed)
+            scatter_packed(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
+                           sub, pl->packed[rel]);
+        else
+            scatter_wide(src[rel], pl->n[rel], pl->splitters, P, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
     }
+    free(sub);
     free(hist);
     free(scan);
     free(inc);
@@ -173,7 +201,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
 void smj_plan_free(smj_plan *pl)
 {
     for (int rel = 0; rel < RELS; rel++) {
-        if (pl->packed[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * sizeof(uint64_t));
+        if (pl->packed[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
         free(pl->count[rel]);
         free(pl->local[rel]);
         free(pl->remote[rel]);

@@ -1,27 +1,32 @@
 /* The sort-merge join's compute kernels, MPI-free so that calibration can time them on local data.
  *
- * Tuples travel packed into one 64-bit word, key << rid_bits | (rid - rid_base), from the local
- * partitioning on: sorting the words sorts by key (ties by rid), runs and windows hold half the
- * bytes of 16-byte tuples, and min/max instructions sort them (values stay below 2^63, so that
- * AVX2's signed 64-bit compare is exact). A relation's record ids are a known range
- * (joins/generate.h): storing offsets from its first (frame of reference) keeps rid_bits at the
- * bits of the larger relation's size. */
+ * Two tuple formats (chosen by smj_format_for, joins/sortmerge/smj_format.h):
+ * - packed, one 64-bit word per tuple: (key - range_base) << rid_bits | (rid - rid_base). Sorting
+ *   the words sorts by key (ties by rid), runs and windows hold half the bytes of 16-byte tuples,
+ *   and min/max instructions sort them. Values may use all 64 bits but are never UINT64_MAX, which
+ *   the vector merges use as padding; AVX2 compares signed, so values that may reach 2^63 take
+ *   its _u64 kernels (smj_simd_for_values);
+ * - wide, tuple_t (key, rid) as generated: the fallback when a range's key offsets and the record
+ *   ids do not fit one word together. Sorted by key only (scalar LSD radix sort of a run by its key
+ *   offset, a heap merge), which the matching scan needs; ties in any order. */
 #ifndef RMB_SMJ_KERNELS_H
 #define RMB_SMJ_KERNELS_H
 #include <stddef.h>
 #include <stdint.h>
 
-/* Kernel sets; the values match join.h's SIMD_* choices. */
-enum { SMJ_SIMD_AUTO = 0, SMJ_SIMD_AVX512 = 1, SMJ_SIMD_AVX2 = 2, SMJ_SIMD_SCALAR = 3 };
+#include "joins/tuple.h"
 
-/* Largest key + rid bits the packing accepts (keeps packed values below 2^63). */
-#define SMJ_PACK_BITS_MAX 63
+/* Kernel sets; the values 0-3 match join.h's SIMD_* choices. SMJ_SIMD_AVX2_U64: the AVX2 kernels
+ * for packed values that may have bit 63 set (chosen by smj_simd_for_values, never by a flag). */
+enum { SMJ_SIMD_AUTO = 0, SMJ_SIMD_AVX512 = 1, SMJ_SIMD_AVX2 = 2, SMJ_SIMD_SCALAR = 3, SMJ_SIMD_AVX2_U64 = 4 };
 
 /* 1 if this build has the kernel set and this CPU can run it (scalar: always). */
 int smj_simd_available(int simd);
 /* auto -> the best available set; others returned unchanged (check availability first). */
 int smj_simd_resolve(int simd);
 const char *smj_simd_name(int simd); /* "avx512", "avx2", "scalar" */
+/* The kernel set for packed values of a resolved set: u64 = values may be 2^63 or more. */
+int smj_simd_for_values(int simd, int u64);
 
 /* Sort n packed values from src into dst (src may equal dst); tmp holds n values of scratch.
  * In cache when n * 16 bytes fit L2. */
@@ -42,11 +47,21 @@ int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint6
 uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const size_t *starts, const size_t *lens,
                            int runs, int fanin, int simd, int *passes);
 
-/* Matching scan over two packed, sorted relations: counts pairs with equal keys (any N:M) and
- * sums match_term(r_rid, s_rid, key) over them; rid_base[0], rid_base[1]: the first record id of R
- * and of S (packed rids are offsets from them). */
-void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, const uint64_t rid_base[2],
-               uint64_t *matches, uint64_t *checksum);
+/* Matching scan over two packed, sorted relations of one range: counts pairs with equal keys (any
+ * N:M) and sums match_term(r_rid, s_rid, key) over them; key_base: the range's lowest key (packed
+ * keys are offsets from it); rid_base[0], rid_base[1]: the first record id of R and of S (packed
+ * rids are offsets from them). */
+void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t key_base,
+               const uint64_t rid_base[2], uint64_t *matches, uint64_t *checksum);
+
+/* --- the wide (16-byte) format: wide.c ---------------------------------------------------------- */
+/* Sort n tuples from src into dst by key (src may equal dst); tmp holds n tuples of scratch. */
+void smj_wide_sort_run(const tuple_t *src, size_t n, tuple_t *dst, tuple_t *tmp);
+/* smj_merge_passes for tuples sorted by key: returns data or scratch, NULL without memory. */
+tuple_t *smj_wide_merge_passes(tuple_t *data, tuple_t *scratch, const size_t *starts, const size_t *lens, int runs,
+                               int fanin, int *passes);
+/* smj_match for tuples sorted by key (keys and record ids as generated). */
+void smj_wide_match(const tuple_t *r, size_t rn, const tuple_t *s, size_t sn, uint64_t *matches, uint64_t *checksum);
 
 /* Range boundaries from a sorted key sample: splitters[0 .. parts-2]; part t holds the keys k with
  * splitters[t-1] < k <= splitters[t]. Every part's share of the sample is as close to even as the
@@ -54,6 +69,13 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
 void smj_pick_splitters(const uint64_t *sorted_sample, size_t m, int parts, uint64_t *splitters);
 /* Equal-width boundaries over [1, max_key] (the thesis). */
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters);
+/* Moves boundaries as little as needed so that no part spans more than max_width keys of [1,
+ * max_key] (the packed format's limit); needs parts * max_width >= max_key. Returns the number of
+ * boundaries moved. */
+int smj_clamp_splitters(uint64_t *splitters, int parts, uint64_t max_key, uint64_t max_width);
+/* The lowest key of part t: 1 for part 0 (keys are at least 1, joins/generate.h), else the
+ * previous boundary + 1. */
+static inline uint64_t smj_part_base(const uint64_t *splitters, int t) { return t ? splitters[t - 1] + 1 : 1; }
 
 /* The part of key under splitters (parts - 1 of them): the first splitter >= key. Branch-free
  * (the comparison is a coin flip per tuple, a branch would mispredict half the time). */
@@ -70,7 +92,7 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
     return (int)(b - splitters) + (*b < key);
 }
 
-/* rid: the offset from the relation's first record id */
+/* key: the offset from its range's lowest key; rid: the offset from the relation's first record id */
 static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }
 
 /* Default run length (tuples): a run, its sorted copy and the sort's scratch fit L2. */

@@ -3,7 +3,9 @@
  * send buffers; a buffer is reused only after its put completed as --flush says: MPI_Put and
  * MPI_Win_flush to its target, or MPI_Rput and MPI_Wait, rma/flush.h). Rank i starts with target
  * i+1 so that the receivers are not all hit at once. Runs for this rank are sorted straight into
- * its own window. Then flush and the end of the epoch: afterwards every window holds all its runs. */
+ * its own window. Then flush and the end of the epoch: afterwards every window holds all its runs.
+ * Both formats alike, a tuple being pl->words 64-bit words: packed runs sorted by the vector
+ * kernels, wide ones by the radix sort (smj_kernels.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,18 +34,26 @@ static void complete_slot(send_slot *slots, int b, rma_flush_mode mode, int me)
     slot->target = -1;
 }
 
+/* Sorts a run of len tuples from src into dst (tmp: scratch) in the plan's format. */
+static void sort_run(const smj_plan *pl, const uint64_t *src, size_t len, uint64_t *dst, uint64_t *tmp, int simd)
+{
+    if (pl->words == 1) smj_sort_run(src, len, dst, tmp, simd);
+    else smj_wide_sort_run((const tuple_t *)(const void *)src, len, (tuple_t *)(void *)dst, (tuple_t *)(void *)tmp);
+}
+
 void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
                     phase_set *ph)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = pl->parts, me = ctx->rank;
+    const size_t W = (size_t)pl->words, run_words = run_size * W;
     const rma_flush_mode mode = (rma_flush_mode)in->opt->flush;
-    uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_size * sizeof *buf);
+    uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_words * sizeof *buf);
     if (!buf) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the send buffers\n", me);
         MPI_Abort(ctx->comm, 2);
     }
-    uint64_t *tmp = buf + SMJ_SEND_BUFFERS * run_size;
+    uint64_t *tmp = buf + SMJ_SEND_BUFFERS * run_words;
     send_slot slots[SMJ_SEND_BUFFERS];
     for (int b = 0; b < SMJ_SEND_BUFFERS; b++) slots[b] = (send_slot){MPI_REQUEST_NULL, MPI_WIN_NULL, -1};
     double t_put = 0, t_flush = 0;
@@ -53,26 +63,26 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
     for (int k = 1; k <= P; k++) {
         int t = (me + k) % P;
         for (int rel = 0; rel < RELS; rel++) {
-            const uint64_t *group = pl->packed[rel] + pl->local[rel][t];
+            const uint64_t *group = pl->packed[rel] + pl->local[rel][t] * W;
             uint64_t n = pl->count[rel][t];
             for (uint64_t off = 0; off < n; off += run_size) {
                 size_t len = n - off < run_size ? (size_t)(n - off) : run_size;
                 if (t == me) { /* own range: sort straight into the window */
-                    uint64_t *dst = (uint64_t *)win[rel].base + pl->remote[rel][t] + off;
-                    smj_sort_run(group + off, len, dst, tmp, simd);
+                    uint64_t *dst = (uint64_t *)win[rel].base + (pl->remote[rel][t] + off) * W;
+                    sort_run(pl, group + off * W, len, dst, tmp, simd);
                     continue;
                 }
                 double t0 = rmb_now();
                 complete_slot(slots, next, mode, me);
                 t_flush += rmb_now() - t0;
-                uint64_t *send = buf + (size_t)next * run_size;
-                smj_sort_run(group + off, len, send, tmp, simd);
+                uint64_t *send = buf + (size_t)next * run_words;
+                sort_run(pl, group + off * W, len, send, tmp, simd);
                 t0 = rmb_now();
-                MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * sizeof(uint64_t));
+                MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * W * sizeof(uint64_t));
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
                 if (len > 1) len--;
 #endif
-                MPI_CHECK(me, rma_put_start(mode, send, (int)len, MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
+                MPI_CHECK(me, rma_put_start(mode, send, (int)(len * W), MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
                 slots[next].target = t;
                 slots[next].win = win[rel].win;
                 t_put += rmb_now() - t0;

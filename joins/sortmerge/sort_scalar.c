@@ -61,8 +61,7 @@ static void merge_short_long(const uint64_t *sh, size_t ns, const uint64_t *lg, 
 }
 
 /* Finishes a vector merge: the carried registers (c, nc values), and the input tails, at least one
- * of which is shorter than a vector step. Values are below 2^63, so UINT64_MAX marks an exhausted
- * input in the short 2-way merge. */
+ * of which is shorter than a vector step. */
 void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                        uint64_t *out)
 {

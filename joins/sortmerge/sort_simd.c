@@ -15,10 +15,12 @@
 #include <immintrin.h>
 
 /* The next w values of an input of a vector 2-way merge: in place when w are left, else the rest
- * copied to pad and filled up with INT64_MAX, which sorts after (or equal to) every packed value
- * under both compares, so that the whole merge stays in the vector kernel. Plain C: both the
- * AVX-512 and the AVX2 merge call it. */
-static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end, uint64_t *pad, size_t w)
+ * copied to pad and filled up with `fill`, the largest value under the kernel's compare (UINT64_MAX
+ * unsigned; INT64_MAX for the AVX2 kernel of values below 2^63), which sorts after (or equal to)
+ * every packed value, so that the whole merge stays in the vector kernel. Packed values are never
+ * UINT64_MAX (smj_format.h), so a padded lane never ties with a value of the other input. Plain
+ * C: both the AVX-512 and the AVX2 merge call it. */
+static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end, uint64_t *pad, size_t w, uint64_t fill)
 {
     if ((size_t)(end - *p) >= w) {
         const uint64_t *q = *p;
@@ -27,7 +29,7 @@ static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end,
     }
     size_t left = (size_t)(end - *p);
     memcpy(pad, *p, left * sizeof *pad);
-    for (size_t i = left; i < w; i++) pad[i] = INT64_MAX; /* largest packed value, signed or not */
+    for (size_t i = left; i < w; i++) pad[i] = fill;
     *p = end;
     return pad;
 }
@@ -130,9 +132,9 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
     const uint64_t *ea = a + na, *eb = b + nb;
     size_t left = na + nb; /* values still to be written */
     v8 c[STEP8], x[STEP8];
-    const uint64_t *q = next_step(&a, ea, pad, w);
+    const uint64_t *q = next_step(&a, ea, pad, w, UINT64_MAX);
     for (int i = 0; i < STEP8; i++) c[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
-    q = next_step(&b, eb, pad, w);
+    q = next_step(&b, eb, pad, w, UINT64_MAX);
     for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     for (;;) {
         merge_regs8(c, x, STEP8);
@@ -143,7 +145,7 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
         for (int i = 0; i < STEP8; i++) c[i] = x[i];
         if (a == ea && b == eb) break; /* inputs done: c holds the last values */
         uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
-        q = ha <= hb ? next_step(&a, ea, pad, w) : next_step(&b, eb, pad, w);
+        q = ha <= hb ? next_step(&a, ea, pad, w, UINT64_MAX) : next_step(&b, eb, pad, w, UINT64_MAX);
         for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     }
     for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
@@ -154,7 +156,22 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
 #define AVX2 __attribute__((target("avx2")))
 typedef __m256i v4;
 
-/* Values are below 2^63: the signed compare orders them correctly. */
+/* AVX2 has only a signed 64-bit compare. Values below 2^63 (a packed word of at most 63 bits) are
+ * compared as they are; the _u64 kernels, for values that may use bit 63, flip the sign bit of
+ * every value loaded and flip it back when storing, which maps unsigned order onto signed order at
+ * two XORs per register moved instead of two per compare. U64 is a compile-time constant in every
+ * instantiation, so the plain kernels carry no XOR. */
+#define AVX2_IMPL __attribute__((target("avx2"), always_inline)) static inline
+AVX2_IMPL v4 load4(const uint64_t *p, const int u64)
+{
+    v4 v = _mm256_loadu_si256((const __m256i *)p);
+    return u64 ? _mm256_xor_si256(v, _mm256_set1_epi64x(INT64_MIN)) : v;
+}
+AVX2_IMPL void store4(uint64_t *p, v4 v, const int u64)
+{
+    _mm256_storeu_si256((__m256i *)p, u64 ? _mm256_xor_si256(v, _mm256_set1_epi64x(INT64_MIN)) : v);
+}
+
 AVX2 static inline void cx4(v4 *a, v4 *b)
 {
     /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
@@ -233,23 +250,25 @@ AVX2 static inline void sort16_regs_avx2(v4 *r)
 }
 
 /* Sorts 64 values in registers: four sorted 16s, merged 16 -> 32 -> 64. */
-AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst)
+AVX2_IMPL void sort_block64_avx2_impl(const uint64_t *src, uint64_t *dst, const int u64)
 {
     v4 r[16];
-    for (int i = 0; i < 16; i++) r[i] = _mm256_loadu_si256((const __m256i *)(src + 4 * i));
+    for (int i = 0; i < 16; i++) r[i] = load4(src + 4 * i, u64);
     for (int g = 0; g < 16; g += 4) sort16_regs_avx2(&r[g]);
     merge_regs4(&r[0], &r[4], 4);
     merge_regs4(&r[8], &r[12], 4);
     merge_regs4(&r[0], &r[8], 8);
-    for (int i = 0; i < 16; i++) _mm256_storeu_si256((__m256i *)(dst + 4 * i), r[i]);
+    for (int i = 0; i < 16; i++) store4(dst + 4 * i, r[i], u64);
 }
+AVX2 static void sort_block64_avx2(const uint64_t *src, uint64_t *dst) { sort_block64_avx2_impl(src, dst, 0); }
+AVX2 static void sort_block64_avx2_u64(const uint64_t *src, uint64_t *dst) { sort_block64_avx2_impl(src, dst, 1); }
 
 /* 2-way merge, 4 registers (16 values) per step (more independent lanes per step hide the
  * network's latency): the largest 16 so far stay in c; the input with the smaller head supplies
  * the next 16 (branch-free choice); an input's last partial step is padded (next_step). */
 #define STEP4 4
 
-AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+AVX2_IMPL void merge2_avx2_impl(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, const int u64)
 {
     const size_t w = 4 * STEP4;
     if (na + nb < 2 * w || na == 0 || nb == 0) {
@@ -257,27 +276,36 @@ AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, si
         return;
     }
     uint64_t pad[4 * STEP4], last[4 * STEP4];
+    const uint64_t fill = u64 ? UINT64_MAX : INT64_MAX;
     const uint64_t *ea = a + na, *eb = b + nb;
     size_t left = na + nb; /* values still to be written */
     v4 c[STEP4], x[STEP4];
-    const uint64_t *q = next_step(&a, ea, pad, w);
-    for (int i = 0; i < STEP4; i++) c[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
-    q = next_step(&b, eb, pad, w);
-    for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+    const uint64_t *q = next_step(&a, ea, pad, w, fill);
+    for (int i = 0; i < STEP4; i++) c[i] = load4(q + 4 * i, u64);
+    q = next_step(&b, eb, pad, w, fill);
+    for (int i = 0; i < STEP4; i++) x[i] = load4(q + 4 * i, u64);
     for (;;) {
         merge_regs4(c, x, STEP4);
         if (left <= w) break; /* the rest is in c (padding after it) */
-        for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(out + 4 * i), c[i]);
+        for (int i = 0; i < STEP4; i++) store4(out + 4 * i, c[i], u64);
         out += w;
         left -= w;
         for (int i = 0; i < STEP4; i++) c[i] = x[i];
         if (a == ea && b == eb) break; /* inputs done: c holds the last values */
         uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
-        q = ha <= hb ? next_step(&a, ea, pad, w) : next_step(&b, eb, pad, w);
-        for (int i = 0; i < STEP4; i++) x[i] = _mm256_loadu_si256((const __m256i *)(q + 4 * i));
+        q = ha <= hb ? next_step(&a, ea, pad, w, fill) : next_step(&b, eb, pad, w, fill);
+        for (int i = 0; i < STEP4; i++) x[i] = load4(q + 4 * i, u64);
     }
-    for (int i = 0; i < STEP4; i++) _mm256_storeu_si256((__m256i *)(last + 4 * i), c[i]);
+    for (int i = 0; i < STEP4; i++) store4(last + 4 * i, c[i], u64);
     memcpy(out, last, left * sizeof *out);
+}
+AVX2 static void merge2_avx2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+{
+    merge2_avx2_impl(a, na, b, nb, out, 0);
+}
+AVX2 static void merge2_avx2_u64(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+{
+    merge2_avx2_impl(a, na, b, nb, out, 1);
 }
 #endif /* RMB_SIMD_AUTO */
 
@@ -288,12 +316,15 @@ int smj_simd_available(int simd)
     case SMJ_SIMD_SCALAR: return 1;
 #if RMB_SIMD_AUTO
     case SMJ_SIMD_AVX512: __builtin_cpu_init(); return __builtin_cpu_supports("avx512f");
-    case SMJ_SIMD_AVX2: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
+    case SMJ_SIMD_AVX2:
+    case SMJ_SIMD_AVX2_U64: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
 #endif
     case SMJ_SIMD_AUTO: return 1;
     default: return 0;
     }
 }
+
+int smj_simd_for_values(int simd, int u64) { return simd == SMJ_SIMD_AVX2 && u64 ? SMJ_SIMD_AVX2_U64 : simd; }
 
 int smj_simd_resolve(int simd)
 {
@@ -307,7 +338,8 @@ const char *smj_simd_name(int simd)
 {
     switch (simd) {
     case SMJ_SIMD_AVX512: return "avx512";
-    case SMJ_SIMD_AVX2: return "avx2";
+    case SMJ_SIMD_AVX2:
+    case SMJ_SIMD_AVX2_U64: return "avx2";
     case SMJ_SIMD_SCALAR: return "scalar";
     default: return "auto";
     }
@@ -322,6 +354,10 @@ void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint
     }
     if (simd == SMJ_SIMD_AVX2) {
         merge2_avx2(a, na, b, nb, out);
+        return;
+    }
+    if (simd == SMJ_SIMD_AVX2_U64) {
+        merge2_avx2_u64(a, na, b, nb, out);
         return;
     }
 #endif
@@ -343,6 +379,9 @@ void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, i
     } else if (simd == SMJ_SIMD_AVX2) {
         block = 64;
         block_sort = sort_block64_avx2;
+    } else if (simd == SMJ_SIMD_AVX2_U64) {
+        block = 64;
+        block_sort = sort_block64_avx2_u64;
     }
 #endif
     int levels = 0;

@@ -11,6 +11,7 @@
 
 #include "joins/join.h"
 #include "bench/memory.h"
+#include "joins/sortmerge/smj_format.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 
@@ -18,15 +19,9 @@
 
 static const char *size_flag(const join_opts *o) { return o->r_total > 0 ? "--r-tuples" : "--tuples-per-rank"; }
 
-static int check(const join_opts *o, const workload *w, int ranks, char *err, size_t errlen)
+/* Every size fits one of the two formats (smj_format.h): the checks are of the flags. */
+static int check(const join_opts *o, char *err, size_t errlen)
 {
-    (void)ranks;
-    int key_bits = bits_for(workload_max_key(w)), rid_bits = smj_rid_bits(w);
-    if (key_bits + rid_bits > SMJ_PACK_BITS_MAX) {
-        snprintf(err, errlen, "%s: keys (%d bits) and record ids (%d bits) exceed the %d bits the sort-merge join packs them into",
-                 size_flag(o), key_bits, rid_bits, SMJ_PACK_BITS_MAX);
-        return -1;
-    }
     if (!smj_simd_available(o->simd)) {
         snprintf(err, errlen, "--simd: %s kernels are not available here (CPU without them, or built with -Dsimd=scalar)",
                  smj_simd_name(o->simd));
@@ -49,27 +44,34 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
 
 static size_t resolved_run_size(const join_opts *o) { return o->run_size ? (size_t)o->run_size : smj_default_run_size(); }
 
-/* Packed copy of the input (later the merge scratch: at least the received share), the windows
- * (the received share: sampled ranges keep it near the average, 1.25x allows for sampling error
- * and key groups), send buffers, merge tree buffers. */
+/* The tuple format (packed when the range offsets and record ids fit a word, else wide), the
+ * partitioned copy of the input (later the merge scratch: at least the received share), the windows
+ * (the received share: sampled ranges keep it near the average, smj_window_slack allows for sampling
+ * error and key groups), send buffers, merge tree buffers; the splitter sample on rank 0. */
 static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (check(o, w, ranks, err, errlen)) return -1;
+    if (check(o, err, errlen)) return -1;
+    smj_format f = smj_format_for(w, ranks, join_word_bits(o));
+    const uint64_t item = f.packed ? 8 : 16, run = resolved_run_size(o);
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
-    uint64_t recv = share + share / 4, mine = w->r_n + w->s_n, run = resolved_run_size(o);
-    out->window_bytes = (int64_t)(8 * recv);
-    out->copy_bytes = (int64_t)(8 * (mine > recv ? mine : recv));
-    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * 8 * run);
-    /* rank 0 (whose slices start at 0) gathers the splitter sample */
-    out->other_bytes = (int64_t)(8 * run + (4 << 20) + smj_rank_arrays_bytes(ranks, w->r_off == 0 && w->s_off == 0));
+    uint64_t recv = (uint64_t)((double)share * smj_window_slack(ranks)) + 1, mine = w->r_n + w->s_n;
+    uint64_t sample = o->ranges == RANGES_EQUAL ? 0 : 16 * (uint64_t)smj_samples_per_rank(ranks) * (uint64_t)ranks;
+    const uint64_t P = (uint64_t)ranks;
+    out->tuple_bytes = (int)item;
+    out->window_bytes = (int64_t)(item * recv);
+    out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv)); /* partitioned copy, then merge scratch */
+    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
+    /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank
+     * (counts, offsets, splitters: O(P) words), 4 MiB of bookkeeping */
+    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P + (4 << 20));
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into runs; fan-in runs merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     int depth = 0;
     for (int rel = 0; rel < 2; rel++) {
-        uint64_t total = rel ? w->s_total : w->r_total, piece = total / (uint64_t)ranks / (uint64_t)ranks;
-        uint64_t runs = (uint64_t)ranks * ((piece + run - 1) / run), reach = 1;
+        uint64_t total = rel ? w->s_total : w->r_total, piece = total / P / P;
+        uint64_t runs = P * ((piece + run - 1) / run), reach = 1;
         int d = 0;
         for (; reach < runs; d++) reach *= (uint64_t)fanin;
         if (d > depth) depth = d;
@@ -78,12 +80,15 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     out->run_size = (int64_t)run;
     out->merge_fanin = fanin;
     out->merge_passes = depth;
-    out->buffer_size = (int64_t)(8 * run);
+    out->buffer_size = (int64_t)(item * run);
     out->buffers = SMJ_SEND_BUFFERS;
-    snprintf(out->format, sizeof out->format, "8 B packed key||rid (key %d + rid %d bits)", bits_for(workload_max_key(w)),
-             smj_rid_bits(w));
-    snprintf(out->detail, sizeof out->detail, "%d ranges, runs of %zu tuples, merge fan-in %d, merge depth %d as the sizes tell",
-             ranks, resolved_run_size(o), fanin, depth);
+    smj_format_describe(&f, out->format, sizeof out->format);
+    char ranges[96];
+    if (o->ranges == RANGES_EQUAL) snprintf(ranges, sizeof ranges, "equal widths");
+    else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
+    snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
+             "tuples, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges, smj_window_slack(ranks),
+             (size_t)run, fanin, depth);
     return 0;
 }
 
@@ -113,14 +118,14 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
     const bench_ctx *ctx = in->ctx;
     const join_opts *o = in->opt;
     for (int rel = 0; rel < RELS; rel++)
-        rma_window_acquire(&win[rel], pl->window[rel] * sizeof(uint64_t), (win_flavor)o->window, ctx->comm,
-                       o->window_pool ? rel : -1);
+        rma_window_acquire(&win[rel], pl->window[rel] * (size_t)pl->words * sizeof(uint64_t), (win_flavor)o->window,
+                           ctx->comm, o->window_pool ? rel : -1);
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
     MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
     for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
         rma_window_map_runs(&win[rel], ctx, (uint64_t)pl->parts, NULL, pl->remote[rel], NULL, pl->count[rel],
-                            sizeof(uint64_t));
+                            (size_t)pl->words * sizeof(uint64_t));
 }
 
 /* The phases in display order; put and flush are time inside the sort phase. */
@@ -147,7 +152,8 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "partition", rmb_now() - t0);
 
     /* the windows follow the received share, known only now */
-    mem_check_or_exit(ctx, (int64_t)(8 * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
+    mem_check_or_exit(ctx, (int64_t)(8 * (uint64_t)pl.words * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
+    const int kernels = smj_simd_for_values(simd, pl.values_u64);
 
     t0 = rmb_now();
     rma_window win[RELS];
@@ -155,7 +161,7 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "window_alloc", rmb_now() - t0);
 
     t0 = rmb_now();
-    smj_sort_phase(in, &pl, win, (size_t)run_size, simd, ph);
+    smj_sort_phase(in, &pl, win, (size_t)run_size, kernels, ph);
     phases_add(ph, "sort", rmb_now() - t0);
 
     t0 = rmb_now();
@@ -166,8 +172,12 @@ static void run(const join_input *in, join_output *out)
         int runs = run_table(&pl, rel, (size_t)run_size, &starts, &lens);
         scratch[rel] = pl.packed[rel]; /* sorted and sent: free to reuse */
         int d = 0;
-        sorted[rel] = runs < 0 || !scratch[rel] ? NULL
-                      : smj_merge_passes(win[rel].base, scratch[rel], pl.window[rel], starts, lens, runs, fanin, simd, &d);
+        if (runs < 0 || !scratch[rel]) sorted[rel] = NULL;
+        else if (pl.words == 1)
+            sorted[rel] = smj_merge_passes(win[rel].base, scratch[rel], pl.window[rel], starts, lens, runs, fanin, kernels, &d);
+        else
+            sorted[rel] = (uint64_t *)(void *)smj_wide_merge_passes(win[rel].base, (tuple_t *)(void *)scratch[rel], starts,
+                                                                    lens, runs, fanin, &d);
         if (!sorted[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory in the merge phase\n", ctx->rank);
             MPI_Abort(ctx->comm, 2);
@@ -179,19 +189,25 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "merge", rmb_now() - t0);
 
     t0 = rmb_now();
-    smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.rid_base, &out->matches,
-              &out->checksum);
+    if (pl.words == 1)
+        smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.key_base, pl.rid_base,
+                  &out->matches, &out->checksum);
+    else
+        smj_wide_match((const tuple_t *)(void *)sorted[REL_R], pl.window[REL_R], (const tuple_t *)(void *)sorted[REL_S],
+                       pl.window[REL_S], &out->matches, &out->checksum);
     phases_add(ph, "match", rmb_now() - t0);
 
     /* releasing the windows is collective: window_alloc time, as in the radix join */
     t0 = rmb_now();
     for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t0);
+    out->tuple_bytes = 8 * pl.words;
+    if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
+    else out->simd_used = smj_simd_name(simd);
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;
     out->passes = passes;
-    out->simd_used = smj_simd_name(simd);
 }
 
 const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, plan, run};

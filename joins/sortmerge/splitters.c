@@ -33,3 +33,25 @@ void smj_pick_splitters(const uint64_t *sample, size_t m, int parts, uint64_t *s
         prev_cut = cut;
     }
 }
+
+/* Boundary t must leave parts t+1.. room for the keys above it, s_t >= max_key - (parts-1-t)
+ * max_width, and part t itself at most max_width keys, s_t <= s_(t-1) + max_width; the first
+ * bound is below the second whenever the previous boundary met its own first bound, which holds
+ * from s_(-1) = 0 on because parts * max_width >= max_key. */
+int smj_clamp_splitters(uint64_t *splitters, int parts, uint64_t max_key, uint64_t max_width)
+{
+    if (max_width >= max_key) return 0;
+    int moved = 0;
+    uint64_t prev = 0;
+    for (int t = 0; t + 1 < parts; t++) {
+        uint64_t rest = (uint64_t)(parts - 1 - t); /* parts after t */
+        uint64_t lo = rest >= max_key / max_width + 1 ? 0 : max_key - rest * max_width;
+        uint64_t hi = prev + max_width, s = splitters[t];
+        if (lo < prev) lo = prev;
+        if (s < lo) s = lo;
+        if (s > hi) s = hi;
+        moved += s != splitters[t];
+        splitters[t] = prev = s;
+    }
+    return moved;
+}

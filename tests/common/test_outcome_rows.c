@@ -1,6 +1,6 @@
-/* A results row says one thing three times: status, exit_code and verification agree (ok/0/PASS or
- * failed/1/FAIL), in the rows the join and lock commands write with their own record functions,
- * a failed warm-up's row included (its repeat_index negative, so that plots leave it out). One
+/* A results row says one thing three times: status, exit_code and verification agree (ok/0/PASS,
+ * failed/1/FAIL, or refused/2/NONE for an algorithm --algo both refused), in the rows the join and
+ * lock commands write with their own record functions, a failed warm-up's row included (its repeat_index negative, so that plots leave it out). One
  * rank (the record functions are collective). */
 #include <mpi.h>
 #include <stdio.h>
@@ -59,6 +59,10 @@ int main(int argc, char **argv)
     CHECK(join_record_run(&js, &res) == 0);
     res = (join_run_result){.algo_id = ALGO_RADIX, .index = 0, .pass = true};
     CHECK(join_record_run(&js, &res) == 0);
+    js.refused[0] = &sortmerge_join_algo;
+    js.nrefused = 1;
+    snprintf(js.refusal[0], sizeof js.refusal[0], "--run-size: a reason");
+    CHECK(join_record_refused(&js, 0) == 0);
 
     static lock_session ls;
     ls.ctx = js.ctx;
@@ -70,8 +74,9 @@ int main(int argc, char **argv)
     CHECK(lock_record_run(&ls, &t, &f, (lock_verdict){.pass = true}, 0) == 0);
 
     /* what the file says, read back */
-    const char *want[][4] = {{"join", "failed", "1", "FAIL"}, {"join", "ok", "0", "PASS"},
+    const char *want[][4] = {{"join", "failed", "1", "FAIL"}, {"join", "ok", "0", "PASS"}, {"join", "refused", "2", "NONE"},
                              {"lock", "failed", "1", "FAIL"}, {"lock", "ok", "0", "PASS"}};
+    const int nwant = (int)(sizeof want / sizeof want[0]);
     FILE *in = fopen(path, "r");
     CHECK(in != NULL);
     static char hline[1 << 16], line[1 << 16];
@@ -83,7 +88,7 @@ int main(int argc, char **argv)
         cv = column(hdr, nh, "verification"), ci = column(hdr, nh, "repeat_index");
     CHECK(cb >= 0 && cs >= 0 && ce >= 0 && cv >= 0 && ci >= 0);
     int rows = 0;
-    while (in && fgets(line, sizeof line, in) && rows < 4) {
+    while (in && fgets(line, sizeof line, in) && rows < nwant) {
         line[strcspn(line, "\n")] = 0;
         CHECK(split(line, fld, 512) == nh);
         const char *got[4] = {fld[cb], fld[cs], fld[ce], fld[cv]};
@@ -96,7 +101,7 @@ int main(int argc, char **argv)
         if (rows < 2) CHECK(atoi(fld[ci]) == (rows == 0 ? -1 : 0)); /* the warm-up's index is negative */
         rows++;
     }
-    CHECK(rows == 4);
+    CHECK(rows == nwant);
     if (in) fclose(in);
     unlink(path);
     rmdir(dir);

@@ -18,22 +18,22 @@ int main(void)
     for (int rb = 0; rb <= 20; rb++)
         for (int ridb = 1; ridb <= 64 - 44 + rb && ridb < 64; ridb++) {
             uint64_t kmax = (1ull << 44) - 1, rmax = ridb == 64 ? ~0ull : (1ull << ridb) - 1;
-            CHECK(radix_compress_fits(44, rb, ridb));
+            CHECK(radix_compress_fits(44, rb, ridb, 64));
             round_trip(kmax, rmax, rb, ridb);
             round_trip(1, 0, rb, ridb);
             round_trip(kmax ^ 0x5555, rmax >> 1, rb, ridb);
         }
     /* rid fills the word: key must be entirely radix bits */
-    CHECK(radix_compress_fits(10, 10, 64));
+    CHECK(radix_compress_fits(10, 10, 64, 64));
     round_trip(1023, ~0ull, 10, 64);
-    CHECK(radix_compress_fits(10, 12, 63)); /* more radix bits than key bits */
+    CHECK(radix_compress_fits(10, 12, 63, 64)); /* more radix bits than key bits */
     round_trip(1000, (1ull << 63) - 1, 12, 63);
     /* refusals */
-    CHECK(!radix_compress_fits(45, 0, 20));  /* 65 bits */
-    CHECK(!radix_compress_fits(44, 20, 41)); /* 24 + 41 */
-    CHECK(radix_compress_fits(44, 20, 40));  /* exactly 64 */
-    CHECK(!radix_compress_fits(11, 10, 64));
-    CHECK(!radix_compress_fits(10, 0, 65));
+    CHECK(!radix_compress_fits(45, 0, 20, 64));  /* 65 bits */
+    CHECK(!radix_compress_fits(44, 20, 41, 64)); /* 24 + 41 */
+    CHECK(radix_compress_fits(44, 20, 40, 64));  /* exactly 64 */
+    CHECK(!radix_compress_fits(11, 10, 64, 64));
+    CHECK(!radix_compress_fits(10, 0, 65, 64));
     /* key shift: original key bit b sits at b - radix_bits + rid_bits in a packed item */
     radix_format f = {.words = 1, .radix_bits = 4, .rid_bits = 30};
     CHECK(radix_key_shift(&f, 4) == 30);

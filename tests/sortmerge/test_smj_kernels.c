@@ -1,6 +1,7 @@
 /* Unit tests of the sort-merge join's kernels: in-cache sort vs qsort (every SIMD path this CPU
- * runs, plus scalar), 2-way and multi-way merge, merge passes, matching scan vs nested loops,
- * splitter choice. */
+ * runs, plus scalar; packed values below 2^63 and values using all 64 bits), 2-way and multi-way
+ * merge, merge passes, matching scan vs nested loops, splitter choice and clamping, and the wide
+ * (16-byte) format's sort, merge and match. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +26,31 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-enum { RANDOM, SORTED, REVERSE, ALL_EQUAL, FEW_KEYS, PATTERNS };
-static const char *pattern_name[] = {"random", "sorted", "reverse", "all-equal", "few-keys"};
+/* HIGH and TOP use bit 63 (the packed format may, smj_format.h): random words, words around 2^63,
+ * and the largest packed word there can be, UINT64_MAX - 1, beside the merges' padding. */
+enum { RANDOM, SORTED, REVERSE, ALL_EQUAL, FEW_KEYS, HIGH, TOP, PATTERNS };
+static const char *pattern_name[] = {"random", "sorted", "reverse", "all-equal", "few-keys", "high", "top"};
 
 static void fill(uint64_t *v, size_t n, int pattern)
 {
     for (size_t i = 0; i < n; i++) {
         switch (pattern) {
-        case RANDOM: v[i] = rnd() >> 1; break; /* packed values stay below 2^63 */
+        case RANDOM: v[i] = rnd() >> 1; break; /* below 2^63: the plain kernels */
         case SORTED: v[i] = i * 3; break;
         case REVERSE: v[i] = (uint64_t)(n - i) * 5; break;
         case ALL_EQUAL: v[i] = 0x7FFFFFFFFFFFFFFFull; break;
+        case HIGH: v[i] = i % 3 ? rnd() : (1ull << 63) + rnd() % 64 - 32; break;
+        case TOP: v[i] = i % 2 ? UINT64_MAX - 1 : rnd() >> 1; break;
         default: v[i] = rnd() % 5; break;
         }
+        if (v[i] == UINT64_MAX) v[i]--; /* never a packed word */
     }
 }
 
 static int simd_paths[3], nsimd;
+
+/* The kernel set the join picks for a pattern's values (smj_simd_for_values). */
+static int kernels(int si, int pattern) { return smj_simd_for_values(simd_paths[si], pattern >= HIGH); }
 
 static void test_sort(void)
 {
@@ -55,10 +64,10 @@ static void test_sort(void)
                 fill(src, n, p);
                 memcpy(ref, src, n * 8);
                 qsort(ref, n, 8, cmp_u64);
-                smj_sort_run(src, n, dst, tmp, simd_paths[si]);
+                smj_sort_run(src, n, dst, tmp, kernels(si, p));
                 int ok = memcmp(dst, ref, n * 8) == 0;
                 /* in place (src == dst), as for runs sorted straight into the own window */
-                smj_sort_run(src, n, src, tmp, simd_paths[si]);
+                smj_sort_run(src, n, src, tmp, kernels(si, p));
                 ok &= memcmp(src, ref, n * 8) == 0;
                 if (!ok) fprintf(stderr, "sort %s n=%zu %s wrong\n", smj_simd_name(simd_paths[si]), n, pattern_name[p]);
                 CHECK(ok);
@@ -79,7 +88,7 @@ static void test_merge2(void)
                 size_t na = lens[x], nb = lens[y];
                 uint64_t *a = malloc((na + 1) * 8), *b = malloc((nb + 1) * 8), *out = malloc((na + nb + 1) * 8),
                          *ref = malloc((na + nb + 1) * 8);
-                int p = (int)((x + y) % 2 ? RANDOM : FEW_KEYS);
+                int p = (int)((x + y) % 3 == 0 ? HIGH : (x + y) % 2 ? RANDOM : FEW_KEYS);
                 fill(a, na, p);
                 fill(b, nb, p);
                 qsort(a, na, 8, cmp_u64);
@@ -87,7 +96,7 @@ static void test_merge2(void)
                 memcpy(ref, a, na * 8);
                 memcpy(ref + na, b, nb * 8);
                 qsort(ref, na + nb, 8, cmp_u64);
-                smj_merge2(a, na, b, nb, out, simd_paths[si]);
+                smj_merge2(a, na, b, nb, out, kernels(si, p));
                 CHECK(memcmp(out, ref, (na + nb) * 8) == 0);
                 free(a);
                 free(b);
@@ -102,7 +111,8 @@ static void test_merge_runs(void)
     const int fanins[] = {2, 3, 5, 8, 17, 64};
     for (int si = 0; si < nsimd; si++)
         for (size_t f = 0; f < sizeof fanins / sizeof *fanins; f++)
-            for (int p = 0; p < 2; p++) {
+            for (int p = 0; p < 3; p++) {
+                const int pattern = p == 0 ? RANDOM : p == 1 ? FEW_KEYS : HIGH;
                 int k = fanins[f];
                 size_t lens[64], total = 0;
                 const uint64_t *runs[64];
@@ -111,7 +121,7 @@ static void test_merge_runs(void)
                     lens[i] = (i % 4 == 1) ? 0 : rnd() % 3000;
                     total += lens[i];
                     data[i] = malloc((lens[i] + 1) * 8);
-                    fill(data[i], lens[i], p ? FEW_KEYS : RANDOM);
+                    fill(data[i], lens[i], pattern);
                     qsort(data[i], lens[i], 8, cmp_u64);
                     runs[i] = data[i];
                 }
@@ -122,7 +132,7 @@ static void test_merge_runs(void)
                     pos += lens[i];
                 }
                 qsort(ref, total, 8, cmp_u64);
-                CHECK(smj_merge_runs(runs, lens, k, out, 64, simd_paths[si]) == 0);
+                CHECK(smj_merge_runs(runs, lens, k, out, 64, kernels(si, pattern)) == 0);
                 int ok = memcmp(out, ref, total * 8) == 0;
                 if (!ok) fprintf(stderr, "merge_runs %s k=%d wrong\n", smj_simd_name(simd_paths[si]), k);
                 CHECK(ok);
@@ -167,6 +177,8 @@ static void test_match(void)
     const int rid_bits = 20;
     const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
     for (int trial = 0; trial < 20; trial++) {
+        /* packed keys are offsets from their range's lowest key */
+        const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
         size_t rn = rnd() % 500, sn = rnd() % 2000;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
         uint64_t keys = 1 + rnd() % 300;
@@ -178,12 +190,12 @@ static void test_match(void)
                 if (r[i] >> rid_bits == s[j] >> rid_bits) {
                     m_ref++;
                     c_ref += match_term(rid_base[0] + (r[i] & ((1u << rid_bits) - 1)),
-                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), r[i] >> rid_bits);
+                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), key_base + (r[i] >> rid_bits));
                 }
         qsort(r, rn, 8, cmp_u64);
         qsort(s, sn, 8, cmp_u64);
         uint64_t m, c;
-        smj_match(r, rn, s, sn, rid_bits, rid_base, &m, &c);
+        smj_match(r, rn, s, sn, rid_bits, key_base, rid_base, &m, &c);
         CHECK_EQ_U64(m, m_ref);
         CHECK_EQ_U64(c, c_ref);
         free(r);
@@ -256,6 +268,142 @@ static void test_splitters(void)
     free(k);
 }
 
+/* Clamped boundaries: monotone, no part wider than max_width (the last up to max_key), moved only
+ * where needed; with parts * max_width == max_key only equal widths remain. */
+static void test_clamp(void)
+{
+    uint64_t spl[64];
+    for (int trial = 0; trial < 200; trial++) {
+        int parts = 2 + (int)(rnd() % 60);
+        uint64_t max_key = (uint64_t)parts + rnd() % 100000;
+        uint64_t min_width = max_key / (uint64_t)parts + (max_key % (uint64_t)parts != 0);
+        uint64_t max_width = min_width + (trial % 4 ? rnd() % (min_width + 1) : 0);
+        for (int t = 0; t + 1 < parts; t++) spl[t] = trial % 3 ? rnd() % (max_key + 1) : (uint64_t)t; /* skewed */
+        qsort(spl, (size_t)parts - 1, 8, cmp_u64);
+        uint64_t before[64];
+        memcpy(before, spl, sizeof before);
+        int moved = smj_clamp_splitters(spl, parts, max_key, max_width);
+        int changed = 0;
+        for (int t = 0; t < parts; t++) {
+            uint64_t lo = smj_part_base(spl, t), hi = t + 1 < parts ? spl[t] : max_key;
+            CHECK(hi + 1 >= lo);             /* monotone */
+            CHECK(hi + 1 - lo <= max_width); /* keys [lo, hi] */
+            if (t + 1 < parts) changed += spl[t] != before[t];
+        }
+        CHECK_EQ_U64(moved, changed);
+        if (max_width * (uint64_t)parts == max_key)
+            for (int t = 0; t + 1 < parts; t++) CHECK_EQ_U64(spl[t], max_width * (uint64_t)(t + 1));
+    }
+    /* boundaries within the limit stay */
+    smj_equal_splitters(1000, 8, spl);
+    CHECK_EQ_U64(smj_clamp_splitters(spl, 8, 1000, 125), 0);
+}
+
+static int cmp_tuple(const void *a, const void *b)
+{
+    const tuple_t *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : (x->rid > y->rid) - (x->rid < y->rid);
+}
+
+/* sorted by key, and the same tuples (rids travel with their keys) */
+static int same_sorted(const tuple_t *got, const tuple_t *in, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (got[i - 1].key > got[i].key) return 0;
+    tuple_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+    memcpy(a, got, n * sizeof *a);
+    memcpy(b, in, n * sizeof *b);
+    qsort(a, n, sizeof *a, cmp_tuple);
+    qsort(b, n, sizeof *b, cmp_tuple);
+    int ok = memcmp(a, b, n * sizeof *a) == 0;
+    free(a);
+    free(b);
+    return ok;
+}
+
+/* Keys over spans from one key to all 64 bits (one digit, several, skipped digits). */
+static void fill_wide(tuple_t *t, size_t n, uint64_t base, uint64_t span)
+{
+    for (size_t i = 0; i < n; i++) t[i] = (tuple_t){base + (span ? rnd() % span : 0), rnd()};
+}
+
+static void test_wide_sort(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 17, 64, 1000, 4097, 40000};
+    const uint64_t spans[] = {0, 1, 2, 255, 256, 4096, 1u << 22, UINT64_C(1) << 40, UINT64_MAX};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+        for (size_t q = 0; q < sizeof spans / sizeof *spans; q++) {
+            size_t n = sizes[z];
+            tuple_t *src = malloc((n + 1) * 16), *dst = malloc((n + 1) * 16), *tmp = malloc((n + 1) * 16),
+                    *in = malloc((n + 1) * 16);
+            fill_wide(src, n, spans[q] == UINT64_MAX ? 0 : UINT64_C(1) << 50, spans[q]);
+            memcpy(in, src, n * 16);
+            smj_wide_sort_run(src, n, dst, tmp);
+            int ok = same_sorted(dst, in, n);
+            smj_wide_sort_run(src, n, src, tmp); /* in place */
+            ok &= same_sorted(src, in, n);
+            if (!ok) fprintf(stderr, "wide sort n=%zu span=%llu wrong\n", n, (unsigned long long)spans[q]);
+            CHECK(ok);
+            free(src);
+            free(dst);
+            free(tmp);
+            free(in);
+        }
+}
+
+/* 37 runs (one empty) at fan-in 4: ceil(log4 37) = 3 passes, as the packed merge. */
+static void test_wide_merge_passes(void)
+{
+    const int runs = 37;
+    size_t starts[37], lens[37], n = 0;
+    for (int i = 0; i < runs; i++) {
+        starts[i] = n;
+        lens[i] = i == 5 ? 0 : 100 + rnd() % 900;
+        n += lens[i];
+    }
+    tuple_t *data = malloc(n * 16), *scratch = malloc(n * 16), *in = malloc(n * 16), *tmp = malloc(n * 16);
+    fill_wide(data, n, 1, 5000); /* duplicates across runs */
+    for (int i = 0; i < runs; i++) smj_wide_sort_run(data + starts[i], lens[i], data + starts[i], tmp);
+    memcpy(in, data, n * 16);
+    int passes = -1;
+    tuple_t *res = smj_wide_merge_passes(data, scratch, starts, lens, runs, 4, &passes);
+    CHECK(res == data || res == scratch);
+    CHECK_EQ_U64(passes, 3);
+    CHECK(res && same_sorted(res, in, n));
+    free(data);
+    free(scratch);
+    free(in);
+    free(tmp);
+}
+
+/* Equal-key groups on both sides (N:M), keys only on one side, vs nested loops. */
+static void test_wide_match(void)
+{
+    for (int trial = 0; trial < 20; trial++) {
+        size_t rn = rnd() % 500, sn = rnd() % 2000;
+        tuple_t *r = malloc((rn + 1) * 16), *s = malloc((sn + 1) * 16), *tmp = malloc((rn + sn + 1) * 16);
+        uint64_t keys = 1 + rnd() % 300, base = trial % 2 ? UINT64_C(1) << 45 : 1;
+        fill_wide(r, rn, base, keys);
+        fill_wide(s, sn, base, 2 * keys);
+        uint64_t m_ref = 0, c_ref = 0;
+        for (size_t i = 0; i < rn; i++)
+            for (size_t j = 0; j < sn; j++)
+                if (r[i].key == s[j].key) {
+                    m_ref++;
+                    c_ref += match_term(r[i].rid, s[j].rid, r[i].key);
+                }
+        smj_wide_sort_run(r, rn, r, tmp);
+        smj_wide_sort_run(s, sn, s, tmp);
+        uint64_t m, c;
+        smj_wide_match(r, rn, s, sn, &m, &c);
+        CHECK_EQ_U64(m, m_ref);
+        CHECK_EQ_U64(c, c_ref);
+        free(r);
+        free(s);
+        free(tmp);
+    }
+}
+
 int main(void)
 {
     const int all[] = {SMJ_SIMD_AVX512, SMJ_SIMD_AVX2, SMJ_SIMD_SCALAR};
@@ -271,5 +419,9 @@ int main(void)
     test_merge_passes();
     test_match();
     test_splitters();
+    test_clamp();
+    test_wide_sort();
+    test_wide_merge_passes();
+    test_wide_match();
     CHECK_DONE();
 }
