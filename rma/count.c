@@ -44,25 +44,38 @@ void rma_count_type_free(MPI_Datatype type, MPI_Datatype *dt)
     *dt = type;
 }
 
-/* One call per piece; at least one call, so that every rank takes part even when n is 0. */
-#define PIECEWISE(call)                                                                          \
-    do {                                                                                         \
-        uint64_t off = 0;                                                                        \
-        int rc;                                                                                  \
-        do {                                                                                     \
-            uint64_t k = n - off < (uint64_t)RMA_COUNT_PIECE ? n - off : (uint64_t)RMA_COUNT_PIECE; \
-            rc = call(in + off, out + off, (int)k, MPI_UINT64_T, op, comm);                      \
-            off += k;                                                                            \
-        } while (rc == MPI_SUCCESS && off < n);                                                  \
-        return rc;                                                                               \
-    } while (0)
+/* One call per piece of at most `piece` elements; at least one call, so that every rank takes part
+ * even when n is 0. */
+static int piecewise(int (*call)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm), const uint64_t *in,
+                     uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm, uint64_t piece)
+{
+    if (piece == 0 || piece > (uint64_t)INT_MAX) piece = (uint64_t)RMA_COUNT_PIECE;
+    uint64_t off = 0;
+    int rc;
+    do {
+        uint64_t k = n - off < piece ? n - off : piece;
+        rc = call(in + off, out + off, (int)k, MPI_UINT64_T, op, comm);
+        off += k;
+    } while (rc == MPI_SUCCESS && off < n);
+    return rc;
+}
+
+int rma_allreduce_u64_pieces(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm, uint64_t piece)
+{
+    return piecewise(MPI_Allreduce, in, out, n, op, comm, piece);
+}
+
+int rma_scan_u64_pieces(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm, uint64_t piece)
+{
+    return piecewise(MPI_Scan, in, out, n, op, comm, piece);
+}
 
 int rma_allreduce_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm)
 {
-    PIECEWISE(MPI_Allreduce);
+    return rma_allreduce_u64_pieces(in, out, n, op, comm, (uint64_t)RMA_COUNT_PIECE);
 }
 
 int rma_scan_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm)
 {
-    PIECEWISE(MPI_Scan);
+    return rma_scan_u64_pieces(in, out, n, op, comm, (uint64_t)RMA_COUNT_PIECE);
 }

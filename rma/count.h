@@ -25,5 +25,8 @@ void rma_count_type_free(MPI_Datatype type, MPI_Datatype *dt);
 /* MPI_Allreduce / MPI_Scan of n uint64_t with op, in pieces that fit an int. Return an MPI error code. */
 int rma_allreduce_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm);
 int rma_scan_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm);
+/* The same in pieces of at most `piece` elements (0: RMA_COUNT_PIECE), so that tests split small arrays. */
+int rma_allreduce_u64_pieces(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm, uint64_t piece);
+int rma_scan_u64_pieces(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm, uint64_t piece);
 
 #endif
