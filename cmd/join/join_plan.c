@@ -47,6 +47,7 @@ typedef struct {
     int ranks, per_host, hosts, nalgos, nfit;
     const join_algo *algos[2];
     bool fits[2];
+    char refusal[2][512];   /* rank 0's refusal of each algorithm that does not fit */
     rank_plan r0, other;
 } scale;
 
@@ -62,7 +63,7 @@ static void plan_rank(const join_opts *o, scale *sc, uint64_t r_total, int rank,
         char err[512];
         sc->fits[a] = sc->algos[a]->plan(o, &rp->wl, sc->ranks, &rp->plans[a], err, sizeof err) == 0;
         if (!sc->fits[a]) {
-            if (report) fprintf(stderr, "rmabench: %s\n", err); /* the run's refusal, word for word */
+            if (report) snprintf(sc->refusal[a], sizeof sc->refusal[a], "%s", err);
             continue;
         }
         fit[nfit++] = rp->plans[a];
@@ -74,6 +75,21 @@ static void plan_rank(const join_opts *o, scale *sc, uint64_t r_total, int rank,
     }
     sc->nfit = nfit;
     join_need_of(o, &rp->wl, fit, nfit, &rp->need);
+}
+
+/* The run's refusal lines, word for word (join_setup.c): alone, or with --algo both naming what still runs. */
+static void report_refusals(const join_opts *o, const scale *sc)
+{
+    const join_algo *runs = NULL;
+    for (int a = 0; a < sc->nalgos; a++)
+        if (sc->fits[a] && !runs) runs = sc->algos[a];
+    for (int a = 0; a < sc->nalgos; a++) {
+        if (sc->fits[a]) continue;
+        if (o->algo != ALGO_BOTH) fprintf(stderr, "rmabench: %s\n", sc->refusal[a]);
+        else
+            fprintf(stderr, "rmabench: --algo: %s refused: %s%s%s\n", sc->algos[a]->name, sc->refusal[a],
+                    runs ? "; running " : "", runs ? runs->name : "");
+    }
 }
 
 static int plan_scale(const join_opts *o, scale *sc)
@@ -92,8 +108,10 @@ static int plan_scale(const join_opts *o, scale *sc)
     if (o->algo == ALGO_RADIX || o->algo == ALGO_BOTH) sc->algos[sc->nalgos++] = &radix_join_algo;
     if (o->algo == ALGO_SORTMERGE || o->algo == ALGO_BOTH) sc->algos[sc->nalgos++] = &sortmerge_join_algo;
     if (o->algo == ALGO_REFERENCE) sc->algos[sc->nalgos++] = &reference_join_algo;
-    plan_rank(o, sc, r_total, 0, &sc->r0, true);
+    /* rank 0 last: its verdicts (fits, nfit, refusals) stand, as on the run's rank 0 */
     plan_rank(o, sc, r_total, sc->ranks == 1 ? 0 : o->uneven ? sc->ranks - 1 : 1, &sc->other, false);
+    plan_rank(o, sc, r_total, 0, &sc->r0, true);
+    report_refusals(o, sc);
     return sc->nfit ? 0 : -1;
 }
 
@@ -105,7 +123,7 @@ static void print_bytes(const char *label, int64_t v)
 }
 
 /* One algorithm: its format, what it resolved, its memory beyond R and S; returns beyond-the-data bytes. */
-static int64_t print_algo(const join_algo *algo, const join_plan *p)
+static int64_t print_algo(const join_algo *algo, const join_plan *p, int64_t relations)
 {
     const char *n = algo->name;
     printf("%s: tuple format %s\n%s: %s\n", n, p->format, n, p->detail);
@@ -116,8 +134,9 @@ static int64_t print_algo(const join_algo *algo, const join_plan *p)
     print_bytes(", tables and per-rank arrays ", p->other_bytes);
     printf("\n%s resolved: partitions=%" PRId64 " radix_bits=%" PRId64 " passes=%" PRId64 " local_bits=%" PRId64
            " buffer_size=%" PRId64 " buffers=%" PRId64 " run_size=%" PRId64 " merge_fanin=%" PRId64
-           " merge_passes=%" PRId64 "\n", n, p->partitions, p->radix_bits, p->passes, p->local_bits, p->buffer_size,
-           p->buffers, p->run_size, p->merge_fanin, p->merge_passes);
+           " merge_passes=%" PRId64 " tuple_bytes=%d mem_rank=%" PRId64 "\n", n, p->partitions, p->radix_bits,
+           p->passes, p->local_bits, p->buffer_size, p->buffers, p->run_size, p->merge_fanin, p->merge_passes,
+           p->tuple_bytes, relations + join_plan_bytes(p) + MEM_RUNTIME_BYTES); /* the run's mem_plan_rank */
     int64_t beyond = p->buffer_bytes + p->other_bytes + MEM_RUNTIME_BYTES;
     print_bytes("  beyond the data: ", beyond);
     print_bytes(" (send buffers, tables, arrays, and process + MPI library ", MEM_RUNTIME_BYTES);
@@ -163,7 +182,7 @@ int join_plan_main(const join_opts *o)
     int64_t beyond = 0;
     for (int a = 0; a < sc.nalgos; a++) {
         if (!sc.fits[a]) continue;
-        int64_t b = print_algo(sc.algos[a], &big->plans[a]);
+        int64_t b = print_algo(sc.algos[a], &big->plans[a], big->need.relations_bytes);
         if (b > beyond) beyond = b;
     }
     const int64_t rank = big->need.rank_bytes + MEM_RUNTIME_BYTES;
@@ -180,5 +199,6 @@ int join_plan_main(const join_opts *o)
            resident, beyond);
     int host_ok = judge_host(o, &sc, &big->need, host) == 0;
     printf("plan: %s\n", !host_ok ? "does not fit" : sc.nfit < sc.nalgos ? "fits in part (see the refusal)" : "fits");
-    return host_ok ? 0 : 2;
+    /* the exit status the run would have (README "Exit status") */
+    return !host_ok ? JOIN_EXIT_USAGE : sc.nfit < sc.nalgos ? JOIN_EXIT_PARTLY_REFUSED : JOIN_EXIT_OK;
 }
