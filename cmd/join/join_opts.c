@@ -98,7 +98,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
-        {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default: this launch's, else 1)", 1, 1e7, NULL, NULL},
+        {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default 1)", 1, 1e7, NULL, NULL},
         {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL},
         {"host-memory", OPT_BYTES, &o->host_memory, "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL},
         {"pack-bits", OPT_INT, &o->pack_bits,
