@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "bench/numa_policy.h"
 
@@ -29,12 +30,33 @@ void mem_format(int64_t bytes, char *buf, int len)
     snprintf(buf, (size_t)len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
-void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag)
+int mem_host_verdict(int64_t host_need, int64_t avail, const char *flag, const char *advice, char *msg, size_t len)
+{
+    if (avail <= 0 || (double)host_need <= 0.9 * (double)avail) return 0;
+    char need[32], have[32];
+    mem_format(host_need, need, sizeof need);
+    mem_format(avail, have, sizeof have);
+    snprintf(msg, len, "%s: the run needs about %s on one host but only %s is available; use %s", flag, need, have,
+             advice);
+    return -1;
+}
+
+const char *mem_advice(bool per_rank_data, bool buffers)
+{
+    if (per_rank_data)
+        return buffers ? "fewer ranks per host (the same ranks on more hosts), fewer tuples per rank, or a smaller --buffer-memory"
+                       : "fewer ranks per host (the same ranks on more hosts) or fewer tuples per rank";
+    return buffers ? "more hosts, fewer ranks per host, or a smaller --buffer-memory"
+                   : "more hosts, fewer ranks per host, or a smaller size";
+}
+
+void mem_check_host(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag, const char *advice)
 {
     int64_t host_sum = 0;
     MPI_Allreduce(&bytes_this_rank, &host_sum, 1, MPI_INT64_T, MPI_SUM, ctx->host);
     int64_t avail = mem_available_bytes();
-    int bad = avail > 0 && (double)host_sum > 0.9 * (double)avail;
+    char msg[512];
+    int bad = mem_host_verdict(host_sum, avail, flag, advice, msg, sizeof msg) != 0;
     struct { int bad; int rank; } mine = {bad, ctx->rank}, first;
     MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, ctx->comm);
     if (!first.bad) return;
@@ -44,11 +66,20 @@ void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char
         if (ctx->rank == first.rank) MPI_Send(nums, 2, MPI_INT64_T, 0, 77, ctx->comm);
         if (ctx->rank == 0) MPI_Recv(nums, 2, MPI_INT64_T, first.rank, 77, ctx->comm, MPI_STATUS_IGNORE);
     }
-    char need[32], have[32];
-    mem_format(nums[0], need, sizeof need);
-    mem_format(nums[1], have, sizeof have);
-    bench_usage_error(ctx, "%s: the run needs about %s on one host but only %s is available; use fewer tuples or more hosts",
-                      flag, need, have);
+    mem_host_verdict(nums[0], nums[1], flag, advice, msg, sizeof msg);
+    bench_usage_error(ctx, "%s", msg);
+}
+
+void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag)
+{
+    mem_check_host(ctx, bytes_this_rank, flag, mem_advice(strcmp(flag, "--tuples-per-rank") == 0, false));
+}
+
+int64_t mem_peak_rss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+    return (int64_t)ru.ru_maxrss * 1024; /* kilobytes on Linux */
 }
 
 void *mem_alloc_large(uint64_t bytes)

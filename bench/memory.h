@@ -3,6 +3,8 @@
  * platforms and must not be used to refuse a run). */
 #ifndef RMB_MEMORY_H
 #define RMB_MEMORY_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bench/context.h"
@@ -10,10 +12,30 @@
 /* Bytes available to new allocations on this host (MemAvailable), or -1 if unknown. */
 int64_t mem_available_bytes(void);
 
+/* The one rule for a host, MPI-free (the run's check below and `--plan` both use it): host_need
+ * fits when it is at most 90% of avail (or avail is unknown, <= 0). Returns 0, or -1 with
+ * "FLAG: the run needs about X on one host but only Y is available; use ADVICE" in msg. */
+int mem_host_verdict(int64_t host_need, int64_t avail, const char *flag, const char *advice, char *msg, size_t len);
+
+/* What lowers one host's need, for the refusal: per_rank_data (the size flag is per rank, so more
+ * hosts alone do not help), buffers (send buffers that --buffer-memory bounds are a sizeable part). */
+const char *mem_advice(bool per_rank_data, bool buffers);
+
 /* Collective: sums bytes_per_rank over the ranks of each host and compares with that host's
- * MemAvailable (keeping 10% headroom). On failure, every rank exits 2 after rank 0 prints a line
- * naming `flag` and the sizes. */
+ * MemAvailable (mem_host_verdict). On failure, every rank exits 2 after rank 0 prints the line.
+ * mem_check_or_exit gives mem_advice for the flag (--tuples-per-rank is per rank). */
+void mem_check_host(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag, const char *advice);
 void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag);
+
+/* What a rank needs beyond what the operators plan (process image, MPI library): added by --plan,
+ * which launches nothing; a run's MemAvailable already has it taken. Measured here: 12 MiB
+ * resident with shared libraries (Open MPI 4.1, 2 ranks, tiny data); the rest is room for the
+ * library's per-peer state at thousands of ranks, which it sizes itself. */
+#define MEM_RUNTIME_BYTES ((int64_t)32 << 20)
+
+/* This process's peak resident memory so far (getrusage ru_maxrss), bytes. Pages of other ranks'
+ * shared-memory windows it wrote into count too. */
+int64_t mem_peak_rss_bytes(void);
 
 /* "1.5 GiB" style. */
 void mem_format(int64_t bytes, char *buf, int len);

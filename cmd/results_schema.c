@@ -16,7 +16,9 @@ static const char *const columns[] = {
     /* join parameters */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
     "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",
-    "buffers_per_partition", "compress", "ranges", "run_size", "merge_fanin", "simd",
+    "buffers_per_partition", "buffer_memory", "compress", "ranges", "run_size", "merge_fanin", "simd",
+    /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
+    "mem_plan_rank", "mem_peak_rank",
     /* join results */
     PHASES(PHASE_COLS) PHASE_COLS(exchange) TOTALS(PHASE_COLS)
     "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",

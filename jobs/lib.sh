@@ -142,7 +142,11 @@ rmb_run() {
     [[ $RMB_COUNTING == 1 ]] && return 0
     rmb_launch_words "$nodes" "$np"
     local -a cmd=("${RMB_LAUNCH[@]}" "$RMB_BIN" "$@")
-    if [[ $RMB_DRY_RUN == 1 ]]; then rmb_quote "${cmd[@]}"; return 0; fi
+    if [[ $RMB_DRY_RUN == 1 ]]; then
+        rmb_quote "${cmd[@]}"
+        [[ ${RMB_DRY_PLAN:-0} == 1 ]] && rmb_dry_plan "$nodes" "$np" "$@"
+        return 0
+    fi
     local log
     log=$RMB_LOG_DIR/$(printf '%03d' "$RMB_RUN_I")-${label//[^A-Za-z0-9_.=-]/_}.log
     printf '[run %d of %d, %s elapsed] %s\n' "$RMB_RUN_I" "$RMB_RUN_N" "$(rmb_elapsed)" "$label"
@@ -182,6 +186,34 @@ rmb_run() {
     return 1
 }
 
+# RMB_DRY_PLAN=1 (jobs/submit.sh --campaign thesis): under each dry-run step, what the step would do
+# and the memory it needs per rank and per node, from `rmabench SUBCOMMAND --plan` (the planning code
+# of the run itself; no ranks launched). --output and --model are a run's, not a plan's: left out.
+# RMB_HOST_MEMORY (e.g. 32G, a node's memory) makes the plan judge whether a node holds the step.
+rmb_dry_plan() { # NODES NP SUBCOMMAND ARGS...
+    local nodes=$1 np=$2 sub=$3 a skip=0
+    shift 3
+    local -a args=()
+    for a in "$@"; do
+        if [[ $skip == 1 ]]; then skip=0; continue; fi
+        case $a in --output|--model) skip=1 ;; --output=*|--model=*) ;; *) args+=("$a") ;; esac
+    done
+    [[ $sub == join || $sub == lock ]] || return 0
+    if [[ ! -x $RMB_BIN ]]; then echo "    (no plan: $RMB_BIN is not built)"; return 0; fi
+    if ! "$RMB_BIN" "$sub" --plan --help >/dev/null 2>&1; then
+        # said once per job: every step of it would say the same
+        [[ ${RMB_NO_PLAN_SAID:-} == *" $sub "* ]] ||
+            echo "    (no plan for the $sub steps: this build has no 'rmabench $sub --plan')"
+        RMB_NO_PLAN_SAID="${RMB_NO_PLAN_SAID:- } $sub "
+        return 0
+    fi
+    local -a mem=()
+    [[ -n ${RMB_HOST_MEMORY:-} ]] && mem=(--host-memory "$RMB_HOST_MEMORY")
+    "$RMB_BIN" "$sub" --plan --ranks "$np" --ranks-per-host $(( (np + nodes - 1) / nodes )) "${mem[@]}" "${args[@]}" 2>&1 |
+        sed 's/^/    | /'
+    return 0
+}
+
 # Count the runs of the script's `plan` function, then run it.
 rmb_plan() {
     RMB_COUNTING=1 RMB_RUN_I=0
@@ -200,7 +232,11 @@ rmb_has_command() { # SUBCOMMAND
 rmb_render() { # DIR CSV...
     local dir=$1; shift
     local -a cmd=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" report "$@" --out "$dir")
-    if [[ $RMB_DRY_RUN == 1 ]]; then rmb_quote "${cmd[@]}"; return 0; fi
+    if [[ $RMB_DRY_RUN == 1 ]]; then
+        rmb_quote "${cmd[@]}"
+        [[ ${RMB_DRY_PLAN:-0} == 1 ]] && rmb_dry_plan "$nodes" "$np" "$@"
+        return 0
+    fi
     echo "[$(rmb_elapsed) elapsed] rendering figures and report into $dir"
     "${cmd[@]}"
 }
@@ -221,6 +257,17 @@ rmb_slurm_init() {
     local tpn=${SLURM_NTASKS_PER_NODE:-}
     RMB_PPN=${RMB_PPN:-${tpn%%(*}}
     RMB_PPN=${RMB_PPN:-2}
+    if [[ -z ${RMB_NODE_COUNTS:-} && -n ${RMB_CORE_COUNTS:-} ]]; then
+        # core (rank) counts, as the thesis' figures give them: the node counts that give them
+        # at RMB_PPN ranks per node, those within the allocation
+        local c
+        RMB_NODE_COUNTS=""
+        for c in $RMB_CORE_COUNTS; do
+            (( c % RMB_PPN == 0 && c / RMB_PPN <= RMB_NODES )) && RMB_NODE_COUNTS+="$((c / RMB_PPN)) "
+        done
+        RMB_NODE_COUNTS=${RMB_NODE_COUNTS% }
+        [[ -n $RMB_NODE_COUNTS ]] || echo "rmabench jobs: RMB_CORE_COUNTS: none of $RMB_CORE_COUNTS fits $RMB_NODES nodes x $RMB_PPN ranks: powers of two up to the allocation instead" >&2
+    fi
     if [[ -z ${RMB_NODE_COUNTS:-} ]]; then
         local k=1
         RMB_NODE_COUNTS=""

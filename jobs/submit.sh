@@ -1,7 +1,7 @@
 #!/bin/bash
 # jobs/submit.sh: submit an rmabench campaign to Slurm and print the job ids.
 #
-#   jobs/submit.sh [--campaign all|scaleout|joins|lock] [--results DIR] [--mpi openmpi|mpich]
+#   jobs/submit.sh [--campaign all|scaleout|joins|lock|thesis] [--results DIR] [--mpi openmpi|mpich]
 #                  [--dry-run] [-- SBATCH_ARGS...]
 #
 # Order: calibrate, then the benchmark jobs (--dependency=afterany on calibration: they run without
@@ -10,6 +10,12 @@
 #   joins     calibrate, join-scaleout, join-scaleup, join-sizes, plot
 #   lock      calibrate, lock, plot
 #   all       (default) every job above
+#   thesis    the thesis' scale (chapter 4, Fig 4.2): calibrate, join-scaleout at 40M tuples of R per
+#             rank, 1:1, both joins, on the node counts that give 128, 256, ..., 4096 ranks
+#             (RMB_CORE_COUNTS) within the allocation, then the lock sweeps, plot. Its --dry-run
+#             prints under every step its plan (`rmabench join --plan`, `rmabench lock --plan` where
+#             the build has it): formats, buffers, windows, memory per rank and per node; with
+#             RMB_HOST_MEMORY=32G (a node's memory) it also says whether each step fits a node.
 # --results DIR   campaign directory (default results/campaign-<timestamp>); each job writes its
 #                 rows to DIR/job-<jobid>-<name>/results.csv, the plot job DIR/report/report.md
 # --mpi LIB       run the Open MPI build (build/, srun --mpi=pmix) or the MPICH build
@@ -40,7 +46,13 @@ scaleout) jobs=(join-scaleout) ;;
 joins) jobs=(join-scaleout join-scaleup join-sizes) ;;
 lock) jobs=(lock) ;;
 all) jobs=(join-scaleout join-scaleup join-sizes lock) ;;
-*) echo "rmabench jobs: --campaign: '$campaign' is not all, scaleout, joins or lock" >&2; exit 2 ;;
+thesis)
+    jobs=(join-scaleout lock)
+    # Fig 4.2's weak scaling: 40M tuples per relation and core, every S tuple with one partner
+    export RMB_TUPLES=${RMB_TUPLES:-40M} RMB_ALGO=${RMB_ALGO:-both} RMB_DRY_PLAN=1
+    export RMB_CORE_COUNTS=${RMB_CORE_COUNTS:-128 256 512 1024 2048 4096}
+    ;;
+*) echo "rmabench jobs: --campaign: '$campaign' is not all, scaleout, joins, lock or thesis" >&2; exit 2 ;;
 esac
 case $mpi in
 openmpi) export RMB_BUILD=${RMB_BUILD:-$root/build} ;;

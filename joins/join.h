@@ -41,8 +41,9 @@ typedef struct {
     int64_t local_bits;        /* fan-out bits per local pass; 0 = auto */
     int64_t passes;            /* local passes; -1 = derived from size */
     int assign;
-    int64_t buffer_size;       /* bytes */
+    int64_t buffer_size;       /* bytes per send buffer, at most (--buffer-memory may give less) */
     int64_t buffers_per_partition;
+    int64_t buffer_memory;     /* bytes: all send buffers of a rank together (sizes them at scale) */
     bool compress;             /* pack into 8 bytes when the format fits (default), else 16 bytes */
     bool compress_given;       /* --compress or --no-compress given: --compress refuses what does not fit */
     /* sort-merge join */
@@ -51,6 +52,10 @@ typedef struct {
     int64_t merge_fanin;
     int simd;
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
+    /* --plan: print what a run at this scale would do, without launching ranks (cmd/join/join_plan.c) */
+    bool plan;
+    int64_t plan_ranks, plan_ranks_per_host; /* --ranks, --ranks-per-host (0: all on one host) */
+    int64_t host_memory;       /* --host-memory: bytes one host offers (0: this machine's, one-host plans only) */
     int64_t pack_bits;         /* test only: bits of a packed word, so that tests reach the formats'
                                 * limits at small sizes; 0 = 64 (join_word_bits) */
 } join_opts;
@@ -67,11 +72,22 @@ typedef struct {
                             * or "16 B (...): keys of K and rids of R bits need N > 64" */
     char detail[384];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
     int64_t window_bytes;  /* this rank's windows (or receive space) */
-    int64_t buffer_bytes;  /* send buffers */
-    int64_t other_bytes;   /* tables, scratch, per-rank arrays */
+    int64_t copy_bytes;    /* copies of this rank's share of the data (a partition for the local
+                            * passes, a packed relation, merge scratch): they grow with the data per
+                            * rank, never with the rank count */
+    int64_t buffer_bytes;  /* send buffers (bounded by --buffer-memory where they grow with P) */
+    int64_t other_bytes;   /* tables, per-rank arrays (O(P) words), bookkeeping */
+    /* what it resolved, as numbers for --plan and its test (0 where they do not apply) */
+    int64_t partitions;    /* radix: network partitions; sort-merge: ranges */
+    int64_t radix_bits, passes, local_bits; /* radix: local passes as far as the sizes tell (uniform keys) */
+    int64_t buffer_size, buffers; /* each send buffer's bytes (what one put moves at most), their number */
+    int64_t run_size, merge_fanin, merge_passes; /* sort-merge: tuples per run; merge depth (uniform keys) */
 } join_plan;
 
-static inline int64_t join_plan_bytes(const join_plan *p) { return p->window_bytes + p->buffer_bytes + p->other_bytes; }
+static inline int64_t join_plan_bytes(const join_plan *p)
+{
+    return p->window_bytes + p->copy_bytes + p->buffer_bytes + p->other_bytes;
+}
 
 /* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
  * --repeat run (read-only: never reorder them in place; copy what the algorithm rearranges). */

@@ -2,15 +2,23 @@
 
 #include <stddef.h>
 
+#include "rma/count.h"
+
 const char *const rma_flush_names[] = {"window", "request", NULL};
 const char *const rma_flush_calls[] = {"MPI_Put + MPI_Win_flush to the target", "MPI_Rput + MPI_Wait"};
 
-int rma_put_start(rma_flush_mode mode, const void *buf, int count, MPI_Datatype type, int target, MPI_Aint disp,
+int rma_put_start(rma_flush_mode mode, const void *buf, uint64_t n, MPI_Datatype type, int target, MPI_Aint disp,
                   MPI_Win win, MPI_Request *req)
 {
-    if (mode == RMA_FLUSH_REQUEST) return MPI_Rput(buf, count, type, target, disp, count, type, win, req);
+    int count;
+    MPI_Datatype dt;
+    int rc = rma_count_type(n, type, &count, &dt); /* above INT_MAX: one derived type (rma/count.h) */
+    if (rc != MPI_SUCCESS) return rc;
     *req = MPI_REQUEST_NULL;
-    return MPI_Put(buf, count, type, target, disp, count, type, win);
+    if (mode == RMA_FLUSH_REQUEST) rc = MPI_Rput(buf, count, dt, target, disp, count, dt, win, req);
+    else rc = MPI_Put(buf, count, dt, target, disp, count, dt, win);
+    rma_count_type_free(type, &dt);
+    return rc;
 }
 
 int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *req)

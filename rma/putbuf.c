@@ -9,6 +9,18 @@ uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
     return (uint64_t)remote_dests * (uint64_t)nbufs * buf_bytes;
 }
 
+size_t putbuf_size_for_budget(size_t requested, uint64_t budget, uint64_t buffers)
+{
+    uint64_t each = buffers ? budget / buffers : (uint64_t)requested;
+    return putbuf_buffer_bytes(each < (uint64_t)requested ? (size_t)each : requested);
+}
+
+uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, int nranks)
+{
+    return ndest * sizeof(putbuf_dest) + remote_dests * (uint64_t)nbufs * (sizeof(MPI_Request) + sizeof(uint64_t)) +
+           (uint64_t)nranks * sizeof(uint64_t);
+}
+
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
                 const MPI_Aint *disp, size_t buf_bytes, int nbufs, rma_flush_mode mode)
 {
@@ -66,7 +78,7 @@ void putbuf_send(putbuf_set *pb, int d)
     if (pd->target < 0 || pd->fill == 0) return;
     int s = pd->first + pd->cur;
     double t0 = MPI_Wtime();
-    MPI_CHECK(pb->rank, rma_put_start(pb->mode, pd->buf, (int)pd->fill, MPI_BYTE, pd->target, pd->disp, pb->win,
+    MPI_CHECK(pb->rank, rma_put_start(pb->mode, pd->buf, pd->fill, MPI_BYTE, pd->target, pd->disp, pb->win,
                                       &pb->req[s]));
     int flag; /* progress poke (nothing is ever sent with this tag) */
     MPI_Iprobe(MPI_ANY_SOURCE, 32767, pb->comm, &flag, MPI_STATUS_IGNORE);

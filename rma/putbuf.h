@@ -52,8 +52,15 @@ void putbuf_finish(putbuf_set *pb);
 void putbuf_free(putbuf_set *pb);
 /* The size of each buffer for a requested size: whole cache lines (aligned_alloc needs it). */
 static inline size_t putbuf_buffer_bytes(size_t requested) { return requested & ~(size_t)63; }
-/* Bytes putbuf_init allocates. */
+/* The size of each of `buffers` buffers when all of them together may take at most `budget` bytes:
+ * the requested size, or budget / buffers when that is less, in whole cache lines; 0 when the
+ * budget cannot give every buffer one cache line. A budget, not a size per destination, is what
+ * keeps the send buffers of a rank independent of the rank count (--buffer-memory). */
+size_t putbuf_size_for_budget(size_t requested, uint64_t budget, uint64_t buffers);
+/* Bytes putbuf_init allocates: the buffers, and its bookkeeping (per destination, per buffer, per
+ * rank: O(P) words). */
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs);
+uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, int nranks);
 
 static inline void putbuf_append(putbuf_set *pb, int d, const void *data, size_t bytes)
 {

@@ -77,14 +77,15 @@ static void measure_scan(const bench_ctx *ctx, const calibrate_opts *o, const wo
 
 /* P_partition: the network pass on the host's ranks, all at once, puts within the host included */
 static void measure_network_pass(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo,
-                                 const workload *w, const tuple_t *r, const tuple_t *s, int bits, model_params *p)
+                                 const join_plan *jp, const workload *w, const tuple_t *r, const tuple_t *s, int bits,
+                                 model_params *p)
 {
     double t[REPS_MAX];
     const int reps = (int)o->repeats;
     bench_ctx host;
     bench_ctx_init(&host, ctx->host);
     const radix_format f = radix_format_for(w, true, bits);
-    join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n};
+    join_input in = {.ctx = &host, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n, .plan = jp};
     radix_layout lay;
     radix_histogram_phase(&in, bits, jo->assign, &lay);
     rma_window win[2];
@@ -126,7 +127,7 @@ typedef struct {
 } local_sample;
 
 static void sample_open(local_sample *sm, const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo,
-                        int bits, const workload *wsp, const tuple_t *rs, const tuple_t *ss)
+                        const join_plan *jp, int bits, const workload *wsp, const tuple_t *rs, const tuple_t *ss)
 {
     sm->join_part = (double)o->tuples_per_rank * ctx->size / (double)(UINT64_C(1) << bits);
     const radix_format join_f = {.words = 1, .radix_bits = bits}; /* the join's packed items */
@@ -136,7 +137,7 @@ static void sample_open(local_sample *sm, const bench_ctx *ctx, const calibrate_
     bench_ctx_init(&sm->self, MPI_COMM_SELF);
     sm->ws = *wsp;
     sm->in = (join_input){.ctx = &sm->self, .opt = jo, .wl = &sm->ws, .r = rs, .s = ss, .r_n = sm->ws.r_n,
-                          .s_n = sm->ws.s_n};
+                          .s_n = sm->ws.s_n, .plan = jp};
     radix_histogram_phase(&sm->in, sbits, jo->assign, &sm->lay);
     sm->sf = radix_format_for(&sm->ws, true, sbits);
     radix_windows_alloc(&sm->in, &sm->lay, &sm->sf, sm->win);
@@ -256,12 +257,16 @@ static void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const
                             const tuple_t *ss, model_params *p)
 {
     const int reps = (int)o->repeats, bits = radix_plan_bits(jo, ctx->size);
+    /* the send buffers of the join being modelled: its plan at this rank count (--buffer-memory) */
+    join_plan jp;
+    char err[512];
+    if (radix_join_algo.plan(jo, w, ctx->size, &jp, err, sizeof err)) bench_usage_error(ctx, "%s", err);
     measure_scan(ctx, o, w, r, s, bits, p);
-    measure_network_pass(ctx, o, jo, w, r, s, bits, p);
+    measure_network_pass(ctx, o, jo, &jp, w, r, s, bits, p);
 
     /* P_partition_local, P_build, P_probe: per network partition of the sample, as radix.c's run() does */
     local_sample sm;
-    sample_open(&sm, ctx, o, jo, bits, wsp, rs, ss);
+    sample_open(&sm, ctx, o, jo, &jp, bits, wsp, rs, ss);
     leaf_ws lw;
     leaf_ws_open(&lw, ctx, &sm);
     double tl[2][REPS_MAX], tb[2][REPS_MAX];

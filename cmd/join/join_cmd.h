@@ -23,6 +23,10 @@ extern const char *const join_assign_names[]; /* ASSIGN_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_simd_names[];   /* SIMD_* */
 
+/* --buffer-memory's default: the radix send buffers of a rank, whatever the rank count (joins/radix/radix.c
+ * says why 128 MiB). */
+#define JOIN_DEFAULT_BUFFER_MEMORY ((int64_t)128 << 20)
+
 /* The join command's default options (join_parse_opts only overwrites what argv gives). */
 void join_default_opts(join_opts *o);
 /* Parses argv[2..] into o, MPI-free (the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
@@ -60,6 +64,22 @@ typedef struct {
     bool pass;
     double throughput;        /* input tuples (|R| + |S|) per second of the slowest rank's total */
 } join_run_result;
+
+/* What one rank needs in memory, judged alike by a run (its own slice: join_setup.c) and by --plan
+ * (the largest slice: join_plan.c): R and S, plus the larger of the algorithms' plans (they run one
+ * after the other), and what to advise when a host cannot hold it. */
+typedef struct {
+    int64_t relations_bytes;  /* this rank's R and S (tuple_t) */
+    int64_t plan_bytes;       /* the larger join_plan_bytes */
+    int64_t rank_bytes;       /* relations + plan: what the host check sums */
+    const char *flag;         /* --tuples-per-rank or --r-tuples */
+    const char *advice;       /* bench/memory.h mem_advice */
+} join_need;
+void join_need_of(const join_opts *o, const workload *w, const join_plan *plans, int nplans, join_need *n);
+
+/* rmabench join --plan (MPI-free, no ranks launched): prints the plan of a run at --ranks with
+ * --ranks-per-host, O(1) lines; returns the exit status (0, or 2 when it would not fit). */
+int join_plan_main(const join_opts *o);
 
 /* Parses the flags (exit 2 on bad input, 0 after --help), starts MPI, checks the run against the
  * algorithms and the memory, generates R and S. Collective. */

@@ -26,6 +26,7 @@ void join_default_opts(join_opts *o)
     o->flush = RMA_FLUSH_WINDOW;
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
+    o->buffer_memory = JOIN_DEFAULT_BUFFER_MEMORY;
     o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
     o->pack_bits = 64;
@@ -54,6 +55,23 @@ static int check_flag_groups(const join_opts *o, const opt_spec *const *tables, 
     return OPT_OK;
 }
 
+/* --ranks, --ranks-per-host and --host-memory describe a planned run: only with --plan; a plan
+ * writes no row and compares with no model. */
+static int check_plan_flags(const join_opts *o, char *err, size_t errlen)
+{
+    const char *flag = NULL;
+    if (!o->plan) {
+        if (o->plan_ranks) flag = "--ranks";
+        else if (o->plan_ranks_per_host) flag = "--ranks-per-host";
+        else if (o->host_memory) flag = "--host-memory";
+        if (flag) snprintf(err, errlen, "%s: describes a planned run: only with --plan (a run has the launcher's ranks)", flag);
+    } else if (o->output || o->model) {
+        flag = o->output ? "--output" : "--model";
+        snprintf(err, errlen, "%s: --plan runs nothing, so it writes no row and has nothing to compare", flag);
+    }
+    return flag ? OPT_ERROR : OPT_OK;
+}
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false;
@@ -79,6 +97,10 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
+        {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
+        {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default 1)", 1, 1e7, NULL, NULL},
+        {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL},
+        {"host-memory", OPT_BYTES, &o->host_memory, "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL},
         {"pack-bits", OPT_INT, &o->pack_bits,
          "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
          NULL, NULL},
@@ -92,6 +114,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"assign", OPT_CHOICE, &o->assign, "partition-to-rank assignment (sized: largest first to the least loaded)", 0, 0, join_assign_names, NULL},
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
+        {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},
         {"compress", OPT_BOOL, &o->compress,
          "pack key and rid into 8 bytes (default: when they fit, else 16 bytes; --compress: refuse what does not fit)", 0,
          0, NULL, &o->compress_given},
@@ -109,6 +132,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
     int rc = opt_parse(tables, argc, argv, 2, err, errlen);
     if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
     if (rc == OPT_OK) rc = check_flag_groups(o, tables, argc, argv, seen_tpr, seen_r_total, err, errlen);
+    if (rc == OPT_OK) rc = check_plan_flags(o, err, errlen);
     if (rc == OPT_OK && o->selectivity <= 0) {
         snprintf(err, errlen, "--selectivity: must be greater than 0");
         rc = OPT_ERROR;

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "bench/memory.h"
 #include "bench/provenance.h"
 #include "cmd/join/join_cmd.h"
 #include "cmd/results_schema.h"
@@ -23,7 +24,7 @@ static void workload_columns(record *rec, const join_session *js)
 }
 
 /* The algorithm's parameters as it resolved them (join_output), never the options' "auto". */
-static void algo_columns(record *rec, const join_opts *o, const join_run_result *res)
+static void algo_columns(record *rec, const join_opts *o, const join_plan *plan, const join_run_result *res)
 {
     const join_output *out = &res->out;
     record_set(rec, "algo", "%s", join_algo_names[res->algo_id]);
@@ -37,8 +38,9 @@ static void algo_columns(record *rec, const join_opts *o, const join_run_result 
         record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
         record_set(rec, "passes", "%" PRId64, out->passes);
         record_set(rec, "assign", "%s", join_assign_names[o->assign]);
-        record_set(rec, "buffer_size", "%" PRId64, o->buffer_size);
+        record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
+        record_set(rec, "buffer_memory", "%" PRId64, o->buffer_memory);
     }
     if (res->algo_id == ALGO_RADIX || res->algo_id == ALGO_SORTMERGE) /* the format that ran: 1 = 8 B packed */
         record_set(rec, "compress", "%d", out->tuple_bytes == 8);
@@ -65,6 +67,15 @@ static void phase_columns(record *rec, const phase_stats *st)
     record_set(rec, "t_imbalance_max", "%.6f", st->imbalance);
     record_set(rec, "t_total_avg", "%.6f", st->total_avg);
     record_set(rec, "t_total_max", "%.6f", st->total_max);
+}
+
+/* Collective: the largest of the ranks' memory bounds (R and S, the plan's bytes and the process
+ * allowance: what --plan prints per rank, join_plan.c) and of their peak resident memory so far. */
+static void memory_peaks(const join_session *js, const join_plan *plan, int64_t out[2])
+{
+    int64_t mine[2] = {(int64_t)((js->wl.r_n + js->wl.s_n) * sizeof(tuple_t)) + join_plan_bytes(plan) + MEM_RUNTIME_BYTES,
+                       mem_peak_rss_bytes()};
+    MPI_CHECK(js->ctx.rank, MPI_Reduce(mine, out, 2, MPI_INT64_T, MPI_MAX, 0, js->ctx.comm));
 }
 
 /* Rank 0 appends rec (and frees it); collective: 0, or 2 when it could not be written. */
@@ -104,13 +115,20 @@ int join_record_refused(const join_session *js, int i)
 int join_record_run(const join_session *js, const join_run_result *res)
 {
     if (!js->o.output) return 0;
+    const join_plan *plan = &js->plans[0];
+    for (int a = 0; a < js->nalgos; a++)
+        if (js->algos[a] == res->algo) plan = &js->plans[a];
+    int64_t mem[2];
+    memory_peaks(js, plan, mem);
     record *rec = NULL;
     if (js->ctx.rank == 0) {
         rec = record_new(&results_schema);
         provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
         provenance_outcome(rec, res->pass);
         workload_columns(rec, js);
-        algo_columns(rec, &js->o, res);
+        algo_columns(rec, &js->o, plan, res);
+        record_set(rec, "mem_plan_rank", "%" PRId64, mem[0]);
+        record_set(rec, "mem_peak_rank", "%" PRId64, mem[1]);
         phase_columns(rec, &res->st);
         record_set(rec, "repeat_index", "%d", res->index);
         record_set(rec, "throughput", "%.1f", res->throughput);

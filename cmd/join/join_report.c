@@ -9,7 +9,6 @@
 #include "bench/version.h"
 #include "cmd/join/join_cmd.h"
 #include "joins/sortmerge/smj_plan.h"
-#include "rma/putbuf.h"
 
 /* A flag's value, or "auto" when it holds its auto value (0, or -1 for --passes). */
 static const char *or_auto(int64_t v, int64_t auto_value, char *buf, size_t len)
@@ -21,7 +20,7 @@ static const char *or_auto(int64_t v, int64_t auto_value, char *buf, size_t len)
 
 /* One line per algorithm: the flags that shape its measurement, as given (auto where it resolves
  * them itself; those follow before its first run, print_resolved). */
-static void print_algo_config(const join_opts *o, int id)
+static void print_algo_config(const join_opts *o, int id, const join_plan *plan)
 {
     char a[24], b[24], c[24], bytes[32];
     const char *pool = o->window_pool ? "+pool" : "";
@@ -32,9 +31,12 @@ static void print_algo_config(const join_opts *o, int id)
     printf("# %s: window %s%s, flush %s (%s), ", id == ALGO_RADIX ? "radix" : "sortmerge", win_flavor_names[o->window], pool,
            rma_flush_names[o->flush], rma_flush_calls[o->flush]);
     if (id == ALGO_RADIX) {
-        mem_format((int64_t)putbuf_buffer_bytes((size_t)o->buffer_size), bytes, sizeof bytes);
-        printf("%" PRId64 " send buffers x %s per remote partition, radix bits %s, local bits %s, passes %s, assign %s, "
-               "compress %s\n", o->buffers_per_partition, bytes, or_auto(o->radix_bits, 0, a, sizeof a),
+        char budget[32];
+        mem_format(plan->buffer_size, bytes, sizeof bytes); /* --buffer-size under --buffer-memory (radix.c) */
+        mem_format(o->buffer_memory, budget, sizeof budget);
+        printf("%" PRId64 " send buffers x %s per remote partition (--buffer-memory %s), radix bits %s, local bits %s, "
+               "passes %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
+               or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
                join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
     } else {
@@ -77,7 +79,7 @@ void join_report_header(const join_session *js)
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
     for (int a = 0; a < js->nalgos; a++) {
-        print_algo_config(o, join_algo_id(js->algos[a]));
+        print_algo_config(o, join_algo_id(js->algos[a]), &js->plans[a]);
         printf("# %s tuples: %s\n", js->algos[a]->name, js->plans[a].format); /* the format the plan chose */
     }
     for (int i = 0; i < js->nrefused; i++) printf("# %s: refused: %s\n", js->refused[i]->name, js->refusal[i]);

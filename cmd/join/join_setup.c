@@ -20,6 +20,7 @@ static void parse_flags(join_session *js, int argc, char **argv)
     int rc = join_parse_opts(&js->o, argc, argv, err, sizeof err);
     if (rc == OPT_HELP) exit(0);
     if (rc == OPT_ERROR) opt_usage_error("%s", err);
+    if (js->o.plan) exit(join_plan_main(&js->o)); /* no MPI, no ranks: cmd/join/join_plan.c */
     join_compare_load(&js->model, js->o.model, js->o.algo);
     if (js->o.output && record_check_path(&results_schema, js->o.output, err, sizeof err))
         opt_usage_error("--output: %s", err);
@@ -74,13 +75,9 @@ static void plan_run(join_session *js)
     if (o->algo == ALGO_SORTMERGE || o->algo == ALGO_BOTH) plan_algo(js, &sortmerge_join_algo);
     if (o->algo == ALGO_REFERENCE) plan_algo(js, &reference_join_algo);
     report_refusals(js);
-    int64_t need = 0;
-    for (int a = 0; a < js->nalgos; a++) {
-        int64_t m = join_plan_bytes(&js->plans[a]);
-        if (m > need) need = m;
-    }
-    need += (int64_t)((js->wl.r_n + js->wl.s_n) * sizeof(tuple_t));
-    mem_check_or_exit(ctx, need, o->r_total > 0 ? "--r-tuples" : "--tuples-per-rank");
+    join_need need;
+    join_need_of(o, &js->wl, js->plans, js->nalgos, &need); /* as --plan judges it (join_plan.c) */
+    mem_check_host(ctx, need.rank_bytes, need.flag, need.advice);
 }
 
 /* Generate: R and S of this rank, and the expected matches and checksum (not timed as a join phase). */

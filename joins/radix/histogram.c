@@ -7,6 +7,7 @@
 
 #include "bench/rmb_mutant.h"
 #include "joins/radix/radix_phases.h"
+#include "rma/count.h"
 
 typedef struct {
     uint64_t size, p;
@@ -83,11 +84,10 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     free(mine);
     return;
 #endif
-    MPI_CHECK(ctx->rank, MPI_Allreduce(lay->local[REL_R], lay->global[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
-                                       ctx->comm));
+    /* rma/count.h: counts of any size (2 * np fits an int today; the helper keeps it so) */
+    MPI_CHECK(ctx->rank, rma_allreduce_u64(lay->local[REL_R], lay->global[REL_R], 2 * np, MPI_SUM, ctx->comm));
     /* inclusive scan minus own counts = tuples of lower ranks = my offset inside each partition */
-    MPI_CHECK(ctx->rank, MPI_Scan(lay->local[REL_R], lay->prefix[REL_R], (int)(2 * np), MPI_UINT64_T, MPI_SUM,
-                                  ctx->comm));
+    MPI_CHECK(ctx->rank, rma_scan_u64(lay->local[REL_R], lay->prefix[REL_R], 2 * np, MPI_SUM, ctx->comm));
     for (uint64_t i = 0; i < 2 * np; i++) lay->prefix[REL_R][i] -= lay->local[REL_R][i];
 
     radix_assign(lay->global[REL_R], lay->global[REL_S], np, ctx->size, assign, lay->owner);

@@ -124,8 +124,9 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         st.m = ((uintptr_t)win[rel].base % 64) / item;
         st.stream = (uintptr_t)win[rel].base % item == 0;
         putbuf_set pb;
-        if (putbuf_init(&pb, win[rel].win, ctx->comm, ctx->rank, ctx->size, (int)np, target, disp, (size_t)o->buffer_size,
-                        (int)o->buffers_per_partition, (rma_flush_mode)o->flush)) {
+        /* buffers of the size plan() gave them under --buffer-memory (radix.c: plan_buffers) */
+        if (putbuf_init(&pb, win[rel].win, ctx->comm, ctx->rank, ctx->size, (int)np, target, disp,
+                        (size_t)in->plan->buffer_size, (int)o->buffers_per_partition, (rma_flush_mode)o->flush)) {
             fprintf(stderr, "rmabench: rank %d: cannot allocate the put buffers\n", ctx->rank);
             MPI_Abort(ctx->comm, 1);
         }

@@ -72,6 +72,60 @@ static uint64_t window_items_bound(uint64_t total, uint64_t np, int ranks, bool 
     return share > (double)total ? total : (uint64_t)share;
 }
 
+/* Send buffers (thesis 3.2.1: a buffer per remote partition, 2 by default so that partitioning
+ * overlaps the transfer). Sized by a budget per rank (--buffer-memory), not per partition: with
+ * 8 x 2^ceil(log2 P) partitions, 2 x 64 KiB per remote partition would be 128 MiB per rank at
+ * 128 ranks and 4 GiB at 4096, more than the data. Under the default 128 MiB budget the buffers
+ * keep the thesis' 64 KiB (full bandwidth above 8 KiB, its Fig. 3.7) up to 128 ranks and shrink
+ * beyond: 2 KiB puts at 4096 ranks (32767 remote partitions x 2), 1.6 KiB at 5040. One buffer set per
+ * target rank instead would not aggregate: this rank's runs inside the partitions a target owns
+ * are not contiguous in its window, so each still needs its own put. Sized for the rank with the
+ * most remote partitions (np - 1), the same on every rank. */
+static int plan_buffers(const join_opts *o, const workload *w, uint64_t np, int ranks, uint64_t item, join_plan *out,
+                        char *err, size_t errlen)
+{
+    const uint64_t remote = ranks > 1 ? np - 1 : 0, n = remote * (uint64_t)o->buffers_per_partition;
+    /* nor larger than twice what a rank sends to one partition on average (whole lines): with little
+     * data per partition (256 ranks x 1K tuples) bigger buffers would only hold nothing; a size
+     * changes the number of puts, never the result */
+    const uint64_t per_part = 2 * (w->r_total + w->s_total) / (uint64_t)ranks * item / np + 63;
+    const size_t want = per_part < (uint64_t)o->buffer_size ? (size_t)per_part : (size_t)o->buffer_size;
+    const size_t size = putbuf_size_for_budget(want, (uint64_t)o->buffer_memory, n);
+    if (n > 0 && size == 0) {
+        char have[32], need[32];
+        mem_format(o->buffer_memory, have, sizeof have);
+        mem_format((int64_t)(n * 64), need, sizeof need);
+        snprintf(err, errlen,
+                 "--buffer-memory: %s cannot give %" PRIu64 " send buffers (%" PRIu64 " remote partitions x %" PRId64
+                 ") a cache line each: give at least %s, or fewer --buffers-per-partition or --radix-bits",
+                 have, n, remote, o->buffers_per_partition, need);
+        return -1;
+    }
+    out->buffer_size = (int64_t)size;
+    out->buffers = (int64_t)n;
+    out->buffer_bytes = (int64_t)putbuf_bytes((int)remote, size, (int)o->buffers_per_partition);
+    return 0;
+}
+
+/* Per-rank arrays, O(np + P) words: histograms (histogram.c: 8 words per partition), owners, the
+ * sized assignment's sort and loads, the network pass's staging lines and offsets
+ * (network_partition.c), the put buffers' bookkeeping, the local passes' workspace and bounds. */
+static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, const radix_local_plan *lp)
+{
+    const uint64_t P = (uint64_t)ranks, remote = ranks > 1 ? np - 1 : 0;
+    uint64_t b = np * (8 * 8 + sizeof(int)) + 2 * P * 8;
+    if (o->assign == ASSIGN_SIZED) b += np * 16 + P * 8;
+    b += np * (64 + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
+    b += putbuf_state_bytes(np, remote, (int)o->buffers_per_partition, ranks);
+    int maxb = 1;
+    for (int k = 0; k < lp->passes; k++) {
+        if (lp->bits[k] > maxb) maxb = lp->bits[k];
+        b += ((UINT64_C(1) << lp->bits[k]) + 1) * 8;
+    }
+    b += (UINT64_C(1) << maxb) * (64 + 8) + 2 * ((UINT64_C(1) << lp->total_bits) + 1) * 8;
+    return b;
+}
+
 /* The checks, then windows, send buffers, scratch and tables as upper bounds. */
 static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen)
 {
@@ -80,16 +134,32 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     int b = radix_plan_bits(o, ranks);
     if (decide_format(o, w, b, out, err, errlen)) return -1;
     uint64_t np = UINT64_C(1) << b, item = (uint64_t)out->tuple_bytes;
+    if (plan_buffers(o, w, np, ranks, item, out, err, errlen)) return -1;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
     out->window_bytes = (int64_t)((wr + ws) * item);
-    out->buffer_bytes = (int64_t)putbuf_bytes((int)np, (size_t)o->buffer_size, (int)o->buffers_per_partition);
-    /* local partitioning scratch holds one partition per relation */
-    uint64_t scratch = o->passes == 0 ? 0 : (window_items_bound(w->r_total, np, np, false) + ws) * item;
-    uint64_t table = radix_table_bytes(o->passes == 0 ? wr : radix_l2_bytes() / 8);
-    out->other_bytes = (int64_t)(scratch + table + np * 64 * 8);
-    snprintf(out->detail, sizeof out->detail, "%" PRIu64 " partitions (%d radix bits), %" PRId64 " send buffers of %" PRId64
-             " B per remote partition", np, b, o->buffers_per_partition, o->buffer_size);
+    radix_format f = radix_format_for(w, out->tuple_bytes == 8, b);
+    /* R's keys are a permutation of 1..|R|: its low bits split R evenly, so the largest R
+     * partition, and with it the local passes, is known before the run (S is split by R's keys) */
+    radix_local_plan lp = radix_plan_local(o, (w->r_total + np - 1) / np, &f);
+    out->partitions = (int64_t)np;
+    out->radix_bits = b;
+    out->passes = lp.passes;
+    out->local_bits = lp.passes ? lp.bits[0] : 0;
+    /* local partitioning scratch holds one partition per relation (run(): max_part); with skew an
+     * S partition may be all of S */
+    const uint64_t part_r = (uint64_t)((double)w->r_total / (double)np * 1.05) + 1024;
+    const uint64_t part_s = o->skew > 0 ? ws : (uint64_t)((double)w->s_total / (double)np * 1.05) + 1024;
+    out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
+    uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
+    out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp));
+    char bsize[32], budget[32];
+    mem_format(out->buffer_size, bsize, sizeof bsize);
+    mem_format(o->buffer_memory, budget, sizeof budget);
+    snprintf(out->detail, sizeof out->detail,
+             "%" PRIu64 " partitions (%d radix bits), %d local pass(es)%s; %" PRId64 " send buffers of %s (%" PRId64
+             " per remote partition, --buffer-memory %s)", np, b, lp.passes,
+             lp.passes ? " as the sizes tell" : "", out->buffers, bsize, o->buffers_per_partition, budget);
     return 0;
 }
 

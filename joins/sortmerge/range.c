@@ -8,6 +8,7 @@
 #include "bench/memory.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
+#include "rma/count.h"
 
 static void *xmalloc(const bench_ctx *ctx, size_t bytes)
 {
@@ -168,7 +169,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     /* (R, S) counts interleaved per target: one collective each serves both relations */
     uint64_t win[2];
     MPI_CHECK(ctx->rank, MPI_Reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->comm));
-    MPI_CHECK(ctx->rank, MPI_Scan(hist, scan, 2 * P, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    MPI_CHECK(ctx->rank, rma_scan_u64(hist, scan, 2 * (uint64_t)P, MPI_SUM, ctx->comm));
     MPI_CHECK(ctx->rank, MPI_Alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->comm));
     for (int rel = 0; rel < RELS; rel++) {
         pl->window[rel] = win[rel];

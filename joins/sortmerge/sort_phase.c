@@ -82,7 +82,7 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
                 if (len > 1) len--;
 #endif
-                MPI_CHECK(me, rma_put_start(mode, send, (int)(len * W), MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
+                MPI_CHECK(me, rma_put_start(mode, send, (uint64_t)len * W, MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
                 slots[next].target = t;
                 slots[next].win = win[rel].win;
                 t_put += rmb_now() - t0;

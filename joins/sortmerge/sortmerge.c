@@ -57,17 +57,38 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
     uint64_t recv = (uint64_t)((double)share * smj_window_slack(ranks)) + 1, mine = w->r_n + w->s_n;
     uint64_t sample = o->ranges == RANGES_EQUAL ? 0 : 16 * (uint64_t)smj_samples_per_rank(ranks) * (uint64_t)ranks;
+    const uint64_t P = (uint64_t)ranks;
     out->tuple_bytes = (int)item;
     out->window_bytes = (int64_t)(item * recv);
+    out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv)); /* partitioned copy, then merge scratch */
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
-    out->other_bytes = (int64_t)(item * (mine > recv ? mine : recv) + item * run + sample + (4 << 20));
+    /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank
+     * (counts, offsets, splitters: O(P) words), 4 MiB of bookkeeping */
+    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P + (4 << 20));
+    /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
+     * cut into runs; fan-in runs merge per pass */
+    const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
+    int depth = 0;
+    for (int rel = 0; rel < 2; rel++) {
+        uint64_t total = rel ? w->s_total : w->r_total, piece = total / P / P;
+        uint64_t runs = P * ((piece + run - 1) / run), reach = 1;
+        int d = 0;
+        for (; reach < runs; d++) reach *= (uint64_t)fanin;
+        if (d > depth) depth = d;
+    }
+    out->partitions = ranks;
+    out->run_size = (int64_t)run;
+    out->merge_fanin = fanin;
+    out->merge_passes = depth;
+    out->buffer_size = (int64_t)(item * run);
+    out->buffers = SMJ_SEND_BUFFERS;
     smj_format_describe(&f, out->format, sizeof out->format);
     char ranges[96];
     if (o->ranges == RANGES_EQUAL) snprintf(ranges, sizeof ranges, "equal widths");
     else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
     snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
-             "tuples, merge fan-in %d", ranks, ranges, smj_window_slack(ranks), (size_t)run,
-             o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN);
+             "tuples, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges, smj_window_slack(ranks),
+             (size_t)run, fanin, depth);
     return 0;
 }
 

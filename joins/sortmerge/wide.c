@@ -24,8 +24,10 @@ void smj_wide_sort_run(const tuple_t *src, size_t n, tuple_t *dst, tuple_t *tmp)
     int bits = hi > lo ? bits_for(hi - lo) : 0;
     int npass = (bits + DIGIT_BITS_MAX - 1) / DIGIT_BITS_MAX;
     int digit = npass ? (bits + npass - 1) / npass : 0;
-    /* one read for every pass's histogram */
-    static _Thread_local size_t count[(64 + DIGIT_BITS_MAX - 1) / DIGIT_BITS_MAX][1 << DIGIT_BITS_MAX];
+    /* one read for every pass's histogram. Static, not _Thread_local: the kernels run on the rank's
+     * one compute thread, and 96 KiB of static TLS would go into every thread's stack, so that the
+     * watchdog's 64 KiB thread (rma/progress.c) could not start (EINVAL) */
+    static size_t count[(64 + DIGIT_BITS_MAX - 1) / DIGIT_BITS_MAX][1 << DIGIT_BITS_MAX];
     const uint64_t mask = (UINT64_C(1) << digit) - 1;
     for (int p = 0; p < npass; p++) memset(count[p], 0, (mask + 1) * sizeof count[p][0]);
     for (size_t i = 0; i < n; i++) {
