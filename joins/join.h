@@ -50,6 +50,7 @@ typedef struct {
     int64_t merge_fanin;
     int simd;
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
+    bool verbose;              /* --verbose: per-rank header lines (bench/options.h OPT_VERBOSE) */
 } join_opts;
 
 /* What an algorithm will do at a given scale, decided from the options and the global sizes alone

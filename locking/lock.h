@@ -37,6 +37,7 @@ typedef struct {
     int64_t seed;
     bool check;              /* the oracle's ledger checks every grant (lock_oracle.h); --no-check */
     int64_t wait_bound_s;    /* bound of every blocking wait (lock response, vote, ack) */
+    bool verbose;            /* --verbose: per-rank and per-server header lines */
 } lock_opts;
 
 /* Who is who: servers and agents spread evenly over hosts. Servers own equal contiguous ranges of

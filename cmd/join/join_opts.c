@@ -78,6 +78,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
+        OPT_VERBOSE(&o->verbose),
         OPT_END,
     };
     const opt_spec radix[] = {

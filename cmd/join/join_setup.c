@@ -82,7 +82,7 @@ void join_setup(join_session *js, int argc, char **argv)
     bench_ctx_init(&js->ctx, MPI_COMM_WORLD);
     plan_run(js);
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
-    numa_report_init(&js->ctx, js->o.numa, &js->numa);
+    numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     generate(js);
 }

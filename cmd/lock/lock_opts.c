@@ -91,6 +91,7 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, NULL},
         {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement of mailboxes and data (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
+        OPT_VERBOSE(&o->verbose),
         {"seed", OPT_INT, &o->seed, "workload and vote seed", 0, 9.2e18, NULL, NULL},
         {"check", OPT_BOOL, &o->check, "check every grant against the oracle's ledger of granted locks (--no-check: only the end-of-run, 2PC and Table 2.1 checks)", 0, 0, NULL, NULL},
         {"wait-bound", OPT_INT, &o->wait_bound_s, "seconds any blocking wait may take before the run is aborted", 1, 86400, NULL, NULL},
