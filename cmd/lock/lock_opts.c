@@ -110,7 +110,7 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         {"accounts", OPT_COUNT, &o->accounts, "bank accounts (few: contention)", 2, 1e9, NULL, &seen.accounts},
         {"tpcc (--workload tpcc)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"isolation", OPT_CHOICE, &o->isolation, "isolation level", 0, 0, tpcc_isolation_names, &seen.isolation},
-        {"warehouses", OPT_INT, &o->warehouses, "warehouses (0 = 2 per server)", 0, 1e6, NULL, &seen.warehouses},
+        {"warehouses", OPT_INT, &o->warehouses, "warehouses (0 = 2 per server, more when needed to give every agent its own home warehouse)", 0, 1e6, NULL, &seen.warehouses},
         {"trace (--workload trace)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"trace", OPT_STRING, &o->trace, "lock trace file (rmabench lock-trace)", 0, 0, NULL, &seen.trace},
         OPT_END,
