@@ -59,6 +59,16 @@ static void short_library_name(const char *full, char *out, int len)
         snprintf(out, len, "%.*s", len - 1, full);
 }
 
+bool bench_mpi_init(int *argc, char ***argv)
+{
+    int done = 0;
+    MPI_Initialized(&done);
+    if (done) return false;
+    bench_pre_init();
+    MPI_Init(argc, argv);
+    return true;
+}
+
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
 {
     memset(ctx, 0, sizeof *ctx);

@@ -29,6 +29,10 @@ typedef struct {
 /* Call before MPI_Init: library-specific settings that users should not need to know (Open MPI's
  * Debian defaults cannot create a window at one rank unless the pt2pt component is allowed). */
 void bench_pre_init(void);
+/* bench_pre_init and MPI_Init, unless MPI is already initialised (a test driver that runs several
+ * commands in one launch, tests/scale): returns whether it initialised MPI, i.e. whether the
+ * command must finalise it. */
+bool bench_mpi_init(int *argc, char ***argv);
 /* Collective over comm. */
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm);
 void bench_ctx_free(bench_ctx *ctx);

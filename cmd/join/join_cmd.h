@@ -43,6 +43,7 @@ typedef struct {
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
     char command[1024];
+    bool own_mpi; /* this command initialised MPI (not a driver that runs several commands) */
 } join_session;
 
 /* One run of one algorithm, reduced over ranks. */

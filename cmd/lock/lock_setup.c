@@ -41,8 +41,7 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     lock_compare_load(&ls->model, ls->o.model, bench_env_rank()); /* a bad file exits 2 before MPI */
     provenance_command_line(argc, argv, ls->command, sizeof ls->command);
 
-    bench_pre_init();
-    MPI_Init(&argc, &argv);
+    ls->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&ls->ctx, MPI_COMM_WORLD);
     /* blocking flushes to a rank that stopped would hang under MPICH: bounded like every wait */
     blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
@@ -57,7 +56,7 @@ void lock_teardown(lock_session *ls)
     lock_roles_free(&ls->roles);
     numa_report_free(&ls->numa);
     bench_ctx_free(&ls->ctx);
-    MPI_Finalize();
+    if (ls->own_mpi) MPI_Finalize();
 }
 
 void lock_report_header(const lock_session *ls)
