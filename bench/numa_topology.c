@@ -129,8 +129,7 @@ static void fprint_binding(FILE *f, int k)
 void numa_binding_summary(FILE *f, const numa_rank_place *pl, int size, int max_exceptions)
 {
     enum { KINDS = 64 * NUMA_MASK_WORDS + 1 };
-    static int count[KINDS];
-    memset(count, 0, sizeof count);
+    int count[KINDS] = {0};
     for (int r = 0; r < size; r++) count[bound_cores(&pl[r])]++;
     int major = 0;
     for (int k = 1; k < KINDS; k++)
