@@ -1,4 +1,5 @@
 #include "bench/context.h"
+#include "bench/ranges.h"
 
 #include "bench/options.h"
 
@@ -58,6 +59,16 @@ static void short_library_name(const char *full, char *out, int len)
         snprintf(out, len, "%.*s", len - 1, full);
 }
 
+bool bench_mpi_init(int *argc, char ***argv)
+{
+    int done = 0;
+    MPI_Initialized(&done);
+    if (done) return false;
+    bench_pre_init();
+    MPI_Init(argc, argv);
+    return true;
+}
+
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -105,6 +116,24 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     ctx->online_cores = cores > 0 ? (int)cores : 1;
     ctx->oversubscribed = ctx->host_size > ctx->online_cores;
+}
+
+void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose)
+{
+    int *per_host = calloc((size_t)ctx->hosts, sizeof *per_host), runs = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        per_host[ctx->rank_host[r]]++;
+        runs += r == 0 || ctx->rank_host[r] != ctx->rank_host[r - 1];
+    }
+    int lo = ctx->size;
+    for (int h = 0; h < ctx->hosts; h++) lo = per_host[h] < lo ? per_host[h] : lo;
+    free(per_host);
+    fprintf(f, "ranks %d on %d host(s), ", ctx->size, ctx->hosts);
+    if (lo == ctx->ranks_per_host) fprintf(f, "%d per host (", lo);
+    else fprintf(f, "%d-%d per host (", lo, ctx->ranks_per_host);
+    ranges_print_names(f, ctx->hostnames, ctx->hosts, verbose ? ctx->hosts : 4);
+    /* a host's ranks in one block (--map-by slot, Slurm block) or spread (--map-by node, cyclic) */
+    fprintf(f, ")%s", ctx->hosts == 1 ? "" : runs == ctx->hosts ? ", ranks in blocks by host" : ", ranks interleaved over hosts");
 }
 
 void bench_ctx_free(bench_ctx *ctx)

@@ -5,6 +5,7 @@
 #define RMB_CONTEXT_H
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "bench/options.h" /* bench_env_rank */
 
@@ -28,9 +29,18 @@ typedef struct {
 /* Call before MPI_Init: library-specific settings that users should not need to know (Open MPI's
  * Debian defaults cannot create a window at one rank unless the pt2pt component is allowed). */
 void bench_pre_init(void);
+/* bench_pre_init and MPI_Init, unless MPI is already initialised (a test driver that runs several
+ * commands in one launch, tests/scale): returns whether it initialised MPI, i.e. whether the
+ * command must finalise it. */
+bool bench_mpi_init(int *argc, char ***argv);
 /* Collective over comm. */
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm);
 void bench_ctx_free(bench_ctx *ctx);
+
+/* Rank 0, for run headers: "N ranks on H host(s), K per host (names), ranks by host|interleaved" in
+ * bounded length (first and last host name beyond 4 hosts) unless verbose (every name, up to the
+ * 1 KiB of ctx->hostnames). */
+void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose);
 
 /* Bad input found after MPI_Init: rank 0 prints "rmabench: MSG", every rank finalises and exits 2.
  * Collective: every rank must call it (decide on reduced values). Before MPI_Init: opt_usage_error

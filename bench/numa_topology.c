@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/ranges.h"
 #include "bench/rmb_config.h"
 
 static bool mask_has(const uint64_t *m, int c) { return (m[c / 64] >> (c % 64)) & 1; }
@@ -34,6 +35,15 @@ static void fprint_mask(FILE *f, const uint64_t *m)
         first = false;
         c = e;
     }
+}
+
+/* The cores of m as at most `runs` ranges (bounded length whatever the core count). */
+static void fprint_mask_capped(FILE *f, const uint64_t *m, int runs)
+{
+    int cores[64 * NUMA_MASK_WORDS], n = 0;
+    for (int c = 0; c < 64 * NUMA_MASK_WORDS; c++)
+        if (mask_has(m, c)) cores[n++] = c;
+    ranges_print(f, cores, n, runs);
 }
 
 static void my_place(const bench_ctx *ctx, numa_rank_place *p)
@@ -74,32 +84,115 @@ static void host_name(const bench_ctx *ctx, int h, char *out, size_t len)
 
 void numa_host_warnings(FILE *w, int *nwarn, const numa_rank_place *pl, int size, int h, const char *hname)
 {
-    for (int i = 0; i < size; i++) {
-        if (pl[i].host != h) continue;
+    /* the host's ranks first, so that the pairwise work is per host, not over all ranks */
+    int *mine = malloc(sizeof *mine * (size_t)(size > 0 ? size : 1)), n = 0;
+    for (int i = 0; i < size; i++)
+        if (pl[i].host == h) mine[n++] = i;
+    for (int a = 0; a < n; a++) {
+        const numa_rank_place *p = &pl[mine[a]];
         bool seen = false;  /* report each distinct set once */
-        for (int k = 0; k < i && !seen; k++)
-            seen = pl[k].host == h && mask_subset(pl[k].allowed, pl[i].allowed) && mask_subset(pl[i].allowed, pl[k].allowed);
+        for (int k = 0; k < a && !seen; k++)
+            seen = mask_subset(pl[mine[k]].allowed, p->allowed) && mask_subset(p->allowed, pl[mine[k]].allowed);
         if (seen) continue;
         int inside = 0;
-        for (int j = 0; j < size; j++) inside += pl[j].host == h && mask_subset(pl[j].allowed, pl[i].allowed);
-        if (inside > pl[i].nallowed) {
-            fprintf(w, "%shost %s: %d ranks share %d core(s) (", (*nwarn)++ ? "; " : "", hname, inside, pl[i].nallowed);
-            fprint_mask(w, pl[i].allowed);
+        for (int j = 0; j < n; j++) inside += mask_subset(pl[mine[j]].allowed, p->allowed);
+        if (inside > p->nallowed) {
+            fprintf(w, "%shost %s: %d ranks share %d core(s) (", (*nwarn)++ ? "; " : "", hname, inside, p->nallowed);
+            fprint_mask(w, p->allowed);
             fprintf(w, ")");
         }
     }
     int unbound = 0, first = -1, nodes = 0;
-    for (int i = 0; i < size; i++)
-        if (pl[i].host == h && pl[i].host_nodes > 1 && pl[i].nodes_spanned > 1) {
-            if (!unbound++) first = i;
-            nodes = pl[i].host_nodes;
+    for (int a = 0; a < n; a++) {
+        const numa_rank_place *p = &pl[mine[a]];
+        if (p->host_nodes > 1 && p->nodes_spanned > 1) {
+            if (!unbound++) first = mine[a];
+            nodes = p->host_nodes;
         }
+    }
+    free(mine);
     if (unbound)
         fprintf(w, "%shost %s: %d rank(s) unbound on a %d-node host (rank %d may run on cores of several nodes)",
                 (*nwarn)++ ? "; " : "", hname, unbound, nodes, first);
 }
 
-static char *build_summary(const bench_ctx *ctx, const numa_rank_place *pl, numa_report *rep, const char *requested_name)
+/* How a rank is bound: 0 = unbound (any core of its host), else the number of cores it may use. */
+static int bound_cores(const numa_rank_place *p) { return p->nallowed >= p->online ? 0 : p->nallowed; }
+
+static void fprint_binding(FILE *f, int k)
+{
+    if (k == 0) fprintf(f, "unbound (any core of their host)");
+    else if (k == 1) fprintf(f, "bound to one core each");
+    else fprintf(f, "bound to %d cores each", k);
+}
+
+void numa_binding_summary(FILE *f, const numa_rank_place *pl, int size, int max_exceptions)
+{
+    enum { KINDS = 64 * NUMA_MASK_WORDS + 1 };
+    int count[KINDS] = {0};
+    for (int r = 0; r < size; r++) count[bound_cores(&pl[r])]++;
+    int major = 0;
+    for (int k = 1; k < KINDS; k++)
+        if (count[k] > count[major]) major = k;
+    uint64_t cores[NUMA_MASK_WORDS] = {0};
+    bool node_seen[1025] = {false};
+    for (int r = 0; r < size; r++) {
+        if (bound_cores(&pl[r]) != major) continue;
+        if (major == 0) {
+            if (pl[r].core >= 0 && pl[r].core < 64 * NUMA_MASK_WORDS) numa_mask_set(cores, pl[r].core);
+        } else
+            for (int w = 0; w < NUMA_MASK_WORDS; w++) cores[w] |= pl[r].allowed[w];
+        node_seen[pl[r].node >= 0 && pl[r].node < 1024 ? pl[r].node : 1024] = true;
+    }
+    int nodes[1024], nn = 0;
+    for (int i = 0; i < 1024; i++)
+        if (node_seen[i]) nodes[nn++] = i;
+    fprintf(f, "# binding: ");
+    if (count[major] == size) fprintf(f, "ranks 0-%d: ", size - 1);
+    else fprintf(f, "%d of %d ranks: ", count[major], size);
+    fprint_binding(f, major);
+    fprintf(f, major == 0 ? ", running on cores " : ", cores ");
+    fprint_mask_capped(f, cores, 4);
+    fprintf(f, ", node(s) of their core ");
+    ranges_print(f, nodes, nn, 4);
+    if (node_seen[1024]) fprintf(f, "%s?", nn ? "," : "");
+    int shown = 0;
+    for (int r = 0; r < size; r++) {
+        if (bound_cores(&pl[r]) == major) continue;
+        if (shown == max_exceptions) {
+            fprintf(f, " ... (%d more; --verbose lists every rank)", size - count[major] - shown);
+            break;
+        }
+        fprintf(f, "%s rank %d (host %d): ", shown++ ? ";" : "; except", r, pl[r].host);
+        fprint_binding(f, bound_cores(&pl[r]));
+        if (bound_cores(&pl[r]) > 0) {
+            fprintf(f, " (");
+            fprint_mask_capped(f, pl[r].allowed, 4);
+            fprintf(f, ")");
+        }
+    }
+    fprintf(f, "\n");
+}
+
+/* The first `keep` "; "-separated warnings of w, then how many more (the CSV keeps them all). */
+static char *cap_warnings(const char *w, int nwarn, int keep)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char *s = w;
+    for (int i = 0; i < keep && s; i++) {
+        const char *e = strstr(s, "; ");
+        fprintf(f, "%s%.*s", i ? "; " : "", (int)(e ? (size_t)(e - s) : strlen(s)), s);
+        s = e ? e + 2 : NULL;
+    }
+    if (nwarn > keep) fprintf(f, "; ... (%d more; --verbose or the CSV column binding_warning)", nwarn - keep);
+    fclose(f);
+    return buf;
+}
+
+static char *build_summary(const bench_ctx *ctx, const numa_rank_place *pl, numa_report *rep, const char *requested_name,
+                           const char *warning, bool verbose)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -115,7 +208,9 @@ static char *build_summary(const bench_ctx *ctx, const numa_rank_place *pl, numa
     else
         fprintf(f, "# numa: available, %d node(s); policy %s (requested %s); rank 0 intended node(s) %s; placement checked on up to %d pages per allocation\n",
                 rep->nodes, numa_policy_names[rep->policy], requested_name, numa_intended_nodes(), NUMA_SAMPLE_PAGES);
-    for (int h = 0; h < ctx->hosts; h++) {
+    /* O(1) lines by default; every rank only when asked (the CSV row has every rank's core and node) */
+    numa_binding_summary(f, pl, ctx->size, 4);
+    for (int h = 0; verbose && h < ctx->hosts; h++) {
         char hname[MPI_MAX_PROCESSOR_NAME];
         host_name(ctx, h, hname, sizeof hname);
         fprintf(f, "# binding %s:", hname);
@@ -130,12 +225,12 @@ static char *build_summary(const bench_ctx *ctx, const numa_rank_place *pl, numa
         }
         fprintf(f, "\n");
     }
-    if (rep->warning[0]) fprintf(f, "# binding warning: %s\n", rep->warning);
+    if (warning[0]) fprintf(f, "# binding warning: %s\n", warning);
     fclose(f);
     return buf;
 }
 
-void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep)
+void numa_report_init(const bench_ctx *ctx, int requested, bool verbose, numa_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     char warn[256];
@@ -174,8 +269,10 @@ void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep)
     }
     fclose(f);
     rep->warning = buf;
-    if (nwarn) fprintf(stderr, "rmabench: warning: %s\n", rep->warning);
-    rep->header = build_summary(ctx, all, rep, numa_policy_names[requested]);
+    char *shown = verbose ? NULL : cap_warnings(rep->warning, nwarn, 3);
+    if (nwarn) fprintf(stderr, "rmabench: warning: %s\n", shown ? shown : rep->warning);
+    rep->header = build_summary(ctx, all, rep, numa_policy_names[requested], shown ? shown : rep->warning, verbose);
+    free(shown);
     free(all);
 }
 

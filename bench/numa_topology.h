@@ -31,12 +31,17 @@ void numa_mask_set(uint64_t *mask, int core);
  * span several nodes are unbound. Appends "host NAME: ..." to w, "; "-separated, counting in *nwarn. */
 void numa_host_warnings(FILE *w, int *nwarn, const numa_rank_place *pl, int size, int h, const char *hname);
 
+/* The run header's binding line (pure, for tests): the most common binding (unbound, or bound to
+ * k cores) with the union of their cores and nodes, then at most max_exceptions ranks bound
+ * otherwise; its length does not grow with the rank count. */
+void numa_binding_summary(FILE *f, const numa_rank_place *pl, int size, int max_exceptions);
+
 typedef struct {
     int policy;              /* effective (numa.h) */
     bool available;
     int nodes;
     /* rank 0 only (NULL elsewhere): */
-    char *header;            /* "# ..." lines: numa state, per-host binding, warnings */
+    char *header;            /* "# ..." lines: numa state, binding summary (per host with verbose), warnings */
     char *rank_cores;        /* "0;1;..." current core of every rank, in rank order */
     char *rank_nodes;        /* "0;0;..." its node ("?" when unknown) */
     char *warning;           /* "" or "...; ..." */
@@ -47,8 +52,9 @@ typedef struct {
 
 /* Collective, after bench_ctx_init and before any large allocation: resolves and applies the
  * requested policy (numa_setup) on every rank, warns once (rank 0) when it cannot be honoured,
- * and gathers the binding. */
-void numa_report_init(const bench_ctx *ctx, int requested, numa_report *rep);
+ * and gathers the binding. verbose: every rank's binding and every warning in the header (else a
+ * summary of bounded length; the CSV columns hold every rank either way). */
+void numa_report_init(const bench_ctx *ctx, int requested, bool verbose, numa_report *rep);
 void numa_report_free(numa_report *rep);
 /* Rank 0: print the header lines. */
 void numa_report_print_header(const numa_report *rep);

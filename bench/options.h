@@ -32,6 +32,14 @@ typedef struct {
 
 #define OPT_END {0}
 
+/* The one --verbose flag of every MPI command: run headers are O(1) in the rank count by default
+ * (ranges and exceptions); --verbose adds the per-rank and per-host detail. dest: bool*. */
+#define OPT_VERBOSE(dest)                                                                                     \
+    {"verbose", OPT_BOOL, (dest),                                                                             \
+     "per-rank detail in the run header (every rank's binding, every server, every warning); without it "    \
+     "lists that grow with the rank count are summarised as ranges (the CSV row has the detail either way)", \
+     0, 0, NULL, NULL}
+
 enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERROR = 2 };
 
 /* Parse argv[first..argc) against the NULL-terminated list of tables. On OPT_ERROR, err holds one

@@ -58,6 +58,7 @@ typedef struct {
     int64_t host_memory;       /* --host-memory: bytes one host offers (0: this machine's, one-host plans only) */
     int64_t pack_bits;         /* test only: bits of a packed word, so that tests reach the formats'
                                 * limits at small sizes; 0 = 64 (join_word_bits) */
+    bool verbose;              /* --verbose: per-rank header lines (bench/options.h OPT_VERBOSE) */
 } join_opts;
 
 /* The width of a packed tuple word: 64 unless a test narrows it (--pack-bits). */

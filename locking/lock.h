@@ -39,6 +39,7 @@ typedef struct {
     int64_t wait_bound_s;    /* bound of every blocking wait (lock response, vote, ack) */
     bool plan;               /* --plan: print the plan (locking/lock_plan.h) for plan_ranks, no MPI */
     int64_t plan_ranks, plan_ranks_per_host;
+    bool verbose;            /* --verbose: per-rank and per-server header lines */
 } lock_opts;
 
 /* Who is who: servers and agents spread evenly over hosts. Servers own equal contiguous ranges of

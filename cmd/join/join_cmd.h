@@ -51,6 +51,7 @@ typedef struct {
     char refusal[2][512];
     int nrefused;
     char command[1024];
+    bool own_mpi; /* this command initialised MPI (not a driver that runs several commands) */
 } join_session;
 
 /* One run of one algorithm, reduced over ranks. */

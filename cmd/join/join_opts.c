@@ -104,6 +104,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"pack-bits", OPT_INT, &o->pack_bits,
          "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
          NULL, NULL},
+        OPT_VERBOSE(&o->verbose),
         OPT_END,
     };
     const opt_spec radix[] = {

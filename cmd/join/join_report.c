@@ -74,8 +74,9 @@ void join_report_header(const join_session *js)
     opt_format_count((int64_t)js->wl.s_total, sn, sizeof sn);
     printf("# rmabench join: |R| = %s, |S| = %s (1:%d, selectivity %g, skew %g, seed %" PRId64 ")\n", rn, sn,
            (int)o->ratio, o->selectivity, o->skew, o->seed);
-    printf("# ranks %d on %d host(s), %d per host (%s); %s; commit %s\n", ctx->size, ctx->hosts, ctx->ranks_per_host,
-           ctx->hostnames, ctx->mpi_library, RMB_GIT_COMMIT);
+    printf("# ");
+    bench_ctx_print_placement(ctx, stdout, o->verbose);
+    printf("; %s; commit %s\n", ctx->mpi_library, RMB_GIT_COMMIT);
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
     for (int a = 0; a < js->nalgos; a++) {

@@ -106,12 +106,11 @@ void join_setup(join_session *js, int argc, char **argv)
     memset(js, 0, sizeof *js);
     parse_flags(js, argc, argv);
     provenance_command_line(argc, argv, js->command, sizeof js->command);
-    bench_pre_init();
-    MPI_Init(&argc, &argv);
+    js->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&js->ctx, MPI_COMM_WORLD);
     plan_run(js);
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
-    numa_report_init(&js->ctx, js->o.numa, &js->numa);
+    numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     generate(js);
 }
@@ -123,5 +122,5 @@ void join_teardown(join_session *js)
     numa_report_free(&js->numa);
     rma_window_pool_drain(); /* --window-pool */
     bench_ctx_free(&js->ctx);
-    MPI_Finalize();
+    if (js->own_mpi) MPI_Finalize();
 }

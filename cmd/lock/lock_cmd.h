@@ -33,6 +33,7 @@ typedef struct {
     lock_workload wl;         /* agents */
     lock_model_ctx model;     /* --model */
     char command[1024];
+    bool own_mpi; /* this command initialised MPI (not a driver that runs several commands) */
 } lock_session;
 
 /* Collective: flags, MPI, roles and checks (exit 2 together on bad input), the communication. */

@@ -7,6 +7,7 @@
 
 #include "bench/memory.h"
 #include "bench/provenance.h"
+#include "bench/ranges.h"
 #include "bench/version.h"
 #include "cmd/lock/lock_cmd.h"
 #include "cmd/results_schema.h"
@@ -41,12 +42,11 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     lock_compare_load(&ls->model, ls->o.model, bench_env_rank()); /* a bad file exits 2 before MPI */
     provenance_command_line(argc, argv, ls->command, sizeof ls->command);
 
-    bench_pre_init();
-    MPI_Init(&argc, &argv);
+    ls->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&ls->ctx, MPI_COMM_WORLD);
     /* blocking flushes to a rank that stopped would hang under MPICH: bounded like every wait */
     blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
-    numa_report_init(&ls->ctx, ls->o.numa, &ls->numa); /* mailboxes, receive buffers, data window */
+    numa_report_init(&ls->ctx, ls->o.numa, ls->o.verbose, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
     plan_run(ls);
     lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
@@ -58,7 +58,7 @@ void lock_teardown(lock_session *ls)
     lock_roles_free(&ls->roles);
     numa_report_free(&ls->numa);
     bench_ctx_free(&ls->ctx);
-    MPI_Finalize();
+    if (ls->own_mpi) MPI_Finalize();
 }
 
 void lock_report_header(const lock_session *ls)
@@ -73,12 +73,14 @@ void lock_report_header(const lock_session *ls)
     printf(", deadlock %s", deadlock_policy_names[o->deadlock]);
     if (o->deadlock == DL_TIMEOUT) printf(" (%g ms)", o->lock_timeout * 1e3);
     printf(", seed %" PRId64 "\n", o->seed);
-    printf("# ranks %d on %d host(s), %d per host (%s); %s; commit %s\n", ctx->size, ctx->hosts, ctx->ranks_per_host,
-           ctx->hostnames, ctx->mpi_library, RMB_GIT_COMMIT);
+    printf("# ");
+    bench_ctx_print_placement(ctx, stdout, o->verbose);
+    printf("; %s; commit %s\n", ctx->mpi_library, RMB_GIT_COMMIT);
     printf("# lock space %" PRIu64 " ids; locality: %s\n", roles->lock_space,
            roles->one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
     printf("# lock servers at ranks");
-    for (int s = 0; s < roles->nservers; s++) printf("%s%d", s ? "," : " ", roles->server_rank[s]);
+    printf(" ");
+    ranges_print(stdout, roles->server_rank, roles->nservers, o->verbose ? roles->nservers : 4);
     printf("; wait bound %" PRId64 " s\n", o->wait_bound_s);
     numa_report_print_header(&ls->numa);
     fflush(stdout);

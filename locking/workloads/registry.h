@@ -42,6 +42,11 @@ const wl_ops *lock_workload_ops(int kind);
 extern const wl_ops synthetic_workload_ops, bank_workload_ops, deadlock_workload_ops;
 extern const wl_ops tpcc_workload_ops, trace_workload_ops;
 
+/* tpcc: the home warehouse of an agent (pure, for tests): distinct for every agent when there are
+ * at least as many warehouses as agents, on the agent's own machine while that machine holds
+ * warehouses no other of its agents took. */
+int tpcc_home_warehouse(const lock_roles *r, int64_t warehouses, int agent);
+
 /* splitmix64: small, seedable, good enough for workload choices. */
 static inline uint64_t wl_rand(uint64_t *s)
 {

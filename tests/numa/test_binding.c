@@ -88,5 +88,26 @@ int main(void)
     w = warnings(hosts, 2, 1, &nw);
     CHECK(nw == 0);
     free(w);
+
+    /* the header's binding line: one line of bounded length at 256 and at 4096 ranks (32 per host,
+     * one core each), exceptions listed up to the cap, the rest counted */
+    size_t len256 = 0;
+    for (int size = 256; size <= 4096; size *= 16) {
+        numa_rank_place *pl = malloc(sizeof *pl * (size_t)size);
+        for (int r = 0; r < size; r++) pl[r] = place(r / 32, r % 32, r % 32, 2);
+        for (int r = 5; r < size; r += size / 8 + 1) pl[r] = place(r / 32, 0, 35, 2); /* 8 unbound */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        numa_binding_summary(f, pl, size, 4);
+        fclose(f);
+        CHECK(strchr(buf, '\n') == buf + len - 1);
+        CHECK(strstr(buf, " ranks: bound to one core each, cores 0-31, node(s) of their core 0-1; except rank 5 (host 0): unbound") != NULL);
+        CHECK(strstr(buf, " ... (4 more; --verbose lists every rank)") != NULL);
+        if (size == 256) len256 = len;
+        else CHECK(len <= len256 + 16); /* only the numbers' digits grow */
+        free(buf);
+        free(pl);
+    }
     CHECK_DONE();
 }

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         for (int flavor = WIN_ALLOCATE; flavor <= WIN_CREATE; flavor++) {
             numa_report rep;
-            numa_report_init(&ctx, policies[i], &rep);
+            numa_report_init(&ctx, policies[i], false, &rep);
             int before = thread_mode();
             rma_window w;
             rma_window_alloc(&w, 4u << 20, (win_flavor)flavor, ctx.comm);
