@@ -18,7 +18,8 @@ dirs="build build-mpich build-nonuma build-asan"
 for dir in $dirs; do
     suites=${RMB_TEST_ARGS:-}
     case $dir in
-    build-mpich) suites="${suites:+$suites }--no-suite scale" ;; # rank-count tests: once, in build (tests/scale)
+    # once, in build: the rank-count tests (tests/scale) and the plots (Python on the fixture: no MPI)
+    build-mpich) suites="${suites:+$suites }--no-suite scale --no-suite plots" ;;
     build-nonuma) suites="--suite numa" ;;
     build-asan) suites="--suite unit --suite asan" ;;
     build-fuzz) suites="--suite fuzz" ;;

@@ -64,8 +64,8 @@ launch=(mpirun.openmpi -n $np --host "$hostlist" --map-by slot --bind-to none
     --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 10.78.0.0/24 --mca btl_tcp_if_include 10.78.0.0/24
     --mca btl tcp,vader,self --mca osc rdma,pt2pt)
 csv=$D/results.csv
-# small data; --buffer-size 4K: until the send-buffer budget lands (radix buffers grow with P)
-args=(join --algo both --tuples-per-rank 2K --buffer-size 4K --output "$csv"
+# small data, default buffers (the --buffer-memory budget sizes them)
+args=(join --algo both --tuples-per-rank 2K --output "$csv"
       --next lock --workload bank --transactions-per-agent 5 --output "$csv")
 echo "+ [host1] ${launch[*]} $run ${args[*]}"
 start=$(date +%s)
