@@ -299,7 +299,7 @@ int params_spread_warning(const model_params *p, int i, char *buf, size_t len)
     if (params_spread_rel(p, i) <= PARAMS_SPREAD_WARN) return 0;
     char sp[160];
     params_spread_text(p, i, sp, sizeof sp);
-    snprintf(buf, len, "%s %s %s, above %.0f%%: the machine was not quiet; rerun, or raise --rounds / --repeats",
+    snprintf(buf, len, "%s %s %s, above %.0f%%: one calibration does not pin it down (a busy machine, a small --tuples); rerun, or raise --rounds, --repeats",
              table[i].name, sp, table[i].unit, 100 * PARAMS_SPREAD_WARN);
     return 1;
 }
