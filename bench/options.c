@@ -272,9 +272,14 @@ const char *opt_program = "rmabench";
 void opt_print_usage_error(const char *fmt, va_list ap)
 {
     if (bench_env_rank() != 0) return;
-    fprintf(stderr, "%s: ", opt_program);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    /* one write for the whole line: mpirun forwards each write of a rank on its own, and its own
+     * "process returned a non-zero exit code" text can land between two of them */
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: ", opt_program);
+    if (n < 0 || n >= (int)sizeof line) n = 0;
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    strcat(line, "\n");
+    fputs(line, stderr);
     fflush(stderr);
 }
 
