@@ -1,4 +1,6 @@
-/* Model versus measurement for one join run (Table 4.2's layout: phase, measured, model, diff). */
+/* Model versus measurement for one join run (Table 4.2's layout: phase, measured, model, diff).
+ * One sign convention in both columns and in the report: diff = model - measured, model err =
+ * diff / measured (positive when the model predicts too long a time). */
 #include "cmd/join/join_compare.h"
 
 #include <stdio.h>
@@ -40,10 +42,10 @@ static void print_row(const char *name, const double *measured, const double *mo
     if (measured) snprintf(ms, sizeof ms, "%.4f", *measured);
     if (model) snprintf(md, sizeof md, "%.4f", *model);
     if (measured && model) {
-        snprintf(df, sizeof df, "%+.4f", *measured - *model);
+        snprintf(df, sizeof df, "%+.4f", *model - *measured);
         if (*measured > 0) snprintf(pc, sizeof pc, "%+.1f%%", 100 * (*model - *measured) / *measured);
     } else if (measured) {
-        snprintf(df, sizeof df, "%+.4f", *measured);
+        snprintf(df, sizeof df, "%+.4f", -*measured); /* a phase the model does not predict: 0 */
     }
     printf("%-24s %12s %10s %10s %10s\n", name, ms, md, df, pc);
 }
@@ -87,6 +89,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     const row *rows = algo == ALGO_RADIX ? radix_rows : smj_rows;
     printf("%-24s %12s %10s %10s %10s\n", algo == ALGO_RADIX ? "model: radix hash join" : "model: sort-merge join",
            "measured [s]", "model [s]", "diff [s]", "model err");
+    printf("%-24s (diff = model - measured; model err = diff / measured)\n", "");
     for (const row *r = rows; r->phase; r++) {
         const double *meas = phase_stats_find(st, r->phase, 0);
         bool alloc = strcmp(r->phase, "window_alloc") == 0;
