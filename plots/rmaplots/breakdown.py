@@ -46,13 +46,14 @@ def fig_breakdown(rows, algo):
             bottom += h
         ax.set_xticks(x, [str(int(k)) for k in s.points])
         ax.set_xlabel("MPI ranks")
-        ax.set_title(s.label if len(ss) > 1 else f"{algo} join: phases, {key[0]} tuples/rank", fontsize=8)
+        ax.set_title(s.label, fontsize=8)  # '' for the only configuration: the figure's title says it all
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(ss):]:
         ax.set_visible(False)
-    axes[0].set_ylabel("time [s]\n(median of runs, average over ranks)")
+    # one label beside every row of panels: a two-line label on the first axes alone outgrew its
+    # height and left the second row without one
+    fig.supylabel("time [s]: median of runs, average over ranks", fontsize=9)
     style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)])
-    fig.suptitle(f"{algo} join phases ({FIG[algo]}), {key[0]} tuples/rank; hatched: imbalance (max - avg)",
-                 fontsize=9)
+    style.title(fig, f"{algo} join phases ({FIG[algo]}), {key[0]} tuples/rank; hatched: imbalance (max - avg)")
     shared = config.shared([s.config for s in ss])
     return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))

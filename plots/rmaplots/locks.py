@@ -31,7 +31,7 @@ def fig_scaling(rows):
         ax.set_title(f"{what} throughput", fontsize=9)
         ax.grid(alpha=0.3)
     style.legend(axes[0], axes=axes[:1], below=True)
-    fig.suptitle(f"Lock table throughput (cf. Fig 5.5): median of runs, {data.CI_TEXT}", fontsize=9)
+    style.title(fig, f"Lock table throughput (cf. Fig 5.5): median of runs, {data.CI_TEXT}")
     style.note(fig, notes)
     shared = config.shared([s.config for s in drawn])
     return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
@@ -60,10 +60,12 @@ def fig_latency(rows):
     ss, legend = config.series([r for r in ls if int(data.num(r, "ranks")) == ranks], config.POINT)
     labels = [s.label for s in ss]
     groups = [s.rows for s in ss]
-    fig, axes = style.figure(ncols=2, width=5.0, height=max(2.5, 0.35 * len(ss) + 1.5))
+    # (a) names the bars at its left: room for the longest name beside two panels of 3.5 in and legends
+    names = style.text_inches(max(len(lab) for lab in labels), 7)
+    fig, axes = style.figure(ncols=2, width=4.8 + names / 2, height=max(2.5, 0.35 * len(ss) + 1.5))
     _stack(axes[0], labels, groups, TXN_PARTS)
     axes[0].set_xlabel("transaction latency [us] (median of runs)")
-    axes[0].set_title(f"(a) transaction, {ranks} ranks", fontsize=9)
+    axes[0].set_title(f"(a) transaction, {style.count(ranks, 'rank')}", fontsize=9)
     _stack(axes[1], [""] * len(labels), groups, REQ_PARTS)
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
     axes[1].set_title("(b) lock request (same rows as (a))", fontsize=9)
@@ -117,10 +119,10 @@ def fig_remote(rows):
     axes[1].set_xlabel(f"execution time normalised to {min(key.points):g}% remote")
     axes[1].set_ylabel("remote lock probability")
     ranks = int(data.num(key.rows[0], "ranks"))
-    axes[1].set_title(f"(b) {key.label + ', ' if key.label else ''}{ranks} ranks", fontsize=8)
+    axes[1].set_title(f"(b) {key.label + ', ' if key.label else ''}{style.count(ranks, 'rank')}", fontsize=8)
     axes[1].grid(axis="x", alpha=0.3)
     style.legend(axes[1], below=True)
-    fig.suptitle(f"Remote lock probability (cf. Fig 5.7): median of runs, {data.CI_TEXT}", fontsize=9)
+    style.title(fig, f"Remote lock probability (cf. Fig 5.7): median of runs, {data.CI_TEXT}")
     style.note(fig, notes)
     shared = config.shared([s.config for s in ss])
     return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared), notes=notes,

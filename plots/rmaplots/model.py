@@ -6,6 +6,12 @@ import numpy as np
 
 from . import breakdown, config, data, style
 
+# the totals join_compare prints: the model against the slowest rank's total, and the model with
+# window allocation against the slowest rank and against the mean over ranks (the model has no
+# imbalance term); (row, measured column, model column)
+TOTALS = (("total", "t_total_max", "model_total"), ("total_with_alloc", "t_total_max", "model_total_with_alloc"),
+          ("total_without_imbalance", "t_total_avg", "model_total_with_alloc"))
+
 
 def model_series(rows, algo=None):
     """Series (MODEL_RANKS view) of the main workload's runs with --model predictions."""
@@ -16,17 +22,17 @@ def model_series(rows, algo=None):
 
 def model_tables(rows, algo):
     """[(label, ranks, [(phase, measured median, model median or None)])]: per configuration with
-    model predictions, at its largest rank count; [] without predictions."""
+    model predictions, at its largest rank count, the phases then TOTALS (those the model predicts);
+    [] without predictions."""
     ss = model_series(rows, algo)
     out = []
     for s in ss:
         ranks = max(s.points)
         rs = s.points[ranks]
-        table = []
-        for p in data.phases_of(rs) + ["total"]:
-            meas = data.median(data.values(rs, "t_total_max" if p == "total" else f"t_{p}_avg"))
-            pred = data.median(data.values(rs, f"model_{p}"))
-            table.append((p, meas, pred))
+        table = [(p, data.median(data.values(rs, f"t_{p}_avg")), data.median(data.values(rs, f"model_{p}")))
+                 for p in data.phases_of(rs)]
+        table += [(name, data.median(data.values(rs, meas)), data.median(data.values(rs, pred)))
+                  for name, meas, pred in TOTALS if name == "total" or data.values(rs, pred)]  # the ones predicted
         out.append((s.label if len(ss) > 1 else "", int(ranks), table))
     return out
 
@@ -61,8 +67,10 @@ def fig_model(rows):
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(ss):]:
         ax.set_visible(False)
+    # the phases' colours say which phase; two plain patches say which bar is which
     style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)],
-                 extra=[("hatched: model", dict(facecolor="white", edgecolor="black", hatch="//"))])
-    fig.suptitle("Measured (plain) against predicted (hatched) time per phase (cf. Fig 3.15)", fontsize=9)
+                 extra=[("measured (plain)", dict(facecolor="white", edgecolor="black")),
+                        ("model (hatched)", dict(facecolor="white", edgecolor="black", hatch="//"))])
+    style.title(fig, "Measured (plain) against predicted (hatched) time per phase (cf. Fig 3.15)")
     shared = config.shared([s.config for s in ss])
     return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))

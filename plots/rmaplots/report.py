@@ -19,6 +19,12 @@ def mega(x):
     return None if x is None else x / 1e6
 
 
+def model_err(meas, pred):
+    """(model - measured) / measured in percent, signed as the diff column (model - measured): negative
+    where the model predicts less than was measured; '—' without both."""
+    return "—" if meas is None or pred is None or meas <= 0 else f"{100 * (pred - meas) / meas:+.1f}%"
+
+
 # Every figure: file name (NAME.png and NAME.pdf), title, the bench whose rows it draws, and the
 # function that draws it (a style.Drawn: the figure, or None and a note why it is skipped).
 FIGURES = (
@@ -48,7 +54,7 @@ def dropped_note(rows, bench):
     n = sum(kinds.values())
     if not n:
         return ""
-    return (f"dropped {n} {bench} row{'s' if n != 1 else ''} ("
+    return (f"dropped {style.count(n, bench + ' row')} ("
             + ", ".join(f"{kinds[k]} {k}" for k in ("failed", "refused", "warm-up") if k in kinds) + ")")
 
 
@@ -76,7 +82,7 @@ def libraries(rows):
     counts = {}
     for v in vals:
         counts[v] = counts.get(v, 0) + 1
-    return [f"{config.fmt('mpi', v, vals)}: {n} row{'s' if n != 1 else ''}" for v, n in sorted(counts.items())]
+    return [f"{config.fmt('mpi', v, vals)}: {style.count(n, 'row')}" for v, n in sorted(counts.items())]
 
 
 def environment(rows, files):
@@ -160,15 +166,18 @@ def join_tables(rows):
                        " (run `rmabench calibrate`, then `--model`)."), ""]
             continue
         for lab, ranks, table in tables:
-            out += [f"### Model against measurement: {algo}, {ranks} ranks{', ' + lab if lab else ''} (cf. Table 4.2)", "",
-                    "| phase | measured [s] | model [s] | diff [s] |", "|---|---|---|---|"]
+            out += [f"### Model against measurement: {algo}, {style.count(ranks, 'rank')}{', ' + lab if lab else ''} "
+                    "(cf. Table 4.2)", "",
+                    "| phase | measured [s] | model [s] | diff = model − measured [s] | "
+                    "model err = diff / measured |",
+                    "|---|---:|---:|---:|---:|"]
             for p, meas, pred in table:
-                diff = None if meas is None or pred is None else meas - pred
-                out.append(f"| {p} | {f4(meas)} | {f4(pred)} | {'—' if diff is None else f'{diff:+.4f}'} |")
+                diff = "—" if meas is None or pred is None else f"{pred - meas:+.4f}"
+                out.append(f"| {p} | {f4(meas)} | {f4(pred)} | {diff} | {model_err(meas, pred)} |")
             out.append("")
     ranks, sizes = inputsize.size_table(rows)
     if sizes:
-        out += [f"### Input size and 1:N ratio at {ranks} ranks (cf. Table 4.1)", "",
+        out += [f"### Input size and 1:N ratio at {style.count(ranks, 'rank')} (cf. Table 4.1)", "",
                 "| configuration | R/rank | S/rank | output | runs | time [s] | 95% CI [s] |", "|---|---|---|---|---|---|---|"]
         for lab, rr, ss_, m, med, lo, hi, n in sizes:
             out.append(f"| {lab or '—'} | {rr} | {ss_} | {m} | {n} | {f4(med)} | {f4(lo)}–{f4(hi)} |")
@@ -200,11 +209,13 @@ def lock_tables(rows):
     t = locks.model_table(rows)
     if t:
         out += ["### Model against measurement (cf. Table 5.1)", "",
-                "| configuration | ranks | agents | remote prob | remote share | predicted time [us] | predicted [M tx/s] | measured [M tx/s] |",
-                "|---|---|---|---|---|---|---|---|"]
+                "| configuration | ranks | agents | remote prob | remote share | predicted time [us] | predicted [M tx/s] | "
+                "measured [M tx/s] | throughput model err = (predicted − measured) / measured |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for lab, ranks, agents, p, share, pt, ptp, mtp in [(x[0], x[1], x[2], x[3], x[7], x[4], x[5], x[6]) for x in t]:
             out.append(f"| {lab or '—'} | {ranks} | {'—' if agents is None else f'{agents:g}'} | {p:g} | "
-                       f"{'—' if share is None else f'{share:.4f}'} | {f3(pt)} | {f3(mega(ptp))} | {f3(mega(mtp))} |")
+                       f"{'—' if share is None else f'{share:.4f}'} | {f3(pt)} | {f3(mega(ptp))} | {f3(mega(mtp))} | "
+                       f"{model_err(mtp, ptp)} |")
         out.append("")
     else:
         out += ["No lock runs with --model predictions.", ""]
@@ -214,7 +225,7 @@ def lock_tables(rows):
 def figure_section(f, title, dropped, d):
     n = len(d.shown)
     out = [f"### {title}", ""] + ([f"{dropped.capitalize()}.", ""] if dropped else [])
-    out += [f"Shows {n} configuration{'s' if n != 1 else ''}" + (": " + "; ".join(x or "—" for x in d.shown) if n > 1 else "")
+    out += [f"Shows {style.count(n, 'configuration')}" + (": " + "; ".join(x or "—" for x in d.shown) if n > 1 else "")
             + "." + (f" Shared by all: {d.shared}." if d.shared else ""), ""]
     out += [f"- Note: {x}" for x in d.notes] + ([""] if d.notes else [])
     out += [f"Not drawn: {'; '.join(d.hidden)}.", ""] if d.hidden else []

@@ -13,8 +13,7 @@ def sweeps(series, what):
         return series, [f"every configuration ran at one rank count: no {what} shown"] if series else [], []
     config.relabel(multi)
     if single:
-        n = len(single)
-        return multi, [f"{n} configuration{'s' if n != 1 else ''} ran at one rank count only: not drawn "
+        return multi, [f"{style.count(len(single), 'configuration')} ran at one rank count only: not drawn "
                        "(see the tables)"], [s.label for s in single]
     return multi, [], []
 
