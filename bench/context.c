@@ -10,14 +10,114 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Name prefixes of the variables that tune an MPI library or its transports. */
+static const char *const mpi_env_prefixes[] = {"OMPI_MCA_", "MPIR_CVAR_", "MPICH_", "UCX_", "FI_", "PSM2_", "I_MPI_"};
+/* What the launchers set for every child (`mpirun -n 1 env` under Open MPI 4.1.4, hydra of MPICH
+ * 4.0.2), so that a plain run records nothing, and the oversubscription flags, recorded as the
+ * column oversubscribed. A trailing '*' matches any rest of the name. */
+static const char *const mpi_env_ignored[] = {
+    "OMPI_MCA_orte_*", "OMPI_MCA_ess", "OMPI_MCA_ess_*", "OMPI_MCA_pmix*", "OMPI_MCA_initial_wdir",
+    "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "OMPI_MCA_mpi_oversubscribe", "OMPI_MCA_rmaps_base_oversubscribe",
+    "MPIR_CVAR_CH3_INTERFACE_HOSTNAME",
+};
+
+static bool name_matches(const char *entry, size_t namelen, const char *pattern)
+{
+    size_t n = strlen(pattern);
+    if (n > 0 && pattern[n - 1] == '*') return namelen >= n - 1 && strncmp(entry, pattern, n - 1) == 0;
+    return namelen == n && strncmp(entry, pattern, n) == 0;
+}
+
+/* Whether an environment entry ("NAME=VALUE") tunes the MPI library beyond a plain run. */
+static bool is_mpi_tuning(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    if (!eq) return false;
+    size_t namelen = (size_t)(eq - entry);
+    bool tuning = false;
+    for (size_t i = 0; i < sizeof mpi_env_prefixes / sizeof *mpi_env_prefixes && !tuning; i++)
+        tuning = strncmp(entry, mpi_env_prefixes[i], strlen(mpi_env_prefixes[i])) == 0;
+    for (size_t i = 0; i < sizeof mpi_env_ignored / sizeof *mpi_env_ignored && tuning; i++)
+        tuning = !name_matches(entry, namelen, mpi_env_ignored[i]);
+    return tuning;
+}
+
+static int compare_entries(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* ';' separates entries and a backslash escapes: both escaped in a value, control characters too
+ * (the run header prints it on one line; the CSV writer quotes commas and double quotes). */
+static void put_escaped(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if (c == ';' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) fprintf(f, "\\x%02x", c);
+        else fputc(c, f);
+    }
+}
+
+static _Noreturn void env_out_of_memory(void)
+{
+    fprintf(stderr, "rmabench: out of memory for the MPI environment\n");
+    abort();
+}
+
+extern char **environ;
+
+static char *mpi_env_now(void)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++) n += is_mpi_tuning(*e);
+    const char **pick = malloc((n ? n : 1) * sizeof *pick);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!pick || !f) env_out_of_memory();
+    n = 0;
+    for (char **e = environ; e && *e; e++)
+        if (is_mpi_tuning(*e)) pick[n++] = *e;
+    qsort(pick, n, sizeof *pick, compare_entries); /* the launch's order is no configuration */
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(pick[i], '=');
+        fprintf(f, "%s%.*s=", i ? ";" : "", (int)(eq - pick[i]), pick[i]);
+        put_escaped(f, eq + 1);
+    }
+    if (fclose(f) != 0 || !out) env_out_of_memory();
+    free(pick);
+    return out;
+}
+
+/* The MPI environment the launch gave this process, taken before MPI_Init changes it (Open MPI
+ * 4.1.4 adds PSM2_DEVICES=self,shm when every rank shares a host) and before the defaults below.
+ * Process-wide like the environment itself; NULL until bench_pre_init. */
+static char *launch_env;
+
 void bench_pre_init(void)
 {
+    if (!launch_env) launch_env = mpi_env_now();
 #ifdef OPEN_MPI
     /* Debian's openmpi-mca-params.conf excludes osc pt2pt; without it MPI_Win_create fails at one
      * rank. Allowing it keeps osc rdma for 2+ ranks (checked on Open MPI 4.1.4). */
     setenv("OMPI_MCA_osc", "^ucx", 0);
 #endif
 }
+
+char *bench_mpi_env(void)
+{
+    char *env = launch_env ? strdup(launch_env) : mpi_env_now();
+    if (!env) env_out_of_memory();
+    return env;
+}
+
+int bench_online_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+bool bench_oversubscribed(int ranks_on_host, int cores) { return ranks_on_host > cores; }
+
+bool bench_poll_yields(int ranks_on_host, int cores) { return bench_oversubscribed(ranks_on_host, cores); }
 
 _Noreturn void bench_mpi_fail(int rank, const char *call, int err, const char *file, int line)
 {
@@ -113,9 +213,16 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
     MPI_Comm_rank(ctx->host, &ctx->host_rank);
     MPI_Comm_size(ctx->host, &ctx->host_size);
     MPI_Allreduce(&ctx->host_size, &ctx->ranks_per_host, 1, MPI_INT, MPI_MAX, ctx->comm);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ctx->online_cores = cores > 0 ? (int)cores : 1;
-    ctx->oversubscribed = ctx->host_size > ctx->online_cores;
+    ctx->online_cores = bench_online_cores();
+    ctx->oversubscribed = bench_oversubscribed(ctx->host_size, ctx->online_cores);
+    ctx->poll_yield = bench_poll_yields(ctx->host_size, ctx->online_cores);
+    /* one reduction, O(1) per rank: the maximum of -cores is the fewest cores */
+    int mine[4] = {-ctx->online_cores, ctx->online_cores, ctx->oversubscribed, ctx->poll_yield}, all[4];
+    MPI_CHECK(ctx->rank, MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, ctx->comm));
+    ctx->host_cores_min = -all[0];
+    ctx->host_cores_max = all[1];
+    ctx->any_oversubscribed = all[2];
+    ctx->any_poll_yield = all[3];
 }
 
 void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose)
@@ -134,6 +241,16 @@ void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose)
     ranges_print_names(f, ctx->hostnames, ctx->hosts, verbose ? ctx->hosts : 4);
     /* a host's ranks in one block (--map-by slot, Slurm block) or spread (--map-by node, cyclic) */
     fprintf(f, ")%s", ctx->hosts == 1 ? "" : runs == ctx->hosts ? ", ranks in blocks by host" : ", ranks interleaved over hosts");
+}
+
+void bench_ctx_print_environment(const bench_ctx *ctx, FILE *f)
+{
+    char *env = bench_mpi_env();
+    fprintf(f, "environment: %d", ctx->host_cores_min);
+    if (ctx->host_cores_max != ctx->host_cores_min) fprintf(f, "-%d", ctx->host_cores_max);
+    fprintf(f, " cores/host, oversubscribed: %s, polling yields: %s, MPI env: %s", ctx->any_oversubscribed ? "yes" : "no",
+            ctx->any_poll_yield ? "yes" : "no", *env ? env : "none");
+    free(env);
 }
 
 void bench_ctx_free(bench_ctx *ctx)

@@ -23,11 +23,17 @@ typedef struct {
     char mpi_library[64];        /* short: "Open MPI 4.1.4" / "MPICH 4.0.2" */
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING]; /* one line */
     int online_cores;            /* cores of this host, for the polling policy */
-    bool oversubscribed;         /* more ranks on this host than cores: polling loops must yield */
+    bool oversubscribed;         /* more ranks on this host than cores */
+    bool poll_yield;             /* this rank's polling loops yield the core (rma/progress.h, rma/notify.h) */
+    /* The same on every rank, for the results row and the run header: fewest and most online cores
+     * of a host, whether some host is oversubscribed, whether some rank's polling loops yield. */
+    int host_cores_min, host_cores_max;
+    bool any_oversubscribed, any_poll_yield;
 } bench_ctx;
 
 /* Call before MPI_Init: library-specific settings that users should not need to know (Open MPI's
- * Debian defaults cannot create a window at one rank unless the pt2pt component is allowed). */
+ * Debian defaults cannot create a window at one rank unless the pt2pt component is allowed); keeps
+ * the launch's MPI environment for bench_mpi_env first. */
 void bench_pre_init(void);
 /* bench_pre_init and MPI_Init, unless MPI is already initialised (a test driver that runs several
  * commands in one launch, tests/scale): returns whether it initialised MPI, i.e. whether the
@@ -41,6 +47,28 @@ void bench_ctx_free(bench_ctx *ctx);
  * bounded length (first and last host name beyond 4 hosts) unless verbose (every name, up to the
  * 1 KiB of ctx->hostnames). */
 void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose);
+
+/* Rank 0, for run headers: "environment: C cores/host, oversubscribed: yes|no, polling yields:
+ * yes|no, MPI env: NAME=VALUE;...|none", the values of the row's columns host_cores (a range where
+ * hosts differ), oversubscribed, poll_yield and mpi_env. */
+void bench_ctx_print_environment(const bench_ctx *ctx, FILE *f);
+
+/* Online cores of this host (sysconf; at least 1). */
+int bench_online_cores(void);
+/* More ranks on a host than it has online cores. */
+bool bench_oversubscribed(int ranks_on_host, int cores);
+/* The polling policy: ranks that outnumber their host's cores yield in their polling loops, since
+ * a rank that spins takes the core from the rank it waits for. */
+bool bench_poll_yields(int ranks_on_host, int cores);
+
+/* The environment the launch gave this process that tunes an MPI library: every variable named
+ * OMPI_MCA_*, MPIR_CVAR_*, MPICH_*, UCX_*, FI_*, PSM2_* or I_MPI_*, as NAME=VALUE joined by ';' in
+ * name order (a backslash escapes ';', backslashes and control characters in values), without
+ * those a launcher sets for every child and mpirun's oversubscription flags (recorded as the column
+ * oversubscribed). "" for a plain run. As bench_pre_init found it, before MPI_Init and rmabench's
+ * own defaults; without bench_pre_init (`rmabench record`, no MPI), the environment now. Caller
+ * frees. */
+char *bench_mpi_env(void);
 
 /* Bad input found after MPI_Init: rank 0 prints "rmabench: MSG", every rank finalises and exits 2.
  * Collective: every rank must call it (decide on reduced values). Before MPI_Init: opt_usage_error

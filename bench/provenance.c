@@ -22,6 +22,12 @@ void provenance_columns(record *rec, const bench_ctx *ctx, const char *bench, co
     record_set(rec, "ranks", "%d", ctx->size);
     record_set(rec, "ranks_per_host", "%d", ctx->ranks_per_host);
     record_set(rec, "hostnames", "%s", ctx->hostnames);
+    record_set(rec, "host_cores", "%d", ctx->host_cores_min);
+    record_set(rec, "oversubscribed", "%s", ctx->any_oversubscribed ? "yes" : "no");
+    record_set(rec, "poll_yield", "%s", ctx->any_poll_yield ? "yes" : "no");
+    char *env = bench_mpi_env();
+    record_set(rec, "mpi_env", "%s", env);
+    free(env);
     record_set(rec, "seed", "%" PRId64, seed);
     record_set(rec, "command", "%s", command);
 }

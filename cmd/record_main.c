@@ -6,6 +6,7 @@
  * else with a non-zero exit code and FAIL or NONE (the run ended before verifying).
  *   rmabench record --output F --set col=value [--set col=value ...]
  *   rmabench record --header */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,33 @@ static void usage(FILE *f)
                "       rmabench record --header      print the CSV header of this rmabench version\n"
                "Appends one whole row to FILE (header first when the file is new). Columns not set stay\n"
                "empty, except: timestamp (now), status (failed), verification (NONE unless status is ok),\n"
-               "git_commit (this build), job_id ($SLURM_JOB_ID). status, exit_code and verification must agree:\n"
-               "ok/0/PASS, refused/2/NONE, or another status with a non-zero exit_code and FAIL or NONE. FILE must\n"
-               "be a regular file or a new one.\n");
+               "git_commit (this build), job_id ($SLURM_JOB_ID), host_cores (this host's), mpi_env (this\n"
+               "environment's), oversubscribed and poll_yield (from ranks_per_host and host_cores, when given).\n"
+               "status, exit_code and verification must agree: ok/0/PASS, refused/2/NONE, or another status with\n"
+               "a non-zero exit_code and FAIL or NONE. FILE must be a regular file or a new one.\n");
+}
+
+/* The environment columns of a run that ended before writing its row, as the command would have
+ * recorded them: the job script runs this in the environment it launched the run with, on a host
+ * of the run; oversubscribed and poll_yield follow from ranks_per_host when it is given. */
+static void fill_environment(record *rec)
+{
+    if (!*record_get(rec, "mpi_env")) {
+        char *env = bench_mpi_env();
+        record_set(rec, "mpi_env", "%s", env);
+        free(env);
+    }
+    int cores = bench_online_cores();
+    if (*record_get(rec, "host_cores")) cores = atoi(record_get(rec, "host_cores"));
+    else record_set(rec, "host_cores", "%d", cores);
+    char *end = NULL;
+    const char *rph = record_get(rec, "ranks_per_host");
+    long ranks = strtol(rph, &end, 10);
+    if (!*rph || *end || ranks < 1 || ranks > INT_MAX || cores < 1) return;
+    if (!*record_get(rec, "oversubscribed"))
+        record_set(rec, "oversubscribed", "%s", bench_oversubscribed((int)ranks, cores) ? "yes" : "no");
+    if (!*record_get(rec, "poll_yield"))
+        record_set(rec, "poll_yield", "%s", bench_poll_yields((int)ranks, cores) ? "yes" : "no");
 }
 
 /* Defaults for what the caller did not say. */
@@ -42,6 +67,7 @@ static void fill_defaults(record *rec)
     if (!*record_get(rec, "git_commit")) record_set(rec, "git_commit", "%s", RMB_GIT_COMMIT);
     const char *job = getenv("SLURM_JOB_ID");
     if (!*record_get(rec, "job_id") && job) record_set(rec, "job_id", "%s", job);
+    fill_environment(rec);
 }
 
 /* 0 when status, exit_code and verification agree (the rule of every results row), else -1 with

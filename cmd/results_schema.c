@@ -13,6 +13,10 @@ static const char *const columns[] = {
     /* what ran, and what makes it reproducible */
     "timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
     "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
+    /* what changes performance beyond the flags (bench/context.h): fewest online cores of a host,
+     * some host with more ranks than cores (yes/no), rmabench's polling loops yield (yes/no), the
+     * MPI library's tuning variables "NAME=VALUE;..." (empty for a plain run) */
+    "host_cores", "oversubscribed", "poll_yield", "mpi_env",
     /* join parameters */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
     "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",

@@ -37,7 +37,7 @@ static void recv_response(lock_run *run, lock_msg *resp, int server_rank)
     for (int i = 0; i < 64 && !got; i++) got = notify_poll(run->ep, &slot, resp);
     if (!got) {
         poll_begin(&b, "lock response", run->ctx->rank, server_rank,
-                   (double)run->o->wait_bound_s + run->o->lock_timeout, run->ctx->oversubscribed);
+                   (double)run->o->wait_bound_s + run->o->lock_timeout, run->ctx->poll_yield);
         if (!notify_wait(run->ep, &slot, resp, &b)) wait_failed(run, &b);
     }
     if (resp->type != MSG_RESPONSE) {

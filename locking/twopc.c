@@ -37,7 +37,7 @@ static uint64_t wait_word(lock_run *run, MPI_Aint disp, const char *what, bool (
     poll_bound b;
     int me = run->ctx->rank;
     poll_begin(&b, what, me, n == 1 ? ranks[0] : -1, (double)run->o->wait_bound_s, false);
-    unsigned idle = 0, spin = notify_spin_polls(run->poll, run->ctx->oversubscribed);
+    unsigned idle = 0, spin = notify_spin_polls(run->poll, run->ctx->poll_yield);
     for (;;) {
         uint64_t w = notify_read_own_word(run->vote_win, run->ctx->comm, me, run->vote_base + disp / 8, disp, run->poll);
         if (done(w, arg)) return w;

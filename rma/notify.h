@@ -75,7 +75,7 @@ bool notify_poll(notify_ep *ep, int *slot, void *msg);
 /* Wait for one message; false when the bound b is hit (the caller reports it). */
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b);
 /* Between unsuccessful polls: spin `spin` polls (notify_spin_polls: about 50 us, none when the rank
- * shares its core, ctx->oversubscribed), then yield 64 times, then sleep 20 us per poll. Ranks
+ * shares its core, ctx->poll_yield), then yield 64 times, then sleep 20 us per poll. Ranks
  * that only spin or yield starve the ranks they wait for when those share their core (with MPICH
  * nothing moves while the target is descheduled), whether the core is shared by this job or by
  * other jobs. idle counts the polls; reset it to 0 when something arrived. */

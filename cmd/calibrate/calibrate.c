@@ -137,6 +137,9 @@ int calibrate_main(int argc, char **argv)
         } else {
             printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f)\n",
                    ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, took - (t2 - t0));
+            printf("# ");
+            bench_ctx_print_environment(&ctx, stdout);
+            printf("\n");
             print_params(&p);
             printf("wrote %s\n", output);
         }

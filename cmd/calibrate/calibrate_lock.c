@@ -99,7 +99,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
         const int peer = ctx->rank == a ? c : a;
         poll_bound pb;
         poll_begin(&pb, ctx->rank == a ? "calibration: lock answer" : "calibration: lock request", ctx->rank, peer, 30.0,
-                   ctx->oversubscribed);
+                   ctx->poll_yield);
         double t0 = 0;
         bool ok = true;
         for (int i = 0; ok && i < WARMUP + ITERS; i++) {
@@ -150,7 +150,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 
     /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
     notify_ep ep;
-    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->oversubscribed);
+    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->poll_yield);
     double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
     /* No second rank on rank 0's host (one rank per host): rank 0 to itself, the same notified put
      * and poll through the MPI library, one message per iteration; no cache line crosses cores, so

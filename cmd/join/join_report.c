@@ -77,6 +77,9 @@ void join_report_header(const join_session *js)
     printf("# ");
     bench_ctx_print_placement(ctx, stdout, o->verbose);
     printf("; %s; commit %s\n", ctx->mpi_library, RMB_GIT_COMMIT);
+    printf("# ");
+    bench_ctx_print_environment(ctx, stdout);
+    printf("\n");
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
     for (int a = 0; a < js->nalgos; a++) {

@@ -77,6 +77,9 @@ void lock_report_header(const lock_session *ls)
     printf("# ");
     bench_ctx_print_placement(ctx, stdout, o->verbose);
     printf("; %s; commit %s\n", ctx->mpi_library, RMB_GIT_COMMIT);
+    printf("# ");
+    bench_ctx_print_environment(ctx, stdout);
+    printf("\n");
     printf("# lock space %" PRIu64 " ids; locality: %s\n", roles->lock_space,
            roles->one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
     printf("# lock servers at ranks");

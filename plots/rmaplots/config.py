@@ -32,7 +32,10 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned"}
 MEASURED_PREFIXES = ("t_", "model_", "lat_")
 
-COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy")
+# host_cores, oversubscribed, poll_yield and mpi_env: the environment that changes performance
+# (bench/context.h); '' in CSVs older than these columns
+COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy", "host_cores",
+          "oversubscribed", "poll_yield", "mpi_env")
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
         "buffers_per_partition", "buffer_memory", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
         "run_size", "merge_fanin", "simd")
@@ -43,9 +46,9 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
 # rank count and the data size, so a sweep over either may change them along one line.
 RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "run_size", "merge_fanin")
 # The legend's order: what a reader looks for first.
-ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "server_share",
-         "servers", "remote_prob", "window", "flush", "buffer_size", "buffers_per_partition", "compress", "transport",
-         "checked")
+ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
+         "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
+         "buffer_size", "buffers_per_partition", "compress", "transport", "checked")
 
 
 def _norm(v):
@@ -306,6 +309,10 @@ _FORMAT = {
     "transactions_per_agent": lambda v: f"{v} txn/agent", "vote_no_prob": lambda v: f"vote no {_pct(v)}",
     "checked": lambda v: {"yes": "checked", "no": "--no-check"}.get(v, f"checked {v}"),
     "model_params": lambda v: f"params {os.path.basename(v)}",
+    "host_cores": lambda v: f"{v} cores/host",
+    "oversubscribed": lambda v: {"yes": "oversubscribed", "no": "not oversubscribed"}.get(v, f"oversubscribed {v}"),
+    "poll_yield": lambda v: {"yes": "polling yields", "no": "polling spins first"}.get(v, f"poll_yield {v}"),
+    "mpi_env": lambda v: f"MPI env {v}",
 }
 
 

@@ -97,6 +97,7 @@ def environment(rows, files):
     else:
         out += [f"- MPI libraries ({len(libs)}; never pooled: each is its own line, bar and table row):"] + \
                [f"  - {x}" for x in libs] if libs else ["- MPI library: —"]
+    out.append(run_environment(rows))
     out += [f"- commit: {', '.join(_distinct(rows, 'git_commit')) or '—'}",
             f"- Slurm jobs: {', '.join(_distinct(rows, 'job_id')) or 'none (local run)'}",
             f"- ranks: {', '.join(map(str, ranks)) or '—'}",
@@ -105,6 +106,20 @@ def environment(rows, files):
     if unknown:
         out.append(f"- columns rmaplot does not know, treated as configuration: {', '.join(unknown)}")
     return out + [""]
+
+
+def run_environment(rows):
+    """What the runs were given beyond their flags (bench/context.h): the distinct values of each
+    column; rows that differ in one are never pooled."""
+    cols = ("host_cores", "oversubscribed", "poll_yield", "mpi_env")
+    if not any(c in r for r in rows for c in cols):
+        return f"- run environment: not recorded (CSV older than the columns {', '.join(cols)})"
+
+    def vals(col, empty):
+        got = {r.get(col) or empty for r in rows if col in r}
+        return ", ".join(sorted(got, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v)))
+    return (f"- run environment: {vals('host_cores', '—')} cores/host, oversubscribed: {vals('oversubscribed', '—')}, "
+            f"polling yields: {vals('poll_yield', '—')}, MPI env: {vals('mpi_env', 'none')}")
 
 
 def run_summary(rows):

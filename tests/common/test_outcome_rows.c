@@ -1,7 +1,8 @@
 /* A results row says one thing three times: status, exit_code and verification agree (ok/0/PASS,
  * failed/1/FAIL, or refused/2/NONE for an algorithm --algo both refused), in the rows the join and
  * lock commands write with their own record functions, a failed warm-up's row included (its repeat_index negative, so that plots leave it out). One
- * rank (the record functions are collective). */
+ * rank (the record functions are collective). Every row records the environment: this host's cores,
+ * not oversubscribed, no yielding, the MPI environment of bench_mpi_env. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,12 @@ int main(int argc, char **argv)
     int cb = column(hdr, nh, "bench"), cs = column(hdr, nh, "status"), ce = column(hdr, nh, "exit_code"),
         cv = column(hdr, nh, "verification"), ci = column(hdr, nh, "repeat_index");
     CHECK(cb >= 0 && cs >= 0 && ce >= 0 && cv >= 0 && ci >= 0);
+    /* every row, refused ones too, records the environment (bench/provenance.h) */
+    const char *env_cols[] = {"host_cores", "oversubscribed", "poll_yield", "mpi_env"};
+    int cenv[4];
+    for (int k = 0; k < 4; k++) CHECK((cenv[k] = column(hdr, nh, env_cols[k])) >= 0);
+    char *mpi_env = bench_mpi_env(), cores[16];
+    snprintf(cores, sizeof cores, "%d", bench_online_cores());
     int rows = 0;
     while (in && fgets(line, sizeof line, in) && rows < nwant) {
         line[strcspn(line, "\n")] = 0;
@@ -99,13 +106,24 @@ int main(int argc, char **argv)
                 check_failures++;
             }
         if (rows < 2) CHECK(atoi(fld[ci]) == (rows == 0 ? -1 : 0)); /* the warm-up's index is negative */
+        if (cenv[0] >= 0 && cenv[3] >= 0) {
+            /* one rank: never oversubscribed, never yielding */
+            const char *env_want[4] = {cores, "no", "no", mpi_env};
+            for (int k = 0; k < 4; k++)
+                if (strcmp(fld[cenv[k]], env_want[k]) != 0) {
+                    fprintf(stderr, "row %d: %s is '%s', expected '%s'\n", rows + 1, env_cols[k], fld[cenv[k]], env_want[k]);
+                    check_failures++;
+                }
+        }
         rows++;
     }
     CHECK(rows == nwant);
+    free(mpi_env);
     if (in) fclose(in);
     unlink(path);
     rmdir(dir);
-    if (check_failures == 0) printf("outcome rows: %d rows agree (status, exit_code, verification)\n", rows);
+    if (check_failures == 0)
+        printf("outcome rows: %d rows agree (status, exit_code, verification) and record the environment\n", rows);
     bench_ctx_free(&js.ctx);
     MPI_Finalize();
     CHECK_DONE();

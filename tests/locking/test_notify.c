@@ -22,7 +22,7 @@ static int run(notify_transport t, bench_ctx *ctx)
 {
     notify_ep ep;
     int me = ctx->rank, n = ctx->size, senders = n - 1;
-    notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->oversubscribed);
+    notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->poll_yield);
     int errors = 0;
     poll_bound b;
     if (me == 0) {
@@ -35,7 +35,7 @@ static int run(notify_transport t, bench_ctx *ctx)
             for (int k = 0; k < SLOTS; k++) {
                 msg_t m;
                 int slot;
-                poll_begin(&b, "notify test message", me, -1, 60, ctx->oversubscribed);
+                poll_begin(&b, "notify test message", me, -1, 60, ctx->poll_yield);
                 if (!notify_wait(&ep, &slot, &m, &b)) {
                     poll_report_timeout(&b);
                     MPI_Abort(ctx->comm, 3);
@@ -64,7 +64,7 @@ static int run(notify_transport t, bench_ctx *ctx)
             }
             msg_t ack;
             int slot;
-            poll_begin(&b, "notify test acknowledgement", me, 0, 60, ctx->oversubscribed);
+            poll_begin(&b, "notify test acknowledgement", me, 0, 60, ctx->poll_yield);
             if (!notify_wait(&ep, &slot, &ack, &b)) {
                 poll_report_timeout(&b);
                 MPI_Abort(ctx->comm, 3);

@@ -231,6 +231,8 @@ for name in NAMES:
 check("Dropped 7 join rows (5 failed, 1 refused, 1 warm-up)." in section("\n## Join throughput\n", "|"), "join table: dropped")
 check("Dropped 2 lock rows (2 failed)." in section("\n## Lock table throughput\n", "|"), "lock table: dropped")
 check("Slurm jobs: 4242" in report and "0123456789abcdef" in report, "environment (job, commit) missing")
+check("- run environment: 8 cores/host, oversubscribed: no, polling yields: no, MPI env: none" in lines,
+      "environment lacks the run environment line (host_cores, oversubscribed, poll_yield, mpi_env)")
 
 
 def cells(line):
@@ -257,6 +259,22 @@ from matplotlib.container import BarContainer, ErrorbarContainer  # noqa: E402
 from rmaplots import config, data, report as rreport, style  # noqa: E402
 
 check(config.unknown(header) == [], f"columns rmaplots does not classify: {config.unknown(header)}")
+# what a run was given is configuration: rows that differ in it are never pooled; CSVs older than
+# these columns load, the columns empty, and the report says they were not recorded
+for col, val in (("host_cores", "2"), ("oversubscribed", "yes"), ("poll_yield", "yes"),
+                 ("mpi_env", "OMPI_MCA_mpi_yield_when_idle=1")):
+    check(config.configuration(dict(rows[0], **{col: val})) != config.configuration(rows[0]), f"{col} pooled")
+ENV_COLS = ("host_cores", "oversubscribed", "poll_yield", "mpi_env")
+older = os.path.join(tmp, "older.csv")
+with open(older, "w", newline="") as g:
+    w = csv.DictWriter(g, fieldnames=[c for c in header if c not in ENV_COLS], lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+old_rows = data.load([older])
+check(len(old_rows) == len(rows) and all(config.configuration(r)[c] == "" for r in old_rows for c in ENV_COLS),
+      "a CSV without the environment columns: not loaded, or the columns not empty")
+check(rreport.run_environment(old_rows).startswith("- run environment: not recorded"),
+      f"a CSV without the environment columns: {rreport.run_environment(old_rows)}")
 syn = dict(next(r for r in locks if r["workload"] == "synthetic"))
 check(config.configuration(syn) == config.configuration(dict(syn, isolation="serializable")),
       "an isolation level recorded for synthetic (older CSVs) splits its runs")
