@@ -14,8 +14,7 @@
 #include "model/lock_model.h"
 #include "bench/options.h"
 #include "model/params.h"
-
-#define SETS_MAX 64
+#include "model/profile.h"
 
 static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static _Noreturn void fail(const char *fmt, ...)
@@ -29,51 +28,45 @@ static _Noreturn void fail(const char *fmt, ...)
     exit(2);
 }
 
-/* Pulls every "--set X" / "--set=X" out of argv (opt_parse keeps only the last value of a flag). */
-static int take_sets(int *argc, char **argv, const char **sets)
-{
-    int n = 0, out = 2;
-    for (int i = 2; i < *argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--set") == 0) {
-            if (i + 1 >= *argc) fail("--set: needs NAME=VALUE");
-            if (n == SETS_MAX) fail("--set: more than 64 overrides");
-            sets[n++] = argv[++i];
-        } else if (strncmp(a, "--set=", 6) == 0) {
-            if (n == SETS_MAX) fail("--set: more than 64 overrides");
-            sets[n++] = a + 6;
-        } else {
-            argv[out++] = argv[i];
-        }
-    }
-    *argc = out;
-    return n;
-}
-
-/* Parses the flags, loads --params, applies --set; exits 2 on any problem. */
+/* Parses the flags, loads --params, applies --set (model/params.h); exits 2 on any problem. */
 static void parse(const char *usage, opt_spec *specs, int argc, char **argv, const char **params_path, model_params *p)
 {
-    const char *sets[SETS_MAX];
-    int nsets = take_sets(&argc, argv, sets);
+    params_overrides sets;
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest), err[600];
+    if (!rest) fail("out of memory");
+    int n = params_take_sets(argc, argv, 2, rest, &sets, err, sizeof err);
+    if (n < 0) fail("%s", err);
     const opt_spec *tables[] = {specs, NULL};
-    char err[600];
-    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
+    int rc = opt_parse(tables, n, rest, 2, err, sizeof err);
     if (rc == OPT_HELP) {
         opt_usage(usage, tables);
         printf("  --%-24s %s\n", "set NAME=VALUE", "override a parameter (repeatable; units as in the file)");
+        printf("  A needed bw_host, t_remote_comm or t_local_comm that the file and --set leave unset (a one-host\n"
+               "  calibration cannot measure the first two) comes from the default profile '" PARAMS_PROFILE_NAME
+               "' (model/profile.h),\n  named in the output.\n");
         exit(0);
     }
+    free(rest); /* opt_parse kept pointers to argv's strings, not to rest */
     if (rc == OPT_ERROR) fail("%s", err);
     params_init(p);
     if (*params_path && params_load(p, *params_path, err, sizeof err)) fail("--params: %s", err);
-    for (int i = 0; i < nsets; i++)
-        if (params_set(p, sets[i], err, sizeof err)) fail("--set: %s", err);
+    if (params_apply_sets(p, &sets, err, sizeof err)) fail("%s", err);
 }
 
-static void require(const model_params *p, const int *which)
+/* Every needed parameter must be set, the default profile filling what it has (then one line on
+ * stdout says so; an error stays one line on stderr). */
+static void require(model_params *p, const int *which)
 {
-    char err[600];
-    if (params_require(p, which, err, sizeof err)) fail("%s", err);
+    char err[700], note[700];
+    model_params q = *p;
+    int filled = params_apply_profile(&q, which, note, sizeof note);
+    if (params_require(&q, which, err, sizeof err)) {
+        memcpy(q.source, p->source, sizeof q.source); /* the message names the file, not the profile */
+        params_require(&q, which, err, sizeof err);
+        fail("%s", err);
+    }
+    if (filled) printf("# %s\n", note);
+    *p = q;
 }
 
 static const char *const algo_names[] = {"radix", "sortmerge", NULL};

@@ -208,7 +208,8 @@ rmb_dry_plan() { # NODES NP SUBCOMMAND ARGS...
         return 0
     fi
     local -a mem=()
-    [[ -n ${RMB_HOST_MEMORY:-} ]] && mem=(--host-memory "$RMB_HOST_MEMORY")
+    # only the join plan judges a host of a given size (the lock plan uses this machine's memory)
+    [[ -n ${RMB_HOST_MEMORY:-} && $sub == join ]] && mem=(--host-memory "$RMB_HOST_MEMORY")
     "$RMB_BIN" "$sub" --plan --ranks "$np" --ranks-per-host $(( (np + nodes - 1) / nodes )) "${mem[@]}" "${args[@]}" 2>&1 |
         sed 's/^/    | /'
     return 0

@@ -15,9 +15,11 @@
 #   --repeat N        join repetitions per configuration (default 3)   RMB_REPEAT
 #   --duration D      lock benchmark duration per run (default 1s)     RMB_LOCK_DURATION
 #   --out DIR         results directory (default results/<timestamp>)  RMB_OUT_DIR
-#   --quick           tiny sizes, ranks 1 and 2 only, one repetition (tests, smoke checks)
+#   --quick           tiny sizes, ranks 1 and 2 only, one repetition, a calibration of about a
+#                     second (tests, smoke checks: its rates are not worth a model comparison)
 #   --dry-run         print the commands without running them
-# Also: RMB_RANKS="1 2 4" replaces the rank sweep; RMB_RUN_TIMEOUT (seconds per run, default 600).
+# Also: RMB_RANKS="1 2 4" replaces the rank sweep; RMB_RUN_TIMEOUT (seconds per run, default 600);
+# RMB_CALIBRATE_ARGS: extra `rmabench calibrate` flags (as jobs/slurm/calibrate.sbatch).
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -45,6 +47,7 @@ case $libs in openmpi) libs="openmpi" ;; mpich) libs="mpich" ;; both) libs="open
 cores=$(nproc)
 if [[ $quick == 1 ]]; then
     tuples=${RMB_TUPLES:-20K} repeat=${RMB_REPEAT:-1} duration=${RMB_LOCK_DURATION:-300ms}
+    RMB_CALIBRATE_ARGS=${RMB_CALIBRATE_ARGS:-"--tuples 64K --put-bytes 1M --repeats 1 --rounds 1"}
     ranks=${RMB_RANKS:-"1 2"}
 else
     ranks=${RMB_RANKS:-"$(printf '%s\n' 1 2 "$cores" $([[ $oversub == 1 ]] && echo $((2 * cores)) $((4 * cores))) | sort -n -u | tr '\n' ' ')"}
@@ -64,7 +67,8 @@ plan() {
         # calibration on the largest rank count that does not oversubscribe
         local calr=$(( cores < maxr ? cores : maxr )); (( calr < 2 )) && calr=2
         if rmb_has_command calibrate; then
-            rmb_run "calibrate $lib np=$calr" 1 "$calr" -- calibrate --output "$params"
+            # shellcheck disable=SC2086
+            rmb_run "calibrate $lib np=$calr" 1 "$calr" -- calibrate --output "$params" ${RMB_CALIBRATE_ARGS:-}
             [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
         elif [[ $RMB_COUNTING == 0 ]]; then
             echo "[skip] calibrate: 'rmabench calibrate' is not built yet in $RMB_BUILD; joins run without --model"

@@ -228,12 +228,18 @@ int params_write(const model_params *p, const char *path, char *err, size_t errl
                "# rmamodel ... --set NAME=VALUE (same units).\n");
     for (int i = 0; i < MI_COUNT; i++)
         if (p->info[i][0]) fprintf(f, "%s = %s\n", info_names[i], p->info[i]);
+    char spread[160], warn[320];
     for (int i = 0; i < MP_COUNT; i++) {
+        params_spread_text(p, i, spread, sizeof spread);
+        /* the unit stays the comment's first word (the reader checks it); spread and notes follow */
         if (p->set[i])
-            fprintf(f, "%s = %.6g  # %s  %s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit, table[i].what);
+            fprintf(f, "%s = %.6g  # %s  %s%s%s%s%s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit,
+                    spread, spread[0] ? "; " : "", p->how[i] ? p->how[i] : "", p->how[i] ? "; " : "", table[i].what);
         else
             fprintf(f, "# %s = (not measured)  # %s  %s\n", table[i].name, table[i].unit, table[i].what);
     }
+    for (int i = 0; i < MP_COUNT; i++)
+        if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(f, "# warning: %s\n", warn);
     return output_file_commit(&out, err, errlen);
 }
 
@@ -243,6 +249,95 @@ int params_require(const model_params *p, const int *which, char *err, size_t er
         if (!p->set[*which]) {
             snprintf(err, errlen, "%s: %s (%s) is not set; give it in the file or with --set %s=VALUE",
                      p->source[0] ? p->source : "parameters", table[*which].name, table[*which].what, table[*which].name);
+            return -1;
+        }
+    return 0;
+}
+
+void params_put_spread(model_params *p, int i, const double *v, int n)
+{
+    params_spread *sp = &p->spread[i];
+    memset(sp, 0, sizeof *sp);
+    if (n < 2) return;
+    double w[64];
+    if (n > 64) n = 64;
+    for (int k = 0; k < n; k++) w[k] = v[k];
+    for (int a = 1; a < n; a++) /* insertion sort: a few rounds */
+        for (int b = a; b > 0 && w[b - 1] > w[b]; b--) {
+            double t = w[b];
+            w[b] = w[b - 1];
+            w[b - 1] = t;
+        }
+    sp->min = w[0];
+    sp->max = w[n - 1];
+    sp->median = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+    sp->rounds = n;
+}
+
+double params_spread_rel(const model_params *p, int i)
+{
+    const params_spread *sp = &p->spread[i];
+    if (sp->rounds < 2 || !(sp->median > 0)) return -1;
+    return (sp->max - sp->min) / sp->median;
+}
+
+void params_spread_text(const model_params *p, int i, char *buf, size_t len)
+{
+    double rel = params_spread_rel(p, i), sc = table[i].scale;
+    const params_spread *sp = &p->spread[i];
+    if (rel < 0) {
+        if (len) buf[0] = 0;
+        return;
+    }
+    snprintf(buf, len, "spread %.1f%% over %d rounds (min %.4g, median %.4g, max %.4g)", 100 * rel, sp->rounds,
+             sp->min / sc, sp->median / sc, sp->max / sc);
+}
+
+int params_spread_warning(const model_params *p, int i, char *buf, size_t len)
+{
+    if (len) buf[0] = 0;
+    if (params_spread_rel(p, i) <= PARAMS_SPREAD_WARN) return 0;
+    char sp[160];
+    params_spread_text(p, i, sp, sizeof sp);
+    snprintf(buf, len, "%s %s %s, above %.0f%%: one calibration does not pin it down (a busy machine, a small --tuples); rerun, or raise --rounds, --repeats",
+             table[i].name, sp, table[i].unit, 100 * PARAMS_SPREAD_WARN);
+    return 1;
+}
+
+int params_take_sets(int argc, char **argv, int first, char **rest, params_overrides *sets, char *err, size_t errlen)
+{
+    int out = 0;
+    sets->n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (i >= first && strcmp(a, "--set") == 0) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "--set: needs NAME=VALUE");
+                return -1;
+            }
+            v = argv[++i];
+        } else if (i >= first && strncmp(a, "--set=", 6) == 0) {
+            v = a + 6;
+        } else {
+            rest[out++] = argv[i];
+            continue;
+        }
+        if (sets->n == PARAMS_SETS_MAX) {
+            snprintf(err, errlen, "--set: more than %d overrides", PARAMS_SETS_MAX);
+            return -1;
+        }
+        sets->v[sets->n++] = v;
+    }
+    rest[out] = NULL;
+    return out;
+}
+
+int params_apply_sets(model_params *p, const params_overrides *sets, char *err, size_t errlen)
+{
+    char why[400];
+    for (int k = 0; sets && k < sets->n; k++)
+        if (params_set(p, sets->v[k], why, sizeof why)) {
+            snprintf(err, errlen, "--set: %s", why);
             return -1;
         }
     return 0;

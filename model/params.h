@@ -74,11 +74,21 @@ enum {
     MI_COUNT
 };
 
+/* A measured parameter's values across its calibration rounds (SI units): how far one calibration
+ * can be trusted. rounds < 2: not recorded. Written into the file as a comment, not read back. */
+typedef struct {
+    double min, median, max;
+    int rounds;
+} params_spread;
+
 typedef struct {
     double v[MP_COUNT];     /* SI units */
     bool set[MP_COUNT];
+    bool defaulted[MP_COUNT]; /* filled from the default profile (model/profile.h), not measured */
+    params_spread spread[MP_COUNT];
+    const char *how[MP_COUNT]; /* calibrate: a static note on how it was measured when not as described */
     char info[MI_COUNT][256];
-    char source[512];       /* file name (and "+ --set"), for messages and the CSV */
+    char source[512];       /* file name (and "+ --set", "+ profile ..."), for messages and the CSV */
 } model_params;
 
 void params_init(model_params *p);
@@ -100,6 +110,31 @@ const char *params_describe(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }
 void params_put(model_params *p, int i, double value); /* value in SI units */
+
+/* Relative spread above which calibration warns (stderr and a comment in the file). */
+#define PARAMS_SPREAD_WARN 0.10
+/* Records v[0..n) (SI units, any order, not modified) as parameter i's values across its rounds. */
+void params_put_spread(model_params *p, int i, const double *v, int n);
+/* (max - min) / median of parameter i's rounds; -1 when not recorded. */
+double params_spread_rel(const model_params *p, int i);
+/* "spread X% over N rounds (min A, median B, max C)" in the file's unit, or "" when not recorded. */
+void params_spread_text(const model_params *p, int i, char *buf, size_t len);
+/* 1 with "NAME varied X% across N rounds (...): above 10%, ..." in buf when parameter i's spread
+ * exceeds PARAMS_SPREAD_WARN; else 0 and buf "". */
+int params_spread_warning(const model_params *p, int i, char *buf, size_t len);
+
+/* `--set NAME=VALUE` (repeatable) of every command that reads a parameter file (rmamodel,
+ * rmabench lock --model): opt_parse keeps only a flag's last value, so these are taken out first. */
+enum { PARAMS_SETS_MAX = 64 };
+typedef struct {
+    const char *v[PARAMS_SETS_MAX]; /* "NAME=VALUE", pointing into argv */
+    int n;
+} params_overrides;
+/* Copies argv[0..argc) into rest without every "--set X" / "--set=X" at or after `first` (rest has
+ * room for argc + 1 pointers, NULL-terminated); returns rest's count, or -1 with "--set: reason". */
+int params_take_sets(int argc, char **argv, int first, char **rest, params_overrides *sets, char *err, size_t errlen);
+/* Applies the overrides in order: 0, or -1 with "--set: NAME: reason" in err. */
+int params_apply_sets(model_params *p, const params_overrides *sets, char *err, size_t errlen);
 
 /* 0 when all listed parameters (terminated by -1) are set; else -1 with
  * "SOURCE: NAME (what) is not set; give it in the file or with --set NAME=VALUE". */

@@ -9,6 +9,10 @@
 #   build-mutants/, build-mutants-mpich/  the mutation suite's builds (tests/mutants/): configured
 #                 here with no mutant; scripts/test.sh switches -Dmutant and rebuilds what it runs
 set -eu
+case ${1:-} in
+-h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+?*) echo "$(basename "$0"): $1: unknown argument (none taken; see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 configure() { # dir, options...
     dir=$1; shift

@@ -2,6 +2,10 @@
 # Install the Debian/Ubuntu packages rmabench needs, skipping those already present.
 # Non-interactive; uses sudo when not root.
 set -eu
+case ${1:-} in
+-h | --help) sed -n '2,3p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+?*) echo "$(basename "$0"): $1: unknown argument (none taken; see --help)" >&2; exit 2 ;;
+esac
 pkgs="build-essential pkg-config git meson ninja-build
 openmpi-bin libopenmpi-dev mpich libmpich-dev
 libnuma-dev numactl hwloc

@@ -30,6 +30,15 @@ timeout -k 10 "$timeout_s" "$mpirun" -n "$np" "$@" >"$out" 2>&1
 rc=$?
 cat "$out"
 fail=0
+# Open MPI 4.0/4.1's launcher can see a rank's output end before its exit and then reports it as
+# "exited due to process rank N with PID 0 ... exiting improperly", exit 1, after the program did
+# everything (a race in ORTE, open-mpi/ompi#7833; not fixed in 4.x). PID 0 is that race's mark: a
+# rank that really died is named with its PID. The checks below still judge the output.
+if [ "$rc" -eq 1 ] && [ "$want_exit" -eq 0 ] && grep -Eq 'has exited due to process rank [0-9]+ with PID 0 on' "$out" &&
+   ! grep -q 'returned a non-zero exit code' "$out"; then
+    echo "note: exit 1 from Open MPI's exit race (PID 0, open-mpi/ompi#7833), not from the program: counted as 0"
+    rc=0
+fi
 if [ "$rc" -ne "$want_exit" ]; then echo "FAIL: exit status $rc, expected $want_exit"; fail=1; fi
 if [ "$want_pass" -gt 0 ]; then
     npass=$(grep -c '^verification: PASS' "$out")

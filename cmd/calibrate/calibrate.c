@@ -49,6 +49,26 @@ double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
     return r;
 }
 
+/* The table on stdout (value, unit, spread over the rounds, description); on stderr one warning line
+ * per parameter whose rounds spread above 10% (the file has them as comments too). */
+static void print_params(const model_params *p)
+{
+    char sp[160], warn[320];
+    for (int i = 0; i < MP_COUNT; i++) {
+        double rel = params_spread_rel(p, i);
+        if (rel >= 0) snprintf(sp, sizeof sp, "%5.1f%%", 100 * rel);
+        else snprintf(sp, sizeof sp, "%6s", "");
+        if (p->set[i])
+            printf("%-22s %12.6g %-10s %s  %s%s%s\n", params_name(i), p->v[i] / params_scale(i), params_unit(i), sp,
+                   p->how[i] ? p->how[i] : "", p->how[i] ? "; " : "", params_describe(i));
+        else printf("%-22s %12s %-10s %6s  %s\n", params_name(i), "-", params_unit(i), "", params_describe(i));
+    }
+    printf("(the percentage: spread (max - min) / median of the parameter over its rounds)\n");
+    fflush(stdout);
+    for (int i = 0; i < MP_COUNT; i++)
+        if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(stderr, "rmabench: calibrate: warning: %s\n", warn);
+}
+
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
@@ -117,9 +137,7 @@ int calibrate_main(int argc, char **argv)
         } else {
             printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f)\n",
                    ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, took - (t2 - t0));
-            for (int i = 0; i < MP_COUNT; i++)
-                if (p.set[i]) printf("%-22s %12.6g %-10s %s\n", params_name(i), p.v[i] / params_scale(i), params_unit(i), params_describe(i));
-                else printf("%-22s %12s %-10s %s\n", params_name(i), "-", params_unit(i), params_describe(i));
+            print_params(&p);
             printf("wrote %s\n", output);
         }
     }

@@ -3,14 +3,16 @@
  *  - t_local_comm / t_remote_comm: half the round trip of a lock request and its answer, i.e. the
  *    lock table's notified put (rma/notify.c: put, flush, BXOR notification, flush; polled as the
  *    lock servers poll: loads on Open MPI, MPI_Iprobe + loads on MPICH), between rank 0 and a rank
- *    on its host / another host.
+ *    on its host / another host. With one rank per host, t_local_comm is rank 0's notified put to
+ *    itself (a lower bound, noted in the file).
  *  - t_vote: MPI_Fetch_and_op(MPI_SUM) + flush round trip to a peer (the 2PC vote); the peer polls
  *    its word with MPI_Fetch_and_op(MPI_NO_OP), which also makes MPICH progress the atomics.
  *  - t_clean_up: the sender's side of one notified put (end of transaction: tell the server, no
  *    reply), timed inside the ping-pong.
  *  - t_queue: 0 (no contention in a micro-benchmark; it is workload-dependent, set it with --set).
  * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
- * shared machine single rounds vary by +-50%). Ranks outside the pair wait in MPI calls. */
+ * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
+ * outside the pair wait in MPI calls. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -84,7 +86,8 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round)
 }
 
 /* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
- * rank a: seconds per round trip and the median seconds of one notify_send. */
+ * rank a: seconds per round trip and the median seconds of one notify_send. a == c: a sends to
+ * itself and waits for its own message, one message per iteration. */
 static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send)
 {
     unsigned char msg[32] = {0};
@@ -101,7 +104,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
         bool ok = true;
         for (int i = 0; ok && i < WARMUP + ITERS; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
-            if (ctx->rank == c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
+            if (ctx->rank == c && a != c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
             double s0 = MPI_Wtime();
             notify_send(ep, peer, 0, msg);
             if (i >= WARMUP) ts[i - WARMUP] = MPI_Wtime() - s0;
@@ -119,16 +122,21 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
     MPI_Barrier(ctx->comm);
 }
 
-/* Median over ROUNDS rounds of the ping-pong between 0 and c, broadcast from rank 0. */
-static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double *rtt, double *send)
+/* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
+static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS])
 {
-    double r[ROUNDS], s[ROUNDS], v[2];
-    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &r[k], &s[k]);
-    v[0] = calibrate_median(r, ROUNDS);
-    v[1] = calibrate_median(s, ROUNDS);
-    MPI_Bcast(v, 2, MPI_DOUBLE, 0, ctx->comm);
-    *rtt = v[0];
-    *send = v[1];
+    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k]);
+    MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+    MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+}
+
+/* Parameter i = the median over the rounds of v * scale, with its spread. */
+static void put_rounds(model_params *p, int i, const double *v, double scale)
+{
+    double w[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) w[k] = v[k] * scale;
+    params_put_spread(p, i, w, ROUNDS);
+    params_put(p, i, calibrate_median(w, ROUNDS));
 }
 
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
@@ -139,24 +147,28 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         if (ctx->rank_host[r] == ctx->rank_host[0] && local < 0) local = r;
         if (ctx->rank_host[r] != ctx->rank_host[0] && remote < 0) remote = r;
     }
-    int peer = remote > 0 ? remote : local;
-    if (peer < 0) return; /* one rank: nothing to measure */
 
     /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
     notify_ep ep;
     notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, 1, 32, ctx->oversubscribed);
-    double rtt, send = 0, send_local = 0;
-    if (local > 0) {
-        ping_pong(ctx, &ep, local, &rtt, &send_local);
-        params_put(p, MP_t_local_comm, rtt / 2);
-    }
+    double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
+    /* No second rank on rank 0's host (one rank per host): rank 0 to itself, the same notified put
+     * and poll through the MPI library, one message per iteration; no cache line crosses cores, so
+     * it is a lower bound, and the file says how it was measured. */
+    ping_pong(ctx, &ep, local > 0 ? local : 0, rtt, send_local);
+    put_rounds(p, MP_t_local_comm, rtt, local > 0 ? 0.5 : 1.0);
+    if (local < 0)
+        p->how[MP_t_local_comm] = "measured by rank 0 to itself (no second rank on its host): a lower bound";
     if (remote > 0) {
-        ping_pong(ctx, &ep, remote, &rtt, &send);
-        params_put(p, MP_t_remote_comm, rtt / 2);
+        ping_pong(ctx, &ep, remote, rtt, send);
+        put_rounds(p, MP_t_remote_comm, rtt, 0.5);
     }
     /* the clean-up goes to the transaction's servers: remote ones when there are other hosts */
-    params_put(p, MP_t_clean_up, remote > 0 ? send : send_local);
+    put_rounds(p, MP_t_clean_up, remote > 0 ? send : send_local, 1.0);
+    params_put(p, MP_t_queue, 0);
     notify_close(&ep);
+    int peer = remote > 0 ? remote : local;
+    if (peer < 0) return; /* one rank: no vote to measure */
 
     /* votes */
     lock_bench b = {.ctx = ctx};
@@ -167,9 +179,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     MPI_Barrier(ctx->comm);
     double t[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peer, k + 1);
-    double vote = calibrate_median(t, ROUNDS);
-    MPI_Bcast(&vote, 1, MPI_DOUBLE, 0, ctx->comm);
-    params_put(p, MP_t_vote, vote);
-    params_put(p, MP_t_queue, 0);
+    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+    put_rounds(p, MP_t_vote, t, 1.0);
     rma_window_free(&b.w);
 }

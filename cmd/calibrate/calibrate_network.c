@@ -52,13 +52,28 @@ static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t 
     return t;
 }
 
-static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, const char *src)
+/* This rank's bytes/s (median over the repeats); rates[r]: of repeat r alone (0 without a peer). */
+static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, const char *src,
+                        double *rates)
 {
     double t[100];
+    const double bytes = (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK);
     put_stream(ctx, w, peer, o->put_bytes / 4 > PUT_CHUNK ? o->put_bytes / 4 : PUT_CHUNK, src); /* warm-up */
-    for (int r = 0; r < o->repeats; r++) t[r] = put_stream(ctx, w, peer, o->put_bytes, src);
+    for (int r = 0; r < o->repeats; r++) {
+        t[r] = put_stream(ctx, w, peer, o->put_bytes, src);
+        rates[r] = peer >= 0 ? bytes / t[r] : 0;
+    }
     double med = calibrate_median(t, (int)o->repeats);
-    return peer >= 0 ? (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK) / med : 0;
+    return peer >= 0 ? bytes / med : 0;
+}
+
+/* The spread of a bandwidth over the repeats: repeat r's rate summed over comm, divided by `per`. */
+static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *rates, int n, MPI_Comm comm, double per)
+{
+    double sum[100];
+    MPI_CHECK(ctx->rank, MPI_Allreduce(rates, sum, n, MPI_DOUBLE, MPI_SUM, comm));
+    for (int r = 0; r < n; r++) sum[r] /= per;
+    params_put_spread(p, i, sum, n);
 }
 
 /* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
@@ -125,22 +140,29 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     /* within the host */
     int hs = host_size_of(ctx, ctx->host_id);
     int intra_peer = hs > 1 ? rank_on_host(ctx, ctx->host_id, (ctx->host_rank + 1) % hs) : -1;
-    double bw_intra = bandwidth(ctx, o, &w, intra_peer, src);
-    /* mean over ranks that had a peer */
-    double have = calibrate_allreduce(ctx, intra_peer >= 0, MPI_SUM);
-    double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM);
+    double rates[100];
+    const int nrep = (int)o->repeats;
+    double bw_intra = bandwidth(ctx, o, &w, intra_peer, src, rates);
+    /* mean over ranks that had a peer (calibrate_allreduce's SUM is a mean: back to the sum) */
+    double have = calibrate_allreduce(ctx, intra_peer >= 0, MPI_SUM) * ctx->size;
+    double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
     if (have > 0) params_put(p, MP_bw_put_intra, mean / have);
+    if (have > 0) put_bw_spread(ctx, p, MP_bw_put_intra, rates, nrep, ctx->comm, have);
 
     /* between hosts, all ranks of every host sending at once (eq. 3.2) */
     if (ctx->hosts > 1) {
         int next = (ctx->host_id + 1) % ctx->hosts, ns = host_size_of(ctx, next);
         int peer = rank_on_host(ctx, next, ctx->host_rank % ns);
-        double mine = bandwidth(ctx, o, &w, peer, src);
-        double host_sum;
+        double mine = bandwidth(ctx, o, &w, peer, src, rates);
+        double host_sum, host_rates[100];
         MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &host_sum, 1, MPI_DOUBLE, MPI_SUM, ctx->host));
         /* mean over hosts of the host's summed rate */
         double per_host = calibrate_allreduce(ctx, host_sum / hs, MPI_SUM) * ctx->size / ctx->hosts;
         params_put(p, MP_bw_host, per_host);
+        /* per repeat the same: each host's sum, counted once per host (1/hs on each of its ranks) */
+        MPI_CHECK(ctx->rank, MPI_Allreduce(rates, host_rates, nrep, MPI_DOUBLE, MPI_SUM, ctx->host));
+        for (int r = 0; r < nrep; r++) host_rates[r] /= hs;
+        put_bw_spread(ctx, p, MP_bw_host, host_rates, nrep, ctx->comm, ctx->hosts);
     }
     params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
     free(src);

@@ -332,6 +332,7 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
         if (!round[0].set[i]) continue;
         double v[CALIBRATE_ROUNDS_MAX];
         for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
+        if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, i, v, (int)o->rounds); /* rates only */
         params_put(p, i, calibrate_median(v, (int)o->rounds)); /* same on every rank: inputs were reduced */
     }
     mem_free_large(rs, ws.r_n * sizeof(tuple_t));

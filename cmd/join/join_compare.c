@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/profile.h"
+
 void join_compare_load(join_model_ctx *m, const char *path, int algo)
 {
     memset(m, 0, sizeof *m);
@@ -55,12 +57,15 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     /* what this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
     double tuple_bytes = (double)out->tuple_bytes;
     params_put(&p, MP_wire_tuple_bytes, tuple_bytes);
-    char err[700];
+    char err[700], note[700];
     const int *need = algo == ALGO_RADIX ? model_radix_required(multi) : model_sortmerge_required(&p, multi);
+    params_apply_profile(&p, need, note, sizeof note); /* bw_host on several hosts after a one-host calibration */
     if (params_require(&p, need, err, sizeof err)) {
         if (ctx->rank == 0) printf("model: not compared: %s\n", err);
         return;
     }
+    if (note[0] && ctx->rank == 0) printf("model: %s\n", note);
+    snprintf(m->source, sizeof m->source, "%s", p.source);
     join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts,
                     .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = tuple_bytes};
     /* d - 1 of eq. 3.8: as the join resolved it, else as asked, else the parameter file's, else 1 */
@@ -132,5 +137,5 @@ void join_compare_record(const join_model_ctx *m, record *rec)
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         if (cols[i].has) record_set(rec, cols[i].col, "%.6f", cols[i].v);
     record_set(rec, "model_bound", "%s", pr->network_bound ? "network" : "compute");
-    record_set(rec, "model_params", "%s", m->p.source);
+    record_set(rec, "model_params", "%s", m->source); /* with the default profile when it was used */
 }

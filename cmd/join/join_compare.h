@@ -15,6 +15,7 @@ typedef struct {
     bool on;              /* --model given and usable */
     model_params p;
     join_prediction pred; /* of the last join_compare call */
+    char source[512];     /* the parameters it used: file, default profile (CSV model_params) */
 } join_model_ctx;
 
 void join_compare_load(join_model_ctx *m, const char *path, int algo);

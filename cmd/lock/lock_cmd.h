@@ -14,8 +14,9 @@
 #include "locking/lock_run.h"
 #include "locking/lock_verify.h"
 
-/* Parses argv[2..] into o (defaults first); exits 0 after --help, 2 on bad input. MPI-free. */
-void lock_parse_opts(lock_opts *o, int argc, char **argv);
+/* Parses argv[2..] into o (defaults first) and the --set overrides of --model into sets (argv is
+ * not changed); exits 0 after --help, 2 on bad input. MPI-free. */
+void lock_parse_opts(lock_opts *o, params_overrides *sets, int argc, char **argv);
 /* --plan: prints the plan for o->plan_ranks ranks; returns the exit code (2: refused, or it does
  * not fit this host's memory, with the line a run would print). MPI-free. */
 int lock_plan_print(const lock_opts *o);

@@ -6,15 +6,29 @@
 #include <string.h>
 
 #include "model/lock_model.h"
+#include "model/profile.h"
 
-void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank)
+void lock_compare_load(lock_model_ctx *m, const char *path, const params_overrides *sets, int env_rank)
 {
     memset(m, 0, sizeof *m);
     if (!path) return;
     char err[700];
     params_init(&m->p);
-    const int need[] = {MP_t_local_comm, MP_t_queue, MP_t_clean_up, -1}; /* the rest depends on the run */
-    if (params_load(&m->p, path, err, sizeof err) || params_require(&m->p, need, err, sizeof err)) {
+    if (params_load(&m->p, path, err, sizeof err)) {
+        if (env_rank == 0) fprintf(stderr, "rmabench: --model: %s\n", err);
+        exit(2);
+    }
+    if (params_apply_sets(&m->p, sets, err, sizeof err)) { /* "--set: NAME: reason" */
+        if (env_rank == 0) fprintf(stderr, "rmabench: %s\n", err);
+        exit(2);
+    }
+    /* the rest depends on the run; a file without t_local_comm (a calibration with one rank per
+     * host before it measured one to the rank itself) takes the default profile's, said in the run */
+    const int need[] = {MP_t_local_comm, MP_t_queue, MP_t_clean_up, -1};
+    model_params q = m->p;
+    params_apply_profile(&q, need, err, sizeof err);
+    memcpy(q.source, m->p.source, sizeof q.source); /* an error names the file */
+    if (params_require(&q, need, err, sizeof err)) {
         if (env_rank == 0) fprintf(stderr, "rmabench: --model: %s\n", err);
         exit(2);
     }
@@ -27,16 +41,22 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     if (!m->on) return 0;
     model_params p = m->p;
     const char *note = "";
+    char err[700], profile[2][700] = {"", ""};
     /* On one host every lock server is a rank on this host: a "remote" lock costs t_local_comm. */
     if (in->single_host) {
+        const int local[] = {MP_t_local_comm, -1};
+        params_apply_profile(&p, local, profile[0], sizeof profile[0]); /* a file without one (lock_compare_load) */
         params_put(&p, MP_t_remote_comm, params_get(&p, MP_t_local_comm));
         note = " (one host: remote servers reached at t_local_comm)";
     }
-    char err[700];
-    if (params_require(&p, model_lock_required(in->remote_prob), err, sizeof err)) {
+    const int *need = model_lock_required(in->remote_prob);
+    params_apply_profile(&p, need, profile[1], sizeof profile[1]); /* what a one-host calibration lacks */
+    if (params_require(&p, need, err, sizeof err)) {
         printf("model: not compared: %s\n", err);
         return 0;
     }
+    for (int k = 0; k < 2; k++)
+        if (profile[k][0]) printf("model: %s\n", profile[k]);
     double t = model_t_tx(&p, in->locks_per_txn, in->remote_prob), tp = model_throughput(in->agents, t);
     printf("%-34s %12s %12s %10s\n", "model: lock table (Table 5.1)", "measured", "model", "model err");
     printf("%-34s %12.2f %12.2f\n", "remote lock probability [%]", 100 * in->remote_prob, 100 * in->remote_prob);
@@ -54,6 +74,7 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
            p.source, note);
     m->t_tx = t;
     m->throughput = tp;
+    snprintf(m->source, sizeof m->source, "%s", p.source);
     return t;
 }
 
@@ -62,5 +83,5 @@ void lock_compare_record(const lock_model_ctx *m, record *rec)
     if (m->t_tx <= 0) return;
     record_set(rec, "model_t_tx_us", "%.4f", m->t_tx * 1e6);
     record_set(rec, "model_throughput", "%.1f", m->throughput);
-    record_set(rec, "model_params", "%s", m->p.source);
+    record_set(rec, "model_params", "%s", m->source); /* with the default profile when it was used */
 }

@@ -15,6 +15,7 @@ typedef struct {
     bool on;
     model_params p;
     double t_tx, throughput; /* of the last lock_compare call; 0: not compared */
+    char source[512];        /* the parameters it used: file, --set, default profile (CSV model_params) */
 } lock_model_ctx;
 
 typedef struct {
@@ -26,7 +27,9 @@ typedef struct {
     double measured_throughput;    /* committed transactions per second; <= 0: not measured */
 } lock_model_input;
 
-void lock_compare_load(lock_model_ctx *m, const char *path, int env_rank);
+/* Loads path, applies the --set overrides (sets may be NULL) and checks what every run needs
+ * (a bad file or --set: one line, exit 2). */
+void lock_compare_load(lock_model_ctx *m, const char *path, const params_overrides *sets, int env_rank);
 /* Returns the predicted t_tx in seconds (0 when the comparison is off). */
 double lock_compare(lock_model_ctx *m, const lock_model_input *in);
 void lock_compare_record(const lock_model_ctx *m, record *rec);

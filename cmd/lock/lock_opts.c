@@ -10,6 +10,7 @@
 #include "bench/options.h"
 #include "cmd/lock/lock_cmd.h"
 #include "locking/workloads/tpcc.h"
+#include "model/params.h"
 
 /* bank is the correctness workload: unless told otherwise it runs 2PC and sees no votes */
 #define BANK_REMOTE_PROB 0.5
@@ -93,10 +94,11 @@ static void check_opts(const lock_opts *o, const lock_seen *seen)
     if (o->trace && access(o->trace, R_OK) != 0) opt_usage_error("--trace: %s: cannot read", o->trace);
 }
 
-void lock_parse_opts(lock_opts *o, int argc, char **argv)
+void lock_parse_opts(lock_opts *o, params_overrides *sets, int argc, char **argv)
 {
     default_opts(o);
     lock_seen seen = {0};
+    const char *set_help = NULL; /* --help only: params_take_sets takes every --set before opt_parse */
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"workload", OPT_CHOICE, &o->workload, "synthetic (benchmark), tpcc, trace, bank (correctness) or deadlock (test: 2 agents)", 0, 0, workload_kind_names, NULL},
@@ -110,6 +112,7 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
         {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC (bank: 0.1 unless given)", 0, 1, NULL, &seen.vote_no_prob},
         {"output", OPT_STRING, &o->output, "append one CSV row to this file", 0, 0, NULL, &seen.output},
         {"model", OPT_STRING, &o->model, "model parameter file: predicted vs measured transaction time and throughput (eq. 5.3, Table 5.1)", 0, 0, NULL, &seen.model},
+        {"set", OPT_STRING, &set_help, "NAME=VALUE: override a --model parameter (repeatable, units as in the file, as rmamodel --set)", 0, 0, NULL, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement of mailboxes and data (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         OPT_VERBOSE(&o->verbose),
         {"seed", OPT_INT, &o->seed, "workload and vote seed", 0, 9.2e18, NULL, NULL},
@@ -144,7 +147,12 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
     };
     const opt_spec *tables[] = {common, synthetic, per_workload, plan, NULL};
     char err[512];
-    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    if (!rest) opt_usage_error("out of memory");
+    int n = params_take_sets(argc, argv, 2, rest, sets, err, sizeof err);
+    if (n < 0) opt_usage_error("%s", err);
+    int rc = opt_parse(tables, n, rest, 2, err, sizeof err);
+    free(rest); /* opt_parse kept pointers to argv's strings */
     if (rc == OPT_HELP) {
         if (bench_env_rank() == 0) opt_usage("rmabench lock [flags]", tables);
         exit(0);
@@ -154,4 +162,5 @@ void lock_parse_opts(lock_opts *o, int argc, char **argv)
     if (o->workload == WL_BANK && !seen.vote_no_prob) o->vote_no_prob = BANK_VOTE_NO_PROB;
     check_opts(o, &seen);
     check_plan(o, &seen);
+    if (sets->n && !seen.model) opt_usage_error("--set: only with --model (it overrides a model parameter)");
 }

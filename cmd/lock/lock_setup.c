@@ -34,12 +34,13 @@ static void measure_mailboxes(lock_session *ls)
 void lock_setup(lock_session *ls, int argc, char **argv)
 {
     memset(ls, 0, sizeof *ls);
-    lock_parse_opts(&ls->o, argc, argv);
+    params_overrides sets;
+    lock_parse_opts(&ls->o, &sets, argc, argv);
     if (ls->o.plan) exit(lock_plan_print(&ls->o)); /* before MPI: no ranks are started */
     char err[512];
     if (ls->o.output && record_check_path(&results_schema, ls->o.output, err, sizeof err))
         opt_usage_error("--output: %s", err);
-    lock_compare_load(&ls->model, ls->o.model, bench_env_rank()); /* a bad file exits 2 before MPI */
+    lock_compare_load(&ls->model, ls->o.model, &sets, bench_env_rank()); /* a bad file or --set exits 2 before MPI */
     provenance_command_line(argc, argv, ls->command, sizeof ls->command);
 
     ls->own_mpi = bench_mpi_init(&argc, &argv);

@@ -5,12 +5,20 @@ import sys
 from . import data, safeio
 
 USAGE = "usage: rmaplot figures|report RESULTS.csv... --out DIR"
+HELP = USAGE + """
+  figures   draw every figure the rows allow (PNG) into DIR
+  report    the figures, plus DIR/report.md: tables per configuration and the model comparison
+Rows are grouped by their full configuration (plots/rmaplots/config.py); failed and refused rows
+are left out and counted. Runs with Debian's /usr/bin/python3 (matplotlib from python3-matplotlib)."""
 
 
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE, file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else 2
+    if argv and ("-h" in argv or "--help" in argv):
+        print(HELP)
+        return 0
+    if not argv:
+        print(USAGE, file=sys.stderr)
+        return 2
     cmd, rest = argv[0], argv[1:]
     if cmd not in ("figures", "report"):
         print(f"rmaplot: '{cmd}': unknown command ({USAGE})", file=sys.stderr)

@@ -25,12 +25,16 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "rank_cores", "rank_numa_nodes", "binding_warning", "mpi_library", "mpi_version", "model_params",
               "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
               "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
-              "remote_share", "twopc_txns", "timeouts"}
+              "remote_share", "twopc_txns", "timeouts",
+              # planned and measured memory (rmabench join/lock --plan agree with them): derived from
+              # the configuration, not part of it
+              "mem_plan_rank", "mem_peak_rank", "mailbox_server_bytes", "mailbox_agent_bytes",
+              "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned"}
 MEASURED_PREFIXES = ("t_", "model_", "lat_")
 
 COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy")
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
-        "buffers_per_partition", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
+        "buffers_per_partition", "buffer_memory", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
         "run_size", "merge_fanin", "simd")
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",

@@ -50,6 +50,8 @@ def load(paths):
             for r in reader:
                 if None in r:
                     raise DataError(f"{path}: line {reader.line_num}: more fields than the header")
+                if None in r.values():  # rows are appended whole; a short one was cut or edited
+                    raise DataError(f"{path}: line {reader.line_num}: fewer fields than the header")
                 r["_file"] = path
                 rows.append(r)
                 n += 1

@@ -39,7 +39,10 @@ def one(data, csvrows, path):
         js, ls = data.joins(rows), data.locks(rows)
         data.main_workload(js)
         data.phases_of(js)
-        data.label_lib(rows)
+        from rmaplots import config  # noqa: E402  (on the path since setup())
+        for r in rows:  # the grouping every figure and table uses, and the library's one-line name
+            config.configuration(r)
+            config.mpi_name(r)
         for r in ls:
             data.num(r, "commits_per_s")
     except data.DataError as e:

@@ -25,25 +25,29 @@ if [[ $mode == dry-run ]]; then
     check 'grep -q "sbatch .*--dependency=afterok:DRY-join-scaleout .*plot.sbatch" <<<"$out"' "plot job not chained with afterok"
     check 'grep -qF "rmaplot report $D/c/job-\*/results.csv --out $D/c/report" <<<"$out"' "plot job command"
     check '[[ ! -e $D/c ]]' "a dry run created the campaign directory"
-    out=$(RMB_TUPLES=1M "$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign all --results "$D/c" -- --nodes=2 2>&1)
-    check 'grep -q "join-sizes.sbatch" <<<"$out" && grep -q "lock.sbatch" <<<"$out" && grep -q "join-scaleup.sbatch" <<<"$out"' "campaign all lacks jobs"
-    check 'grep -q -- "--ratio 4 --selectivity 0.25" <<<"$out"' "no 1:N sweep step"
-    check 'grep -q -- "--remote-prob 0.5 " <<<"$out" && grep -q -- "--isolation read-committed" <<<"$out"' "no lock sweep steps"
-    check 'grep -q -- "-N 2 -n 32 --ntasks-per-node=16" <<<"$out"' "no scale-up step with 16 ranks per node"
-    # the thesis campaign: 40M tuples per rank, both joins, the node counts that give 128 and 256
-    # ranks at 16 per node (512.. do not fit 16 nodes), each step followed by its --plan; with 8 GiB
-    # per node the plan says that a node cannot hold 16 ranks of 40M tuples, and what to change
-    out=$(RMB_HOST_MEMORY=8G "$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign thesis --results "$D/c" -- --nodes=16 --ntasks-per-node=16 2>&1)
-    echo "$out" | head -60
-    for k in 8 16; do
-        check 'grep -qF -- "-N $k -n $((16 * k)) --ntasks-per-node=16 --kill-on-bad-exit=1 $build/rmabench join --algo both --tuples-per-rank 40M" <<<"$out"' "thesis: no join step on $k nodes"
-        check 'grep -qF -- "| # rmabench join --plan: $((16 * k)) ranks on $k host(s), 16 per host; nothing launched" <<<"$out"' "thesis: no plan under the $k-node step"
-    done
-    check '[[ $(grep -c "^    srun .*rmabench join" <<<"$out") == 2 ]]' "thesis: expected exactly 2 join steps"
-    check '[[ $(grep -c "^        | radix: tuple format 8 B packed" <<<"$out") == 2 && $(grep -c "^        | sortmerge: tuple format 8 B packed" <<<"$out") == 2 ]]' "thesis: plans do not name both joins' formats"
-    check '[[ $(grep -c "^        | memory per host: .* (16 ranks); --host-memory 8.0 GiB available" <<<"$out") == 2 ]]' "thesis: no memory per node in the plans"
-    check 'grep -qE "^        \| rmabench: --tuples-per-rank: the run needs about .* on one host but only 8.0 GiB is available; use fewer ranks per host" <<<"$out"' "thesis: no refusal naming what to change"
-    check 'grep -q "lock.sbatch" <<<"$out" && grep -qE "^        (\| # rmabench lock --plan|\(no plan for the lock steps)" <<<"$out"' "thesis: lock steps neither planned nor said why not"
+    # the campaigns' steps and plans are the same text under both libraries (rmabench --plan starts
+    # no MPI): once, in the Open MPI build; the MPICH build checks its srun --mpi above
+    if [[ $mpi != mpich ]]; then
+        out=$(RMB_TUPLES=1M "$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign all --results "$D/c" -- --nodes=2 2>&1)
+        check 'grep -q "join-sizes.sbatch" <<<"$out" && grep -q "lock.sbatch" <<<"$out" && grep -q "join-scaleup.sbatch" <<<"$out"' "campaign all lacks jobs"
+        check 'grep -q -- "--ratio 4 --selectivity 0.25" <<<"$out"' "no 1:N sweep step"
+        check 'grep -q -- "--remote-prob 0.5 " <<<"$out" && grep -q -- "--isolation read-committed" <<<"$out"' "no lock sweep steps"
+        check 'grep -q -- "-N 2 -n 32 --ntasks-per-node=16" <<<"$out"' "no scale-up step with 16 ranks per node"
+        # the thesis campaign: 40M tuples per rank, both joins, the node counts that give 128 and 256
+        # ranks at 16 per node (512.. do not fit 16 nodes), each step followed by its --plan; with 8 GiB
+        # per node the plan says that a node cannot hold 16 ranks of 40M tuples, and what to change
+        out=$(RMB_HOST_MEMORY=8G "$root/jobs/submit.sh" --dry-run --mpi "$mpi" --campaign thesis --results "$D/c" -- --nodes=16 --ntasks-per-node=16 2>&1)
+        echo "$out" | head -60
+        for k in 8 16; do
+            check 'grep -qF -- "-N $k -n $((16 * k)) --ntasks-per-node=16 --kill-on-bad-exit=1 $build/rmabench join --algo both --tuples-per-rank 40M" <<<"$out"' "thesis: no join step on $k nodes"
+            check 'grep -qF -- "| # rmabench join --plan: $((16 * k)) ranks on $k host(s), 16 per host; nothing launched" <<<"$out"' "thesis: no plan under the $k-node step"
+        done
+        check '[[ $(grep -c "^    srun .*rmabench join" <<<"$out") == 2 ]]' "thesis: expected exactly 2 join steps"
+        check '[[ $(grep -c "^        | radix: tuple format 8 B packed" <<<"$out") == 2 && $(grep -c "^        | sortmerge: tuple format 8 B packed" <<<"$out") == 2 ]]' "thesis: plans do not name both joins' formats"
+        check '[[ $(grep -c "^        | memory per host: .* (16 ranks); --host-memory 8.0 GiB available" <<<"$out") == 2 ]]' "thesis: no memory per node in the plans"
+        check 'grep -qE "^        \| rmabench: --tuples-per-rank: the run needs about .* on one host but only 8.0 GiB is available; use fewer ranks per host" <<<"$out"' "thesis: no refusal naming what to change"
+        check 'grep -q "lock.sbatch" <<<"$out" && grep -qE "^        (\| # rmabench lock --plan|\(no plan for the lock steps)" <<<"$out"' "thesis: lock steps neither planned nor said why not"
+    fi
     out=$("$root/jobs/local.sh" --dry-run --mpi "$mpi" --out "$D/l" 2>&1)
     echo "$out"
     check 'grep -q -- "-n 1 .*rmabench join --algo both --tuples-per-rank 1M --repeat 3" <<<"$out"' "local: no 1-rank join"

@@ -93,12 +93,25 @@ run() {
     local name=$1 want=$2; shift 2
     echo "+ [hostA] ${launch[*]} $bin $*"
     timeout -k 5 "${RMB_MULTIHOST_TIMEOUT:-45}" ip netns exec "$nsA" unshare --uts sh -c 'hostname hostA; exec "$@"' sh \
-        "${launch[@]}" "$bin" "$@" >"$D/$name.log" 2>&1
+        "${launch[@]}" "$bin" "$@" >"$D/$name.log" 2>&1 &
+    local pid=$! t=0 done_at=-1
+    # MPICH: once the run has printed all its verification lines, 10 s more to leave MPI_Finalize;
+    # after that it is the finalize deadlock below (stopped now rather than at the time limit)
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 0.5; t=$((t + 1))
+        if [[ $mpi == mpich && $done_at -lt 0 && $(grep -c '^verification: ' "$D/$name.log") == "$want" ]]; then done_at=$t; fi
+        if [[ $done_at -ge 0 && $((t - done_at)) -ge 20 ]]; then
+            pkill -KILL -P "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null
+            for p in $(ip netns pids "$nsA" 2>/dev/null) $(ip netns pids "$nsB" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+        fi
+    done
+    wait "$pid"
     local rc=$?
+    [[ $done_at -ge 0 && $((t - done_at)) -ge 20 ]] && rc=124
     grep -E '^(# ranks|verification|matches|rmabench)' "$D/$name.log"
     if [[ $rc == 124 && $mpi == mpich && $(grep -c '^verification: ' "$D/$name.log") == "$want" ]] &&
         ! grep -q '^rmabench: ' "$D/$name.log"; then
-        echo "note: $name: finished its work, then MPICH did not leave MPI_Finalize within ${RMB_MULTIHOST_TIMEOUT:-45} s (MPICH 4.0.2 finalize deadlock over UCX TCP, see the top of this file)"
+        echo "note: $name: finished its work, then MPICH did not leave MPI_Finalize within 10 s (MPICH 4.0.2 finalize deadlock over UCX TCP, see the top of this file)"
         finalize_hangs=$((finalize_hangs + 1))
         return
     fi

@@ -85,6 +85,8 @@ wait_jobs() { # IDS... : until none is pending or running, at most 150 s
 
 # the campaign: calibrate, scale-out of both joins at tiny sizes, plot (afterok)
 export RMB_TUPLES=20K RMB_REPEAT=2 RMB_RUN_TIMEOUT=60 RMB_BUILD=$build
+# a calibration of about a second (the default one takes ~25 s here; tests/model checks it)
+export RMB_CALIBRATE_ARGS="--tuples 64K --put-bytes 1M --repeats 1 --rounds 1"
 out=$(cd "$root" && jobs/submit.sh --campaign scaleout --mpi "$mpi" --results "$D/campaign" -- --nodes=1 --ntasks-per-node=2 --time=5)
 echo "$out"
 ids=$(awk '{print $2}' <<<"$out" | tr '\n' ' ')

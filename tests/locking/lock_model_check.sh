@@ -4,7 +4,8 @@
 #    printed, the CSV row holds model_t_tx_us, model_throughput and model_params, and at 0% remote
 #    locks the prediction is eq. 5.3's 2·L·t_local_comm + L·t_queue + t_clean_up for the measured L
 #    (locks per transaction), the throughput agents / t_tx;
-# 2. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row.
+# 2. --set NAME=VALUE overrides the file's value in the prediction and model_params;
+# 3. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row.
 #   lock_model_check.sh MPI_CHECK MPIRUN RMABENCH
 set -u
 mpi_check=$1; mpirun=$2; rmabench=$3
@@ -38,6 +39,21 @@ if r["model_params"] != sys.argv[2]: bad.append(f"model_params = {r['model_param
 if not (t > 0 and abs(t - want) <= 0.005 * want + 1e-3): bad.append(f"model_t_tx_us {t} != {want:.4f}")
 if not abs(tp - int(r["agents"]) / (t * 1e-6)) <= 0.005 * tp: bad.append(f"model_throughput {tp} != agents / t_tx")
 if bad: sys.exit("FAIL: " + "; ".join(bad))
+PY
+
+# --set overrides a parameter of the file (as rmamodel --set): the prediction and model_params follow it
+"$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 --grep '^model: eq\. 5\.3 with 1 agents.*parameters .*params\.txt \+ --set' \
+    -- "$rmabench" lock --transactions-per-agent 100 --model "$tmp/params.txt" --set t_queue=1.5 --set=t_clean_up=2 \
+    --output "$tmp/set.csv" || fail=1
+/usr/bin/python3 - "$tmp/set.csv" "$tmp/params.txt" <<'PY' || fail=1
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1], newline="")))[0]
+t_local = next(float(m.group(1)) for m in map(re.compile(r"^t_local_comm = ([-0-9.e+]+)").match, open(sys.argv[2])) if m)
+L = float(r["locks_per_txn_measured"]); t = float(r["model_t_tx_us"])
+want = 2 * L * t_local + L * 1.5 + 2.0
+print(f"--set: L = {L}, model_t_tx_us = {t}, want {want:.4f}, model_params = {r['model_params']!r}")
+if not abs(t - want) <= 0.005 * want + 1e-3: sys.exit(f"FAIL: model_t_tx_us {t} != {want:.4f} with --set")
+if r["model_params"] != sys.argv[2] + " + --set": sys.exit(f"FAIL: model_params = {r['model_params']!r}")
 PY
 
 # a malformed parameter file: the line number, exit 2 before MPI, nothing written

@@ -5,8 +5,24 @@ set -u
 mpi_check=$1; mpirun=$2; rmabench=$3; rmamodel=$4
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
-"$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" || exit 1
-cat "$tmp/params.txt"
+# window allocation and first touch measured at 2M tuples per rank (at the joins' 16M: 10 s more)
+"$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" \
+    --tuples-per-rank 2M >"$tmp/cal.out" 2>&1 ||
+    { cat "$tmp/cal.out"; exit 1; }
+cat "$tmp/cal.out" "$tmp/params.txt"
+# each rate's spread over its rounds is in the file; every warning on stderr (spread above 10%) is a
+# comment in the file too, and only a parameter whose recorded spread is above 10% has one
+for key in P_scan P_merge t_local_comm t_vote; do
+    grep -Eq "^$key = [0-9.e+-]+  # [^ ]+  spread [0-9.]+% over [0-9]+ rounds \(min " "$tmp/params.txt" ||
+        { echo "FAIL: no spread recorded for $key"; fail=1; }
+done
+grep '^rmabench: calibrate: warning: ' "$tmp/cal.out" | sed 's/^rmabench: calibrate: warning: //' | while read -r line; do
+    grep -Fqx "# warning: $line" "$tmp/params.txt" || { echo "FAIL: warning not in the file: $line"; exit 1; }
+done || fail=1
+awk '/^[A-Za-z_]+ = .*spread [0-9.]+%/ { match($0, /spread [0-9.]+%/); v = substr($0, RSTART + 7, RLENGTH - 8) + 0
+         name = $1; warned = 0; while ((getline l < FILENAME) > 0) if (index(l, "# warning: " name " ") == 1) warned = 1
+         close(FILENAME); if ((v > 10) != warned) { print "FAIL: " name " spread " v "%, warned " warned; bad = 1 } }
+     END { exit bad }' "$tmp/params.txt" || fail=1
 for key in mpi_library hosts ranks_per_host P_scan P_partition P_build P_probe P_sort_run P_merge P_match bw_put_intra \
            t_win_alloc_per_byte t_local_comm t_vote t_clean_up; do
     grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
@@ -22,5 +38,19 @@ for algo in radix sortmerge; do
 done
 "$rmamodel" lock --params "$tmp/params.txt" --agents 2 --locks-per-txn 4 --remote-prob 0 | tee "$tmp/out" | grep -q '^t_tx: ' ||
     { echo "FAIL: rmamodel lock"; fail=1; }
+# One host measures no inter-host terms: each command still answers, naming the default profile
+grep -q '^bw_host = ' "$tmp/params.txt" && { echo "FAIL: bw_host measured on one host"; fail=1; }
+for args in "join --algo radix --ranks 16 --ranks-per-host 8 --tuples-per-rank 1M" \
+            "lock --agents 4 --locks-per-txn 4 --remote-prob 0.5" "cores-per-host --algo sortmerge"; do
+    "$rmamodel" $args --params "$tmp/params.txt" >"$tmp/out" 2>&1 || { echo "FAIL: rmamodel $args"; fail=1; }
+    cat "$tmp/out"
+    grep -Eq '^# default profile thesis .*(bw_host|t_remote_comm) = ' "$tmp/out" ||
+        { echo "FAIL: rmamodel $args does not name the default profile"; fail=1; }
+done
+# one rank per host (here: one rank): t_local_comm is still measured, to the rank itself, and says so
+"$mpi_check" "$mpirun" 1 --timeout 60 --grep '^wrote ' -- "$rmabench" calibrate --tuples 64K --repeats 1 --rounds 2 \
+    --tuples-per-rank 1M --output "$tmp/one.txt" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail=1; }
+grep -Eq '^t_local_comm = [0-9.e+-]+  # us  .*measured by rank 0 to itself' "$tmp/one.txt" ||
+    { echo "FAIL: t_local_comm not measured at one rank per host"; cat "$tmp/one.txt"; fail=1; }
 [ $fail -eq 0 ] && echo "calibrate_check: all passed"
 exit $fail

@@ -48,7 +48,7 @@ expect 2 '^rmamodel: --algo: ' $rmamodel join --algo hash --ranks 1 --ranks-per-
 expect 2 '^rmamodel: --bogus: unknown flag' $rmamodel lock --bogus
 expect 2 '^rmamodel: --set: .*NAME=VALUE' $rmamodel lock --set t_vote --agents 1 --locks-per-txn 1 --remote-prob 0
 expect 2 "^rmamodel: --set: unknown parameter 'x'" $rmamodel lock --set x=1 --agents 1 --locks-per-txn 1 --remote-prob 0
-expect 2 '^rmamodel: .*t_local_comm .*is not set' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 0
+expect 2 '^rmamodel: .*t_queue .*is not set' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 0
 expect 2 "^rmamodel: 'frob': unknown command" $rmamodel frob
 expect 2 '^rmabench: --output: required' $rmabench calibrate
 expect 2 '^rmabench: --output: /nonexistent-dir/p\.txt: cannot create: ' $rmabench calibrate --output /nonexistent-dir/p.txt
@@ -57,5 +57,43 @@ expect 2 '^rmabench: --tuples: ' $rmabench calibrate --output "$tmp/x.txt" --tup
 expect 2 "^rmabench: --model: .*bad\.txt:3: expected 'name = value'" $rmabench join --model "$tmp/bad.txt"
 printf 'P_scan = 225\n' >"$tmp/partial.txt"
 expect 2 '^rmabench: --model: .*P_partition .*is not set' $rmabench join --algo radix --model "$tmp/partial.txt"
+# A one-host calibration (no bw_host, no t_remote_comm): every command answers, the default
+# profile named once on stdout with each value it supplied, and only for what the file lacks.
+cat >"$tmp/onehost.txt" <<'PARAMS'
+hosts = 1
+P_scan = 900 # Mtuples/s
+P_partition = 150
+P_partition_local = 200
+P_build = 300
+P_probe = 250
+P_partition_range = 100
+P_sort_run = 40
+P_merge = 200
+P_match = 500
+merge_depth = 1
+wire_tuple_bytes = 8 # B
+bw_put_intra = 4 # GB/s
+t_local_comm = 0.4 # us
+t_queue = 0
+t_vote = 1.5
+t_clean_up = 0.6
+PARAMS
+prof='^# default profile thesis .*'
+expect 0 "${prof}bw_host = 6 GB/s \(thesis 3\.5, FDR InfiniBand" $rmamodel join --algo radix --params "$tmp/onehost.txt" --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M
+expect 0 '^# parameters: .*onehost\.txt \+ profile thesis \(bw_host\)' $rmamodel join --algo sortmerge --params "$tmp/onehost.txt" --ranks 16 --ranks-per-host 8 --tuples-per-rank 1M
+expect 0 "${prof}t_remote_comm = 3 us \(t_local_comm \+ 2\.6 us" $rmamodel lock --params "$tmp/onehost.txt" --agents 1260 --locks-per-txn 10 --remote-prob 0.05
+expect 0 "${prof}bw_host = 6 GB/s" $rmamodel cores-per-host --params "$tmp/onehost.txt" --algo radix
+# --set wins over the profile, and one host or 0% remote needs none of it
+for args in "join --ranks 8 --ranks-per-host 8 --tuples-per-rank 1M" "lock --agents 4 --locks-per-txn 4 --remote-prob 0" \
+            "cores-per-host --set bw_host=10"; do
+    $rmamodel $args --params "$tmp/onehost.txt" >"$tmp/out" 2>&1 || { echo "FAIL: rmamodel $args"; cat "$tmp/out"; fail=1; }
+    if grep -q 'profile' "$tmp/out"; then echo "FAIL: default profile used by rmamodel $args"; cat "$tmp/out"; fail=1; fi
+done
+# rmabench lock --model takes --set as rmamodel does (the run itself: mpi/lock-model); bad ones exit 2 before MPI
+expect 2 "^rmabench: --set: unknown parameter 'x'\$" $rmabench lock --model "$tmp/onehost.txt" --set x=1
+expect 2 '^rmabench: --set: t_queue: -1 is negative$' $rmabench lock --model "$tmp/onehost.txt" --set t_queue=-1
+expect 2 '^rmabench: --set: needs NAME=VALUE$' $rmabench lock --model "$tmp/onehost.txt" --set
+expect 2 '^rmabench: --set: only with --model' $rmabench lock --set t_queue=1
+expect 0 '^  --set +NAME=VALUE: override a --model parameter' $rmabench lock --help
 [ $fail -eq 0 ] && echo "cli_check: all passed"
 exit $fail

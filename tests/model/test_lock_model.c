@@ -56,7 +56,7 @@ int main(void)
     fputs("t_local_comm = 3.0 # us\nt_remote_comm = 5.6\nt_queue = 0.5\nt_vote = 8.5\nt_clean_up = 2.5\n", f);
     fclose(f);
     lock_model_ctx lm;
-    lock_compare_load(&lm, path, 0);
+    lock_compare_load(&lm, path, NULL, 0);
     CHECK(lm.on);
     record *rec = record_new(&results_schema);
     lock_model_input in = {.agents = 1260, .locks_per_txn = 10, .remote_prob = 0.05, .measured_throughput = 14.91e6};

@@ -1,6 +1,7 @@
 /* The parameter file: round trip through params_write (only over a regular file), every error path
  * with its line number (bounds, binary data, endless lines), --set overrides and the units. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "tests/check.h"
 #include "model/params.h"
+#include "model/profile.h"
 
 static char dir[] = "/tmp/rmb-params-XXXXXX";
 
@@ -40,6 +42,84 @@ static void expect_error(const char *text, const char *line_and_reason)
         fprintf(stderr, "error '%s' lacks '%s'\n", err, line_and_reason);
         check_failures++;
     }
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+    char buf[8192];
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+/* A parameter's spread over its rounds: the warning above 10% (and not at or below), its text, and
+ * the file (spread on the parameter's line after its unit, a warning comment) read back. */
+static void test_spread(void)
+{
+    model_params p;
+    params_init(&p);
+    char buf[400], err[600];
+    CHECK(params_spread_rel(&p, MP_P_merge) < 0 && params_spread_warning(&p, MP_P_merge, buf, sizeof buf) == 0);
+    const double calm[] = {100e6, 104e6, 96e6}, wild[] = {130e6, 100e6, 90e6};
+    params_put(&p, MP_P_scan, 100e6);
+    params_put_spread(&p, MP_P_scan, calm, 3); /* (104 - 96) / 100 = 8% */
+    CHECK(fabs(params_spread_rel(&p, MP_P_scan) - 0.08) < 1e-12);
+    CHECK(params_spread_warning(&p, MP_P_scan, buf, sizeof buf) == 0 && buf[0] == 0);
+    params_put(&p, MP_P_merge, 100e6);
+    params_put_spread(&p, MP_P_merge, wild, 3); /* (130 - 90) / 100 = 40% */
+    CHECK(params_spread_warning(&p, MP_P_merge, buf, sizeof buf) == 1);
+    CHECK(strstr(buf, "P_merge spread 40.0% over 3 rounds (min 90, median 100, max 130) Mtuples/s, above 10%") == buf);
+    const double edge[] = {95e6, 100e6, 105e6}; /* exactly 10%: not above */
+    params_put_spread(&p, MP_P_match, edge, 3);
+    params_put(&p, MP_P_match, 100e6);
+    CHECK(params_spread_warning(&p, MP_P_match, buf, sizeof buf) == 0);
+    params_put_spread(&p, MP_P_build, wild, 1); /* one round: no spread */
+    CHECK(params_spread_rel(&p, MP_P_build) < 0);
+    const char *out = write_file("spread.txt", NULL);
+    CHECK(params_write(&p, out, err, sizeof err) == 0);
+    CHECK(file_has(out, "P_scan = 100  # Mtuples/s  spread 8.0% over 3 rounds (min 96, median 100, max 104); "));
+    CHECK(file_has(out, "# warning: P_merge spread 40.0%"));
+    CHECK(!file_has(out, "# warning: P_scan") && !file_has(out, "# warning: P_match"));
+    model_params q;
+    params_init(&q);
+    CHECK(params_load(&q, out, err, sizeof err) == 0 && q.v[MP_P_merge] == 100e6); /* the comment keeps the unit first */
+}
+
+/* --set taken out of argv (both spellings, the rest in order) and applied; the default profile fills
+ * only what is needed and unset, and names itself in the source. */
+static void test_sets_and_profile(void)
+{
+    char *argv[] = {"rmabench", "lock", "--set", "t_queue=1", "--model", "f.txt", "--set=t_vote=2", "--seed", "3", NULL};
+    char *rest[10], err[600];
+    params_overrides sets;
+    CHECK(params_take_sets(9, argv, 2, rest, &sets, err, sizeof err) == 6 && sets.n == 2);
+    CHECK(strcmp(rest[2], "--model") == 0 && strcmp(rest[3], "f.txt") == 0 && strcmp(rest[4], "--seed") == 0 && !rest[6]);
+    char *dangling[] = {"rmamodel", "lock", "--set", NULL};
+    CHECK(params_take_sets(3, dangling, 2, rest, &sets, err, sizeof err) == -1 && strcmp(err, "--set: needs NAME=VALUE") == 0);
+    model_params p;
+    params_init(&p);
+    snprintf(p.source, sizeof p.source, "params.txt");
+    params_overrides good = {.v = {"t_local_comm=0.5", "bw_put_intra=3"}, .n = 2};
+    CHECK(params_apply_sets(&p, &good, err, sizeof err) == 0 && p.v[MP_t_local_comm] == 0.5e-6);
+    params_overrides bad = {.v = {"t_local_comm=0.5", "t_nope=1"}, .n = 2};
+    CHECK(params_apply_sets(&p, &bad, err, sizeof err) == -1 && strcmp(err, "--set: unknown parameter 't_nope'") == 0);
+    /* nothing needed that is unset: nothing filled */
+    const int local[] = {MP_t_local_comm, -1}, remote[] = {MP_t_local_comm, MP_t_remote_comm, MP_bw_put_intra, -1};
+    char note[700];
+    CHECK(params_apply_profile(&p, local, note, sizeof note) == 0 && note[0] == 0 && !p.set[MP_t_remote_comm]);
+    CHECK(params_apply_profile(&p, remote, note, sizeof note) == 1 && !p.set[MP_bw_host]);
+    CHECK(fabs(p.v[MP_t_remote_comm] - 3.1e-6) < 1e-15 && p.defaulted[MP_t_remote_comm]); /* 0.5 + 2.6 us */
+    CHECK(strstr(note, "default profile " PARAMS_PROFILE_NAME) && strstr(note, "t_remote_comm = 3.1 us"));
+    CHECK(strstr(p.source, "params.txt + --set + profile thesis (t_remote_comm)") == p.source);
+    /* nothing given: t_local_comm from the profile too, then bw_host */
+    model_params e;
+    params_init(&e);
+    const int all[] = {MP_bw_host, MP_t_remote_comm, -1};
+    CHECK(params_apply_profile(&e, all, note, sizeof note) == 3);
+    CHECK(e.v[MP_bw_host] == 6.0e9 && fabs(e.v[MP_t_remote_comm] - 5.6e-6) < 1e-15 && e.v[MP_t_local_comm] == 3.0e-6);
 }
 
 int main(void)
@@ -135,6 +215,8 @@ int main(void)
     /* params_require names the missing parameter and how to give it */
     const int need[] = {MP_P_scan, MP_P_merge, -1};
     CHECK(params_require(&q, need, err, sizeof err) == -1 && strstr(err, "P_merge") && strstr(err, "--set P_merge=VALUE"));
+    test_spread();
+    test_sets_and_profile();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
