@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every test suite of every build; prints "N passed, N failed" at the end (what CI reads).
-#   build, build-mpich   all suites, Open MPI and MPICH (the scale suite only in build)
+#   build, build-mpich   all suites, Open MPI and MPICH (the scale, plots and readme suites only in build)
 #   build-nonuma         libnuma disabled: the numa suite (runs work and record "numa: unavailable")
 #   build-asan           AddressSanitizer + UBSan: unit tests and small MPI runs (tests/sanitizers/)
 #   build-fuzz           libFuzzer: a few seconds of fuzzing per parser (tests/fuzz/), when clang has it
@@ -18,8 +18,9 @@ dirs="build build-mpich build-nonuma build-asan"
 for dir in $dirs; do
     suites=${RMB_TEST_ARGS:-}
     case $dir in
-    # once, in build: the rank-count tests (tests/scale) and the plots (Python on the fixture: no MPI)
-    build-mpich) suites="${suites:+$suites }--no-suite scale --no-suite plots" ;;
+    # once, in build: the rank-count tests (tests/scale), the plots (Python on the fixture: no MPI) and
+    # the README commands (they name build/ and mpirun: Open MPI)
+    build-mpich) suites="${suites:+$suites }--no-suite scale --no-suite plots --no-suite readme" ;;
     build-nonuma) suites="--suite numa" ;;
     build-asan) suites="--suite unit --suite asan" ;;
     build-fuzz) suites="--suite fuzz" ;;
