@@ -94,6 +94,9 @@ rmb_launch_words() { # NODES NP
             RMB_LAUNCH=("${RMB_MPIRUN:-mpirun.openmpi}" -n "$np" --bind-to none)
             [[ $RMB_LAUNCHER == mpirun ]] && RMB_LAUNCH+=(--map-by "ppr:$ppn:node")
             [[ $RMB_LAUNCHER == local ]] && RMB_LAUNCH+=(--oversubscribe)
+            # ranks beyond this machine's cores share them: Open MPI's own polling yields too. Only
+            # for those runs (it slows a 2-rank lock run 6x); rows record it in mpi_env
+            [[ $RMB_LAUNCHER == local ]] && (( np > $(nproc) )) && RMB_LAUNCH+=(-x OMPI_MCA_mpi_yield_when_idle=1)
         fi
         # shellcheck disable=SC2206
         RMB_LAUNCH+=(${RMB_MPIRUN_ARGS:-}) ;;

@@ -106,9 +106,6 @@ if [[ $RMB_DRY_RUN != 1 ]]; then
     echo "rmabench jobs: local run on $(hostname) ($cores cores), ranks: $ranks, MPI: $libs, tuples/rank: $tuples," \
          "repeat: $repeat, lock duration: $duration"
     echo "rmabench jobs: results in $RMB_OUT"
-    # ranks beyond the cores share them: let polling ranks yield. It slows every run of the sweep,
-    # 2-rank lock runs too: each row records it in its column mpi_env.
-    (( maxr > cores )) && export OMPI_MCA_mpi_yield_when_idle=1
 fi
 rmb_plan
 rmb_render "$RMB_OUT" "$RMB_CSV" || { echo "rmabench jobs: rendering the report failed" >&2; RMB_FAILED=$((RMB_FAILED + 1)); }
