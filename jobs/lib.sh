@@ -45,6 +45,7 @@ rmb_init() { # NAME
     if [[ $RMB_MPI == mpich ]]; then RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmi2}; else RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmix}; fi
     RMB_RUN_I=0 RMB_RUN_N=0 RMB_FAILED=0 RMB_COUNTING=0
     RMB_T0=$(date +%s)
+    RMB_CORES=$(nproc)
     # Open MPI as root (containers, CI) and polling ranks that share cores
     if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
     export HWLOC_HIDE_ERRORS=${HWLOC_HIDE_ERRORS:-1}
@@ -75,7 +76,11 @@ rmb_results_dir() { # DIR
     fi
 }
 
-rmb_quote() { local out="" a; for a in "$@"; do out+="${out:+ }$(printf '%q' "$a")"; done; printf '%s\n' "$out"; }
+rmb_quote() { # no subshell per word: dry runs of a campaign quote thousands
+    local out="" a q
+    for a in "$@"; do printf -v q '%q' "$a"; out+="${out:+ }$q"; done
+    printf '%s\n' "$out"
+}
 
 rmb_elapsed() { local s=$(( $(date +%s) - RMB_T0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
 
@@ -96,7 +101,7 @@ rmb_launch_words() { # NODES NP
             [[ $RMB_LAUNCHER == local ]] && RMB_LAUNCH+=(--oversubscribe)
             # ranks beyond this machine's cores share them: Open MPI's own polling yields too. Only
             # for those runs (it slows a 2-rank lock run 6x); rows record it in mpi_env
-            [[ $RMB_LAUNCHER == local ]] && (( np > $(nproc) )) && RMB_LAUNCH+=(-x OMPI_MCA_mpi_yield_when_idle=1)
+            [[ $RMB_LAUNCHER == local ]] && (( np > RMB_CORES )) && RMB_LAUNCH+=(-x OMPI_MCA_mpi_yield_when_idle=1)
         fi
         # shellcheck disable=SC2206
         RMB_LAUNCH+=(${RMB_MPIRUN_ARGS:-}) ;;

@@ -9,11 +9,12 @@
 # printed beside the lock benchmark's (reported, no target).
 #   model/accuracy.sh [BUILD_DIR] [RANKS] [TUPLES_PER_RANK] [REPEATS] [CALIBRATIONS]
 # BUILD_DIR build (Open MPI, default) or build-mpich. Results go to results/accuracy-<timestamp>/
-# (one cal-N/ folder per calibration, the summary in accuracy.txt).
+# (one cal-N/ folder per calibration, the summary in accuracy.txt). RMB_CALIBRATE_ARGS adds flags to
+# rmabench calibrate and RMB_DURATION sets the lock run's duration (default 2s), as in jobs/.
 set -eu
 usage='[BUILD_DIR] [RANKS] [TUPLES_PER_RANK] [REPEATS] [CALIBRATIONS]'
 case ${1:-} in
--h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 -*) echo "accuracy.sh: $1: unknown flag (arguments: $usage)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -29,15 +30,15 @@ while [ "$i" -le "$ncal" ]; do
     d=$out/cal-$i
     mkdir -p "$d"
     echo "calibration $i of $ncal"
-    timeout 120 $mpirun -n "$np" "$build/rmabench" calibrate --tuples-per-rank "$tuples" --output "$d/params.txt" \
+    timeout 120 $mpirun -n "$np" "$build/rmabench" calibrate --tuples-per-rank "$tuples" ${RMB_CALIBRATE_ARGS:-} --output "$d/params.txt" \
         >"$d/calibrate.txt" 2>&1 || echo "rmabench calibrate exited with status $? (see $d/calibrate.txt)"
     # one warm-up run per join: a process's first run pays for fresh memory and cold caches, which
     # the steady-state medians should not mix in
     timeout 1800 $mpirun -n "$np" "$build/rmabench" join --algo both --tuples-per-rank "$tuples" --repeat "$repeats" \
         --warmup 1 --model "$d/params.txt" --output "$d/results.csv" >"$d/join.txt" 2>&1 ||
         echo "rmabench join exited with status $? (verification failed or error: see $d/join.txt)"
-    # the lock model beside it: 1 server + 1 agent, 10 locks per transaction, a run of 2 s
-    timeout 120 $mpirun -n 2 "$build/rmabench" lock --workload synthetic --locks-per-txn 10 --duration 2s \
+    # the lock model beside it: 1 server + 1 agent, 10 locks per transaction
+    timeout 120 $mpirun -n 2 "$build/rmabench" lock --workload synthetic --locks-per-txn 10 --duration "${RMB_DURATION:-2s}" \
         --model "$d/params.txt" --output "$d/lock.csv" >"$d/lock.txt" 2>&1 ||
         echo "rmabench lock exited with status $? (see $d/lock.txt)"
     i=$((i + 1))

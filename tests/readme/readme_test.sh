@@ -40,7 +40,7 @@ SIZE_RULES=(
     's/--duration (5|10)s/--duration 200ms/'                      # lock runs
     's/smj-sortbench 32000000/smj-sortbench 100000/'
     's/(rmabench calibrate) /\1 --tuples 20K --tuples-per-rank 20K --put-bytes 1M --rounds 1 --repeats 1 /'
-    's|model/accuracy\.sh build 2 16M 5|model/accuracy.sh build 2 2K 1 1|'
+    's|model/accuracy\.sh build 2 16M 5|RMB_CALIBRATE_ARGS="--tuples 20K --put-bytes 1M --rounds 1 --repeats 1" RMB_DURATION=200ms model/accuracy.sh build 2 2K 1 1|'
     # soak: both joins twice at 2K, then the lock phase cut to 300 ms (the last --duration wins)
     's|jobs/soak\.sh --minutes 10 --repeats 50|RMB_SOAK_LOCK_ARGS="--workload bank --accounts 16 --remote-prob 0.5 --vote-no-prob 0.05 --lock-timeout 10ms --duration 300ms" jobs/soak.sh --minutes 1 --repeats 2 --tuples 2K|'
     's|^scripts/install-deps\.sh && scripts/build\.sh && jobs/local\.sh$|jobs/local.sh --dry-run|'
