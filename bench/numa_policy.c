@@ -29,6 +29,8 @@ static struct {
     double worst;                /* -1: nothing checked */
     uint64_t checks, pages_counted;
     double check_seconds;
+    uint64_t taken_checks, taken_pages; /* at the last numa_placement_stats_since */
+    double taken_seconds;
 #if RMB_HAVE_NUMA
     struct bitmask *mask;        /* nodes for mbind / set_mempolicy */
     int mode;                    /* MPOL_PREFERRED or MPOL_INTERLEAVE */
@@ -69,6 +71,13 @@ void numa_placement_stats(uint64_t *checks, uint64_t *pages_counted, double *sec
     if (checks) *checks = st.checks;
     if (pages_counted) *pages_counted = st.pages_counted;
     if (seconds) *seconds = st.check_seconds;
+}
+
+void numa_placement_stats_since(uint64_t *checks, uint64_t *pages_counted, double *seconds)
+{
+    *checks = st.checks - st.taken_checks, *pages_counted = st.pages_counted - st.taken_pages;
+    *seconds = st.check_seconds - st.taken_seconds;
+    st.taken_checks = st.checks, st.taken_pages = st.pages_counted, st.taken_seconds = st.check_seconds;
 }
 
 bool numa_is_available(void) { return st.available; }

@@ -61,6 +61,8 @@ void numa_placement_record(double fraction);
 double numa_placement_worst(void);
 /* Pages sampled / counted by all checks so far, and their total time in seconds (the check's cost). */
 void numa_placement_stats(uint64_t *checks, uint64_t *pages_counted, double *seconds);
+/* The same counted since the previous call (a run's own checks: --repeat runs reuse pools). */
+void numa_placement_stats_since(uint64_t *checks, uint64_t *pages_counted, double *seconds);
 
 /* Pure arithmetic of the check, testable without a second node: status[i] is the node of page i
  * or a negative errno (-ENOENT: not present, -EFAULT, ...) and is then not counted. */

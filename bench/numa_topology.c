@@ -308,12 +308,12 @@ void numa_report_print_run(const numa_report *rep)
     }
     uint64_t checks = 0, pages = 0;
     double secs = 0;
-    numa_placement_stats(&checks, &pages, &secs);
+    numa_placement_stats_since(&checks, &pages, &secs); /* this run's checks; the worst is since the start */
     if (rep->worst < 0)
         printf("numa placement: not measured (no touched pages checked), policy %s\n", numa_policy_names[rep->policy]);
     else
         printf("numa placement: worst rank %d: %.1f%% of sampled pages on its intended node(s), policy %s "
-               "(rank 0: %" PRIu64 " checks, %" PRIu64 " pages, %.3f ms)\n",
+               "(rank 0 in this run: %" PRIu64 " checks, %" PRIu64 " pages, %.3f ms)\n",
                rep->worst_rank, 100.0 * rep->worst, numa_policy_names[rep->policy], checks, pages, 1e3 * secs);
 }
 
