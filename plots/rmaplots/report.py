@@ -115,11 +115,16 @@ def run_environment(rows):
     if not any(c in r for r in rows for c in cols):
         return f"- run environment: not recorded (CSV older than the columns {', '.join(cols)})"
 
-    def vals(col, empty):
-        got = {r.get(col) or empty for r in rows if col in r}
+    def vals(col, empty, among=rows):
+        got = {r.get(col) or empty for r in among if col in r}
         return ", ".join(sorted(got, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v)))
+    # the variables per MPI library: each launcher sets its own (mpirun --bind-to none: Open MPI's binding policy)
+    per_lib = {lib: vals('mpi_env', '(none)', [r for r in rows if config.mpi_name(r) == lib])
+               for lib in sorted({config.mpi_name(r) for r in rows})}
+    env = "; ".join(f"{lib}: {v}" for lib, v in per_lib.items()) if len(set(per_lib.values())) > 1 \
+        else vals('mpi_env', '(none)')
     return (f"- run environment: {vals('host_cores', '—')} cores/host, oversubscribed: {vals('oversubscribed', '—')}, "
-            f"polling yields: {vals('poll_yield', '—')}, MPI env: {vals('mpi_env', 'none')}")
+            f"polling yields: {vals('poll_yield', '—')}, MPI env: {env}")
 
 
 def run_summary(rows):

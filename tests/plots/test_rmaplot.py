@@ -231,7 +231,7 @@ for name in NAMES:
 check("Dropped 7 join rows (5 failed, 1 refused, 1 warm-up)." in section("\n## Join throughput\n", "|"), "join table: dropped")
 check("Dropped 2 lock rows (2 failed)." in section("\n## Lock table throughput\n", "|"), "lock table: dropped")
 check("Slurm jobs: 4242" in report and "0123456789abcdef" in report, "environment (job, commit) missing")
-check("- run environment: 8 cores/host, oversubscribed: no, polling yields: no, MPI env: none" in lines,
+check("- run environment: 8 cores/host, oversubscribed: no, polling yields: no, MPI env: (none)" in lines,
       "environment lacks the run environment line (host_cores, oversubscribed, poll_yield, mpi_env)")
 
 
@@ -275,6 +275,12 @@ check(len(old_rows) == len(rows) and all(config.configuration(r)[c] == "" for r 
       "a CSV without the environment columns: not loaded, or the columns not empty")
 check(rreport.run_environment(old_rows).startswith("- run environment: not recorded"),
       f"a CSV without the environment columns: {rreport.run_environment(old_rows)}")
+# each library's launcher sets its own variables: the line says which library ran with which
+ompi = next(r for r in rows if config.mpi_name(r).startswith("Open MPI"))
+mpich = next(r for r in rows if config.mpi_name(r).startswith("MPICH"))
+env_line = rreport.run_environment([dict(ompi, mpi_env="OMPI_MCA_mpi_yield_when_idle=1"), dict(mpich, mpi_env="")])
+check(env_line.endswith(f"MPI env: {config.mpi_name(mpich)}: (none); {config.mpi_name(ompi)}: OMPI_MCA_mpi_yield_when_idle=1"),
+      f"MPI environment per library: {env_line}")
 syn = dict(next(r for r in locks if r["workload"] == "synthetic"))
 check(config.configuration(syn) == config.configuration(dict(syn, isolation="serializable")),
       "an isolation level recorded for synthetic (older CSVs) splits its runs")
