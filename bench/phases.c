@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 void phases_init(phase_set *p, const phase_decl *decl)
 {
@@ -34,6 +35,22 @@ void phases_add(phase_set *p, const char *name, double seconds)
     p->t[i] += seconds;
 }
 
+long rmb_minflt(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+void phases_add_faults(phase_set *p, const char *name, long faults)
+{
+    int i = find(p, name);
+    if (i < 0) {
+        fprintf(stderr, "rmabench: internal error: phase '%s' was not declared\n", name);
+        abort();
+    }
+    p->faults[i] += faults;
+}
+
 double phases_get(const phase_set *p, const char *name)
 {
     int i = find(p, name);
@@ -53,11 +70,13 @@ void phases_reduce(const phase_set *p, MPI_Comm comm, phase_stats *out)
     int size;
     MPI_Comm_size(comm, &size);
     memset(out, 0, sizeof *out);
-    double mine[PHASES_MAX + 1], sum[PHASES_MAX + 1], max[PHASES_MAX + 1];
+    /* times, the total and the faults in one reduction each */
+    double mine[2 * PHASES_MAX + 1], sum[2 * PHASES_MAX + 1], max[2 * PHASES_MAX + 1];
     for (int i = 0; i < p->n; i++) mine[i] = p->t[i];
     mine[p->n] = phases_total(p);
-    MPI_Allreduce(mine, sum, p->n + 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(mine, max, p->n + 1, MPI_DOUBLE, MPI_MAX, comm);
+    for (int i = 0; i < p->n; i++) mine[p->n + 1 + i] = (double)p->faults[i];
+    MPI_Allreduce(mine, sum, 2 * p->n + 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(mine, max, 2 * p->n + 1, MPI_DOUBLE, MPI_MAX, comm);
     out->n = p->n;
     double sum_avg = 0;
     for (int i = 0; i < p->n; i++) {
@@ -65,6 +84,7 @@ void phases_reduce(const phase_set *p, MPI_Comm comm, phase_stats *out)
         out->detail[i] = p->detail[i];
         out->avg[i] = sum[i] / size;
         out->max[i] = max[i];
+        out->faults[i] = sum[p->n + 1 + i];
         if (!p->detail[i]) sum_avg += out->avg[i];
     }
     out->total_avg = sum[p->n] / size;
@@ -87,6 +107,26 @@ void phases_print(const phase_stats *s, const char *title)
         char label[40];
         snprintf(label, sizeof label, "%s%s", s->detail[i] ? "  " : "", s->name[i]);
         printf("%-22s %10.4f %10.4f\n", label, s->avg[i], s->max[i]);
+    }
+    printf("%-22s %10.4f %10s\n", "imbalance", s->imbalance, "");
+    printf("%-22s %10.4f %10.4f\n", "total", s->total_avg, s->total_max);
+}
+
+void phases_print_roofline(const phase_stats *s, const char *title, const double *gbs, const double *frac)
+{
+    printf("%-22s %10s %10s", title, "avg [s]", "max [s]");
+    if (gbs) printf(" %10s", "GB/s/rank");
+    if (frac) printf(" %9s", "roofline");
+    printf(" %12s\n", "minor faults");
+    for (int i = 0; i < s->n; i++) {
+        char label[40], g[24] = "-", f[24] = "-";
+        snprintf(label, sizeof label, "%s%s", s->detail[i] ? "  " : "", s->name[i]);
+        printf("%-22s %10.4f %10.4f", label, s->avg[i], s->max[i]);
+        if (gbs && gbs[i] >= 0) snprintf(g, sizeof g, "%.2f", gbs[i]);
+        if (frac && frac[i] >= 0) snprintf(f, sizeof f, "%.3f", frac[i]);
+        if (gbs) printf(" %10s", g);
+        if (frac) printf(" %9s", f);
+        printf(" %12.0f\n", s->faults[i]);
     }
     printf("%-22s %10.4f %10s\n", "imbalance", s->imbalance, "");
     printf("%-22s %10.4f %10.4f\n", "total", s->total_avg, s->total_max);

@@ -22,6 +22,7 @@ typedef struct {
     const char *name[PHASES_MAX];
     bool detail[PHASES_MAX];
     double t[PHASES_MAX];
+    long faults[PHASES_MAX]; /* minor page faults (getrusage ru_minflt) taken inside the phase */
 } phase_set;
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
     bool detail[PHASES_MAX];
     double avg[PHASES_MAX], max[PHASES_MAX];
     double total_avg, total_max, imbalance;
+    double faults[PHASES_MAX]; /* minor page faults, summed over ranks */
 } phase_stats;
 
 /* Start with every declared phase at 0 s (so that a phase with 0 s still shows). */
@@ -38,6 +40,10 @@ void phases_init(phase_set *p, const phase_decl *decl);
  * would silently create a phase whose CSV column does not exist): abort. */
 void phases_add(phase_set *p, const char *name, double seconds);
 double phases_get(const phase_set *p, const char *name);
+/* Minor page faults of this process so far (getrusage RUSAGE_SELF ru_minflt): read it where a
+ * phase's timer starts and stops, and add the difference (fresh memory shows as faults). */
+long rmb_minflt(void);
+void phases_add_faults(phase_set *p, const char *name, long faults);
 /* Sum of main phases on this rank. */
 double phases_total(const phase_set *p);
 
@@ -47,6 +53,9 @@ const double *phase_stats_find(const phase_stats *s, const char *name, int which
 
 /* Print the table (rank 0 only): phase, avg, max; then imbalance and total. */
 void phases_print(const phase_stats *s, const char *title);
+/* The same with, per phase, GB/s per rank and the fraction of the roofline (gbs[i], frac[i]: "-"
+ * where negative; either array may be NULL: no column) and the minor faults summed over ranks. */
+void phases_print_roofline(const phase_stats *s, const char *title, const double *gbs, const double *frac);
 
 static inline double rmb_now(void) { return MPI_Wtime(); }
 

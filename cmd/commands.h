@@ -6,4 +6,5 @@ int lock_main(int argc, char **argv);
 int lock_trace_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);
+int membw_main(int argc, char **argv);
 #endif

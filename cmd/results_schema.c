@@ -8,6 +8,9 @@
 #define TOTALS(X) X(imbalance) X(total)
 #define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
 #define MODEL_COLS(p) "model_" #p,
+/* per phase against the memory roofline (issue 16): GB/s per rank from the bytes the plan says it
+ * moves, the fraction of the roofline, the minor page faults summed over ranks */
+#define ROOF_COLS(p) "t_" #p "_gbs", "t_" #p "_roofline", "t_" #p "_faults",
 
 static const char *const columns[] = {
     /* what ran, and what makes it reproducible */
@@ -25,6 +28,10 @@ static const char *const columns[] = {
     "mem_plan_rank", "mem_peak_rank",
     /* join results */
     PHASES(PHASE_COLS) PHASE_COLS(exchange) TOTALS(PHASE_COLS)
+    PHASES(ROOF_COLS) ROOF_COLS(exchange)
+    /* the roofline: where it came from (model file, membw at startup, none) and its bandwidths in
+     * GB/s per rank (also `rmabench membw`'s results, with the buffer size it measured on) */
+    "roofline_source", "membw_bytes", "membw_read", "membw_write", "membw_write_nt", "membw_copy",
     "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
     /* model predictions (rmabench --model) */
     PHASES(MODEL_COLS) TOTALS(MODEL_COLS)

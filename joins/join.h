@@ -33,6 +33,7 @@ typedef struct {
     int64_t warmup;          /* untimed runs before the --repeat runs (verified, not recorded) */
     const char *output;
     const char *model;         /* parameter file for --model */
+    bool roofline;             /* --roofline: measure the memory roofline at startup (bench/membw.h) */
     int window;                /* win_flavor */
     bool window_pool;          /* keep windows across --repeat runs (rma_window_acquire slots 0, 1) */
     int flush;                 /* rma_flush_mode: how a reused send buffer's put is completed */
@@ -114,6 +115,21 @@ typedef struct {
     const char *simd_used;
 } join_output;
 
+/* The bytes a phase moves through memory on one rank (issue 16's roofline), from the sizes and the
+ * resolved plan alone, never from counters: what the phase's code must read and write at the least
+ * (input, windows, scratch, send buffers), per rank on average over ranks (uniform keys). Data that
+ * stay in the caches (a run being sorted, a hash table, a staging line) are not counted. */
+typedef struct {
+    double read, written;
+} join_phase_bytes;
+
+typedef struct {
+    int ranks;
+    uint64_t r_total, s_total; /* global |R|, |S| */
+    int tuple_bytes;           /* 8 packed or 16: the format that ran (join_output.tuple_bytes) */
+    int passes;                /* radix: local passes; sort-merge: merge passes (join_output.passes) */
+} join_bytes_shape;
+
 /* A join algorithm. The command calls, on every rank of ctx->comm:
  *   plan                  once, after MPI_Init and before R and S are allocated (a run that would
  *                         fail, or not fit, exits 2 before anything large is allocated);
@@ -148,7 +164,14 @@ typedef struct {
     const phase_decl *phases; /* every phase run() adds time to, in display order */
     int (*plan)(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen);
     void (*run)(const join_input *in, join_output *out);
+    /* bytes read and written per rank by a declared phase ({0, 0}: not a streaming phase, e.g.
+     * window_alloc, or time inside another phase); NULL: the algorithm gives none */
+    join_phase_bytes (*bytes)(const char *phase, const join_bytes_shape *s);
 } join_algo;
+
+/* The byte formulas (joins/radix/radix_bytes.c, joins/sortmerge/smj_bytes.c), MPI-free. */
+join_phase_bytes radix_phase_bytes(const char *phase, const join_bytes_shape *s);
+join_phase_bytes sortmerge_phase_bytes(const char *phase, const join_bytes_shape *s);
 
 extern const join_algo radix_join_algo;
 extern const join_algo sortmerge_join_algo;

@@ -46,6 +46,10 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
     /* network */                                                                                                \
     X(bw_host, "GB/s", 1e9, PB_POSITIVE, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
+    /* memory (the phases' roofline, bench/membw.h; optional) */                                               \
+    X(bw_mem_read, "GB/s", 1e9, PB_POSITIVE, "streaming read bandwidth per rank, all ranks of a host reading (rmabench membw)") \
+    X(bw_mem_write, "GB/s", 1e9, PB_POSITIVE, "streaming write bandwidth per rank, all ranks writing: the better of ordinary and non-temporal stores") \
+    X(bw_mem_copy, "GB/s", 1e9, PB_POSITIVE, "streaming copy bandwidth per rank, bytes read + written, all ranks copying") \
     /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
     X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "MPI_Win_allocate time independent of size")                                \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \

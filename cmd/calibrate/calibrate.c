@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "bench/membw.h"
 #include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/output_path.h"
@@ -69,10 +70,24 @@ static void print_params(const model_params *p)
         if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(stderr, "rmabench: calibrate: warning: %s\n", warn);
 }
 
+/* The memory roofline (bench/membw.h, as `rmabench membw`): streaming read, write (the better of
+ * ordinary and non-temporal stores) and copy per rank, all ranks at once: bw_mem_*. */
+static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+{
+    mem_check_host(ctx, (int64_t)membw_rank_bytes((uint64_t)o->membw_bytes), "--membw-bytes", "a smaller --membw-bytes");
+    membw_result m;
+    membw_measure(ctx, (uint64_t)o->membw_bytes, (int)o->repeats, &m);
+    double w = m.rank_median[MEMBW_WRITE] > m.rank_median[MEMBW_WRITE_NT] ? m.rank_median[MEMBW_WRITE]
+                                                                          : m.rank_median[MEMBW_WRITE_NT];
+    params_put(p, MP_bw_mem_read, m.rank_median[MEMBW_READ] * 1e9);
+    params_put(p, MP_bw_mem_write, w * 1e9);
+    params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);
+}
+
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
-    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3};
+    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 128 << 20};
     join_opts jdef;
     join_default_opts(&jdef);
     o.window = jdef.window;
@@ -85,6 +100,9 @@ int calibrate_main(int argc, char **argv)
         {"put-bytes", OPT_BYTES, &o.put_bytes, "bytes each rank puts per bandwidth measurement", 1 << 16, 1ll << 34, NULL, NULL},
         {"window", OPT_CHOICE, &o.window, "window flavour of the joins to model (the join's --window)", 0, 0,
          win_flavor_names, NULL},
+        {"membw-bytes", OPT_BYTES, &o.membw_bytes,
+         "bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*, as rmabench membw --bytes)", 4096,
+         1ll << 40, NULL, NULL},
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
         {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (median per parameter kept)", 1,
          CALIBRATE_ROUNDS_MAX, NULL, NULL},
@@ -119,6 +137,8 @@ int calibrate_main(int argc, char **argv)
     calibrate_network(&ctx, &o, &p);
     double t2 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
+    double t3 = MPI_Wtime();
+    calibrate_membw(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
 
     int status = 0;
@@ -135,8 +155,8 @@ int calibrate_main(int argc, char **argv)
             fprintf(stderr, "rmabench: --output: %s\n", err);
             status = 2;
         } else {
-            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f)\n",
-                   ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, took - (t2 - t0));
+            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f, memory %.1f)\n",
+                   ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0));
             printf("# ");
             bench_ctx_print_environment(&ctx, stdout);
             printf("\n");

@@ -18,6 +18,7 @@ typedef struct {
     int64_t tuples;          /* tuples per rank the compute kernels run on */
     int64_t tuples_per_rank; /* R tuples per rank of the joins the parameters are for; 0 = the join's default */
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
+    int64_t membw_bytes;   /* bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*) */
     int64_t repeats;       /* repetitions per measurement; the median is kept */
     int64_t rounds;        /* rounds of the compute kernels; the median per parameter is kept */
     /* set by calibrate_compute for its parts: */

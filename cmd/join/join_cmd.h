@@ -33,6 +33,17 @@ void join_default_opts(join_opts *o);
  * rank 0) or OPT_ERROR with "--flag: reason" in err. */
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen);
 
+/* The memory roofline the phase table compares each phase with (cmd/join/join_roofline.c):
+ * bandwidths per rank in B/s, from --model's bw_mem_* when it has them, else measured at startup
+ * with --roofline (bench/membw.h), else none (the table shows GB/s and faults only). */
+typedef struct {
+    bool on;
+    double read, write, copy; /* B/s per rank */
+    double write_plain, write_nt; /* measured only (0 from a parameter file) */
+    int64_t bytes;            /* measured on buffers of this size (0 from a parameter file) */
+    char source[560];         /* "model FILE", "membw 64 MiB", "none" (CSV roofline_source) */
+} join_roofline;
+
 /* Everything the runs share: the options, the ranks, the data and what the generator expects. */
 typedef struct {
     join_opts o;
@@ -43,6 +54,7 @@ typedef struct {
     double t_generate;        /* slowest rank */
     numa_report numa;
     join_model_ctx model;     /* --model */
+    join_roofline roof;       /* the phases' memory roofline */
     const join_algo *algos[2];
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
@@ -64,7 +76,19 @@ typedef struct {
     uint64_t got[2];          /* matches, checksum over all ranks */
     bool pass;
     double throughput;        /* input tuples (|R| + |S|) per second of the slowest rank's total */
+    /* per phase (st's order): GB/s per rank from the bytes the plan says it moves over its average
+     * time, and the fraction of the roofline; -1 where no bytes are counted or no roofline */
+    double gbs[PHASES_MAX], frac[PHASES_MAX];
+    bool has_bytes;           /* the algorithm gives byte formulas (join_algo.bytes) */
 } join_run_result;
+
+/* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, 64 MiB
+ * per rank, runs only with --roofline and no bw_mem_* in --model's file). */
+void join_roofline_init(join_session *js);
+/* Fills res->gbs, res->frac from res->st and the algorithm's byte formulas (no MPI). */
+void join_roofline_apply(const join_session *js, join_run_result *res);
+/* The CSV columns t_<phase>_gbs, _roofline, _faults, roofline_source and membw_* of a run. */
+void join_roofline_record(const join_session *js, const join_run_result *res, record *rec);
 
 /* What one rank needs in memory, judged alike by a run (its own slice: join_setup.c) and by --plan
  * (the largest slice: join_plan.c): R and S, plus the larger of the algorithms' plans (they run one

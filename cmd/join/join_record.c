@@ -130,6 +130,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
         record_set(rec, "mem_plan_rank", "%" PRId64, mem[0]);
         record_set(rec, "mem_peak_rank", "%" PRId64, mem[1]);
         phase_columns(rec, &res->st);
+        join_roofline_record(js, res, rec);
         record_set(rec, "repeat_index", "%d", res->index);
         record_set(rec, "throughput", "%.1f", res->throughput);
         record_set(rec, "matches", "%" PRIu64, res->got[0]);

@@ -88,6 +88,10 @@ void join_report_header(const join_session *js)
     }
     for (int i = 0; i < js->nrefused; i++) printf("# %s: refused: %s\n", js->refused[i]->name, js->refusal[i]);
     numa_report_print_header(&js->numa);
+    const join_roofline *r = &js->roof;
+    if (r->on)
+        printf("# roofline (%s): read %.2f, write %.2f, copy %.2f GB/s per rank; a phase's roofline = its bytes (from the "
+               "plan) at these rates over its time\n", r->source, r->read / 1e9, r->write / 1e9, r->copy / 1e9);
     fflush(stdout);
 }
 
@@ -106,7 +110,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
     print_resolved(js, res);
     char title[64];
     snprintf(title, sizeof title, "%s run %d/%d", res->algo->name, res->index + 1, (int)js->o.repeat);
-    phases_print(&res->st, title);
+    phases_print_roofline(&res->st, title, res->has_bytes ? res->gbs : NULL, js->roof.on ? res->frac : NULL);
     printf("throughput: %.2f M input tuples/s\n", res->throughput / 1e6);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",

@@ -25,6 +25,7 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     algo->run(&in, &res->out);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
+    join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
     if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */
 }

@@ -112,6 +112,7 @@ void join_setup(join_session *js, int argc, char **argv)
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
+    join_roofline_init(js); /* before R and S take their memory */
     generate(js);
 }
 

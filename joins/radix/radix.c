@@ -194,21 +194,25 @@ static void run(const join_input *in, join_output *out)
     const radix_format f = radix_format_for(in->wl, in->plan->tuple_bytes == 8, bits); /* as planned */
     const uint64_t W = (uint64_t)f.words;
 
+    long f0 = rmb_minflt(), f1;
     double t = rmb_now();
     radix_layout lay;
     radix_histogram_phase(in, bits, o->assign, &lay);
     double t1 = rmb_now();
     phases_add(ph, "histogram", t1 - t);
+    phases_add_faults(ph, "histogram", (f1 = rmb_minflt()) - f0);
 
     rma_window win[2];
     radix_windows_alloc(in, &lay, &f, win);
     double t2 = rmb_now();
     phases_add(ph, "window_alloc", t2 - t1);
+    phases_add_faults(ph, "window_alloc", (f0 = rmb_minflt()) - f1);
 
     double t_put, t_flush;
     radix_network_partition(in, &lay, &f, win, &t_put, &t_flush);
     double t3 = rmb_now();
     phases_add(ph, "network_partition", t3 - t2);
+    phases_add_faults(ph, "network_partition", (f1 = rmb_minflt()) - f0);
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
 
@@ -232,6 +236,8 @@ static void run(const join_input *in, join_output *out)
     }
     const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
     uint64_t matches = 0, checksum = 0;
+    long flt_local = 0, flt_bp = 0, f4 = rmb_minflt(); /* the scratch above counts as local_partition's */
+    flt_local += f4 - f1;
     double t_local = 0, t_bp = 0, t4 = rmb_now();
     for (uint64_t p = 0; p < lay.nparts; p++) {
         if (lay.owner[p] != ctx->rank) continue;
@@ -240,21 +246,29 @@ static void run(const join_input *in, join_output *out)
             fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][p] * W, scratch[rel],
                                              lay.global[rel][p], &f, &plan, bounds[rel], &lws);
         double t5 = rmb_now();
+        long f5 = rmb_minflt();
         t_local += t5 - t4;
+        flt_local += f5 - f4;
         if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves, UINT64_MAX, &f, p,
                                      hash_shift, &table, &matches, &checksum))
             fail_alloc(ctx, "the hash table");
         t4 = rmb_now();
+        f4 = rmb_minflt();
         t_bp += t4 - t5;
+        flt_bp += f4 - f5;
     }
     radix_local_ws_free(&lws);
     phases_add(ph, "local_partition", t_local);
     phases_add(ph, "build_probe", t_bp);
+    phases_add_faults(ph, "local_partition", flt_local);
+    phases_add_faults(ph, "build_probe", flt_bp);
     double t5 = rmb_now();
+    long f5 = rmb_minflt();
 
     /* releasing the windows is collective: it counts as window_alloc time */
     for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t5);
+    phases_add_faults(ph, "window_alloc", rmb_minflt() - f5);
 
     out->matches = matches;
     out->checksum = checksum;
@@ -270,4 +284,4 @@ static void run(const join_input *in, join_output *out)
     radix_layout_free(&lay);
 }
 
-const join_algo radix_join_algo = {"radix", radix_phases, plan, run};
+const join_algo radix_join_algo = {"radix", radix_phases, plan, run, radix_phase_bytes};

@@ -180,4 +180,4 @@ static void run(const join_input *in, join_output *out)
     MPI_Type_free(&tuple_type);
 }
 
-const join_algo reference_join_algo = {"reference", reference_phases, plan, run};
+const join_algo reference_join_algo = {"reference", reference_phases, plan, run, NULL};

@@ -146,25 +146,32 @@ static void run(const join_input *in, join_output *out)
     MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
 
+    long f0 = rmb_minflt();
     double t0 = rmb_now();
     smj_plan pl;
     smj_range_partition(in, &pl);
     phases_add(ph, "partition", rmb_now() - t0);
+    phases_add_faults(ph, "partition", rmb_minflt() - f0);
 
     /* the windows follow the received share, known only now */
     mem_check_or_exit(ctx, (int64_t)(8 * (uint64_t)pl.words * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
     const int kernels = smj_simd_for_values(simd, pl.values_u64);
 
     t0 = rmb_now();
+    f0 = rmb_minflt();
     rma_window win[RELS];
     smj_windows_alloc(in, &pl, win);
     phases_add(ph, "window_alloc", rmb_now() - t0);
+    phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
 
     t0 = rmb_now();
+    f0 = rmb_minflt();
     smj_sort_phase(in, &pl, win, (size_t)run_size, kernels, ph);
     phases_add(ph, "sort", rmb_now() - t0);
+    phases_add_faults(ph, "sort", rmb_minflt() - f0);
 
     t0 = rmb_now();
+    f0 = rmb_minflt();
     uint64_t *scratch[RELS], *sorted[RELS];
     int passes = 0;
     for (int rel = 0; rel < RELS; rel++) {
@@ -187,8 +194,10 @@ static void run(const join_input *in, join_output *out)
         free(lens);
     }
     phases_add(ph, "merge", rmb_now() - t0);
+    phases_add_faults(ph, "merge", rmb_minflt() - f0);
 
     t0 = rmb_now();
+    f0 = rmb_minflt();
     if (pl.words == 1)
         smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.key_base, pl.rid_base,
                   &out->matches, &out->checksum);
@@ -196,11 +205,14 @@ static void run(const join_input *in, join_output *out)
         smj_wide_match((const tuple_t *)(void *)sorted[REL_R], pl.window[REL_R], (const tuple_t *)(void *)sorted[REL_S],
                        pl.window[REL_S], &out->matches, &out->checksum);
     phases_add(ph, "match", rmb_now() - t0);
+    phases_add_faults(ph, "match", rmb_minflt() - f0);
 
     /* releasing the windows is collective: window_alloc time, as in the radix join */
     t0 = rmb_now();
+    f0 = rmb_minflt();
     for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t0);
+    phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
     out->tuple_bytes = 8 * pl.words;
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
     else out->simd_used = smj_simd_name(simd);
@@ -210,4 +222,4 @@ static void run(const join_input *in, join_output *out)
     out->passes = passes;
 }
 
-const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, plan, run};
+const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, plan, run, sortmerge_phase_bytes};

@@ -24,7 +24,7 @@ awk '/^[A-Za-z_]+ = .*spread [0-9.]+%/ { match($0, /spread [0-9.]+%/); v = subst
          close(FILENAME); if ((v > 10) != warned) { print "FAIL: " name " spread " v "%, warned " warned; bad = 1 } }
      END { exit bad }' "$tmp/params.txt" || fail=1
 for key in mpi_library hosts ranks_per_host P_scan P_partition P_build P_probe P_sort_run P_merge P_match bw_put_intra \
-           t_win_alloc_per_byte t_local_comm t_vote t_clean_up; do
+           t_win_alloc_per_byte t_local_comm t_vote t_clean_up bw_mem_read bw_mem_write bw_mem_copy; do
     grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
 done
 grep -q '^ranks = 2$' "$tmp/params.txt" || { echo "FAIL: ranks = 2 missing"; fail=1; }
@@ -38,6 +38,11 @@ for algo in radix sortmerge; do
 done
 "$rmamodel" lock --params "$tmp/params.txt" --agents 2 --locks-per-txn 4 --remote-prob 0 | tee "$tmp/out" | grep -q '^t_tx: ' ||
     { echo "FAIL: rmamodel lock"; fail=1; }
+# the memory roofline from the file (bw_mem_*): the join's phase table compares with it, no measurement
+"$mpi_check" "$mpirun" 2 --timeout 60 --pass 1 --grep '^# roofline \(model .*params.txt\): read [0-9.]+, write [0-9.]+, copy ' \
+    --grep '^network_partition +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' -- \
+    "$rmabench" join --algo radix --tuples-per-rank 200K --model "$tmp/params.txt" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out"; echo "FAIL: join --model with bw_mem_*"; fail=1; }
 # One host measures no inter-host terms: each command still answers, naming the default profile
 grep -q '^bw_host = ' "$tmp/params.txt" && { echo "FAIL: bw_host measured on one host"; fail=1; }
 for args in "join --algo radix --ranks 16 --ranks-per-host 8 --tuples-per-rank 1M" \

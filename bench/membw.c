@@ -1,0 +1,162 @@
+#include "bench/membw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/memory.h"
+#include "bench/stats.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#define MEMBW_X86 1
+#else
+#define MEMBW_X86 0
+#endif
+
+const char *const membw_kernel_names[MEMBW_KERNELS] = {"read", "write", "write_nt", "copy"};
+
+bool membw_nt_available(void)
+{
+#if MEMBW_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse2");
+#else
+    return false;
+#endif
+}
+
+static volatile uint64_t sink; /* keeps the read kernel's sum alive */
+
+/* Four independent sums: no dependency chain limits the loads. */
+static void k_read(const uint64_t *a, uint64_t n)
+{
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (uint64_t i = 0; i + 4 <= n; i += 4) {
+        s0 += a[i];
+        s1 += a[i + 1];
+        s2 += a[i + 2];
+        s3 += a[i + 3];
+    }
+    sink = s0 + s1 + s2 + s3;
+}
+
+/* Values that vary with i: the compiler cannot turn the loop into memset (glibc's memset switches
+ * to non-temporal stores for large sizes, which is the other kernel). */
+static void k_write(uint64_t *a, uint64_t n, uint64_t v)
+{
+    for (uint64_t i = 0; i < n; i++) a[i] = i + v;
+}
+
+/* Same reason: + v keeps it from becoming memcpy. */
+static void k_copy(uint64_t *restrict b, const uint64_t *restrict a, uint64_t n, uint64_t v)
+{
+    for (uint64_t i = 0; i < n; i++) b[i] = a[i] + v;
+}
+
+#if MEMBW_X86
+__attribute__((target("sse2"))) static void k_write_nt(uint64_t *a, uint64_t n, uint64_t v)
+{
+    __m128i *p = (__m128i *)(void *)a; /* a is page-aligned (mem_alloc_large) */
+    __m128i x = _mm_set_epi64x((long long)(v + 1), (long long)v), inc = _mm_set1_epi64x(2);
+    for (uint64_t i = 0; i < n / 2; i++) {
+        _mm_stream_si128(p + i, x);
+        x = _mm_add_epi64(x, inc);
+    }
+    _mm_sfence();
+}
+#endif
+
+double membw_bound_seconds(double read, double written, double bw_read, double bw_write, double bw_copy)
+{
+    double both = read < written ? read : written;
+    double t = 0;
+    if (both > 0) t += 2 * both / bw_copy;
+    if (read > both) t += (read - both) / bw_read;
+    if (written > both) t += (written - both) / bw_write;
+    return t;
+}
+
+static void fail(const bench_ctx *ctx, const char *what)
+{
+    fprintf(stderr, "rmabench: rank %d: cannot allocate %s\n", ctx->rank, what);
+    MPI_Abort(ctx->comm, 1);
+}
+
+void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, membw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    bytes &= ~(uint64_t)63;
+    if (bytes < 64) bytes = 64;
+    if (repeats < 1) repeats = 1;
+    out->bytes = bytes;
+    out->repeats = repeats;
+    out->nt_native = membw_nt_available();
+    const uint64_t n = bytes / 8;
+    uint64_t *a = mem_alloc_large(bytes), *b = mem_alloc_large(bytes);
+    if (!a || !b) fail(ctx, "the membw buffers");
+    k_write(a, n, 1); /* first touch, untimed */
+    k_write(b, n, 2);
+    double *t = malloc((size_t)repeats * sizeof *t), mine[MEMBW_KERNELS];
+    if (!t) fail(ctx, "the membw timings");
+    for (int k = 0; k < MEMBW_KERNELS; k++) {
+        for (int r = 0; r < repeats; r++) {
+            MPI_Barrier(ctx->comm); /* all ranks of the host stream at once */
+            double t0 = MPI_Wtime();
+            switch (k) {
+            case MEMBW_READ: k_read(a, n); break;
+            case MEMBW_WRITE: k_write(a, n, (uint64_t)r); break;
+#if MEMBW_X86
+            case MEMBW_WRITE_NT:
+                if (out->nt_native) k_write_nt(a, n, (uint64_t)r);
+                else k_write(a, n, (uint64_t)r);
+                break;
+#else
+            case MEMBW_WRITE_NT: k_write(a, n, (uint64_t)r); break;
+#endif
+            default: k_copy(b, a, n, (uint64_t)r); break;
+            }
+            t[r] = MPI_Wtime() - t0;
+        }
+        double med = stats_median(t, repeats);
+        double moved = (double)bytes * (k == MEMBW_COPY ? 2 : 1);
+        mine[k] = med > 0 ? moved / med / 1e9 : 0;
+    }
+    free(t);
+    mem_free_large(a, bytes);
+    mem_free_large(b, bytes);
+
+    /* rank 0 reduces over ranks (O(P) values on one rank, O(1) printed) */
+    double *all = ctx->rank == 0 ? malloc((size_t)ctx->size * MEMBW_KERNELS * sizeof *all) : NULL;
+    if (ctx->rank == 0 && !all) fail(ctx, "the membw results");
+    MPI_Gather(mine, MEMBW_KERNELS, MPI_DOUBLE, all, MEMBW_KERNELS, MPI_DOUBLE, 0, ctx->comm);
+    double res[3 * MEMBW_KERNELS] = {0};
+    if (ctx->rank == 0) {
+        double *col = malloc((size_t)ctx->size * sizeof *col), *host = calloc((size_t)ctx->hosts, sizeof *host);
+        if (!col || !host) fail(ctx, "the membw results");
+        for (int k = 0; k < MEMBW_KERNELS; k++) {
+            memset(host, 0, (size_t)ctx->hosts * sizeof *host);
+            double mn = 0;
+            for (int r = 0; r < ctx->size; r++) {
+                col[r] = all[(size_t)r * MEMBW_KERNELS + (size_t)k];
+                host[ctx->rank_host[r]] += col[r];
+                if (r == 0 || col[r] < mn) mn = col[r];
+            }
+            double hmin = host[0];
+            for (int h = 1; h < ctx->hosts; h++)
+                if (host[h] < hmin) hmin = host[h];
+            res[k] = stats_median(col, ctx->size);
+            res[MEMBW_KERNELS + k] = mn;
+            res[2 * MEMBW_KERNELS + k] = hmin;
+        }
+        free(col);
+        free(host);
+        free(all);
+    }
+    MPI_Bcast(res, 3 * MEMBW_KERNELS, MPI_DOUBLE, 0, ctx->comm);
+    for (int k = 0; k < MEMBW_KERNELS; k++) {
+        out->rank_median[k] = res[k];
+        out->rank_min[k] = res[MEMBW_KERNELS + k];
+        out->host_min[k] = res[2 * MEMBW_KERNELS + k];
+    }
+}

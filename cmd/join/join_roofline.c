@@ -1,0 +1,87 @@
+/* Every join phase against the memory roofline (issue 16). A phase's bytes come from its
+ * algorithm's formulas (join_algo.bytes: the plan and the sizes, never counters); its achieved rate
+ * is (read + written) / its average time over ranks, in GB/s per rank. The roofline time of a
+ * phase (bench/membw.h membw_bound_seconds): the bytes it reads and writes alike stream at the
+ * copy rate, the rest at the read or the write rate (the better of ordinary and non-temporal
+ * stores); the fraction of the roofline is that time over the phase's average time (1 = at the
+ * machine's streaming bandwidth; above 1 when data stayed in the caches or the formula counts
+ * traffic the code avoided). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/membw.h"
+#include "bench/memory.h"
+#include "cmd/join/join_cmd.h"
+
+#define ROOFLINE_BYTES ((int64_t)64 << 20)
+
+void join_roofline_init(join_session *js)
+{
+    join_roofline *r = &js->roof;
+    memset(r, 0, sizeof *r);
+    snprintf(r->source, sizeof r->source, "none");
+    const model_params *p = &js->model.p;
+    if (js->model.on && p->set[MP_bw_mem_read] && p->set[MP_bw_mem_write] && p->set[MP_bw_mem_copy]) {
+        r->on = true;
+        r->read = params_get(p, MP_bw_mem_read);
+        r->write = params_get(p, MP_bw_mem_write);
+        r->copy = params_get(p, MP_bw_mem_copy);
+        snprintf(r->source, sizeof r->source, "model %.540s", js->o.model);
+        return;
+    }
+    if (!js->o.roofline) return;
+    mem_check_host(&js->ctx, (int64_t)membw_rank_bytes((uint64_t)ROOFLINE_BYTES), "--roofline",
+                   "a parameter file with bw_mem_read, bw_mem_write and bw_mem_copy (--model)");
+    membw_result m;
+    membw_measure(&js->ctx, (uint64_t)ROOFLINE_BYTES, 3, &m);
+    r->on = true;
+    r->read = m.rank_median[MEMBW_READ] * 1e9;
+    r->write_plain = m.rank_median[MEMBW_WRITE] * 1e9;
+    r->write_nt = m.rank_median[MEMBW_WRITE_NT] * 1e9;
+    r->write = r->write_plain > r->write_nt ? r->write_plain : r->write_nt;
+    r->copy = m.rank_median[MEMBW_COPY] * 1e9;
+    r->bytes = (int64_t)m.bytes;
+    snprintf(r->source, sizeof r->source, "membw %" PRId64 " MiB", r->bytes >> 20);
+}
+
+void join_roofline_apply(const join_session *js, join_run_result *res)
+{
+    const phase_stats *st = &res->st;
+    res->has_bytes = res->algo->bytes != NULL;
+    const join_bytes_shape shape = {js->ctx.size, js->wl.r_total, js->wl.s_total, (int)res->out.tuple_bytes,
+                                    (int)res->out.passes};
+    for (int i = 0; i < st->n; i++) {
+        res->gbs[i] = res->frac[i] = -1;
+        if (!res->has_bytes || st->detail[i] || st->avg[i] <= 0) continue;
+        join_phase_bytes b = res->algo->bytes(st->name[i], &shape);
+        if (b.read + b.written <= 0) continue;
+        res->gbs[i] = (b.read + b.written) / st->avg[i] / 1e9;
+        if (js->roof.on)
+            res->frac[i] = membw_bound_seconds(b.read, b.written, js->roof.read, js->roof.write, js->roof.copy) / st->avg[i];
+    }
+}
+
+void join_roofline_record(const join_session *js, const join_run_result *res, record *rec)
+{
+    const phase_stats *st = &res->st;
+    const join_roofline *r = &js->roof;
+    char col[64];
+    for (int i = 0; i < st->n; i++) {
+        snprintf(col, sizeof col, "t_%s_faults", st->name[i]);
+        record_set(rec, col, "%.0f", st->faults[i]);
+        snprintf(col, sizeof col, "t_%s_gbs", st->name[i]);
+        if (res->gbs[i] >= 0) record_set(rec, col, "%.4f", res->gbs[i]);
+        snprintf(col, sizeof col, "t_%s_roofline", st->name[i]);
+        if (res->frac[i] >= 0) record_set(rec, col, "%.4f", res->frac[i]);
+    }
+    record_set(rec, "roofline_source", "%s", r->source);
+    if (!r->on) return;
+    if (r->bytes) record_set(rec, "membw_bytes", "%" PRId64, r->bytes);
+    record_set(rec, "membw_read", "%.3f", r->read / 1e9);
+    record_set(rec, "membw_copy", "%.3f", r->copy / 1e9);
+    if (r->bytes) {
+        record_set(rec, "membw_write", "%.3f", r->write_plain / 1e9);
+        record_set(rec, "membw_write_nt", "%.3f", r->write_nt / 1e9);
+    } else record_set(rec, "membw_write", "%.3f", r->write / 1e9);
+}

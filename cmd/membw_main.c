@@ -1,0 +1,87 @@
+/* `rmabench membw`: the machine's streaming memory bandwidth per rank with every rank of a host
+ * streaming at once (bench/membw.h): read, write with ordinary and with non-temporal stores, copy;
+ * the roofline the join's phase table compares each phase with (`rmabench join --roofline`, or
+ * bw_mem_* from `rmabench calibrate`). Prints one line per kernel (O(1) in the rank count) and, with
+ * --output, appends one CSV row (membw_read, membw_write, membw_write_nt, membw_copy: GB/s per rank,
+ * the median over ranks). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench/membw.h"
+#include "bench/memory.h"
+#include "bench/options.h"
+#include "bench/provenance.h"
+#include "bench/record.h"
+#include "bench/version.h"
+#include "cmd/commands.h"
+#include "cmd/results_schema.h"
+
+int membw_main(int argc, char **argv)
+{
+    int64_t bytes = (int64_t)256 << 20, repeats = 5;
+    const char *output = NULL;
+    bool verbose = false;
+    const opt_spec specs[] = {
+        {"bytes", OPT_BYTES, &bytes, "bytes per buffer and rank, far beyond the last-level cache (copy uses two buffers)",
+         4096, 1ll << 40, NULL, NULL},
+        {"repeats", OPT_INT, &repeats, "repetitions per kernel (median kept)", 1, 1000, NULL, NULL},
+        {"output", OPT_STRING, &output, "CSV file to append one row to (the shared results schema)", 0, 0, NULL, NULL},
+        OPT_VERBOSE(&verbose),
+        OPT_END,
+    };
+    const opt_spec *tables[] = {specs, NULL};
+    char err[600];
+    int rc = opt_parse(tables, argc, argv, 2, err, sizeof err);
+    if (rc == OPT_HELP) {
+        if (bench_env_rank() == 0) opt_usage("rmabench membw [flags]", tables);
+        return 0;
+    }
+    if (rc == OPT_ERROR) opt_usage_error("%s", err);
+    if (output && record_check_path(&results_schema, output, err, sizeof err)) opt_usage_error("--output: %s", err);
+
+    bench_pre_init();
+    MPI_Init(&argc, &argv);
+    bench_ctx ctx;
+    bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    mem_check_host(&ctx, (int64_t)membw_rank_bytes((uint64_t)bytes), "--bytes", "a smaller --bytes");
+    membw_result m;
+    membw_measure(&ctx, (uint64_t)bytes, (int)repeats, &m);
+    int status = 0;
+    if (ctx.rank == 0) {
+        char b[32];
+        mem_format((int64_t)m.bytes, b, sizeof b);
+        printf("# rmabench membw: %s per buffer and rank, median of %d; ", b, m.repeats);
+        bench_ctx_print_placement(&ctx, stdout, verbose);
+        printf("; %s; commit %s\n", ctx.mpi_library, RMB_GIT_COMMIT);
+        printf("# non-temporal stores: %s; copy counts bytes read + written\n",
+               m.nt_native ? "SSE2 _mm_stream_si128" : "not available (ordinary stores)");
+        printf("%-10s %16s %16s %16s\n", "kernel", "GB/s per rank", "min rank GB/s", "GB/s per host");
+        for (int k = 0; k < MEMBW_KERNELS; k++)
+            printf("%-10s %16.2f %16.2f %16.2f\n", membw_kernel_names[k], m.rank_median[k], m.rank_min[k], m.host_min[k]);
+        fflush(stdout);
+        if (output) {
+            char command[1024];
+            provenance_command_line(argc, argv, command, sizeof command);
+            record *rec = record_new(&results_schema);
+            provenance_columns(rec, &ctx, "membw", command, 0);
+            provenance_outcome(rec, true);
+            record_set(rec, "repeats", "%d", m.repeats);
+            record_set(rec, "membw_bytes", "%" PRIu64, m.bytes);
+            for (int k = 0; k < MEMBW_KERNELS; k++) {
+                char col[32];
+                snprintf(col, sizeof col, "membw_%s", membw_kernel_names[k]);
+                record_set(rec, col, "%.3f", m.rank_median[k]);
+            }
+            if (record_append(rec, output, err, sizeof err)) {
+                fprintf(stderr, "rmabench: --output: %s\n", err);
+                status = 2;
+            }
+            record_free(rec);
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.comm);
+    bench_ctx_free(&ctx);
+    MPI_Finalize();
+    return status;
+}

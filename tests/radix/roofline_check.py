@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""The memory roofline (issue 16): `rmabench membw --bytes 16M --repeats 2` at 2 ranks prints its
+table and writes membw_read/write/write_nt/copy > 0; `rmabench join --algo both --roofline` at 2 ranks
+prints the roofline header and per phase GB/s, fraction and faults, and its rows have, for every
+phase the algorithm counts bytes of, t_<phase>_gbs > 0, t_<phase>_roofline in (0, 1.5], and for
+every phase t_<phase>_faults >= 0, with roofline_source "membw ...".
+   roofline_check.py MPIRUN RMABENCH"""
+import csv, os, re, subprocess, sys, tempfile
+
+mpirun, rmabench = sys.argv[1:3]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+COUNTED = {"radix": ("histogram", "network_partition", "local_partition", "build_probe"),
+           "sortmerge": ("partition", "sort", "merge", "match")}
+ALL = {"radix": COUNTED["radix"] + ("window_alloc",), "sortmerge": COUNTED["sortmerge"] + ("window_alloc",)}
+fail = []
+
+
+def run(args, path):
+    p = subprocess.run([mpirun, "-n", "2", rmabench] + args + ["--output", path], env=ENV, capture_output=True,
+                       text=True, timeout=240)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(args)}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    with open(path, newline="") as f:
+        return p.stdout, list(csv.DictReader(f))
+
+
+def num(row, col):
+    try:
+        return float(row.get(col, ""))
+    except ValueError:
+        return None
+
+
+with tempfile.TemporaryDirectory() as d:
+    out, rows = run(["membw", "--bytes", "16M", "--repeats", "2"], os.path.join(d, "membw.csv"))
+    for k in ("read", "write", "write_nt", "copy"):
+        if not re.search(rf"^{k} +[0-9.]+ +[0-9.]+ +[0-9.]+$", out, re.M):
+            fail.append(f"membw: no table line for {k}")
+        v = num(rows[0], f"membw_{k}") if len(rows) == 1 else None
+        if v is None or v <= 0:
+            fail.append(f"membw: membw_{k} = {v}")
+    out, rows = run(["join", "--algo", "both", "--tuples-per-rank", "1M", "--roofline"], os.path.join(d, "join.csv"))
+    if not re.search(r"^# roofline \(membw 64 MiB\): read [0-9.]+, write [0-9.]+, copy [0-9.]+ GB/s", out, re.M):
+        fail.append("join: no roofline header line")
+    if len(re.findall(r"GB/s/rank +roofline +minor faults$", out, re.M)) != 2:
+        fail.append("join: the phase tables lack the GB/s, roofline and faults columns")
+    if sorted(r["algo"] for r in rows) != ["radix", "sortmerge"]:
+        fail.append(f"join: rows {[r.get('algo') for r in rows]}")
+    for r in rows:
+        a = r["algo"]
+        if not r.get("roofline_source", "").startswith("membw "):
+            fail.append(f"{a}: roofline_source {r.get('roofline_source')!r}")
+        for k in ("read", "write", "write_nt", "copy"):
+            if (num(r, f"membw_{k}") or 0) <= 0:
+                fail.append(f"{a}: membw_{k} = {r.get('membw_' + k)!r}")
+        for ph in COUNTED.get(a, ()):
+            g, fr = num(r, f"t_{ph}_gbs"), num(r, f"t_{ph}_roofline")
+            if g is None or g <= 0:
+                fail.append(f"{a}: t_{ph}_gbs = {r.get(f't_{ph}_gbs')!r}")
+            if fr is None or not 0 < fr <= 1.5:
+                fail.append(f"{a}: t_{ph}_roofline = {r.get(f't_{ph}_roofline')!r}, not in (0, 1.5]")
+        for ph in ALL.get(a, ()):
+            f = num(r, f"t_{ph}_faults")
+            if f is None or f < 0 or f != int(f):
+                fail.append(f"{a}: t_{ph}_faults = {r.get(f't_{ph}_faults')!r}")
+        if num(r, "t_window_alloc_gbs") is not None:
+            fail.append(f"{a}: window_alloc has GB/s but no bytes are counted for it")
+if fail:
+    sys.exit("FAIL: " + "\n".join(fail))
+print("roofline: membw and the joins' per-phase GB/s, roofline fractions and faults present")
