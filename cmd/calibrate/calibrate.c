@@ -84,6 +84,19 @@ static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model
     params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);
 }
 
+/* What the parameter file says about where it was measured (rank 0). */
+static void fill_info(model_params *p, const bench_ctx *ctx)
+{
+    snprintf(p->info[MI_mpi_library], sizeof p->info[MI_mpi_library], "%s", ctx->mpi_library);
+    snprintf(p->info[MI_mpi_version], sizeof p->info[MI_mpi_version], "%.250s", ctx->mpi_version);
+    snprintf(p->info[MI_hosts], sizeof p->info[MI_hosts], "%d", ctx->hosts);
+    snprintf(p->info[MI_ranks], sizeof p->info[MI_ranks], "%d", ctx->size);
+    snprintf(p->info[MI_ranks_per_host], sizeof p->info[MI_ranks_per_host], "%d", ctx->ranks_per_host);
+    snprintf(p->info[MI_hostnames], sizeof p->info[MI_hostnames], "%.250s", ctx->hostnames);
+    bench_timestamp(p->info[MI_calibrated_at], sizeof p->info[MI_calibrated_at]);
+    snprintf(p->info[MI_git_commit], sizeof p->info[MI_git_commit], "%s", RMB_GIT_COMMIT);
+}
+
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
@@ -143,14 +156,7 @@ int calibrate_main(int argc, char **argv)
 
     int status = 0;
     if (ctx.rank == 0) {
-        snprintf(p.info[MI_mpi_library], sizeof p.info[MI_mpi_library], "%s", ctx.mpi_library);
-        snprintf(p.info[MI_mpi_version], sizeof p.info[MI_mpi_version], "%.250s", ctx.mpi_version);
-        snprintf(p.info[MI_hosts], sizeof p.info[MI_hosts], "%d", ctx.hosts);
-        snprintf(p.info[MI_ranks], sizeof p.info[MI_ranks], "%d", ctx.size);
-        snprintf(p.info[MI_ranks_per_host], sizeof p.info[MI_ranks_per_host], "%d", ctx.ranks_per_host);
-        snprintf(p.info[MI_hostnames], sizeof p.info[MI_hostnames], "%.250s", ctx.hostnames);
-        bench_timestamp(p.info[MI_calibrated_at], sizeof p.info[MI_calibrated_at]);
-        snprintf(p.info[MI_git_commit], sizeof p.info[MI_git_commit], "%s", RMB_GIT_COMMIT);
+        fill_info(&p, &ctx);
         if (params_write(&p, output, err, sizeof err)) {
             fprintf(stderr, "rmabench: --output: %s\n", err);
             status = 2;

@@ -29,8 +29,13 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # planned and measured memory (rmabench join/lock --plan agree with them): derived from
               # the configuration, not part of it
               "mem_plan_rank", "mem_peak_rank", "mailbox_server_bytes", "mailbox_agent_bytes",
-              "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned"}
-MEASURED_PREFIXES = ("t_", "model_", "lat_")
+              "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned",
+              # where the phases' memory roofline came from (a file, a measurement at startup, none):
+              # it changes the roofline columns, never the join's times
+              "roofline_source"}
+# measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
+# memory bandwidths (rmabench membw, or the join's --roofline measurement)
+MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
 
 # host_cores, oversubscribed, poll_yield and mpi_env: the environment that changes performance
 # (bench/context.h); '' in CSVs older than these columns
