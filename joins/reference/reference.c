@@ -165,15 +165,19 @@ static void run(const join_input *in, join_output *out)
     MPI_CHECK(ctx->rank, MPI_Type_contiguous(2, MPI_UINT64_T, &tuple_type));
     MPI_CHECK(ctx->rank, MPI_Type_commit(&tuple_type));
 
+    long f0 = rmb_minflt();
     double t0 = rmb_now();
     uint64_t nr, ns;
     tuple_t *r = exchange(ctx, in->opt, in->r, in->r_n, tuple_type, &nr);
     tuple_t *s = exchange(ctx, in->opt, in->s, in->s_n, tuple_type, &ns);
     double t1 = rmb_now();
     phases_add(&out->phases, "exchange", t1 - t0);
+    long f1 = rmb_minflt();
+    phases_add_faults(&out->phases, "exchange", f1 - f0);
 
     build_probe(ctx, r, nr, s, ns, &out->matches, &out->checksum);
     phases_add(&out->phases, "build_probe", rmb_now() - t1);
+    phases_add_faults(&out->phases, "build_probe", rmb_minflt() - f1);
 
     free(r);
     free(s);
