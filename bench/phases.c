@@ -25,15 +25,18 @@ static int find(const phase_set *p, const char *name)
     return -1;
 }
 
-void phases_add(phase_set *p, const char *name, double seconds)
+/* a typo in a phase name must not create a phase whose CSV column nobody writes */
+static int declared(const phase_set *p, const char *name)
 {
     int i = find(p, name);
     if (i < 0) {
         fprintf(stderr, "rmabench: internal error: phase '%s' was not declared\n", name);
         abort();
     }
-    p->t[i] += seconds;
+    return i;
 }
+
+void phases_add(phase_set *p, const char *name, double seconds) { p->t[declared(p, name)] += seconds; }
 
 long rmb_minflt(void)
 {
@@ -41,15 +44,7 @@ long rmb_minflt(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
-void phases_add_faults(phase_set *p, const char *name, long faults)
-{
-    int i = find(p, name);
-    if (i < 0) {
-        fprintf(stderr, "rmabench: internal error: phase '%s' was not declared\n", name);
-        abort();
-    }
-    p->faults[i] += faults;
-}
+void phases_add_faults(phase_set *p, const char *name, long faults) { p->faults[declared(p, name)] += faults; }
 
 double phases_get(const phase_set *p, const char *name)
 {
@@ -98,18 +93,6 @@ const double *phase_stats_find(const phase_stats *s, const char *name, int which
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->name[i], name) == 0) return which ? &s->max[i] : &s->avg[i];
     return NULL;
-}
-
-void phases_print(const phase_stats *s, const char *title)
-{
-    printf("%-22s %10s %10s\n", title, "avg [s]", "max [s]");
-    for (int i = 0; i < s->n; i++) {
-        char label[40];
-        snprintf(label, sizeof label, "%s%s", s->detail[i] ? "  " : "", s->name[i]);
-        printf("%-22s %10.4f %10.4f\n", label, s->avg[i], s->max[i]);
-    }
-    printf("%-22s %10.4f %10s\n", "imbalance", s->imbalance, "");
-    printf("%-22s %10.4f %10.4f\n", "total", s->total_avg, s->total_max);
 }
 
 void phases_print_roofline(const phase_stats *s, const char *title, const double *gbs, const double *frac)

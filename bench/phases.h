@@ -51,10 +51,9 @@ double phases_total(const phase_set *p);
 void phases_reduce(const phase_set *p, MPI_Comm comm, phase_stats *out);
 const double *phase_stats_find(const phase_stats *s, const char *name, int which /*0 avg, 1 max*/);
 
-/* Print the table (rank 0 only): phase, avg, max; then imbalance and total. */
-void phases_print(const phase_stats *s, const char *title);
-/* The same with, per phase, GB/s per rank and the fraction of the roofline (gbs[i], frac[i]: "-"
- * where negative; either array may be NULL: no column) and the minor faults summed over ranks. */
+/* Print the table (rank 0 only): phase, avg, max, then per phase GB/s per rank and the fraction
+ * of the roofline (gbs[i], frac[i]: "-" where negative; either array may be NULL: no column) and
+ * the minor faults summed over ranks; then imbalance and total. */
 void phases_print_roofline(const phase_stats *s, const char *title, const double *gbs, const double *frac);
 
 static inline double rmb_now(void) { return MPI_Wtime(); }
