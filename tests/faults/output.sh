@@ -61,7 +61,10 @@ csv=$work/results.csv
 "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="second" >/dev/null || fail "rmabench record"
 cp "$csv" "$work/before.csv"
 size=$(stat -c %s "$csv")
-limit=$(( (size + 100 + 511) / 512 ))   # ulimit -f counts 512-byte blocks: room for part of a row only
+# bash's ulimit -f counts 1024-byte blocks (512 only in POSIX mode): room for at most 1123 more bytes,
+# part of the 3000-byte row below; the limit and the row are checked to disagree before the run
+limit=$(( (size + 100 + 1023) / 1024 ))
+(( limit * 1024 < size + 3000 )) || fail "file-size limit $limit KiB leaves room for the whole row: fix the test"
 expect "file-size limit (record)" 2 "^rmabench: .*$csv: cannot write: File too large\$" -- \
     bash -c "trap '' XFSZ; ulimit -f $limit; exec \"\$@\"" _ "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="$(printf 'x%.0s' $(seq 3000))"
 cmp -s "$csv" "$work/before.csv" && ok "nothing half-written: the file is byte for byte as before" || fail "the file changed"
