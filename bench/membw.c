@@ -55,7 +55,7 @@ static void k_copy(uint64_t *restrict b, const uint64_t *restrict a, uint64_t n,
 }
 
 #if MEMBW_X86
-__attribute__((target("sse2"))) static void k_write_nt(uint64_t *a, uint64_t n, uint64_t v)
+__attribute__((target("sse2"))) static void k_write_nt_sse2(uint64_t *a, uint64_t n, uint64_t v)
 {
     __m128i *p = (__m128i *)(void *)a; /* a is page-aligned (mem_alloc_large) */
     __m128i x = _mm_set_epi64x((long long)(v + 1), (long long)v), inc = _mm_set1_epi64x(2);
@@ -66,6 +66,19 @@ __attribute__((target("sse2"))) static void k_write_nt(uint64_t *a, uint64_t n, 
     _mm_sfence();
 }
 #endif
+
+/* Non-temporal stores where the CPU has them (nt: membw_nt_available), else the ordinary loop. */
+static void k_write_nt(uint64_t *a, uint64_t n, uint64_t v, bool nt)
+{
+#if MEMBW_X86
+    if (nt) {
+        k_write_nt_sse2(a, n, v);
+        return;
+    }
+#endif
+    (void)nt;
+    k_write(a, n, v);
+}
 
 double membw_bound_seconds(double read, double written, double bw_read, double bw_write, double bw_copy)
 {
@@ -83,11 +96,13 @@ static void fail(const bench_ctx *ctx, const char *what)
     MPI_Abort(ctx->comm, 1);
 }
 
-void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, membw_result *out)
+void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, const char *flag, const char *advice,
+                   membw_result *out)
 {
     memset(out, 0, sizeof *out);
     bytes &= ~(uint64_t)63;
     if (bytes < 64) bytes = 64;
+    mem_check_host(ctx, (int64_t)(2 * bytes), flag, advice); /* two buffers per rank */
     if (repeats < 1) repeats = 1;
     out->bytes = bytes;
     out->repeats = repeats;
@@ -106,14 +121,7 @@ void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, membw_resu
             switch (k) {
             case MEMBW_READ: k_read(a, n); break;
             case MEMBW_WRITE: k_write(a, n, (uint64_t)r); break;
-#if MEMBW_X86
-            case MEMBW_WRITE_NT:
-                if (out->nt_native) k_write_nt(a, n, (uint64_t)r);
-                else k_write(a, n, (uint64_t)r);
-                break;
-#else
-            case MEMBW_WRITE_NT: k_write(a, n, (uint64_t)r); break;
-#endif
+            case MEMBW_WRITE_NT: k_write_nt(a, n, (uint64_t)r, out->nt_native); break;
             default: k_copy(b, a, n, (uint64_t)r); break;
             }
             t[r] = MPI_Wtime() - t0;

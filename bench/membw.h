@@ -24,16 +24,21 @@ typedef struct {
     int repeats;
 } membw_result;
 
-/* The memory a measurement of `bytes` needs per rank: two buffers. */
-static inline uint64_t membw_rank_bytes(uint64_t bytes) { return 2 * bytes; }
-
 /* Whether this CPU gives the non-temporal store kernel (MPI-free). */
 bool membw_nt_available(void);
 
-/* Collective over ctx->comm: allocates two buffers of `bytes` per rank (the caller checks the
- * memory first: mem_check_host), touches them, runs each kernel `repeats` times with a barrier
- * before every repetition, frees them. Identical result on every rank. */
-void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, membw_result *out);
+/* Collective over ctx->comm: checks that two buffers of `bytes` per rank fit the host (else exits 2
+ * naming `flag`, with `advice`: mem_check_host), allocates and touches them, runs each kernel
+ * `repeats` times with a barrier before every repetition, frees them. Identical result on every rank. */
+void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, const char *flag, const char *advice,
+                   membw_result *out);
+
+/* The write rate a phase can reach: the better of ordinary and non-temporal stores (GB/s). */
+static inline double membw_write_best(const membw_result *m)
+{
+    return m->rank_median[MEMBW_WRITE] > m->rank_median[MEMBW_WRITE_NT] ? m->rank_median[MEMBW_WRITE]
+                                                                        : m->rank_median[MEMBW_WRITE_NT];
+}
 
 /* The roofline of a phase that reads `read` and writes `written` bytes, as seconds at the given
  * bandwidths (B/s): the part it reads and writes alike (min of the two) streams at the copy rate

@@ -74,13 +74,10 @@ static void print_params(const model_params *p)
  * ordinary and non-temporal stores) and copy per rank, all ranks at once: bw_mem_*. */
 static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
-    mem_check_host(ctx, (int64_t)membw_rank_bytes((uint64_t)o->membw_bytes), "--membw-bytes", "a smaller --membw-bytes");
     membw_result m;
-    membw_measure(ctx, (uint64_t)o->membw_bytes, (int)o->repeats, &m);
-    double w = m.rank_median[MEMBW_WRITE] > m.rank_median[MEMBW_WRITE_NT] ? m.rank_median[MEMBW_WRITE]
-                                                                          : m.rank_median[MEMBW_WRITE_NT];
+    membw_measure(ctx, (uint64_t)o->membw_bytes, (int)o->repeats, "--membw-bytes", "a smaller --membw-bytes", &m);
     params_put(p, MP_bw_mem_read, m.rank_median[MEMBW_READ] * 1e9);
-    params_put(p, MP_bw_mem_write, w * 1e9);
+    params_put(p, MP_bw_mem_write, membw_write_best(&m) * 1e9);
     params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);
 }
 

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "bench/membw.h"
-#include "bench/memory.h"
 #include "cmd/join/join_cmd.h"
 
 #define ROOFLINE_BYTES ((int64_t)64 << 20)
@@ -31,15 +30,14 @@ void join_roofline_init(join_session *js)
         return;
     }
     if (!js->o.roofline) return;
-    mem_check_host(&js->ctx, (int64_t)membw_rank_bytes((uint64_t)ROOFLINE_BYTES), "--roofline",
-                   "a parameter file with bw_mem_read, bw_mem_write and bw_mem_copy (--model)");
     membw_result m;
-    membw_measure(&js->ctx, (uint64_t)ROOFLINE_BYTES, 3, &m);
+    membw_measure(&js->ctx, (uint64_t)ROOFLINE_BYTES, 3, "--roofline",
+                  "a parameter file with bw_mem_read, bw_mem_write and bw_mem_copy (--model)", &m);
     r->on = true;
     r->read = m.rank_median[MEMBW_READ] * 1e9;
     r->write_plain = m.rank_median[MEMBW_WRITE] * 1e9;
     r->write_nt = m.rank_median[MEMBW_WRITE_NT] * 1e9;
-    r->write = r->write_plain > r->write_nt ? r->write_plain : r->write_nt;
+    r->write = membw_write_best(&m) * 1e9;
     r->copy = m.rank_median[MEMBW_COPY] * 1e9;
     r->bytes = (int64_t)m.bytes;
     snprintf(r->source, sizeof r->source, "membw %" PRId64 " MiB", r->bytes >> 20);
