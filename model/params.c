@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/options.h"
+#include "bench/stats.h"
 #include "bench/output_path.h"
 #include "bench/text_input.h"
 
@@ -262,15 +263,9 @@ void params_put_spread(model_params *p, int i, const double *v, int n)
     double w[64];
     if (n > 64) n = 64;
     for (int k = 0; k < n; k++) w[k] = v[k];
-    for (int a = 1; a < n; a++) /* insertion sort: a few rounds */
-        for (int b = a; b > 0 && w[b - 1] > w[b]; b--) {
-            double t = w[b];
-            w[b] = w[b - 1];
-            w[b - 1] = t;
-        }
+    sp->median = stats_median(w, n); /* sorts w */
     sp->min = w[0];
     sp->max = w[n - 1];
-    sp->median = n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
     sp->rounds = n;
 }
 
