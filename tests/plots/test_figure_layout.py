@@ -1,7 +1,7 @@
 """Every figure rmaplot draws can be read. The figures are drawn through rmaplots.report.write (the
 path rmaplot report saves by) from the committed fixture and from variants of it, and each one is
 checked once it is laid out, before it is written (rmaplots.style.BEFORE_SAVE), by
-rmaplots.style.layout_problems:
+rmaplots.layout.layout_problems:
 - every text (titles, axis and tick labels, legend entries and titles, notes) lies wholly on the
   canvas (1 px slack);
 - no legend covers the data of any axes (the points of its lines and samples along them, bars,
@@ -22,7 +22,7 @@ import time
 
 rmaplot, fixture = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.realpath(rmaplot)))
-from rmaplots import data, report, style  # noqa: E402
+from rmaplots import data, layout, report, style  # noqa: E402
 
 started = time.monotonic()
 failures = []
@@ -54,7 +54,7 @@ def sample(bad):
     style.finish(fig)
     if bad:
         ax.yaxis.set_label_coords(-3, 0.5)
-    problems = style.layout_problems(fig)
+    problems = layout.layout_problems(fig)
     style.plt.close(fig)
     return problems
 
@@ -74,7 +74,7 @@ variant = [""]
 
 
 def collect(fig, name):
-    found[(variant[0], name)] = (style.layout_problems(fig), [t.get_text() for t in style.drawn_texts(fig)])
+    found[(variant[0], name)] = (layout.layout_problems(fig), [t.get_text() for t in layout.drawn_texts(fig)])
 
 
 style.BEFORE_SAVE.append(collect)
