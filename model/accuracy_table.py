@@ -25,6 +25,12 @@ def med(rs, col):
     return statistics.median(v) if v else None
 
 
+def rel_err(rs, measured, model):
+    """(model - measured) / measured of the medians over rows rs, None when either is missing."""
+    m, p = med(rs, measured), med(rs, model)
+    return (p - m) / m if m and p is not None else None
+
+
 def quantities(names):
     return ([(n, f"t_{n}_avg", f"model_{n}", TARGET_PHASE) for n in names] +
             [("total", "t_total_max", "model_total", None),
@@ -55,11 +61,11 @@ def main(dirs):
         for name, mcol, pcol, target in quantities(names):
             meas = [med(rs, mcol) for rs in per_cal]
             pred = [med(rs, pcol) for rs in per_cal]
-            errs = [(p - m) / m for m, p in zip(meas, pred) if m and p is not None]
+            per = [(os.path.basename(d), (p - m) / m) for d, m, p in zip(dirs, meas, pred) if m and p is not None]
+            errs = [e for _, e in per]
             if not errs:
                 continue
-            miss = [f"{os.path.basename(d)} {(p - m) / m:+.0%}" for d, m, p in zip(dirs, meas, pred)
-                    if target is not None and m and p is not None and abs((p - m) / m) > target]
+            miss = [f"{cal} {e:+.0%}" for cal, e in per if target is not None and abs(e) > target]
             verdict = "" if target is None else (f"{len(errs) - len(miss)}/{len(errs)} within {target:.0%}")
             if target is not None:
                 compared += 1
@@ -70,8 +76,7 @@ def main(dirs):
             print(f"  {name:<24} {statistics.median(ms):9.4f} {statistics.median(ps):9.4f} "
                   f"{pct(statistics.median(errs)):>8} {pct(min(errs)):>8} {pct(max(errs)):>8}  {verdict}")
     lk = [[r for r in rows_of(os.path.join(d, "lock.csv")) if r.get("model_throughput")] for d in dirs]
-    errs = [(med(rs, "model_throughput") - med(rs, "throughput")) / med(rs, "throughput")
-            for rs in lk if rs and med(rs, "throughput")]
+    errs = [e for e in (rel_err(rs, "throughput", "model_throughput") for rs in lk if rs) if e is not None]
     if errs:
         allr = [r for rs in lk for r in rs]
         print(f"lock: {len(allr)} runs, 1 server + 1 agent, 10 locks per transaction (reported, no target)")
