@@ -299,3 +299,38 @@ rmb_slurm_init() {
         echo "rmabench jobs: results in $RMB_OUT"
     fi
 }
+
+# --- the thesis catalogue (jobs/figure.sh, jobs/slurm/figure.sbatch) ------------------------------
+# rmb_catalogue_plan ID SCALE PARAMS: rmb_run every run of the sweep of catalogue entry ID at SCALE
+# (local: this machine, one host; slurm: inside the allocation, RMB_PPN ranks per node where the run
+# names none, runs beyond the allocation skipped). In a run's arguments @csv becomes --output
+# $RMB_CSV, @params PARAMS, @model --model PARAMS once PARAMS exists (dry and counting runs: always).
+# At Slurm scale the campaign's calibrate job wrote PARAMS: the sweep's own calibrate runs are skipped.
+rmb_catalogue_plan() { # ID SCALE PARAMS
+    local id=$1 scale=$2 params=$3 label np ppn args a nodes
+    local -a words cmd
+    while IFS=$'\t' read -r -u 3 label np ppn args; do
+        [[ $label == "#"* || -z $label ]] && continue
+        [[ $scale == slurm && $label == calibrate ]] && continue
+        nodes=1
+        if [[ $scale == slurm ]]; then
+            [[ $ppn == - ]] && ppn=$RMB_PPN
+            nodes=$(( (np + ppn - 1) / ppn ))
+            if (( nodes > RMB_NODES )); then
+                [[ $RMB_COUNTING == 1 ]] || echo "[skip] $label: needs $nodes nodes of $ppn ranks, the allocation has $RMB_NODES"
+                continue
+            fi
+        fi
+        read -r -a words <<<"$args"
+        cmd=()
+        for a in "${words[@]}"; do
+            case $a in
+            @csv) cmd+=(--output "$RMB_CSV") ;;
+            @params) cmd+=("$params") ;;
+            @model) [[ -s $params || $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 ]] && cmd+=(--model "$params") ;;
+            *) cmd+=("$a") ;;
+            esac
+        done
+        rmb_run "$label" "$nodes" "$np" -- "${cmd[@]}"
+    done 3< <("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue runs "$id" "$scale")
+}

@@ -4,10 +4,16 @@ import sys
 
 from . import data, safeio
 
-USAGE = "usage: rmaplot figures|report RESULTS.csv... --out DIR"
+USAGE = ("usage: rmaplot figures|report RESULTS.csv... --out DIR | rmaplot figure ID RESULTS.csv... --out DIR "
+         "[--params FILE] | rmaplot catalogue [ids|runs ID local|slurm]")
 HELP = USAGE + """
   figures   draw every figure the rows allow (PNG) into DIR
   report    the figures, plus DIR/report.md: tables per configuration and the model comparison
+  figure    one entry of the thesis catalogue (jobs/figure.sh): DIR/ID.png (figures) and DIR/ID.md
+            (its table, the thesis' numbers beside ours, one line comparing them); --params: the
+            calibrate params file of its sweep (Fig 3.7 draws its bw_put_intra)
+  catalogue the catalogue (ids: the ids only; runs ID SCALE: the runs of ID's sweep, one a line:
+            label, ranks, ranks per host or -, rmabench arguments; tab-separated)
 Rows are grouped by their full configuration (plots/rmaplots/config.py); failed and refused rows
 are left out and counted. Runs with Debian's /usr/bin/python3 (matplotlib from python3-matplotlib)."""
 
@@ -20,32 +26,15 @@ def main(argv):
         print(USAGE, file=sys.stderr)
         return 2
     cmd, rest = argv[0], argv[1:]
+    if cmd == "catalogue":
+        return catalogue_cmd(rest)
+    if cmd == "figure":
+        return figure_cmd(rest)
     if cmd not in ("figures", "report"):
         print(f"rmaplot: '{cmd}': unknown command ({USAGE})", file=sys.stderr)
         return 2
-    files, out = [], None
-    i = 0
-    while i < len(rest):
-        if rest[i] == "--out":
-            if i + 1 >= len(rest):
-                print("rmaplot: --out: needs a directory", file=sys.stderr)
-                return 2
-            out = rest[i + 1]
-            i += 2
-        elif rest[i].startswith("--out="):
-            out = rest[i][6:]
-            i += 1
-        elif rest[i].startswith("-"):
-            print(f"rmaplot: {rest[i]}: unknown flag ({USAGE})", file=sys.stderr)
-            return 2
-        else:
-            files.append(rest[i])
-            i += 1
-    if not files:
-        print(f"rmaplot: no results CSV given ({USAGE})", file=sys.stderr)
-        return 2
-    if not out:
-        print("rmaplot: --out: required (directory for figures and report)", file=sys.stderr)
+    files, out, _ = parse_files(rest)
+    if files is None:
         return 2
     try:
         rows = data.load(files)
@@ -82,4 +71,89 @@ def main(argv):
             print(f"rmaplot: note: {f[:-4]}: {x}")
     if cmd == "report":
         print(f"rmaplot: wrote {path}")
+    return 0
+
+
+def parse_files(rest, extra=()):
+    """(CSV files, --out, {flag: value} of the extra flags) of a command line; (None, None, None)
+    after printing why it is wrong."""
+    files, out, opts = [], None, {}
+    i = 0
+    while i < len(rest):
+        if rest[i] in extra:
+            if i + 1 >= len(rest):
+                print(f"rmaplot: {rest[i]}: needs a value", file=sys.stderr)
+                return None, None, None
+            opts[rest[i]] = rest[i + 1]
+            i += 2
+            continue
+        if rest[i] == "--out":
+            if i + 1 >= len(rest):
+                print("rmaplot: --out: needs a directory", file=sys.stderr)
+                return None, None, None
+            out = rest[i + 1]
+            i += 2
+        elif rest[i].startswith("--out="):
+            out = rest[i][6:]
+            i += 1
+        elif rest[i].startswith("-"):
+            print(f"rmaplot: {rest[i]}: unknown flag ({USAGE})", file=sys.stderr)
+            return None, None, None
+        else:
+            files.append(rest[i])
+            i += 1
+    if not files:
+        print(f"rmaplot: no results CSV given ({USAGE})", file=sys.stderr)
+        return None, None, None
+    if not out:
+        print("rmaplot: --out: required (directory for figures and report)", file=sys.stderr)
+        return None, None, None
+    return files, out, opts
+
+
+def catalogue_cmd(rest):
+    from . import catalogue
+    if not rest:
+        print("\n".join(catalogue.listing()))
+        return 0
+    if rest == ["ids"]:
+        print(" ".join(e.id for e in catalogue.ENTRIES))
+        return 0
+    if len(rest) == 3 and rest[0] == "runs" and rest[2] in ("local", "slurm"):
+        e = catalogue.BY_ID.get(rest[1])
+        if not e:
+            print(f"rmaplot: catalogue: '{rest[1]}' is not a catalogue id (rmaplot catalogue ids)", file=sys.stderr)
+            return 2
+        print(f"# sweep {e.sweep.name}")
+        for r in e.sweep.runs(rest[2]):
+            print(r.line())
+        return 0
+    print(f"rmaplot: catalogue: {' '.join(rest)}: expected nothing, 'ids' or 'runs ID local|slurm'", file=sys.stderr)
+    return 2
+
+
+def figure_cmd(rest):
+    from . import catalogue
+    if not rest or rest[0] not in catalogue.BY_ID:
+        print(f"rmaplot: figure: '{rest[0] if rest else ''}' is not a catalogue id (rmaplot catalogue ids)", file=sys.stderr)
+        return 2
+    files, out, opts = parse_files(rest[1:], ("--params",))
+    if files is None:
+        return 2
+    try:
+        rows = data.load(files)
+        safeio.check_output_dir(out)
+        os.makedirs(out, exist_ok=True)
+    except data.DataError as e:
+        print(f"rmaplot: {e}", file=sys.stderr)
+        return 2
+    except (safeio.UnsafeFile, OSError) as e:
+        print(f"rmaplot: --out: {e}", file=sys.stderr)
+        return 2
+    from . import figures
+    res = figures.draw(rest[0], rows, out, opts.get("--params"))
+    for f in res.files:
+        print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)")
+    print(f"rmaplot: wrote {os.path.join(out, rest[0] + '.md')}")
+    print(f"rmaplot: {rest[0]}: against the thesis: {res.compare or '-'}")
     return 0
