@@ -1,8 +1,8 @@
 #!/bin/bash
 # jobs/submit.sh: submit an rmabench campaign to Slurm and print the job ids.
 #
-#   jobs/submit.sh [--campaign all|scaleout|joins|lock|thesis] [--results DIR] [--mpi openmpi|mpich]
-#                  [--dry-run] [-- SBATCH_ARGS...]
+#   jobs/submit.sh [--campaign all|scaleout|joins|lock|thesis | --figure ID] [--results DIR]
+#                  [--mpi openmpi|mpich] [--dry-run] [-- SBATCH_ARGS...]
 #
 # Order: calibrate, then the benchmark jobs (--dependency=afterany on calibration: they run without
 # --model if it failed), then the plot job (--dependency=afterok on all benchmark jobs).
@@ -16,6 +16,11 @@
 #             prints under every step its plan (`rmabench join --plan`, `rmabench lock --plan` where
 #             the build has it): formats, buffers, windows, memory per rank and per node; with
 #             RMB_HOST_MEMORY=32G (a node's memory) it also says whether each step fits a node.
+# --figure ID     one entry of the thesis catalogue (jobs/figure.sh list) at the thesis' size:
+#                 calibrate, figure (jobs/slurm/figure.sbatch: the entry's sweep, on as many nodes as
+#                 its largest run needs at RMB_PPN ranks per node, default 32), plot (that entry alone:
+#                 DIR/report/ID.md and its figure). SBATCH_ARGS may shrink the allocation: runs that
+#                 do not fit it are skipped and said so.
 # --results DIR   campaign directory (default results/campaign-<timestamp>); each job writes its
 #                 rows to DIR/job-<jobid>-<name>/results.csv, the plot job DIR/report/report.md
 # --mpi LIB       run the Open MPI build (build/, srun --mpi=pmix) or the MPICH build
@@ -27,11 +32,12 @@
 # the environment (sbatch --export=ALL).
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-campaign=all results="" dry=0 mpi=${RMB_MPI_LIB:-openmpi}
+campaign=all figure="" results="" dry=0 mpi=${RMB_MPI_LIB:-openmpi}
 sbatch_args=()
 while [[ $# -gt 0 ]]; do
     case $1 in
     --campaign) campaign=${2:?--campaign needs a name}; shift ;;
+    --figure) campaign=figure figure=${2:?--figure needs a catalogue id (jobs/figure.sh list)}; shift ;;
     --results) results=${2:?--results needs a directory}; shift ;;
     --mpi) mpi=${2:?--mpi needs openmpi or mpich}; shift ;;
     --dry-run) dry=1 ;;
@@ -52,7 +58,18 @@ thesis)
     export RMB_TUPLES=${RMB_TUPLES:-40M} RMB_ALGO=${RMB_ALGO:-both} RMB_DRY_PLAN=1
     export RMB_CORE_COUNTS=${RMB_CORE_COUNTS:-128 256 512 1024 2048 4096}
     ;;
-*) echo "rmabench jobs: --campaign: '$campaign' is not all, scaleout, joins, lock or thesis" >&2; exit 2 ;;
+figure)
+    jobs=(figure)
+    ids=$("${RMB_PYTHON:-/usr/bin/python3}" "$root/plots/rmaplot" catalogue ids) || exit 2
+    [[ " $ids " == *" $figure "* ]] || { echo "rmabench jobs: --figure: '$figure' is not a catalogue id (jobs/figure.sh list)" >&2; exit 2; }
+    export RMB_FIGURE=$figure RMB_PPN=${RMB_PPN:-32}
+    # the allocation the entry's largest run needs: nodes at its ranks per node (RMB_PPN where it names none)
+    read -r fig_nodes fig_ppn < <("${RMB_PYTHON:-/usr/bin/python3}" "$root/plots/rmaplot" catalogue runs "$figure" slurm |
+        awk -F'\t' -v d="$RMB_PPN" '!/^#/ && $1 != "calibrate" { p = $3 == "-" ? d : $3; n = int(($2 + p - 1) / p);
+            if (n > N) N = n; if (p > P) P = p } END { print N + 0, P + 0 }')
+    figure_args=(--nodes="$fig_nodes" --ntasks-per-node="$fig_ppn")
+    ;;
+*) echo "rmabench jobs: --campaign: '$campaign' is not all, scaleout, joins, lock, thesis or figure" >&2; exit 2 ;;
 esac
 case $mpi in
 openmpi) export RMB_BUILD=${RMB_BUILD:-$root/build} ;;
@@ -68,10 +85,11 @@ results=${results:-$root/results/campaign-$(date +%Y%m%d-%H%M%S)}
 export RMB_ROOT=$root RMB_CAMPAIGN_DIR=$results
 [[ $dry == 1 ]] || mkdir -p "$results" || exit 2
 
-# what a dry run assumes for an sbatch option (nodes, ntasks-per-node): the sbatch arguments, else the script's
+# what a dry run assumes for an sbatch option (nodes, ntasks-per-node): the sbatch arguments (those of
+# the job, then the campaign's), else the script's
 sbatch_opt() { # SCRIPT LONG SHORT
     local a prev="" n=""
-    for a in "${sbatch_args[@]}"; do
+    for a in "${job_args[@]}"; do
         [[ $prev == "$3" || $prev == "--$2" ]] && n=$a
         [[ $a == --$2=* ]] && n=${a#*=}
         prev=$a
@@ -83,6 +101,7 @@ sbatch_opt() { # SCRIPT LONG SHORT
 # submit SCRIPT [SBATCH ARGS...]: prints the command in dry runs, else the job id
 submit() {
     local script=$root/jobs/slurm/$1.sbatch; shift
+    local -a job_args=("$@")
     local -a cmd=(sbatch --parsable --output="$results/slurm-%x-%j.out" "$@" "$script")
     if [[ $dry == 1 ]]; then
         printf '%s\n' "$(printf '%q ' "${cmd[@]}" | sed 's/ $//')" >&2
@@ -101,11 +120,13 @@ cal=$(submit calibrate "${sbatch_args[@]}") || exit 1
 echo "calibrate $cal"
 ids=()
 for j in "${jobs[@]}"; do
-    id=$(submit "$j" --dependency=afterany:"$cal" "${sbatch_args[@]}") || exit 1
+    extra=()
+    [[ $j == figure ]] && extra=("${figure_args[@]}")
+    id=$(submit "$j" --dependency=afterany:"$cal" "${extra[@]}" "${sbatch_args[@]}") || exit 1
     echo "$j $id"
     ids+=("$id")
 done
 dep=$(IFS=:; echo "${ids[*]}")
 plot=$(submit plot --dependency=afterok:"$dep") || exit 1
 echo "plot $plot"
-echo "rmabench jobs: report will be at $results/report/report.md" >&2
+echo "rmabench jobs: report will be at $results/report/$([[ -n $figure ]] && echo "$figure.md" || echo report.md)" >&2
