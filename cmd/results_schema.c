@@ -47,6 +47,13 @@ static const char *const columns[] = {
     "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
     "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",
     "lat_req_rtt_us", "lat_req_rtt_median_us", "lat_req_queue_us", "lat_req_server_us", "timeouts",
+    /* 2PC participants (servers asked to vote) per 2PC transaction, mean and most; data access per
+     * committed or aborted transaction (bytes read and written with MPI_Get/MPI_Put); TPC-C per
+     * transaction type (tpcc only): commits and aborts over the run, new-order commits per second */
+    "twopc_participants_mean", "twopc_participants_max", "data_bytes_read_per_txn", "data_bytes_written_per_txn",
+    "committed_new_order", "committed_payment", "committed_order_status", "committed_delivery", "committed_stock_level",
+    "aborted_new_order", "aborted_payment", "aborted_order_status", "aborted_delivery", "aborted_stock_level",
+    "new_order_per_s",
     "model_t_tx_us", "model_throughput",
     /* placement */
     "numa", "numa_policy", "numa_placement_worst", "rank_cores", "rank_numa_nodes", "binding_warning",

@@ -1,5 +1,6 @@
 /* The transaction agent loop (thesis §5.2.1): one transaction at a time; locks one after the other
- * (each request waits for its answer); data access with MPI_Get/MPI_Put once all are granted; 2PC
+ * (each request waits for its answer); data access with MPI_Get/MPI_Put once all are granted (bank:
+ * the two balances; tpcc: the row image of every row it locked, on the server that owns the lock); 2PC
  * when a lock of an exclusive-type mode was taken on a non-local server; end of transaction
  * (commit or abort) to every server contacted, which releases all locks there (strict 2PL).
  * Aborted transactions are not retried: the workload moves on to its next transaction. */
@@ -14,6 +15,9 @@
 #include "bench/phases.h"
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
+#include "locking/workloads/tpcc.h"
+
+_Static_assert(TPCC_NTYPES == LOCK_TXN_TYPES, "per-type counters hold the TPC-C transaction types");
 
 typedef struct {
     int server;
@@ -169,13 +173,57 @@ static void acquire_locks(agent_loop *a, agent_txn *t)
     }
 }
 
-/* Phase 2, data access (bank): under the granted X locks. */
+/* TPC-C data access: every row the transaction locked (tpcc_row_bytes > 0) is read from the server
+ * that owns its lock (MPI_Get), rows locked X are then written back changed (MPI_Put): all reads in
+ * flight at once, one flush per server contacted, then all writes and a flush each. Nodes and index
+ * keys guard no row: their locks are only locks. */
+static void tpcc_rows(agent_loop *a, agent_txn *t)
+{
+    lock_run *run = a->run;
+    int me = run->ctx->rank;
+    uint64_t nread = 0, nwritten = 0;
+    for (int pass = 0; pass < 2; pass++) { /* 0: read every row, 1: write the X-locked ones */
+        for (int i = 0; i < t->n; i++) {
+            unsigned bytes = tpcc_row_bytes(t->reqs[i].lock_id);
+            if (!bytes || (t->reqs[i].mode != LOCK_S && t->reqs[i].mode != LOCK_X)) continue;
+            if (pass == 1 && t->reqs[i].mode != LOCK_X) continue;
+            int s = lock_server_of(run->roles, t->reqs[i].lock_id);
+            MPI_Aint disp = (MPI_Aint)((t->reqs[i].lock_id - lock_range_lo(run->roles, s)) % TPCC_ROW_SLOTS * TPCC_ROW_STRIDE);
+            unsigned char *img = run->rows + (size_t)i * TPCC_ROW_STRIDE;
+            if (pass == 0) {
+                MPI_CHECK(me, MPI_Get(img, (int)bytes, MPI_BYTE, run->roles->server_rank[s], disp, (int)bytes, MPI_BYTE,
+                                      run->data_win));
+                nread += bytes;
+            } else {
+                memcpy(img, &t->txn, sizeof t->txn); /* the change: who wrote the row last */
+                MPI_CHECK(me, MPI_Put(img, (int)bytes, MPI_BYTE, run->roles->server_rank[s], disp, (int)bytes, MPI_BYTE,
+                                      run->data_win));
+                nwritten += bytes;
+            }
+        }
+        if (pass == 0 ? nread == 0 : nwritten == 0) continue;
+        for (int c = 0; c < t->ncontacts; c++) {
+            blocking_begin(pass == 0 ? "MPI_Win_flush of the row reads" : "MPI_Win_flush of the row writes", a->contact_rank[c]);
+            MPI_CHECK(me, MPI_Win_flush(a->contact_rank[c], run->data_win));
+            blocking_end();
+        }
+    }
+    a->st->data_bytes_read += nread;
+    a->st->data_bytes_written += nwritten;
+}
+
+/* Phase 2, data access: under the granted locks. */
 static void access_data(agent_loop *a, agent_txn *t)
 {
     t->wrote = false;
-    if (t->granted_all && t->info.transfer && a->run->data_win != MPI_WIN_NULL) {
+    if (!t->granted_all || a->run->data_win == MPI_WIN_NULL) return;
+    if (t->info.transfer) {
         bank_transfer(a->run, t->reqs, &t->info, t->old);
+        a->st->data_bytes_read += 2 * sizeof(int64_t);
+        a->st->data_bytes_written += 2 * sizeof(int64_t);
         t->wrote = true;
+    } else if (a->run->o->workload == WL_TPCC) {
+        tpcc_rows(a, t);
     }
 }
 
@@ -191,6 +239,8 @@ static void vote(agent_loop *a, agent_txn *t)
             t->voted = true;
     if (!t->voted) return;
     a->st->twopc++;
+    a->st->twopc_participants += (uint64_t)t->ncontacts;
+    if ((uint64_t)t->ncontacts > a->st->twopc_participants_max) a->st->twopc_participants_max = (uint64_t)t->ncontacts;
     twopc_reset(run);
     for (int c = 0; c < t->ncontacts; c++) {
         lock_msg m = {MSG_VOTE, 0, 0, 0, a->agent, t->txn, 0, {0}};
@@ -228,6 +278,8 @@ static void end_txn(agent_loop *a, agent_txn *t)
     }
     a->acks += (uint64_t)nend;
     twopc_wait_acks(run, a->acks, a->contact_rank, nend);
+    bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
+    if (typed) (t->commit ? a->st->committed_type : a->st->aborted_type)[t->info.type]++;
     if (t->commit) {
         a->st->committed++;
         if (a->bank_delta && t->info.transfer) {

@@ -93,12 +93,18 @@ typedef struct {
 _Static_assert(sizeof(lock_msg) == 32, "lock message must fill one 32-byte slot");
 
 /* Statistics of one agent (summed over agents by the driver). */
+#define LOCK_TXN_TYPES 5 /* per-type counters: the workload's types 0..4 (tpcc: TPCC_NTYPES) */
 typedef struct {
     uint64_t committed, aborted, lock_requests, remote_requests, refused, twopc, votes_no;
     uint64_t commits_against_vote; /* commits although the vote word held a no (must stay 0) */
     double t_lock, t_data, t_vote, t_end;        /* per-transaction phases, seconds summed */
     double t_req_total, t_req_queue, t_req_server; /* per lock request, seconds summed */
     double elapsed;
+    /* summed by lock_run_reduce apart from the above; twopc_participants_max: the maximum */
+    uint64_t committed_type[LOCK_TXN_TYPES], aborted_type[LOCK_TXN_TYPES];
+    uint64_t twopc_participants;     /* servers asked to vote, summed over 2PC transactions */
+    uint64_t data_bytes_read, data_bytes_written; /* row images (tpcc) or balances (bank) */
+    uint64_t twopc_participants_max;
 } agent_stats;
 
 /* Latency histogram for medians: 10 ns buckets below 100 us, 1 us buckets up to 10 ms, then one
@@ -128,8 +134,9 @@ typedef struct {
     notify_ep *ep;
     MPI_Win vote_win;     /* agents: [0] vote word, [1] end acknowledgements */
     uint64_t *vote_base;
-    MPI_Win data_win;     /* servers: bank balances of their lock range */
+    MPI_Win data_win;     /* servers: bank balances of their lock range, or tpcc row images */
     int64_t *data_base;
+    unsigned char *rows;  /* tpcc agents: the images of one transaction's rows, LOCK_TXN_MAX x TPCC_ROW_STRIDE */
     notify_poll_mode poll;
     MPI_Comm agent_comm;  /* agents only (the deadlock workload meets there) */
     double step_start;    /* server: when the message being handled was taken from the mailbox */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "locking/workloads/registry.h"
+#include "locking/workloads/tpcc.h"
 
 void lock_plan_placement(bench_ctx *ctx, int ranks, int ranks_per_host)
 {
@@ -79,6 +80,10 @@ static void memory(lock_plan *p, const lock_opts *o)
     if (o->workload == WL_BANK) {
         p->server_data = p->range_max * sizeof(int64_t);
         p->rank_data = 2 * (uint64_t)o->accounts * sizeof(int64_t); /* the agent's sums, their reduction */
+    } else if (o->workload == WL_TPCC) {
+        /* the servers' row images; an agent's images of one transaction (counted on every rank) */
+        p->server_data = (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE;
+        p->rank_data = (uint64_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE;
     }
     uint64_t every = p->vote_window + p->roles + p->histograms + p->rank_data;
     p->server_bytes = every + p->server_mailbox + p->server_mailbox_aux + p->server_table +

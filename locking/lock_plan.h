@@ -32,7 +32,8 @@ typedef struct {
     uint64_t agent_per_server;                  /* an agent's contacts: O(P) words */
     uint64_t roles;                             /* every rank: role and host tables, O(P) words */
     uint64_t histograms;                        /* every rank: latency histogram and its sum */
-    /* data: bank balances (servers) and every rank's per-account transfer sums (bank only) */
+    /* data: bank balances (servers) and every rank's per-account transfer sums (bank); tpcc: the
+     * servers' row images and an agent's images of one transaction (counted on every rank) */
     uint64_t server_data, rank_data;
     /* peaks, data included */
     uint64_t server_bytes, agent_bytes, rank_max, host_max;

@@ -1,5 +1,7 @@
 #include "locking/lock_run.h"
 
+#include "locking/workloads/tpcc.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,7 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 {
     notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
                 roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
-    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
+    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
     MPI_CHECK(ctx->rank, MPI_Win_allocate((MPI_Aint)plan->vote_window, 1, MPI_INFO_NULL, ctx->comm, &run->vote_base,
                                           &run->vote_win));
@@ -23,6 +25,18 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
         run->data_win = data->win;
         run->data_base = data->base;
         for (uint64_t i = 0; i < range; i++) run->data_base[i] = BANK_INITIAL_BALANCE;
+        rma_window_lock_all(data);
+        MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
+    } else if (o->workload == WL_TPCC) {
+        /* the row images the agents read and write under their locks (tpcc.h: a bounded arena per server) */
+        rma_window_alloc(data, roles->i_am_server ? (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE : 0, WIN_ALLOCATE, ctx->comm);
+        run->data_win = data->win;
+        if (roles->i_am_server) memset(data->base, 0, (size_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE);
+        else run->rows = malloc((size_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE);
+        if (!roles->i_am_server && !run->rows) {
+            fprintf(stderr, "rmabench: rank %d: out of memory for the tpcc row images\n", ctx->rank);
+            MPI_Abort(ctx->comm, 3);
+        }
         rma_window_lock_all(data);
         MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
     }
@@ -52,6 +66,8 @@ void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl)
     wl->state = NULL;
     /* windows and mailboxes go before the numa report, so that their placement checks count */
     if (run->data_win != MPI_WIN_NULL) rma_window_free(data);
+    free(run->rows);
+    run->rows = NULL;
     notify_close(run->ep);
     MPI_CHECK(run->ctx->rank, MPI_Win_unlock_all(run->vote_win));
     MPI_CHECK(run->ctx->rank, MPI_Win_free(&run->vote_win));
@@ -138,7 +154,27 @@ void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *
     tot->rtt_hist = calloc(LAT_BUCKETS, sizeof *tot->rtt_hist);
     MPI_CHECK(ctx->rank, MPI_Reduce(rtt_hist, tot->rtt_hist, LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
     tot->agents = (agent_stats){aus[0], aus[1], aus[2], aus[3], aus[4], aus[5], aus[6], aus[7],
-                                ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7]};
+                                ads[0], ads[1], ads[2], ads[3], ads[4], ads[5], ads[6], ads[7], {0}, {0}, 0, 0, 0, 0};
+    /* per-type commits and aborts, 2PC participants, data bytes: summed; the most participants: max */
+    enum { NT = LOCK_TXN_TYPES };
+    uint64_t xu[2 * NT + 3], xus[2 * NT + 3];
+    for (int i = 0; i < NT; i++) {
+        xu[i] = ast->committed_type[i];
+        xu[NT + i] = ast->aborted_type[i];
+    }
+    xu[2 * NT] = ast->twopc_participants;
+    xu[2 * NT + 1] = ast->data_bytes_read;
+    xu[2 * NT + 2] = ast->data_bytes_written;
+    MPI_CHECK(ctx->rank, MPI_Reduce(xu, xus, 2 * NT + 3, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Reduce(&ast->twopc_participants_max, &tot->agents.twopc_participants_max, 1, MPI_UINT64_T,
+                                    MPI_MAX, 0, ctx->comm));
+    for (int i = 0; i < NT; i++) {
+        tot->agents.committed_type[i] = xus[i];
+        tot->agents.aborted_type[i] = xus[NT + i];
+    }
+    tot->agents.twopc_participants = xus[2 * NT];
+    tot->agents.data_bytes_read = xus[2 * NT + 1];
+    tot->agents.data_bytes_written = xus[2 * NT + 2];
     reduce_servers(ctx, sst, &tot->servers);
     if (run->o->workload == WL_BANK) reduce_bank(run, bank_delta, tot);
 }

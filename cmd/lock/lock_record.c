@@ -35,9 +35,26 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "mem_rank_beyond_data_planned", "%" PRIu64, ls->plan.rank_beyond_data);
 }
 
-static void result_columns(record *rec, const lock_totals *t, const lock_figures *f)
+/* TPC-C's per-type columns: committed_new_order, ..., aborted_stock_level (the types' names with '_') */
+static void tpcc_columns(record *rec, const agent_stats *a, double elapsed)
+{
+    for (int i = 0; i < TPCC_NTYPES; i++) {
+        char col[64], name[32];
+        snprintf(name, sizeof name, "%s", tpcc_txn_name(i));
+        for (char *c = name; *c; c++)
+            if (*c == '-') *c = '_';
+        snprintf(col, sizeof col, "committed_%s", name);
+        record_set(rec, col, "%" PRIu64, a->committed_type[i]);
+        snprintf(col, sizeof col, "aborted_%s", name);
+        record_set(rec, col, "%" PRIu64, a->aborted_type[i]);
+    }
+    record_set(rec, "new_order_per_s", "%.1f", a->committed_type[TPCC_NEW_ORDER] / elapsed);
+}
+
+static void result_columns(record *rec, const lock_totals *t, const lock_figures *f, int workload)
 {
     const agent_stats *a = &t->agents;
+    uint64_t txns = a->committed + a->aborted;
     record_set(rec, "committed", "%" PRIu64, a->committed);
     record_set(rec, "aborted", "%" PRIu64, a->aborted);
     record_set(rec, "commits_per_s", "%.1f", a->committed / f->elapsed);
@@ -56,6 +73,11 @@ static void result_columns(record *rec, const lock_totals *t, const lock_figures
     record_set(rec, "lat_req_queue_us", "%.4f", a->t_req_queue * f->per_req_us);
     record_set(rec, "lat_req_server_us", "%.4f", a->t_req_server * f->per_req_us);
     record_set(rec, "timeouts", "%" PRIu64, t->servers.lt.timeouts);
+    record_set(rec, "twopc_participants_mean", "%.3f", a->twopc ? (double)a->twopc_participants / (double)a->twopc : 0.0);
+    record_set(rec, "twopc_participants_max", "%" PRIu64, a->twopc_participants_max);
+    record_set(rec, "data_bytes_read_per_txn", "%.1f", txns ? (double)a->data_bytes_read / (double)txns : 0.0);
+    record_set(rec, "data_bytes_written_per_txn", "%.1f", txns ? (double)a->data_bytes_written / (double)txns : 0.0);
+    if (workload == WL_TPCC) tpcc_columns(rec, a, f->elapsed);
 }
 
 int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v, int exit_code)
@@ -65,7 +87,7 @@ int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_fig
     provenance_columns(rec, &ls->ctx, "lock", ls->command, ls->o.seed);
     provenance_outcome(rec, v.pass);
     parameter_columns(rec, ls);
-    result_columns(rec, t, f);
+    result_columns(rec, t, f, ls->o.workload);
     lock_compare_record(&ls->model, rec);
     numa_report_columns(&ls->numa, rec);
     char err[512];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cmd/lock/lock_cmd.h"
+#include "locking/workloads/tpcc.h"
 
 lock_figures lock_figures_of(const lock_totals *t)
 {
@@ -37,6 +38,20 @@ static void print_agents(const lock_totals *t, const lock_figures *f)
            a->t_req_total * f->per_req_us);
     printf("lock request round trip: median %.3f us (p90 %.3f, p99 %.3f)\n", f->median_rtt_us,
            lat_quantile_us(t->rtt_hist, 0.9), lat_quantile_us(t->rtt_hist, 0.99));
+    uint64_t txns = a->committed + a->aborted;
+    printf("data access (MPI_Get/MPI_Put, per transaction): %.1f B read, %.1f B written; 2PC participants: "
+           "mean %.2f, most %" PRIu64 "\n", txns ? (double)a->data_bytes_read / (double)txns : 0.0,
+           txns ? (double)a->data_bytes_written / (double)txns : 0.0,
+           a->twopc ? (double)a->twopc_participants / (double)a->twopc : 0.0, a->twopc_participants_max);
+}
+
+/* TPC-C: commits and aborts per transaction type */
+static void print_tpcc_types(const agent_stats *a, double elapsed)
+{
+    printf("tpcc per type (committed/aborted):");
+    for (int i = 0; i < TPCC_NTYPES; i++)
+        printf("%s %s %" PRIu64 "/%" PRIu64, i ? "," : "", tpcc_txn_name(i), a->committed_type[i], a->aborted_type[i]);
+    printf("; new-order %.1f/s\n", a->committed_type[TPCC_NEW_ORDER] / elapsed);
 }
 
 static void print_servers(const lock_totals *t)
@@ -74,6 +89,7 @@ void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_fi
 {
     if (ls->ctx.rank != 0) return;
     print_agents(t, f);
+    if (ls->o.workload == WL_TPCC) print_tpcc_types(&t->agents, f->elapsed);
     print_servers(t);
     print_invariants(&ls->o, t, v);
     numa_report_print_run(&ls->numa);

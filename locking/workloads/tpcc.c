@@ -219,6 +219,22 @@ const char *tpcc_lock_kind(uint64_t id)
     return names[decode(id).k];
 }
 
+unsigned tpcc_row_bytes(uint64_t id)
+{
+    switch (decode(id).k) {
+    case K_WROW: return 89;
+    case K_DROW: return 95;
+    case K_CUST: return 655;
+    case K_HIST: return 46;
+    case K_NEWORDER_ROW: return 8;
+    case K_ORDER_ROW: return 24;
+    case K_LINE: return 54;
+    case K_ITEM: return 82;
+    case K_STOCK: return 306;
+    default: return 0;
+    }
+}
+
 const char *tpcc_lock_describe(uint64_t id, char *buf, size_t len)
 {
     decoded r = decode(id);

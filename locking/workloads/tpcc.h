@@ -39,6 +39,18 @@ void tpcc_close(tpcc_gen *g);
 /* "new-order", "payment", "order-status", "delivery", "stock-level"; "?" for anything else. */
 const char *tpcc_txn_name(int txn_type);
 
+/* Row images (the agents' data access once their locks are granted, locking/agent.c): the bytes of
+ * the row a lock guards, from the TPC-C schema (clause 1.3: warehouse 89, district 95, customer 655,
+ * history 46, new-order 8, order 24, order-line 54, item 82, stock 306); 0 for a node or an index
+ * key, which guard no row of their own. A server keeps TPCC_ROW_SLOTS images of TPCC_ROW_STRIDE
+ * bytes: the row of lock id x of its range is slot (x - range start) mod TPCC_ROW_SLOTS, a bounded
+ * arena (the full tables would take ~1 GB per warehouse); rows sharing a slot are different rows
+ * that may be accessed at once, which only mixes bytes no one checks. */
+#define TPCC_ROW_MAX 655
+#define TPCC_ROW_STRIDE 656
+#define TPCC_ROW_SLOTS 16384
+unsigned tpcc_row_bytes(uint64_t lock_id);
+
 /* Decoding lock ids (for tests, summaries and readable traces). */
 int tpcc_lock_warehouse(uint64_t lock_id);
 /* The lock's parent in the hierarchy, TPCC_NO_PARENT for a warehouse (the roots). */

@@ -25,7 +25,11 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "rank_cores", "rank_numa_nodes", "binding_warning", "mpi_library", "mpi_version", "model_params",
               "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
               "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
-              "remote_share", "twopc_txns", "timeouts",
+              "remote_share", "twopc_txns", "timeouts", "twopc_participants_mean", "twopc_participants_max",
+              "data_bytes_read_per_txn", "data_bytes_written_per_txn", "new_order_per_s",
+              "committed_new_order", "committed_payment", "committed_order_status", "committed_delivery",
+              "committed_stock_level", "aborted_new_order", "aborted_payment", "aborted_order_status",
+              "aborted_delivery", "aborted_stock_level",
               # planned and measured memory (rmabench join/lock --plan agree with them): derived from
               # the configuration, not part of it
               "mem_plan_rank", "mem_peak_rank", "mailbox_server_bytes", "mailbox_agent_bytes",

@@ -136,6 +136,14 @@ int main(void)
         CHECK(strcmp(tpcc_lock_kind(w * B), "warehouse-node") == 0);
         CHECK(strcmp(tpcc_lock_kind((w + 1) * B - 1), "order-line") == 0); /* the block ends with district 9's last order line */
     }
+    /* row images (the agents' data access): schema sizes for rows, none for nodes and index keys */
+    for (uint64_t id = 0; id < B; id += 997) {
+        const char *k = tpcc_lock_kind(id);
+        unsigned bytes = tpcc_row_bytes(id);
+        bool row = !strstr(k, "node") && !strstr(k, "key");
+        CHECK(row ? bytes > 0 && bytes <= TPCC_ROW_MAX : bytes == 0);
+    }
+    CHECK(tpcc_row_bytes(1) == 89 && tpcc_row_bytes(B - 1) == 54); /* warehouse row, an order line */
 
     tpcc_gen *ser = tpcc_open(WAREHOUSES, HOME, TPCC_SERIALIZABLE, 1);
     tpcc_gen *rc = tpcc_open(WAREHOUSES, HOME, TPCC_READ_COMMITTED, 1);
