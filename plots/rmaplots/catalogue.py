@@ -7,6 +7,9 @@ A run is (label, ranks, ranks per host or None for the allocation's, arguments).
 @csv stands for `--output <the sweep's results.csv>`, @model for `--model <params>` (when the sweep
 calibrated: its params file) and @params for the params file calibrate writes."""
 
+import os
+import re
+
 LOCAL_TUPLES = "1M"   # tuples of R per rank at the local size (thesis: 40M per core)
 THESIS_TUPLES = "40M"
 
@@ -26,10 +29,29 @@ class Sweep:
         self.name, self.local, self.slurm, self.minutes, self.hosts = name, local, slurm, minutes, hosts
 
     def runs(self, scale):
+        if scale == "local" and os.environ.get("RMB_FIGURE_TINY") == "1":
+            return tiny(self.local)
         return self.local if scale == "local" else self.slurm
 
     def max_ranks(self, scale="local"):
         return max(r.ranks for r in self.runs(scale))
+
+
+def tiny(runs):
+    """The local runs at a tiny size (RMB_FIGURE_TINY=1, for tests): at most 2 ranks, one run per
+    configuration, 20K tuples per rank (40K in total), 300 ms lock runs, a calibration of a second."""
+    subs = [(r"--tuples-per-rank \S+", "--tuples-per-rank 20K"), (r"--r-tuples \S+", "--r-tuples 40K"),
+            (r"--duration \S+", "--duration 300ms"), (r"--repeat \d+", "--repeat 1"),
+            (r"--tuples \S+ --put-bytes .*", "--tuples 64K --put-bytes 1M --membw-bytes 8M --repeats 1 --rounds 1")]
+    out = []
+    for r in runs:
+        if r.ranks > 2 or re.search(r" #[2-9]$", r.label):
+            continue
+        args = r.args
+        for a, b in subs:
+            args = re.sub(a, b, args)
+        out.append(Run(r.label, r.ranks, args, r.ppn))
+    return out
 
 
 def _calibrate(quick):
@@ -83,15 +105,15 @@ def _sweeps():
                         [_join(f"radix bits {b}", 1024, f"--algo radix --tuples-per-rank {T} --radix-bits {b}", 3)
                          for b in (10, 11, 12, 13, 14)], 0.7)
     s["one-vs-dist"] = Sweep("one-vs-dist", [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 2)
-                                             for r in ("1M", "2M", "4M") for n in (1, 2)],
+                                             for r in ("512K", "1M", "2M") for n in (1, 2)],
                              [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 3, p)
                               for r in ("1024M", "2048M", "4096M") for n, p in ((8, 8), (64, 8))], 1.5, "1 (thesis: 1 and 8)")
     s["strong"] = Sweep("strong", [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 2)
-                                   for r in ("1M", "2M", "4M") for n in (1, 2, 4)],
+                                   for r in ("512K", "1M", "2M") for n in (1, 2, 4)],
                         [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 3, 8)
                          for r in ("1024M", "2048M", "4096M") for n in (16, 32, 48, 64, 80)], 2.0, "1 (thesis: 2-10)")
     s["small-large"] = Sweep("small-large", [_join(f"join both R={r} 1:{q} np={n}", n, f"--algo both --r-tuples {r} --ratio {q}", 2)
-                                             for r, q in (("4M", 1), ("2M", 2), ("1M", 4), ("512K", 8)) for n in (2, 4)],
+                                             for r, q in (("2M", 1), ("1M", 2), ("512K", 4), ("256K", 8)) for n in (2, 4)],
                              [_join(f"join both R={r} 1:{q} np={n}", n, f"--algo both --r-tuples {r} --ratio {q}", 3, 8)
                               for r, q in (("2048M", 1), ("1024M", 2), ("512M", 4), ("256M", 8)) for n in (16, 48, 80)],
                              1.5, "1 (thesis: 2-10)")

@@ -20,12 +20,24 @@ TPCC_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
 
 class Result:
+    """What an entry drew: files, values {(what, series, x): number}, sources {same key: (rows, column)}
+    of the values that are a median over rows (the others are derived: normalised, thesis, params),
+    the table lines, notes and the one-line comparison with the thesis."""
+
     def __init__(self, entry):
-        self.entry, self.files, self.values, self.lines, self.compare, self.notes = entry, [], {}, [], "", []
+        self.entry, self.files, self.values, self.sources, self.lines, self.compare, self.notes = \
+            entry, [], {}, {}, [], "", []
 
     def keep(self, what, series, x, v):
         if v is not None:
             self.values[(what, series, x)] = v
+        return v
+
+    def median(self, what, series, x, rows, col):
+        """The median of col over rows, kept as the value (what, series, x) with its rows."""
+        v = self.keep(what, series, x, med(rows, col))
+        if v is not None:
+            self.sources[(what, series, x)] = (list(rows), col)
         return v
 
 
@@ -84,7 +96,7 @@ def lines(ax, res, rows, x, series, col, scale=1.0, what=None, label=str):
             m, lo, hi, _ = data.interval(data.values(g, col))
             if m is None:
                 continue
-            res.keep(what or col, s, xv, m)
+            res.median(what or col, s, xv, g, col)
             pts.append((xv, m * scale, max(0, (m - lo) * scale), max(0, (hi - m) * scale)))
         if pts:
             ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[[p[2] for p in pts], [p[3] for p in pts]],
@@ -109,7 +121,7 @@ def stacked(ax, res, rows, x, parts, what, xfmt=str, horizontal=False):
     pos = np.arange(len(gs))
     base = np.zeros(len(gs))
     for name, col in parts:
-        h = np.array([res.keep(what, name, xv, med(g, col)) or 0.0 for xv, g in gs.items()])
+        h = np.array([res.median(what, name, xv, g, col) or 0.0 for xv, g in gs.items()])
         kw = dict(label=name, color=style.PHASE_COLORS.get(name), hatch="//" if name == "imbalance" else None)
         if horizontal:
             ax.barh(pos, h, 0.6, left=base, **kw)
@@ -133,13 +145,13 @@ def grouped(ax, res, rows, cat, bar, col, what, scale=1.0, catfmt=str, barfmt=st
     for j, b in enumerate(bars):
         for i, c in enumerate(cats):
             g = [r for r in rows if cat(r) == c and bar(r) == b]
-            v = res.keep(what, b, c, med(g, col))
+            v = res.median(what, b, c, g, col)
             if v is None:
                 continue
             ax.bar(i + (j - (len(bars) - 1) / 2) * w, v * scale, w * 0.95, color=style.CYCLE[j % len(style.CYCLE)],
                    label=barfmt(b) if i == 0 else None)
             if overlay:
-                o = res.keep(overlay, b, c, med(g, overlay)) or 0.0
+                o = res.median(overlay, b, c, g, overlay) or 0.0
                 ax.bar(i + (j - (len(bars) - 1) / 2) * w, o * scale, w * 0.95, bottom=(v - o) * scale, fill=False,
                        hatch="//", edgecolor="#333333", label=("imbalance (max − avg)" if i == 0 and j == 0 else None))
     ax.set_xticks(range(len(cats)), [catfmt(c) for c in cats])
@@ -258,8 +270,9 @@ def strong(res, rows, outdir, params, key, what):
         for s in sorted({s for s, _ in v}):
             xs = sorted(x for t, x in v if t == s)
             if len(xs) > 1:
-                parts.append(f"{algo} {s[1]}: {v[(s, xs[0])] / v[(s, xs[-1])]:.2f}x faster on {xs[-1]:g} than {xs[0]:g} ranks")
-    res.compare = "; ".join(parts[:4]) + " (thesis, InfiniBand: sub-linear for radix, 2.07x per doubled input)"
+                parts.append(f"{algo} {s[1]}: {xs[-1]:g} ranks take {v[(s, xs[-1])] / v[(s, xs[0])]:.2f}x the time of {xs[0]:g}")
+    res.compare = "; ".join(parts) + (" (thesis, InfiniBand clusters: time falls sub-linearly with more machines for "
+                                      "radix, and doubles with the input: 1.89-2.07x)")
 
 
 def fig3_10a(res, rows, outdir, params):
@@ -438,7 +451,7 @@ def fig_detail(res, rows, outdir, algo, fig_id, phase):
     parts = [("put", "t_put_avg"), ("flush", "t_flush_avg")]
     stacked(ax, res, rs, lambda r: int(num(r, "ranks")), parts, f"{algo} detail")
     gs = groups(rs, lambda r: int(num(r, "ranks")))
-    ph = [res.keep(f"{algo} {phase}", phase, x, med(g, f"t_{phase}_avg")) or 0 for x, g in gs.items()]
+    ph = [res.median(f"{algo} {phase}", phase, x, g, f"t_{phase}_avg") or 0 for x, g in gs.items()]
     ax.plot(range(len(ph)), ph, "k_", markersize=30, markeredgewidth=2, label=f"whole {phase} phase")
     ax.set_xlabel("MPI ranks")
     ax.set_ylabel("time [s], average over ranks")
@@ -497,7 +510,7 @@ def table4_1(res, rows, outdir, params):
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     first = {}
     for i, ((nt, q, ns), g) in enumerate(gs.items()):
-        t = {a: res.keep("t_total_max", a, (-nt, q, -ns), med([r for r in g if r["algo"] == a], "t_total_max"))
+        t = {a: res.median("t_total_max", a, (nt, q, ns), [r for r in g if r["algo"] == a], "t_total_max")
              for a in ("radix", "sortmerge")}
         if i == 0:
             first = t
@@ -529,8 +542,8 @@ def table4_2(res, rows, outdir, params):
                 f"| phase | ours measured [s] | ours model [s] | ours diff [s] | {thesis.ARIES} measured [s] | thesis model [s] | thesis diff [s] |",
                 "|---|---|---|---|---|---|---|"]
         for p in JOIN_PHASES[algo] + ["imbalance", "total"]:
-            m = res.keep("measured", algo, p, med(a, "t_total_max" if p == "total" else f"t_{p}_avg"))
-            pr = res.keep("model", algo, p, med(a, f"model_{p}"))
+            m = res.median("measured", algo, p, a, "t_total_max" if p == "total" else f"t_{p}_avg")
+            pr = res.median("model", algo, p, a, f"model_{p}")
             tm, tp = thesis.TABLE_4_2[algo].get(p, (None, None))
             d = None if m is None or pr is None else pr - m
             td = None if tm is None or tp is None else tp - tm
@@ -662,9 +675,9 @@ def table5_1(res, rows, outdir, params):
            "|---|---|---|---|---|---|---|---|---|---|"]
     errs = []
     for (agents, p), g in gs.items():
-        pt = res.keep("model_t_tx_us", agents, p, med(g, "model_t_tx_us"))
-        pp = res.keep("model_throughput", agents, p, med(g, "model_throughput"))
-        mm = res.keep("commits_per_s", agents, p, med(g, "commits_per_s"))
+        pt = res.median("model_t_tx_us", agents, p, g, "model_t_tx_us")
+        pp = res.median("model_throughput", agents, p, g, "model_throughput")
+        mm = res.median("commits_per_s", agents, p, g, "commits_per_s")
         err = None if not pp or not mm else (pp - mm) / mm
         i = thesis.TABLE_5_1_PROBS.index(p) if p in thesis.TABLE_5_1_PROBS else None
         if i is None:
@@ -695,15 +708,15 @@ def table5_2(res, rows, outdir, params):
            "| isolation | type | commits/s | aborts/s |", "|---|---|---|---|"]
     for iso, g in groups(rs, lambda r: r.get("isolation", "")).items():
         for t in TPCC_TYPES:
-            c = res.keep(f"committed_{t}", iso, t, med(g, f"committed_{t}"))
-            a = res.keep(f"aborted_{t}", iso, t, med(g, f"aborted_{t}"))
+            c = res.median(f"committed_{t}", iso, t, g, f"committed_{t}")
+            a = res.median(f"aborted_{t}", iso, t, g, f"aborted_{t}")
             d = med(g, "duration") or 1.0
             out.append(f"| {iso} | {t.replace('_', '-')} | {_f(c and c / d, 1)} | {_f(a and a / d, 1)} |")
-        p = res.keep("twopc_participants_mean", iso, "-", med(g, "twopc_participants_mean"))
+        p = res.median("twopc_participants_mean", iso, "-", g, "twopc_participants_mean")
         out.append(f"| {iso} | 2PC participants per 2PC transaction | {_f(p, 2)} | |")
     out += ["", f"| system | mechanism | cores (machines) | new-order/s (SNOT/s) |", "|---|---|---|---|"]
     for iso, g in groups(rs, lambda r: r.get("isolation", "")).items():
-        no = res.keep("new_order_per_s", iso, n, med(g, "new_order_per_s"))
+        no = res.median("new_order_per_s", iso, n, g, "new_order_per_s")
         out.append(f"| ours, {iso} | 2PL, {g[0].get('deadlock', '')} | {n} (1) | {_f(no, 0)} |")
     for name, mech, cores, v in thesis.TABLE_5_2:
         out.append(f"| {name} | {mech} | {cores} | {_count(v)} |")
@@ -720,7 +733,7 @@ def lock_split(res, rows, outdir, params):
     share = lambda r: num(r, "servers") / max(1.0, num(r, "ranks"))  # noqa: E731
     gs = groups(rs, share)
     xs = list(gs)
-    ours = [res.keep("commits_per_s", "tpcc", x, med(g, "commits_per_s")) or 0 for x, g in gs.items()]
+    ours = [res.median("commits_per_s", "tpcc", x, g, "commits_per_s") or 0 for x, g in gs.items()]
     top = max(ours) if ours else 1.0
     w = 0.38
     ax.bar(np.arange(len(xs)) - w / 2, [o / (top or 1) for o in ours], w, label="ours", color=style.CYCLE[0])
