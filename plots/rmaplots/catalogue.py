@@ -118,7 +118,7 @@ def _sweeps():
                               for r, q in (("2048M", 1), ("1024M", 2), ("512M", 4), ("256M", 8)) for n in (16, 48, 80)],
                              1.5, "1 (thesis: 2-10)")
     s["netpass"] = Sweep("netpass", [_join(f"radix np={n}", n, f"--algo radix --tuples-per-rank {t}", 2) for n in (4, 8)],
-                         [_join(f"radix nodes={k} ppn={p}", k * p, f"--algo radix --r-tuples 2048M", 3, p)
+                         [_join(f"radix nodes={k} ppn={p}", k * p, "--algo radix --r-tuples 2048M", 3, p)
                           for p in (4, 8) for k in (2, 4, 6, 8, 10)], 0.7, "1 (thesis: 2-10)")
     skew_local, skew_slurm = [], []
     for z in SKEWS:

@@ -158,6 +158,30 @@ def grouped(ax, res, rows, cat, bar, col, what, scale=1.0, catfmt=str, barfmt=st
     ax.grid(axis="y", alpha=0.3)
 
 
+def label_and_save(res, fig, ax, outdir, xlabel, ylabel, title):
+    """Axis labels, the legend beside the axes, the title; saved."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    style.legend(ax)
+    style.title(fig, title)
+    save(res, fig, outdir)
+
+
+def panel(ax, xlabel, ylabel, title):
+    """One panel of a figure of several: labels, its title, its legend below it."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    style.legend(ax, below=True)
+
+
+def title_and_save(res, fig, outdir, title, height):
+    """The figure's title, its height (room for legends below the axes); saved."""
+    style.title(fig, title)
+    fig.set_figheight(height)
+    save(res, fig, outdir)
+
+
 def thesis_line(ax, xs, ys, text, color="#555555"):
     ax.plot(xs, ys, linestyle="--", color=color, marker="x", label=text)
 
@@ -202,14 +226,12 @@ def fig3_7(res, rows, outdir, params):
         v = thesis.NET_PEAK_GBS[net]
         thesis_line(ax, [thesis.NET_FULL_FROM, max(xs + [65536.0])], [v, v],
                     f"thesis: {net} InfiniBand, {v} GB/s between two machines from 8 KiB", c)
-    log2_axis(ax, xs + [float(thesis.NET_FULL_FROM)], lambda v: _size(int(v)))
+    log2_axis(ax, xs + [float(thesis.NET_FULL_FROM), 65536.0], lambda v: _size(int(v)))
     ax.set_xlabel("message size = send buffer size")
     ax.set_ylabel("bandwidth [GB/s]")
     ax.set_ylim(bottom=0)
     style.legend(ax, below=True)
-    style.title(fig, f"Put bandwidth against message size (cf. Fig 3.7), {join_title(rs)}, 2 ranks; median of runs")
-    fig.set_figheight(4.2 + style.legend_height(4))
-    save(res, fig, outdir)
+    title_and_save(res, fig, outdir, f"Put bandwidth against message size (cf. Fig 3.7), {join_title(rs)}, 2 ranks; median of runs", 4.2 + style.legend_height(4))
     best = max((v for (w, _, x), v in res.values.items() if w == "t_network_partition_gbs"), default=None)
     full = [x for (w, _, x), v in res.values.items() if w == "t_network_partition_gbs" and best and v >= 0.9 * best]
     res.notes.append("calibrate measures one message size (64 KiB puts, bw_put_intra); the curve is the radix "
@@ -228,10 +250,7 @@ def fig3_9(res, rows, outdir, params):
               what=f"{algo} t_total_max", label=lambda s: f"{s} rank" + ("s" if s != 1 else ""))
         if a:
             log2_axis(ax, [num(r, "r_tuples") for r in a], _count)
-        ax.set_xlabel("|R| = |S| in total [tuples]")
-        ax.set_ylabel("time [s]")
-        ax.set_title(algo, fontsize=9)
-        style.legend(ax, below=True)
+        panel(ax, "|R| = |S| in total [tuples]", "time [s]", algo)
     style.title(fig, "Distributed against one process, same total input (cf. Fig 3.9); median of runs")
     save(res, fig, outdir)
     parts = []
@@ -257,13 +276,8 @@ def strong(res, rows, outdir, params, key, what):
               label=lambda s: s[1])
         if a:
             log2_axis(ax, [num(r, "ranks") for r in a], lambda v: f"{v:g}")
-        ax.set_xlabel("MPI ranks")
-        ax.set_ylabel("time [s]")
-        ax.set_title(algo, fontsize=9)
-        style.legend(ax, below=True)
-    style.title(fig, f"Strong scaling, {what} (cf. Fig 3.10): fixed totals, median of runs")
-    fig.set_figheight(3.8 + style.legend_height(4))
-    save(res, fig, outdir)
+        panel(ax, "MPI ranks", "time [s]", algo)
+    title_and_save(res, fig, outdir, f"Strong scaling, {what} (cf. Fig 3.10): fixed totals, median of runs", 3.8 + style.legend_height(4))
     parts = []
     for algo in ("radix", "sortmerge"):
         v = {(s, x): m for (w, s, x), m in res.values.items() if w == f"{algo} t_total_max"}
@@ -292,11 +306,8 @@ def phases_by(res, rows, outdir, algo, x, xlabel, title, xfmt=str):
     fig, (ax,) = style.figure(width=6.0, height=3.8)
     parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + [("imbalance", "t_imbalance_avg")]
     stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("time [s], average over ranks")
-    style.legend(ax)
-    style.title(fig, title)
-    save(res, fig, outdir)
+    label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks",
+                   title)
 
 
 def _largest_total(rows):
@@ -337,11 +348,8 @@ def fig3_16(res, rows, outdir, params):
     grouped(ax, res, rs, lambda r: int(num(r, "hosts")), lambda r: int(num(r, "ranks_per_host")),
             "t_network_partition_max", "t_network_partition_max", catfmt=lambda c: f"{c} host" + ("s" if c != 1 else ""),
             barfmt=lambda b: f"{b} ranks/host")
-    ax.set_xlabel("hosts")
-    ax.set_ylabel("network pass [s], slowest rank")
-    style.legend(ax)
-    style.title(fig, f"Network-partitioning pass at 4 and 8 ranks per host (cf. Fig 3.16), {join_title(rs)}; median of runs")
-    save(res, fig, outdir)
+    label_and_save(res, fig, ax, outdir, "hosts", "network pass [s], slowest rank",
+                   f"Network-partitioning pass at 4 and 8 ranks per host (cf. Fig 3.16), {join_title(rs)}; median of runs")
     v = {(b, c): m for (w, b, c), m in res.values.items()}
     for c in sorted({c for _, c in v}):
         if (4, c) in v and (8, c) in v:
@@ -359,13 +367,8 @@ def skew(res, rows, outdir, params):
         grouped(ax, res, a, lambda r: num(r, "skew"), lambda r, c=col: r.get(c, ""), "t_total_max", f"{algo} t_total_max",
                 catfmt=lambda c: "uniform" if c == 0 else f"Zipf {c:g}", barfmt=lambda b, c=col: f"{c} {b}",
                 overlay="t_imbalance_max")
-        ax.set_xlabel("skew of S's references to R")
-        ax.set_ylabel("time [s], slowest rank")
-        ax.set_title(algo, fontsize=9)
-        style.legend(ax, below=True)
-    style.title(fig, "Skew (cf. §3.4.5): hatched top = imbalance (max − average over ranks); median of runs")
-    fig.set_figheight(3.8 + style.legend_height(3))
-    save(res, fig, outdir)
+        panel(ax, "skew of S's references to R", "time [s], slowest rank", algo)
+    title_and_save(res, fig, outdir, "Skew (cf. §3.4.5): hatched top = imbalance (max − average over ranks); median of runs", 3.8 + style.legend_height(3))
     parts = []
     for algo, a, b in (("radix", "round-robin", "sized"), ("sortmerge", "equal", "splitters")):
         v = {(s, c): m for (w, s, c), m in res.values.items() if w == f"{algo} t_total_max"}
@@ -381,11 +384,8 @@ def fanout(res, rows, outdir, params):
     fig, (ax,) = style.figure(width=6.0, height=3.8)
     phases_parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES["radix"]] + [("imbalance", "t_imbalance_avg")]
     stacked(ax, res, rs, lambda r: int(num(r, "radix_bits")), phases_parts, "radix phases")
-    ax.set_xlabel("network fan-out [radix bits]")
-    ax.set_ylabel("time [s], average over ranks")
-    style.legend(ax)
-    style.title(fig, f"Radix join against the network fan-out, {join_title(rs)}, 2 ranks; hatched: imbalance; median of runs")
-    save(res, fig, outdir)
+    label_and_save(res, fig, ax, outdir, "network fan-out [radix bits]", "time [s], average over ranks",
+                   f"Radix join against the network fan-out, {join_title(rs)}, 2 ranks; hatched: imbalance; median of runs")
     tot = {}
     for (w, p, x), m in res.values.items():
         tot[x] = tot.get(x, 0) + m
@@ -401,11 +401,8 @@ def buffers(res, rows, outdir, params):
           label=lambda s: f"{s} buffer{'s' if s != 1 else ''} per partition")
     if rs:
         log2_axis(ax, [num(r, "buffer_size") for r in rs], lambda v: _size(int(v)))
-    ax.set_xlabel("send buffer size")
-    ax.set_ylabel("time [s], slowest rank")
-    style.legend(ax)
-    style.title(fig, f"Radix join against send-buffer size and count, {join_title(rs)}, 2 ranks; median of runs")
-    save(res, fig, outdir)
+    label_and_save(res, fig, ax, outdir, "send buffer size", "time [s], slowest rank",
+                   f"Radix join against send-buffer size and count, {join_title(rs)}, 2 ranks; median of runs")
     v = {(s, x): m for (w, s, x), m in res.values.items()}
     if v:
         (s, x) = min(v, key=v.get)
@@ -413,6 +410,16 @@ def buffers(res, rows, outdir, params):
 
 
 # --- chapter 4 --------------------------------------------------------------------------------------
+def throughput_axes(res, fig, ax, xs, outdir, title, entries):
+    """The join throughput figures' rank axis, labels, legend below for `entries` lines, title; saved."""
+    if xs:
+        log2_axis(ax, xs)
+    ax.set_xlabel("MPI ranks")
+    ax.set_ylabel("throughput [M input tuples/s]")
+    style.legend(ax, below=True)
+    title_and_save(res, fig, outdir, title, 4.0 + style.legend_height(entries))
+
+
 def fig4_2(res, rows, outdir, params):
     rs = joins(rows)
     fig, (ax,) = style.figure(width=6.5, height=4.0)
@@ -422,13 +429,8 @@ def fig4_2(res, rows, outdir, params):
     if xs:
         thesis_line(ax, xs, [per * x * 1e-6 for x in xs], f"{thesis.ARIES}: {per / 1e6:.1f} M/s per rank "
                     f"(48.7 G/s at 4096 ranks), scaled to these ranks")
-        log2_axis(ax, xs)
-    ax.set_xlabel("MPI ranks")
-    ax.set_ylabel("throughput [M input tuples/s]")
-    style.legend(ax, below=True)
-    style.title(fig, f"Join throughput against ranks (cf. Fig 4.2), {join_title(rs)}, 1:1; median of runs, {data.CI_TEXT}")
-    fig.set_figheight(4.0 + style.legend_height(3))
-    save(res, fig, outdir)
+    throughput_axes(res, fig, ax, xs, outdir, f"Join throughput against ranks (cf. Fig 4.2), {join_title(rs)}, 1:1; "
+                    f"median of runs, {data.CI_TEXT}", 3)
     best = max(((m / x, s, x) for (w, s, x), m in res.values.items()), default=None)
     if best:
         res.compare = (f"best per rank: {best[1]} {best[0] / 1e6:.1f} M tuples/s per rank at {best[2]:g} ranks, "
@@ -453,11 +455,8 @@ def fig_detail(res, rows, outdir, algo, fig_id, phase):
     gs = groups(rs, lambda r: int(num(r, "ranks")))
     ph = [res.median(f"{algo} {phase}", phase, x, g, f"t_{phase}_avg") or 0 for x, g in gs.items()]
     ax.plot(range(len(ph)), ph, "k_", markersize=30, markeredgewidth=2, label=f"whole {phase} phase")
-    ax.set_xlabel("MPI ranks")
-    ax.set_ylabel("time [s], average over ranks")
-    style.legend(ax)
-    style.title(fig, f"{algo}: MPI_Put and flush/wait inside {phase} (cf. {fig_id}), {join_title(rs)}; median of runs")
-    save(res, fig, outdir)
+    label_and_save(res, fig, ax, outdir, "MPI ranks", "time [s], average over ranks",
+                   f"{algo}: MPI_Put and flush/wait inside {phase} (cf. {fig_id}), {join_title(rs)}; median of runs")
     v = {(p, x): m for (w, p, x), m in res.values.items() if w == f"{algo} detail"}
     if v:
         x = max(x for _, x in v)
@@ -487,15 +486,8 @@ def fig4_6(res, rows, outdir, params):
     fig, (ax,) = style.figure(width=6.5, height=4.0)
     lines(ax, res, rs, lambda r: num(r, "ranks"), lambda r: (r["algo"], int(num(r, "ranks_per_host"))), "throughput",
           1e-6, label=lambda s: f"{s[0]}, {s[1]} rank{'s' if s[1] != 1 else ''}/host")
-    xs = sorted({num(r, "ranks") for r in rs})
-    if xs:
-        log2_axis(ax, xs)
-    ax.set_xlabel("MPI ranks")
-    ax.set_ylabel("throughput [M input tuples/s]")
-    style.legend(ax, below=True)
-    style.title(fig, f"Scale-out and scale-up (cf. Fig 4.6), {join_title(rs)}; median of runs")
-    fig.set_figheight(4.0 + style.legend_height(6))
-    save(res, fig, outdir)
+    throughput_axes(res, fig, ax, sorted({num(r, "ranks") for r in rs}), outdir,
+                    f"Scale-out and scale-up (cf. Fig 4.6), {join_title(rs)}; median of runs", 6)
     hosts = {r["hosts"] for r in rs}
     if hosts == {"1"}:
         res.notes.append("locally every run is on one host: ranks per host = ranks, so each line has one point")
@@ -578,13 +570,8 @@ def fig5_5(res, rows, outdir, params):
                 thesis_line(ax, xs, [th / peak["cores"] * x * 1e-6 for x in xs],
                             f"{thesis.ARIES}: {th / peak['cores']:.0f}/s per rank, scaled")
             log2_axis(ax, xs)
-        ax.set_xlabel("MPI ranks (half serve locks)")
-        ax.set_ylabel(f"{what} [M/s]")
-        ax.set_title(what, fontsize=9)
-        style.legend(ax, below=True)
-    style.title(fig, "TPC-C throughput against ranks (cf. Fig 5.5); median of runs")
-    fig.set_figheight(3.8 + style.legend_height(4))
-    save(res, fig, outdir)
+        panel(ax, "MPI ranks (half serve locks)", f"{what} [M/s]", what)
+    title_and_save(res, fig, outdir, "TPC-C throughput against ranks (cf. Fig 5.5); median of runs", 3.8 + style.legend_height(4))
     parts = []
     for iso in ("serializable", "read-committed"):
         v = {x: m for (w, s, x), m in res.values.items() if w == "commits_per_s" and s == iso}
@@ -621,9 +608,7 @@ def fig5_6(res, rows, outdir, params):
     axes[1].set_title("(b) lock request", fontsize=9)
     for ax in axes:
         style.legend(ax, below=True)
-    style.title(fig, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with MPI_Get/MPI_Put")
-    fig.set_figheight(3.2 + style.legend_height(4))
-    save(res, fig, outdir)
+    title_and_save(res, fig, outdir, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with MPI_Get/MPI_Put", 3.2 + style.legend_height(4))
     v = res.values
     ser = "serializable"
     tot = sum(v.get(("transaction us", p, ser), 0) for p, _ in TXN_PARTS)
@@ -658,9 +643,7 @@ def fig5_7(res, rows, outdir, params):
     axes[1].set_ylabel("remote lock probability")
     axes[1].set_title(f"(b) {n} ranks", fontsize=9)
     style.legend(axes[1], below=True)
-    style.title(fig, "Remote lock probability, synthetic workload (cf. Fig 5.7); median of runs")
-    fig.set_figheight(3.8 + style.legend_height(4))
-    save(res, fig, outdir)
+    title_and_save(res, fig, outdir, "Remote lock probability, synthetic workload (cf. Fig 5.7); median of runs", 3.8 + style.legend_height(4))
     v = {x: m for (w, s, x), m in res.values.items() if w == "commits_per_s" and s == n}
     if v and len(v) > 1:
         res.compare = (f"{n} ranks: throughput at {max(v):g}% remote is {v[max(v)] / v[min(v)]:.2f}x that at {min(v):g}% "
@@ -714,7 +697,7 @@ def table5_2(res, rows, outdir, params):
             out.append(f"| {iso} | {t.replace('_', '-')} | {_f(c and c / d, 1)} | {_f(a and a / d, 1)} |")
         p = res.median("twopc_participants_mean", iso, "-", g, "twopc_participants_mean")
         out.append(f"| {iso} | 2PC participants per 2PC transaction | {_f(p, 2)} | |")
-    out += ["", f"| system | mechanism | cores (machines) | new-order/s (SNOT/s) |", "|---|---|---|---|"]
+    out += ["", "| system | mechanism | cores (machines) | new-order/s (SNOT/s) |", "|---|---|---|---|"]
     for iso, g in groups(rs, lambda r: r.get("isolation", "")).items():
         no = res.median("new_order_per_s", iso, n, g, "new_order_per_s")
         out.append(f"| ours, {iso} | 2PL, {g[0].get('deadlock', '')} | {n} (1) | {_f(no, 0)} |")
@@ -746,9 +729,7 @@ def lock_split(res, rows, outdir, params):
     ax.set_ylabel("TPC-C transactions/s, relative to the best")
     ax.grid(axis="y", alpha=0.3)
     style.legend(ax, below=True)
-    style.title(fig, "Lock-server split, TPC-C serializable (cf. §5.4.2); median of runs")
-    fig.set_figheight(3.8 + style.legend_height(2))
-    save(res, fig, outdir)
+    title_and_save(res, fig, outdir, "Lock-server split, TPC-C serializable (cf. §5.4.2); median of runs", 3.8 + style.legend_height(2))
     if ours and top:
         best = xs[ours.index(top)]
         res.compare = f"ours is fastest with {best:.2f} of the ranks serving; thesis with 1/2 (18 of 36 cores)"

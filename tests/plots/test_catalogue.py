@@ -19,18 +19,13 @@ import sys
 import tempfile
 import time
 
+started = time.monotonic()
 rmaplot = sys.argv[1]
 sys.path.insert(0, os.path.dirname(os.path.realpath(rmaplot)))
 from rmaplots import catalogue, data, figures, layout, style  # noqa: E402
 
-started = time.monotonic()
 failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+check = lambda cond, what: cond or failures.append(what) or print("FAIL:", what)  # noqa: E731
 
 
 def count(v):
