@@ -14,8 +14,9 @@ trap 'rm -rf "$D"' EXIT
 export RMB_BUILD=$build RMB_FIGURE_TINY=1 RMB_RUN_TIMEOUT=60
 for id in fig4.2 table5.2; do
     out=$("$root/jobs/figure.sh" "$id" --out "$D/f" 2>&1)
+    rc=$?
     echo "$out"
-    check '[[ $? == 0 ]]' "$id: figure.sh failed"
+    check '[[ $rc == 0 ]]' "$id: figure.sh exited $rc"
     check 'grep -q "runs, 0 failed" <<<"$out"' "$id: a run failed"
     check '[[ -s $D/f/$id/$id.md ]]' "$id: no $id.md"
     check 'grep -q "^- Against the thesis: .*thesis: Cray XC40, Aries" "$D/f/$id/$id.md"' "$id: no comparison with the thesis' machine"
@@ -27,13 +28,15 @@ check 'grep -q "^| This dissertation (thesis) | 2PL-BW | 5.0k (140) | 5.9M |" "$
 check 'grep -qE "^\| serializable \| new-order \| [0-9.]+ \| 0.0 \|" "$D/f/table5.2/table5.2.md"' "table5.2: no per-type row"
 check '[[ $(grep -c "^\"\?[^,]*,lock," "$D/f/sweeps/lock-scale/results.csv") == 2 ]]' "table5.2: expected 2 lock rows"
 
+# shellcheck disable=SC2034 # read in check's eval
 list=$("$root/jobs/figure.sh" list)
 for id in fig3.7 fig3.9 fig3.10a fig3.10b fig3.11 fig3.12 fig3.16 skew3.4.5 fanout buffers fig4.2 fig4.3a fig4.3b \
           fig4.4a fig4.4b fig4.5 fig4.6 table4.1 table4.2 fig5.5 fig5.6 fig5.7 table5.1 table5.2 lock-split; do
     check 'grep -q "^$id " <<<"$list"' "list: no $id"
 done
 "$root/jobs/figure.sh" fig9.9 >/dev/null 2>&1
-check '[[ $? == 2 ]]' "a bad id does not exit 2"
+rc=$?
+check '[[ $rc == 2 ]]' "a bad id exits $rc, not 2"
 out=$("$root/jobs/submit.sh" --figure fig4.2 --dry-run --results "$D/c" 2>&1)
 check 'grep -q "sbatch .*--dependency=afterany:DRY-calibrate .*--nodes=128 --ntasks-per-node=32 .*figure.sbatch" <<<"$out"' "fig4.2: figure job not sized or chained"
 check 'grep -qF -- "-N 128 -n 4096 --ntasks-per-node=32 --kill-on-bad-exit=1 $build/rmabench join --algo both --tuples-per-rank 40M --repeat 5" <<<"$out"' "fig4.2: no 4096-rank step"
