@@ -105,14 +105,16 @@ report=$out/report.md
     echo "# Thesis figures and tables (jobs/figure.sh all)"
     echo
     echo "Local sizes on $(hostname) ($(nproc) cores), $(date -u '+%Y-%m-%d %H:%M UTC'); build: $RMB_BUILD."
-    echo "Seconds: the entry's sweep (when it ran it first) and its drawing."
+    echo "Seconds: the entry's sweep, when it ran it first (entries after it on the same sweep reuse it), and its"
+    echo "drawing; a sweep that an earlier figure.sh run left in this directory is reused, not timed."
     echo
-    echo "| entry | thesis | seconds | against the thesis |"
-    echo "|---|---|---|---|"
+    echo "| entry | thesis | sweep | seconds | against the thesis |"
+    echo "|---|---|---|---|---|"
     for id in $ids; do
         s=$(cat "$out/$id/seconds" 2>/dev/null || echo failed)
-        c=$(sed -n 's/^- Against the thesis: //p' "$out/$id/$id.md" 2>/dev/null | tr '|' '/')
-        echo "| [$id](#$id) | $(grep -m1 '^## ' "$out/$id/$id.md" 2>/dev/null | sed 's/.*(thesis \(.*\))$/\1/') | $s | ${c:-—} |"
+        c=$(sed -n 's/^- Against the thesis: //p' "$out/$id/$id.md" 2>/dev/null | sed 's/|/\\|/g')
+        echo "| [$id](#$id) | $(grep -m1 '^## ' "$out/$id/$id.md" 2>/dev/null | sed 's/.*(thesis \(.*\))$/\1/') |" \
+             "$(sweep_of "$id") | $s | ${c:-—} |"
     done
     echo
     for id in $ids; do

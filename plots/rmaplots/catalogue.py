@@ -23,7 +23,8 @@ class Run:
 
 
 class Sweep:
-    """The runs one or more entries draw from; minutes: about how long the local runs take here (2 cores)."""
+    """The runs one or more entries draw from; minutes: how long the local runs took here (2 cores, shared
+    with other jobs: a load of 9-13), rounded up."""
 
     def __init__(self, name, local, slurm, minutes, hosts="1"):
         self.name, self.local, self.slurm, self.minutes, self.hosts = name, local, slurm, minutes, hosts
@@ -34,7 +35,7 @@ class Sweep:
         return self.local if scale == "local" else self.slurm
 
     def max_ranks(self, scale="local"):
-        return max(r.ranks for r in self.runs(scale))
+        return max(r.ranks for r in (self.local if scale == "local" else self.slurm))
 
 
 def tiny(runs):
@@ -79,47 +80,47 @@ def _sweeps():
     t, T = LOCAL_TUPLES, THESIS_TUPLES
     s = {}
     s["weak"] = Sweep("weak", [_join(f"join both np={n}", n, f"--algo both --tuples-per-rank {t}") for n in (1, 2, 4)],
-                      [_join(f"join both np={n}", n, f"--algo both --tuples-per-rank {T}", 5) for n in THESIS_CORES], 1.0)
+                      [_join(f"join both np={n}", n, f"--algo both --tuples-per-rank {T}", 5) for n in THESIS_CORES], 1.5)
     s["scaleup"] = Sweep("scaleup", s["weak"].local,
                          [_join(f"join both np={n} ppn={p}", n, f"--algo both --tuples-per-rank {T}", 3, p)
-                          for p in (4, 8, 16) for n in (256, 512, 1024)], 1.0)
+                          for p in (4, 8, 16) for n in (256, 512, 1024)], 1.5)
     sizes = [("1M", "1", "1"), ("500K", "2", "1"), ("250K", "4", "1"), ("250K", "4", "0.5"), ("250K", "4", "0.25")]
     s["sizes"] = Sweep("sizes", [_join(f"join both {r} 1:{q} sel={x}", 2, f"--algo both --tuples-per-rank {r} --ratio {q} "
                                        f"--selectivity {x}") for r, q, x in sizes],
                        [_join(f"join both {r} 1:{q} sel={x}", 1024, f"--algo both --tuples-per-rank {r} --ratio {q} "
                               f"--selectivity {x}", 5)
                         for r, q, x in [("40M", "1", "1"), ("20M", "2", "1"), ("10M", "4", "1"), ("10M", "4", "0.5"),
-                                        ("10M", "4", "0.25")]], 1.0)
+                                        ("10M", "4", "0.25")]], 1)
     s["model-join"] = Sweep("model-join", [_calibrate(True), _join("join both np=2 --model", 2,
                                                                    f"--algo both --tuples-per-rank {t} @model")],
                             [_calibrate(False), _join("join both np=1024 --model", 1024,
-                                                      f"--algo both --tuples-per-rank {T} @model", 5)], 0.7)
+                                                      f"--algo both --tuples-per-rank {T} @model", 5)], 1.5)
     s["putbw"] = Sweep("putbw", [_calibrate(True)] +
                        [_join(f"radix buffer {b} x{k}", 2, f"--algo radix --tuples-per-rank {t} --buffer-size {b} "
                               f"--buffers-per-partition {k}", 2) for k in (1, 2) for b in BUFFER_SIZES],
                        [_calibrate(False)] +
                        [_join(f"radix buffer {b} x{k}", 2, f"--algo radix --tuples-per-rank {T} --buffer-size {b} "
-                              f"--buffers-per-partition {k}", 3, 1) for k in (1, 2) for b in BUFFER_SIZES], 1.5, "1 (Slurm: 2)")
+                              f"--buffers-per-partition {k}", 3, 1) for k in (1, 2) for b in BUFFER_SIZES], 2, "1 (Slurm: 2)")
     s["fanout"] = Sweep("fanout", [_join(f"radix bits {b}", 2, f"--algo radix --tuples-per-rank {t} --radix-bits {b}", 2)
                                    for b in (2, 4, 6, 8, 10, 12)],
                         [_join(f"radix bits {b}", 1024, f"--algo radix --tuples-per-rank {T} --radix-bits {b}", 3)
-                         for b in (10, 11, 12, 13, 14)], 0.7)
+                         for b in (10, 11, 12, 13, 14)], 1)
     s["one-vs-dist"] = Sweep("one-vs-dist", [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 2)
                                              for r in ("512K", "1M", "2M") for n in (1, 2)],
                              [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 3, p)
-                              for r in ("1024M", "2048M", "4096M") for n, p in ((8, 8), (64, 8))], 1.5, "1 (thesis: 1 and 8)")
+                              for r in ("1024M", "2048M", "4096M") for n, p in ((8, 8), (64, 8))], 0.5, "1 (thesis: 1 and 8)")
     s["strong"] = Sweep("strong", [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 2)
                                    for r in ("512K", "1M", "2M") for n in (1, 2, 4)],
                         [_join(f"join both R={r} np={n}", n, f"--algo both --r-tuples {r}", 3, 8)
-                         for r in ("1024M", "2048M", "4096M") for n in (16, 32, 48, 64, 80)], 2.0, "1 (thesis: 2-10)")
+                         for r in ("1024M", "2048M", "4096M") for n in (16, 32, 48, 64, 80)], 1, "1 (thesis: 2-10)")
     s["small-large"] = Sweep("small-large", [_join(f"join both R={r} 1:{q} np={n}", n, f"--algo both --r-tuples {r} --ratio {q}", 2)
-                                             for r, q in (("2M", 1), ("1M", 2), ("512K", 4), ("256K", 8)) for n in (2, 4)],
+                                             for r, q in (("2M", 1), ("1M", 2), ("500K", 4), ("250K", 8)) for n in (2, 4)],
                              [_join(f"join both R={r} 1:{q} np={n}", n, f"--algo both --r-tuples {r} --ratio {q}", 3, 8)
                               for r, q in (("2048M", 1), ("1024M", 2), ("512M", 4), ("256M", 8)) for n in (16, 48, 80)],
                              1.5, "1 (thesis: 2-10)")
     s["netpass"] = Sweep("netpass", [_join(f"radix np={n}", n, f"--algo radix --tuples-per-rank {t}", 2) for n in (4, 8)],
                          [_join(f"radix nodes={k} ppn={p}", k * p, "--algo radix --r-tuples 2048M", 3, p)
-                          for p in (4, 8) for k in (2, 4, 6, 8, 10)], 0.7, "1 (thesis: 2-10)")
+                          for p in (4, 8) for k in (2, 4, 6, 8, 10)], 1, "1 (thesis: 2-10)")
     skew_local, skew_slurm = [], []
     for z in SKEWS:
         for a in ("round-robin", "sized"):
@@ -132,13 +133,13 @@ def _sweeps():
                                     f"--skew {z} --ranges {g}", 2))
             skew_slurm += [_join(f"sortmerge skew {z} {g} nodes={k}", 8 * k, f"--algo sortmerge --r-tuples 128M "
                                  f"--ratio 16 --skew {z} --ranges {g}", 3, 8) for k in (4, 8)]
-    s["skew"] = Sweep("skew", skew_local, skew_slurm, 1.5, "1 (thesis: 4 and 8)")
+    s["skew"] = Sweep("skew", skew_local, skew_slurm, 2.5, "1 (thesis: 4 and 8)")
     tpcc = [f"--workload tpcc --isolation {i}" for i in ("serializable", "read-committed")]
     s["lock-scale"] = Sweep("lock-scale", [r for n in (2, 4) for w in tpcc
                                            for r in _lock(f"lock {w.split()[-1]} np={n}", n, f"{w} --servers {n // 2}", 2, "1s")],
                             [r for n in LOCK_CORES for w in tpcc
                              for r in _lock(f"lock {w.split()[-1]} np={n}", n, f"{w} --servers {n // 2}", 3, "10s", 36)],
-                            0.7)
+                            1)
     s["lock-model"] = Sweep("lock-model", [_calibrate(True)] +
                             [r for n in (2, 4) for p in PROBS
                              for r in _lock(f"lock synthetic p={p} np={n}", n, f"--workload synthetic --servers {n // 2} "
@@ -146,13 +147,13 @@ def _sweeps():
                             [_calibrate(False)] +
                             [r for n in (2520, 5040) for p in PROBS
                              for r in _lock(f"lock synthetic p={p} np={n}", n, f"--workload synthetic --servers {n // 2} "
-                                            f"--remote-prob {p} @model", 3, "10s", 36)], 1.5)
+                                            f"--remote-prob {p} @model", 3, "10s", 36)], 4)
     s["lock-split"] = Sweep("lock-split", [r for srv in (3, 2, 1)
                                            for r in _lock(f"lock tpcc {srv}/6 servers", 6, f"--workload tpcc --servers {srv}",
                                                           2, "1s")],
                             [r for srv in (2520, 1680, 840)
                              for r in _lock(f"lock tpcc {srv}/5040 servers", 5040, f"--workload tpcc --servers {srv}",
-                                            3, "10s", 36)], 0.5)
+                                            3, "10s", 36)], 1)
     return s
 
 
