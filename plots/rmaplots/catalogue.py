@@ -26,8 +26,12 @@ class Sweep:
     """The runs one or more entries draw from; minutes: how long the local runs took here (2 cores, shared
     with other jobs: a load of 9-13), rounded up."""
 
-    def __init__(self, name, local, slurm, minutes, hosts="1"):
+    def __init__(self, name, local, slurm, minutes, hosts="1", local_as=None):
         self.name, self.local, self.slurm, self.minutes, self.hosts = name, local, slurm, minutes, hosts
+        self.local_name = local_as or name  # a sweep whose local runs are another's reuses its results
+
+    def dir_name(self, scale):
+        return self.local_name if scale == "local" else self.name
 
     def runs(self, scale):
         if scale == "local" and os.environ.get("RMB_FIGURE_TINY") == "1":
@@ -83,7 +87,7 @@ def _sweeps():
                       [_join(f"join both np={n}", n, f"--algo both --tuples-per-rank {T}", 5) for n in THESIS_CORES], 1.5)
     s["scaleup"] = Sweep("scaleup", s["weak"].local,
                          [_join(f"join both np={n} ppn={p}", n, f"--algo both --tuples-per-rank {T}", 3, p)
-                          for p in (4, 8, 16) for n in (256, 512, 1024)], 1.5)
+                          for p in (4, 8, 16) for n in (256, 512, 1024)], 1.5, local_as="weak")
     sizes = [("1M", "1", "1"), ("500K", "2", "1"), ("250K", "4", "1"), ("250K", "4", "0.5"), ("250K", "4", "0.25")]
     s["sizes"] = Sweep("sizes", [_join(f"join both {r} 1:{q} sel={x}", 2, f"--algo both --tuples-per-rank {r} --ratio {q} "
                                        f"--selectivity {x}") for r, q, x in sizes],
@@ -210,5 +214,5 @@ def listing():
     out = [f"{'id':<{w}}  {'thesis':<24}  shows / needs"]
     for e in ENTRIES:
         out.append(f"{e.id:<{w}}  {e.section:<24}  {e.shows}")
-        out.append(f"{'':<{w}}  {'':<24}  sweep '{e.sweep.name}': {e.needs()}")
+        out.append(f"{'':<{w}}  {'':<24}  sweep '{e.sweep.local_name}': {e.needs()}")
     return out

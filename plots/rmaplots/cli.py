@@ -124,7 +124,7 @@ def catalogue_cmd(rest):
         if not e:
             print(f"rmaplot: catalogue: '{rest[1]}' is not a catalogue id (rmaplot catalogue ids)", file=sys.stderr)
             return 2
-        print(f"# sweep {e.sweep.name}")
+        print(f"# sweep {e.sweep.dir_name(rest[2])}")
         for r in e.sweep.runs(rest[2]):
             print(r.line())
         return 0
