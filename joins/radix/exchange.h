@@ -8,7 +8,10 @@
  * Each packs its relation first (the put pass's kernel, every partition local), owner by owner, so
  * that what goes to one owner is contiguous; the pieces are then moved in messages of at most the
  * planned --buffer-size. Each returns the seconds spent issuing transfers (put) and waiting for
- * them (flush), and ends with MPI_Barrier like the put design. */
+ * them (flush), and ends with MPI_Barrier like the put design. Their buffers (the pack, for
+ * alltoallv a receive buffer, for get a window around the pack) are allocated and first touched
+ * with the windows, in the window_alloc phase, as the put design's windows are: fresh pages are
+ * not what the network pass compares. */
 #ifndef RMB_RADIX_EXCHANGE_H
 #define RMB_RADIX_EXCHANGE_H
 #include "joins/radix/radix_phases.h"
@@ -29,6 +32,20 @@ typedef struct {
     uint64_t *dst;        /* its first item in this rank's window (base + rank j's prefix) */
     int *order;           /* [P - 1] the remote peers in --schedule order */
 } radix_exchange;
+
+typedef struct {
+    int exchange;         /* EXCHANGE_*: PUT has no buffers */
+    char *pack;           /* the larger relation's share of this rank, packed */
+    char *recv;           /* alltoallv: the larger relation's share of this rank's window */
+    uint64_t pack_bytes, recv_bytes;
+    uint64_t hdr;         /* get: bytes of ready flags (one word per packer) before the pack in pw */
+    rma_window pw;        /* get: the window holding the flags and the pack, in a lock_all epoch */
+} radix_exchange_bufs;
+
+/* Collective (get): the design's buffers, sized for the larger relation, first touched. */
+void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, const radix_format *f,
+                               radix_exchange_bufs *b);
+void radix_exchange_bufs_free(radix_exchange_bufs *b);
 
 /* Collective: the plan of relation rel (one MPI_Alltoallv of counts and pack offsets). */
 void radix_exchange_plan(const join_input *in, const radix_layout *lay, const radix_format *f, int rel,
@@ -54,10 +71,13 @@ uint64_t radix_msg_next(radix_msg_cursor *c, const uint64_t *count, int mine, ui
 uint64_t radix_msg_total(const uint64_t *count, int mine, uint64_t chunk);
 
 void radix_exchange_get(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                        radix_exchange_bufs *b,
                         double *t_issue, double *t_wait);
 void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                        radix_exchange_bufs *b,
                              double *t_issue, double *t_wait);
 void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                        radix_exchange_bufs *b,
                               double *t_issue, double *t_wait);
 
 #endif

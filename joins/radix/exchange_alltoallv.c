@@ -20,7 +20,7 @@ static int to_count(const bench_ctx *ctx, uint64_t items)
 }
 
 void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                              double *t_issue, double *t_wait)
+                              radix_exchange_bufs *b, double *t_issue, double *t_wait)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = ctx->size, me = ctx->rank;
@@ -45,12 +45,7 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
             rd[j] = to_count(ctx, rtotal);
             rtotal += n;
         }
-        char *pack = aligned_alloc(64, (ex.send_off[P] * item + 63) / 64 * 64 + 64);
-        char *recv = aligned_alloc(64, (rtotal * item + 63) / 64 * 64 + 64);
-        if (!pack || !recv) {
-            fprintf(stderr, "rmabench: rank %d: cannot allocate the all-to-all buffers\n", me);
-            MPI_Abort(ctx->comm, 1);
-        }
+        char *pack = b->pack, *recv = b->recv;
         radix_pack_relation(in, f, rel, lay->nparts, ex.pack_off, (uint64_t *)(void *)pack);
         MPI_Datatype titem;
         MPI_CHECK(me, MPI_Type_contiguous((int)item, MPI_BYTE, &titem));
@@ -67,8 +62,6 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
                 memcpy((char *)win[rel].base + ex.dst[i] * item, from, ex.count[i] * item);
                 from += ex.count[i] * item;
             }
-        free(pack);
-        free(recv);
         radix_exchange_free(&ex);
     }
     free(c);

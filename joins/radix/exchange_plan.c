@@ -93,6 +93,59 @@ void radix_exchange_plan(const join_input *in, const radix_layout *lay, const ra
     free(sc);
 }
 
+/* Whole cache lines, at least one. */
+static uint64_t lines(uint64_t bytes) { return (bytes + 63) / 64 * 64 + 64; }
+
+void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, const radix_format *f,
+                               radix_exchange_bufs *b)
+{
+    const bench_ctx *ctx = in->ctx;
+    const uint64_t item = 8 * (uint64_t)f->words;
+    memset(b, 0, sizeof *b);
+    b->exchange = in->opt->exchange;
+    if (b->exchange == EXCHANGE_PUT) return;
+    uint64_t n[2] = {0, 0};
+    for (uint64_t p = 0; p < lay->nparts; p++)
+        for (int rel = 0; rel < 2; rel++) n[rel] += lay->local[rel][p];
+    b->pack_bytes = lines((n[0] > n[1] ? n[0] : n[1]) * item);
+    if (b->exchange == EXCHANGE_GET) {
+        /* the ready flags in whole cache lines, then the pack; a flag counts relations ready */
+        b->hdr = ((uint64_t)ctx->size * 8 + 63) / 64 * 64;
+        rma_window_alloc(&b->pw, b->hdr + b->pack_bytes, WIN_ALLOCATE, ctx->comm);
+        rma_window_prefault(&b->pw);
+        memset(b->pw.base, 0, b->hdr);
+        rma_window_lock_all(&b->pw);
+        MPI_CHECK(ctx->rank, MPI_Win_sync(b->pw.win));
+        MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* every flag is cleared before anyone sets one */
+        b->pack = (char *)b->pw.base + b->hdr;
+        return;
+    }
+    if (b->exchange == EXCHANGE_ALLTOALLV) {
+        const uint64_t w = lay->win_items[0] > lay->win_items[1] ? lay->win_items[0] : lay->win_items[1];
+        b->recv_bytes = lines(w * item);
+        b->recv = aligned_alloc(64, b->recv_bytes);
+    }
+    b->pack = aligned_alloc(64, b->pack_bytes);
+    if (!b->pack || (b->exchange == EXCHANGE_ALLTOALLV && !b->recv)) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the exchange buffers\n", ctx->rank);
+        MPI_Abort(ctx->comm, 1);
+    }
+    memset(b->pack, 0, b->pack_bytes); /* first touch, as the windows' */
+    if (b->recv) memset(b->recv, 0, b->recv_bytes);
+}
+
+void radix_exchange_bufs_free(radix_exchange_bufs *b)
+{
+    if (b->exchange == EXCHANGE_GET) {
+        rma_window_unlock_all(&b->pw);
+        rma_window_free(&b->pw);
+    } else {
+        free(b->pack);
+        free(b->recv);
+    }
+    memset(b, 0, sizeof *b);
+}
+
 void radix_exchange_free(radix_exchange *ex)
 {
     free(ex->pack_off);

@@ -126,11 +126,6 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
     }
     /* the receives are posted before any rank sends: the first K messages of a pair find theirs */
     MPI_CHECK(me, MPI_Barrier(st->comm));
-    st->pack = aligned_alloc(64, (ex->send_off[P] * st->item + 63) / 64 * 64 + 64);
-    if (!st->pack) {
-        fprintf(stderr, "rmabench: rank %d: cannot allocate the pack of the send/receive exchange\n", me);
-        MPI_Abort(st->comm, 1);
-    }
     radix_pack_relation(in, f, rel, lay->nparts, ex->pack_off, (uint64_t *)(void *)st->pack);
     for (int k = 0; k < ex->mine; k++) { /* own pieces: a copy */
         const size_t i = (size_t)me * (size_t)ex->mine + (size_t)k;
@@ -163,12 +158,11 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
             }
         }
     }
-    free(st->pack);
     radix_exchange_free(ex);
 }
 
 void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                             double *t_issue, double *t_wait)
+                             radix_exchange_bufs *b, double *t_issue, double *t_wait)
 {
     sr_state st;
     memset(&st, 0, sizeof st);
@@ -176,6 +170,7 @@ void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, cons
     st.P = in->ctx->size;
     st.me = in->ctx->rank;
     st.K = (uint64_t)in->opt->buffers_per_partition;
+    st.pack = b->pack;
     const size_t P = (size_t)st.P, nreq = 2 * P * st.K + 2 * P;
     st.req = sr_alloc(&st, nreq, sizeof *st.req);
     st.idx = sr_alloc(&st, nreq, sizeof *st.idx);

@@ -191,12 +191,12 @@ static const phase_decl radix_phases[] = {
 
 /* The network pass in the design --exchange chose (exchange.h); put is the thesis' */
 static void network_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                         double *t_put, double *t_flush)
+                         radix_exchange_bufs *b, double *t_put, double *t_flush)
 {
     switch (in->opt->exchange) {
-    case EXCHANGE_GET: radix_exchange_get(in, lay, f, win, t_put, t_flush); break;
-    case EXCHANGE_SENDRECV: radix_exchange_sendrecv(in, lay, f, win, t_put, t_flush); break;
-    case EXCHANGE_ALLTOALLV: radix_exchange_alltoallv(in, lay, f, win, t_put, t_flush); break;
+    case EXCHANGE_GET: radix_exchange_get(in, lay, f, win, b, t_put, t_flush); break;
+    case EXCHANGE_SENDRECV: radix_exchange_sendrecv(in, lay, f, win, b, t_put, t_flush); break;
+    case EXCHANGE_ALLTOALLV: radix_exchange_alltoallv(in, lay, f, win, b, t_put, t_flush); break;
     default: radix_network_partition(in, lay, f, win, t_put, t_flush);
     }
 }
@@ -221,12 +221,14 @@ static void run(const join_input *in, join_output *out)
 
     rma_window win[2];
     radix_windows_alloc(in, &lay, &f, win);
+    radix_exchange_bufs xb; /* the buffers of --exchange beyond put (none for put) */
+    radix_exchange_bufs_alloc(in, &lay, &f, &xb);
     double t2 = rmb_now();
     phases_add(ph, "window_alloc", t2 - t1);
     phases_add_faults(ph, "window_alloc", (f0 = rmb_minflt()) - f1);
 
     double t_put, t_flush;
-    network_pass(in, &lay, &f, win, &t_put, &t_flush);
+    network_pass(in, &lay, &f, win, &xb, &t_put, &t_flush);
     double t3 = rmb_now();
     phases_add(ph, "network_partition", t3 - t2);
     phases_add_faults(ph, "network_partition", (f1 = rmb_minflt()) - f0);
@@ -284,6 +286,7 @@ static void run(const join_input *in, join_output *out)
 
     /* releasing the windows is collective: it counts as window_alloc time */
     for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
+    radix_exchange_bufs_free(&xb);
     phases_add(ph, "window_alloc", rmb_now() - t5);
     phases_add_faults(ph, "window_alloc", rmb_minflt() - f5);
 
