@@ -10,13 +10,14 @@
 #   netem.sh down [--name NAME]                       remove it (kills what still runs in it)
 #   netem.sh status [--name NAME]                     hosts, rate, bytes sent per link
 #   netem.sh exec [--name NAME] HOST CMD...           run CMD on host HOST (1..N) under its hostname
-#   netem.sh launch [--name NAME] [--mpi openmpi|mpich] -n NP [--per-host K] -- PROG ARGS...
-#                    mpirun from host 1 over all hosts (NP ranks by node, or K per host), with the
-#                    link rate exported to the ranks as RMB_LINK_RATE (rmabench records it)
-#   netem.sh launcher [--name NAME] [--mpi M] -n NP [--per-host K]   print those launch words, one a line
+#   netem.sh launch [--name NAME] [--mpi openmpi|mpich] -n NP [--per-host K] [--map-by node|slot] -- PROG ARGS...
+#                    mpirun from host 1 over all hosts (up to K ranks per host, default NP / N; Open
+#                    MPI places them round robin over the hosts, or in blocks with --map-by slot),
+#                    with the link rate exported to the ranks as RMB_LINK_RATE (rmabench records it)
+#   netem.sh launcher [--name NAME] [--mpi M] -n NP [--per-host K] [--map-by M]   print those launch words, one a line
 #   netem.sh rsh [--name NAME]                        print the ssh stand-in's path
 #
-# NAME (default rmb) names the namespaces NAMEh1..NAMEhN and NAMEbr and the state directory
+# NAME (default rmb, at most 12 characters) names the namespaces NAMEh1..NAMEhN and NAMEbr and the state directory
 # $RMB_NETEM_STATE/NAME (default /run/rmb-netem): several networks may exist at once (tests use
 # their own name). The ssh stand-in drops ssh-style options, maps 10.78.0.i or hosti to its
 # namespace and runs the command there as ssh would. Launch recipes: PLATFORM-NOTES (Open MPI:
@@ -29,7 +30,7 @@ skip() { echo "netem.sh: SKIP: $*" >&2; exit 77; }
 cmd=${1:-}
 [[ -n $cmd ]] || die "a command: up, down, status, exec, launch, launcher or rsh"
 shift
-name=rmb hosts="" rate="" mpi=openmpi np="" per=""
+name=rmb hosts="" rate="" mpi=openmpi np="" per="" map=node
 while [[ $# -gt 0 ]]; do
     case $1 in
     --name) name=${2:-}; shift 2 || die "--name: a value" ;;
@@ -38,12 +39,13 @@ while [[ $# -gt 0 ]]; do
     --mpi) mpi=${2:-}; shift 2 || die "--mpi: a value" ;;
     -n) np=${2:-}; shift 2 || die "-n: a value" ;;
     --per-host) per=${2:-}; shift 2 || die "--per-host: a value" ;;
+    --map-by) map=${2:-}; shift 2 || die "--map-by: a value" ;;
     --) shift; break ;;
     -*) die "$1: unknown flag" ;;
     *) break ;;
     esac
 done
-[[ $name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "--name: '$name' is not 1-8 lowercase letters and digits, starting with a letter"
+[[ $name =~ ^[a-z][a-z0-9]{0,11}$ ]] || die "--name: '$name' is not 1-12 lowercase letters and digits, starting with a letter"
 state=${RMB_NETEM_STATE:-/run/rmb-netem}/$name
 br=${name}br
 
@@ -131,12 +133,13 @@ launch_words() {
     load
     [[ $np =~ ^[1-9][0-9]*$ ]] || die "-n: '$np' is not a rank count"
     [[ -z $per || $per =~ ^[1-9][0-9]*$ ]] || die "--per-host: '$per' is not a rank count"
+    [[ $map == node || $map == slot ]] || die "--map-by: '$map' is not node (round robin over hosts) or slot (blocks by host)"
     local k=${per:-$(( (np + HOSTS - 1) / HOSTS ))} i list=""
     for i in $(seq 1 "$HOSTS"); do list+="${list:+,}10.78.0.$i:$k"; done
     case $mpi in
     openmpi)
         # --bind-to none: otherwise every "host" binds its ranks from core 0 (PLATFORM-NOTES)
-        launch=(mpirun.openmpi -n "$np" --host "$list" --map-by node --bind-to none -x "RMB_LINK_RATE=${RATE:-unshaped}"
+        launch=(mpirun.openmpi -n "$np" --host "$list" --map-by "$map" --bind-to none -x "RMB_LINK_RATE=${RATE:-unshaped}"
             --mca plm_rsh_agent "$state/rsh" --mca oob_tcp_if_include 10.78.0.0/24
             --mca btl_tcp_if_include 10.78.0.0/24 --mca btl tcp,vader,self --mca osc rdma,pt2pt) ;;
     mpich)
