@@ -37,8 +37,8 @@ while [[ $# -gt 0 ]]; do
     --out) out=${2:?--out needs a directory}; shift ;;
     --quick) quick=1 ;;
     --dry-run) export RMB_DRY_RUN=1 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "rmabench jobs: $1: unknown flag (jobs/exchange.sh --help)" >&2; exit 2 ;;
+    -h|--help) rmb_help "$0" ;;
+    *) rmb_die "$1: unknown flag (jobs/exchange.sh --help)" ;;
     esac
     shift
 done

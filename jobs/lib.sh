@@ -21,6 +21,8 @@
 # record`. Rows are only ever appended; results.csv and the logs must be regular files or absent.
 
 rmb_die() { echo "rmabench jobs: $*" >&2; exit 2; }
+# --help of a job script: its header comment, up to `set -u`
+rmb_help() { sed -n '2,/^set -u/p' "$1" | sed '$d; s/^# \{0,1\}//'; exit 0; }
 
 rmb_init() { # NAME
     RMB_NAME=$1

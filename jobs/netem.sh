@@ -29,6 +29,7 @@ skip() { echo "netem.sh: SKIP: $*" >&2; exit 77; }
 
 cmd=${1:-}
 [[ -n $cmd ]] || die "a command: up, down, status, exec, launch, launcher or rsh"
+if [[ $cmd == -h || $cmd == --help ]]; then sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; fi
 shift
 name=rmb hosts="" rate="" mpi=openmpi np="" per="" map=node
 while [[ $# -gt 0 ]]; do
@@ -79,10 +80,10 @@ up() {
         die "--rate: '$rate' is not a tc rate such as 400mbit or 1gbit"
     command -v ip >/dev/null && command -v tc >/dev/null && command -v unshare >/dev/null ||
         skip "ip, tc (iproute2) or unshare missing"
-    [[ -f $state/env ]] && die "--name $name: already up ($hosts hosts?): netem.sh down --name $name first"
+    [[ -f $state/env ]] && die "--name $name: already up: netem.sh down --name $name first"
     mkdir -p "$state" || die "$state: cannot create the state directory"
     ip netns add "$br" 2>"$state/err" || { local e; e=$(cat "$state/err"); rm -rf "$state"; skip "network namespaces not allowed here: $e"; }
-    ip -n "$br" link add br0 type bridge && ip -n "$br" link set br0 up || { down; skip "no bridge device"; }
+    ip -n "$br" link add br0 type bridge forward_delay 0 && ip -n "$br" link set br0 up || { down; skip "no bridge device"; }
     local i ns
     for i in $(seq 1 "$hosts"); do
         ns=${name}h$i
@@ -95,8 +96,13 @@ up() {
             shape "$ns" rmbnet0 "$rate" && shape "$br" "p$i" "$rate" || { down; die "--rate: tc htb refused $rate on host $i"; }
         fi
     done
-    for _ in $(seq 50); do # a veth has carrier a moment after both ends are up
-        ip netns exec "${name}h$hosts" ping -c1 -W1 10.78.0.1 >/dev/null 2>&1 && break
+    # a veth has carrier a moment after both ends are up (UCX ignores a link until then)
+    for _ in $(seq 50); do
+        local down=0
+        for i in $(seq 1 "$hosts"); do
+            [[ $(ip netns exec "${name}h$i" cat /sys/class/net/rmbnet0/operstate 2>/dev/null) == up ]] || down=1
+        done
+        [[ $down == 0 ]] && break
         sleep 0.1
     done
     cat >"$state/rsh" <<WRAP

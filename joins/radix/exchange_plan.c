@@ -27,8 +27,8 @@ void radix_exchange_plan(const join_input *in, const radix_layout *lay, const ra
     ex->item = 8 * (uint64_t)f->words;
     ex->pack_off = alloc_or_abort(in, np * sizeof *ex->pack_off);
     ex->send_off = alloc_or_abort(in, ((size_t)P + 1) * sizeof *ex->send_off);
-    ex->spart = alloc_or_abort(in, np * sizeof *ex->spart);
-    ex->scount = alloc_or_abort(in, np * sizeof *ex->scount);
+    ex->spart = alloc_or_abort(in, 2 * np * sizeof *ex->spart);
+    ex->scount = ex->spart + np;
     ex->sfirst = alloc_or_abort(in, ((size_t)P + 1) * sizeof *ex->sfirst);
     ex->order = alloc_or_abort(in, (size_t)P * sizeof *ex->order);
     /* owner-major: partitions per owner, then items per owner, both as prefix sums */
@@ -71,9 +71,9 @@ void radix_exchange_plan(const join_input *in, const radix_layout *lay, const ra
         rd[t] = 2 * ex->mine * t;
     }
     MPI_CHECK(me, MPI_Alltoallv(sbuf, sc, sd, MPI_UINT64_T, rbuf, rc, rd, MPI_UINT64_T, ctx->comm));
-    ex->count = alloc_or_abort(in, pieces * sizeof *ex->count);
-    ex->src = alloc_or_abort(in, pieces * sizeof *ex->src);
-    ex->dst = alloc_or_abort(in, pieces * sizeof *ex->dst);
+    ex->count = alloc_or_abort(in, 3 * pieces * sizeof *ex->count);
+    ex->src = ex->count + pieces;
+    ex->dst = ex->src + pieces;
     for (int k = 0; k < ex->mine; k++) {
         /* pieces lie in rank order inside a partition: the same place the put design writes to */
         uint64_t off = lay->base[rel][ex->parts[k]];
@@ -150,13 +150,10 @@ void radix_exchange_free(radix_exchange *ex)
 {
     free(ex->pack_off);
     free(ex->send_off);
-    free(ex->spart);
-    free(ex->scount);
+    free(ex->spart); /* and scount */
     free(ex->sfirst);
     free(ex->order);
-    free(ex->count);
-    free(ex->src);
-    free(ex->dst);
+    free(ex->count); /* and src, dst */
     memset(ex, 0, sizeof *ex);
 }
 

@@ -3,6 +3,7 @@ schedule against the message size, with the model's network-bound prediction (eq
 calibrated on the same links) beside it. exchange.png/.pdf: throughput and network-pass time;
 exchange.md: the numbers, one row per point, and each design's best size against the model."""
 import os
+import sys
 
 from . import data, safeio, style
 
@@ -95,20 +96,26 @@ def table(rows):
     return "\n".join(lines) + "\n"
 
 
+USAGE = "usage: exchange_figure RESULTS.csv --out DIR"
+
+
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(USAGE + "\n" + __doc__)
+        return 0
     if len(argv) != 3 or argv[1] != "--out":
-        print("usage: exchange_figure RESULTS.csv --out DIR", flush=True)
+        print(USAGE, file=sys.stderr)
         return 2
     try:
         rows = data.load([argv[0]])
         safeio.check_output_dir(argv[2])
     except (data.DataError, safeio.UnsafeFile) as e:
-        print(f"exchange_figure: {e}")
+        print(f"exchange_figure: {e}", file=sys.stderr)
         return 2
     os.makedirs(argv[2], exist_ok=True)
     png = draw(rows, argv[2])
     if not png:
-        print(f"exchange_figure: {argv[0]}: no verified join rows with an exchange column")
+        print(f"exchange_figure: {argv[0]}: no verified join rows with an exchange column", file=sys.stderr)
         return 2
     md = os.path.join(argv[2], "exchange.md")
     text = table(rows)
