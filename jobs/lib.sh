@@ -9,6 +9,7 @@
 #   RMB_BUILD        build directory holding rmabench (default $RMB_ROOT/build, i.e. Open MPI;
 #                    $RMB_ROOT/build-mpich for MPICH). The MPI library is read from its bench/rmb_config.h.
 #   RMB_LAUNCHER     local (mpirun on this machine) | srun | mpirun (inside a Slurm allocation)
+#                    | netem (the emulated hosts of jobs/netem.sh named RMB_NETEM_NAME, default rmb)
 #   RMB_SRUN_MPI     srun --mpi plugin (default pmix for Open MPI, pmi2 for MPICH)
 #   RMB_SRUN_ARGS    extra srun arguments;   RMB_MPIRUN_ARGS  extra mpirun arguments
 #   RMB_RUN_TIMEOUT  seconds before one run is killed and recorded as status=timeout (default 600)
@@ -20,6 +21,8 @@
 # record`. Rows are only ever appended; results.csv and the logs must be regular files or absent.
 
 rmb_die() { echo "rmabench jobs: $*" >&2; exit 2; }
+# --help of a job script: its header comment, up to `set -u`
+rmb_help() { sed -n '2,/^set -u/p' "$1" | sed '$d; s/^# \{0,1\}//'; exit 0; }
 
 rmb_init() { # NAME
     RMB_NAME=$1
@@ -34,7 +37,7 @@ rmb_init() { # NAME
     RMB_RUN_TIMEOUT=${RMB_RUN_TIMEOUT:-600}
     RMB_DRY_RUN=${RMB_DRY_RUN:-0}
     RMB_LAUNCHER=${RMB_LAUNCHER:-local}
-    case $RMB_LAUNCHER in local|srun|mpirun) ;; *) rmb_die "RMB_LAUNCHER: '$RMB_LAUNCHER' is not one of local, srun, mpirun" ;; esac
+    case $RMB_LAUNCHER in local|srun|mpirun|netem) ;; *) rmb_die "RMB_LAUNCHER: '$RMB_LAUNCHER' is not one of local, srun, mpirun, netem" ;; esac
     if [[ -f $RMB_BUILD/bench/rmb_config.h ]]; then
         RMB_MPI=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$RMB_BUILD/bench/rmb_config.h")
     fi
@@ -88,6 +91,8 @@ rmb_elapsed() { local s=$(( $(date +%s) - RMB_T0 )); printf '%d:%02d' $((s / 60)
 rmb_launch_words() { # NODES NP
     local nodes=$1 np=$2 ppn=$(( ($2 + $1 - 1) / $1 ))
     case $RMB_LAUNCHER in
+    netem) # ranks spread over the emulated hosts, launched from host 1 (jobs/netem.sh)
+        RMB_LAUNCH=("$RMB_ROOT/jobs/netem.sh" launch --name "${RMB_NETEM_NAME:-rmb}" --mpi "$RMB_MPI" -n "$np" --) ;;
     srun)
         # shellcheck disable=SC2206
         RMB_LAUNCH=(srun --mpi="$RMB_SRUN_MPI" -N "$nodes" -n "$np" --ntasks-per-node="$ppn" --kill-on-bad-exit=1 ${RMB_SRUN_ARGS:-}) ;;

@@ -20,6 +20,8 @@
 
 extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", "reference", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
+extern const char *const join_exchange_names[]; /* EXCHANGE_* */
+extern const char *const join_schedule_names[]; /* SCHEDULE_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_simd_names[];   /* SIMD_* */
 

@@ -9,6 +9,8 @@
 
 const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
 const char *const join_assign_names[] = {"round-robin", "sized", NULL};
+const char *const join_exchange_names[] = {"put", "get", "sendrecv", "alltoallv", NULL};
+const char *const join_schedule_names[] = {"as-is", "staggered", "random", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
 const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
 
@@ -30,6 +32,16 @@ void join_default_opts(join_opts *o)
     o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
     o->pack_bits = 64;
+}
+
+/* A --schedule the design would ignore: put sends whichever buffer fills first, alltoallv leaves
+ * the order to the library. */
+static int check_schedule(const join_opts *o, char *err, size_t errlen)
+{
+    if (o->schedule == SCHEDULE_AS_IS || o->exchange == EXCHANGE_GET || o->exchange == EXCHANGE_SENDRECV) return OPT_OK;
+    snprintf(err, errlen, "--schedule: %s orders the peers of --exchange get or sendrecv; %s has no peer order",
+             join_schedule_names[o->schedule], join_exchange_names[o->exchange]);
+    return OPT_ERROR;
 }
 
 /* Flags that would be silently ignored or overridden: --tuples-per-rank with --r-tuples, and a flag
@@ -119,6 +131,13 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},
+        {"exchange", OPT_CHOICE, &o->exchange,
+         "network pass: MPI_Put from send buffers (put), owners pull with MPI_Get after a notification (get), "
+         "MPI_Isend into pre-posted MPI_Irecv with credits (sendrecv), one MPI_Alltoallv after local partitioning",
+         0, 0, join_exchange_names, NULL},
+        {"schedule", OPT_CHOICE, &o->schedule,
+         "peer order of get and sendrecv: ranks 0..P-1 (as-is), round k to rank+k mod P (staggered), a seeded "
+         "permutation per rank and relation (random)", 0, 0, join_schedule_names, NULL},
         {"compress", OPT_BOOL, &o->compress,
          "pack key and rid into 8 bytes (default: when they fit, else 16 bytes; --compress: refuse what does not fit)", 0,
          0, NULL, &o->compress_given},
@@ -141,5 +160,6 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         snprintf(err, errlen, "--selectivity: must be greater than 0");
         rc = OPT_ERROR;
     }
+    if (rc == OPT_OK) rc = check_schedule(o, err, errlen);
     return rc;
 }

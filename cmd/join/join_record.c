@@ -2,6 +2,7 @@
  * resolved them ("auto" made explicit), phase times, throughput and the verification. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "bench/memory.h"
 #include "bench/provenance.h"
@@ -41,6 +42,11 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "buffer_memory", "%" PRId64, o->buffer_memory);
+        record_set(rec, "exchange", "%s", join_exchange_names[o->exchange]);
+        record_set(rec, "schedule", "%s", join_schedule_names[o->schedule]);
+        /* the emulated link rate the run was launched on (jobs/netem.sh exports it; empty otherwise) */
+        const char *rate = getenv("RMB_LINK_RATE");
+        if (rate && *rate) record_set(rec, "link_rate", "%s", rate);
     }
     if (res->algo_id == ALGO_RADIX || res->algo_id == ALGO_SORTMERGE) /* the format that ran: 1 = 8 B packed */
         record_set(rec, "compress", "%d", out->tuple_bytes == 8);

@@ -39,6 +39,8 @@ static void print_algo_config(const join_opts *o, int id, const join_plan *plan)
                or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
                join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
+        if (o->exchange != EXCHANGE_PUT || o->schedule != SCHEDULE_AS_IS)
+            printf("# radix: exchange %s, schedule %s\n", join_exchange_names[o->exchange], join_schedule_names[o->schedule]);
     } else {
         printf("%d send buffers x one run, run size %s, merge fan-in %s, ranges %s, simd %s\n", SMJ_SEND_BUFFERS,
                or_auto(o->run_size, 0, a, sizeof a), or_auto(o->merge_fanin, 0, b, sizeof b), join_ranges_names[o->ranges],

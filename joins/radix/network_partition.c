@@ -1,8 +1,10 @@
-/* Network-partitioning pass (thesis 3.2.1/4.2.1): one window per relation; every tuple goes to the
- * window of the rank owning its partition, at this rank's private offset there. Tuples are staged
- * in a cache line per partition (software write-combining); a full line of a local partition is
- * streamed straight into the local part of the window, a line of a remote partition is appended
- * to that partition's put buffer (rma/putbuf), which MPI_Puts it when full. */
+/* Network-partitioning pass (thesis 3.2.1/4.2.1), the put design (--exchange put): one window per
+ * relation; every tuple goes to the window of the rank owning its partition, at this rank's private
+ * offset there. Tuples are staged in a cache line per partition (software write-combining); a full
+ * line of a local partition is streamed straight into the local part of the window, a line of a
+ * remote partition is appended to that partition's put buffer (rma/putbuf), which MPI_Puts it when
+ * full. The same kernel with every partition local packs a relation for the other designs
+ * (radix_pack_relation, exchange.h). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 typedef struct {
     uint64_t *lines;      /* 8 words per partition */
     uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
-    uint64_t *start;      /* first item index of this rank's run in the owner's window */
+    const uint64_t *start;/* first item index of this rank's run in the owner's window */
     unsigned char *remote;
     uint64_t m;           /* slot of window item 0 in its cache line */
     int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
@@ -92,6 +94,50 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
     radix_stream_fence();
 }
 
+/* This rank's tuples of one relation (the drop-tuple mutant loses one here, in every design). */
+static const tuple_t *relation_input(const join_input *in, int rel, uint64_t *n)
+{
+    *n = rel == REL_R ? in->r_n : in->s_n;
+#ifdef RMB_MUTANT_RADIX_DROP_TUPLE /* mutation suite: rank 0 loses its last S tuple */
+    if (rel == REL_S && in->ctx->rank == 0 && *n > 0) (*n)--;
+#endif
+    return rel == REL_R ? in->r : in->s;
+}
+
+static void network_pass(const tuple_t *src, uint64_t n, const radix_format *f, int rel, uint64_t np, net_state *st,
+                         uint64_t *win, putbuf_set *pb)
+{
+    if (f->words == 2)
+        network_pass_w(src, n, 2, false, f, rel, np - 1, st, win, pb);
+    else if (f->rid_base[rel] == 0)
+        network_pass_w(src, n, 1, false, f, rel, np - 1, st, win, pb);
+    else
+        network_pass_w(src, n, 1, true, f, rel, np - 1, st, win, pb);
+}
+
+void radix_pack_relation(const join_input *in, const radix_format *f, int rel, uint64_t np, const uint64_t *off,
+                         uint64_t *dst)
+{
+    net_state st;
+    st.lines = aligned_alloc(64, np * 64);
+    st.off = malloc(np * sizeof *st.off);
+    st.remote = calloc(np, 1);
+    if (!st.lines || !st.off || !st.remote) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the packing state\n", in->ctx->rank);
+        MPI_Abort(in->ctx->comm, 1);
+    }
+    memcpy(st.off, off, np * sizeof *st.off);
+    st.start = off; /* every slot of a line is this rank's */
+    st.m = ((uintptr_t)dst % 64) / (8 * (uint64_t)f->words);
+    st.stream = (uintptr_t)dst % (8 * (uint64_t)f->words) == 0;
+    uint64_t n;
+    const tuple_t *src = relation_input(in, rel, &n);
+    network_pass(src, n, f, rel, np, &st, dst, NULL);
+    free(st.lines);
+    free(st.off);
+    free(st.remote);
+}
+
 void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
                              double *t_put, double *t_flush)
 {
@@ -101,11 +147,12 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     net_state st;
     st.lines = aligned_alloc(64, np * 64);
     st.off = malloc(np * sizeof *st.off);
-    st.start = malloc(np * sizeof *st.start);
+    uint64_t *start = malloc(np * sizeof *start);
+    st.start = start;
     st.remote = malloc(np);
     int *target = malloc(np * sizeof *target);
     MPI_Aint *disp = malloc(np * sizeof *disp);
-    if (!st.lines || !st.off || !st.start || !st.remote || !target || !disp) {
+    if (!st.lines || !st.off || !start || !st.remote || !target || !disp) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);
     }
@@ -113,7 +160,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     for (int rel = 0; rel < 2; rel++) {
         rma_window_lock_all(&win[rel]);
         for (uint64_t p = 0; p < np; p++) {
-            st.start[p] = st.off[p] = lay->base[rel][p] + lay->prefix[rel][p];
+            start[p] = st.off[p] = lay->base[rel][p] + lay->prefix[rel][p];
             st.remote[p] = lay->owner[p] != ctx->rank;
             target[p] = st.remote[p] ? lay->owner[p] : -1;
 #ifdef RMB_MUTANT_RADIX_MISROUTE /* mutation suite: one partition of S is put to the next rank */
@@ -130,17 +177,9 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
             fprintf(stderr, "rmabench: rank %d: cannot allocate the put buffers\n", ctx->rank);
             MPI_Abort(ctx->comm, 1);
         }
-        const tuple_t *src = rel == REL_R ? in->r : in->s;
-        uint64_t n = rel == REL_R ? in->r_n : in->s_n;
-#ifdef RMB_MUTANT_RADIX_DROP_TUPLE /* mutation suite: rank 0 loses its last S tuple */
-        if (rel == REL_S && ctx->rank == 0 && n > 0) n--;
-#endif
-        if (f->words == 2)
-            network_pass_w(src, n, 2, false, f, rel, np - 1, &st, win[rel].base, &pb);
-        else if (f->rid_base[rel] == 0)
-            network_pass_w(src, n, 1, false, f, rel, np - 1, &st, win[rel].base, &pb);
-        else
-            network_pass_w(src, n, 1, true, f, rel, np - 1, &st, win[rel].base, &pb);
+        uint64_t n;
+        const tuple_t *src = relation_input(in, rel, &n);
+        network_pass(src, n, f, rel, np, &st, win[rel].base, &pb);
         putbuf_finish(&pb);
         *t_put += pb.t_put;
         *t_flush += pb.t_flush;
@@ -149,7 +188,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     rma_windows_end_epoch(win, 2, ctx->comm); /* every put arrived and is visible to the owner's loads */
     free(st.lines);
     free(st.off);
-    free(st.start);
+    free(start);
     free(st.remote);
     free(target);
     free(disp);

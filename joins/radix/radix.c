@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joins/radix/exchange.h"
 #include "joins/radix/local_partition.h"
 #include "bench/memory.h"
 #include "rma/putbuf.h"
@@ -151,6 +152,10 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t part_r = (uint64_t)((double)w->r_total / (double)np * 1.05) + 1024;
     const uint64_t part_s = o->skew > 0 ? ws : (uint64_t)((double)w->s_total / (double)np * 1.05) + 1024;
     out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
+    if (o->exchange != EXCHANGE_PUT) { /* exchange.h: a relation packed, for alltoallv also received, at a time */
+        const uint64_t mine = window_items_bound(w->r_total > w->s_total ? w->r_total : w->s_total, np, ranks, o->skew > 0);
+        out->copy_bytes += (int64_t)((o->exchange == EXCHANGE_ALLTOALLV ? 2 : 1) * mine * item);
+    }
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp));
     char bsize[32], budget[32];
@@ -184,6 +189,18 @@ static const phase_decl radix_phases[] = {
     {"local_partition", false}, {"build_probe", false}, {NULL, false},
 };
 
+/* The network pass in the design --exchange chose (exchange.h); put is the thesis' */
+static void network_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                         radix_exchange_bufs *b, double *t_put, double *t_flush)
+{
+    switch (in->opt->exchange) {
+    case EXCHANGE_GET: radix_exchange_get(in, lay, f, win, b, t_put, t_flush); break;
+    case EXCHANGE_SENDRECV: radix_exchange_sendrecv(in, lay, f, win, b, t_put, t_flush); break;
+    case EXCHANGE_ALLTOALLV: radix_exchange_alltoallv(in, lay, f, win, b, t_put, t_flush); break;
+    default: radix_network_partition(in, lay, f, win, t_put, t_flush);
+    }
+}
+
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
@@ -204,12 +221,14 @@ static void run(const join_input *in, join_output *out)
 
     rma_window win[2];
     radix_windows_alloc(in, &lay, &f, win);
+    radix_exchange_bufs xb; /* the buffers of --exchange beyond put (none for put) */
+    radix_exchange_bufs_alloc(in, &lay, &f, &xb);
     double t2 = rmb_now();
     phases_add(ph, "window_alloc", t2 - t1);
     phases_add_faults(ph, "window_alloc", (f0 = rmb_minflt()) - f1);
 
     double t_put, t_flush;
-    radix_network_partition(in, &lay, &f, win, &t_put, &t_flush);
+    network_pass(in, &lay, &f, win, &xb, &t_put, &t_flush);
     double t3 = rmb_now();
     phases_add(ph, "network_partition", t3 - t2);
     phases_add_faults(ph, "network_partition", (f1 = rmb_minflt()) - f0);
@@ -267,6 +286,7 @@ static void run(const join_input *in, join_output *out)
 
     /* releasing the windows is collective: it counts as window_alloc time */
     for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
+    radix_exchange_bufs_free(&xb);
     phases_add(ph, "window_alloc", rmb_now() - t5);
     phases_add_faults(ph, "window_alloc", rmb_minflt() - f5);
 

@@ -46,7 +46,7 @@ MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
 COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy", "host_cores",
           "oversubscribed", "poll_yield", "mpi_env")
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
-        "buffers_per_partition", "buffer_memory", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
+        "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
         "run_size", "merge_fanin", "simd")
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
@@ -57,7 +57,7 @@ RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "run_size", "merge_fani
 # The legend's order: what a reader looks for first.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
          "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
-         "buffer_size", "buffers_per_partition", "compress", "transport", "checked")
+         "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "checked")
 
 
 def _norm(v):
@@ -306,6 +306,7 @@ _FORMAT = {
     "uneven": lambda v: "uneven" if v not in ("0", "") else "even", "window": lambda v: f"window {v}",
     "flush": lambda v: f"flush {v}", "buffer_size": lambda v: f"buffer {_si(v, 'B')}",
     "buffers_per_partition": lambda v: _count(v, "buffer/partition", "buffers/partition"),
+    "exchange": lambda v: f"exchange {v}", "schedule": lambda v: f"schedule {v}", "link_rate": lambda v: f"links {v}",
     "compress": lambda v: "compressed" if v == "1" else "uncompressed", "radix_bits": lambda v: f"radix bits {v}",
     "local_fanout_bits": lambda v: f"local bits {v}", "passes": lambda v: _count(v, "pass", "passes"),
     "assign": lambda v: f"assign {v}", "ranges": lambda v: f"ranges {v}", "run_size": lambda v: f"runs of {_si(v)}",

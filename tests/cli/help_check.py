@@ -18,6 +18,7 @@ commands = [
     [f"{root}/model/accuracy.sh", "--help"], [f"{root}/plots/rmaplot", "--help"], [f"{root}/plots/rmaplot", "report", "--help"],
     [f"{root}/plots/rmaplot", "figures", "--help"], [f"{root}/scripts/install-deps.sh", "--help"],
     [f"{root}/scripts/build.sh", "--help"], [f"{root}/scripts/test.sh", "--help"],
+    [f"{root}/jobs/netem.sh", "--help"], [f"{root}/jobs/exchange.sh", "--help"], [f"{root}/plots/exchange_figure", "--help"],
 ]
 fails = 0
 helps = ""

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Two "hosts" on this machine: network namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2),
-# each process started in its host's namespace with its own hostname (unshare --uts) by a wrapper
-# that stands in for ssh. Both joins and the lock benchmark run across them over TCP (Open MPI:
+# Two "hosts" on this machine: the emulated network of jobs/netem.sh (network namespaces on a
+# bridge, 10.78.0.1 and 10.78.0.2, links unshaped), each process started in its host's namespace
+# with its own hostname (unshare --uts) by netem.sh's ssh stand-in. Both joins and the lock benchmark run across them over TCP (Open MPI:
 # plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt; MPICH: hydra -launcher ssh
 # -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2.
 # Namespaces are removed on exit. Exit 77 (skip) where namespaces are not allowed.
@@ -26,74 +26,36 @@ set -u
 root=$1 build=$2
 bin=$build/rmabench
 mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/bench/rmb_config.h")
-command -v ip >/dev/null && command -v unshare >/dev/null || { echo "SKIP: ip (iproute2) or unshare missing"; exit 77; }
-tag=$$
-nsA=rmb${tag}a nsB=rmb${tag}b vA=rmbva$tag vB=rmbvb$tag
+netem=$root/jobs/netem.sh
 D=$(mktemp -d /tmp/rmb-multihost.XXXXXX)
+# the emulated network of jobs/netem.sh, unshaped, under a name and state directory of this test's own
+export RMB_NETEM_STATE=$D/netem
+net=(--name "mh$$")
 fail=0
 cleanup() {
-    local ns pid
-    for ns in "$nsA" "$nsB"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
+    "$netem" down "${net[@]}"
     if [[ $fail != 0 ]]; then echo "--- logs kept in $D"; else rm -rf "$D"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "$nsA" 2>"$D/err"; then
-    echo "SKIP: network namespaces not allowed here: $(cat "$D/err")"; exit 77
-fi
-ip netns add "$nsB" || { echo "SKIP: second namespace not allowed"; exit 77; }
-if ! ip link add "$vA" netns "$nsA" type veth peer name "$vB" netns "$nsB" 2>"$D/err"; then
-    echo "SKIP: veth links not allowed here: $(cat "$D/err")"; exit 77
-fi
-# the same device name on both hosts, so that UCX_NET_DEVICES and hydra's -iface fit both
-ip -n "$nsA" link set "$vA" name rmbnet0 && ip -n "$nsB" link set "$vB" name rmbnet0 && vA=rmbnet0 vB=rmbnet0 &&
-    ip -n "$nsA" addr add 10.77.0.1/24 dev "$vA" && ip -n "$nsB" addr add 10.77.0.2/24 dev "$vB" &&
-    ip -n "$nsA" link set lo up && ip -n "$nsB" link set lo up &&
-    ip -n "$nsA" link set "$vA" up && ip -n "$nsB" link set "$vB" up || { echo "FAIL: network setup"; fail=1; exit 1; }
-
-# a veth reports carrier a moment after both ends are up; UCX ignores it until then
-for _ in $(seq 50); do
-    [[ $(ip netns exec "$nsA" cat /sys/class/net/rmbnet0/operstate) == up &&
-       $(ip netns exec "$nsB" cat /sys/class/net/rmbnet0/operstate) == up ]] && break
-    sleep 0.1
-done
-
-# the ssh stand-in: drop ssh-style options, map the address to its namespace, run the command
-# there as ssh would (joined into one shell command) under the host's own hostname
-cat >"$D/rsh" <<WRAP
-#!/bin/sh
-while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
-host=\$1; shift
-case \$host in
-10.77.0.1|hostA) ns=$nsA name=hostA ;;
-10.77.0.2|hostB) ns=$nsB name=hostB ;;
-*) echo "rsh wrapper: unknown host \$host" >&2; exit 255 ;;
+"$netem" up --hosts 2 "${net[@]}" >"$D/netem.log" 2>&1
+case $? in
+0) ;;
+77) echo "SKIP: $(tail -1 "$D/netem.log")"; exit 77 ;;
+*) echo "FAIL: network setup: $(tail -1 "$D/netem.log")"; fail=1; exit 1 ;;
 esac
-exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; exec \$*"
-WRAP
-chmod +x "$D/rsh"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1 UCX_TLS=tcp,self UCX_NET_DEVICES=rmbnet0
 csv=$D/results.csv
-if [[ $mpi == mpich ]]; then
-    launch=(mpiexec.hydra -launcher ssh -launcher-exec "$D/rsh" -hosts 10.77.0.1:2,10.77.0.2:2 -iface "$vA" -n 4)
-else
-    launch=(mpirun.openmpi -n 4 --host 10.77.0.1:2,10.77.0.2:2 --map-by node --bind-to none
-        --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24
-        --mca btl tcp,vader,self --mca osc rdma,pt2pt)
-fi
-# run NAME WANT ARGS...: rmabench across both hosts, launched from hostA; WANT = verification lines a
+mapfile -t launch < <("$netem" launcher "${net[@]}" --mpi "$mpi" -n 4 --per-host 2)
+# run NAME WANT ARGS...: rmabench across both hosts, launched from host1; WANT = verification lines a
 # finished run prints (the CSV checks below catch a run that stopped before writing its rows)
 finalize_hangs=0
 run() {
     local name=$1 want=$2; shift 2
-    echo "+ [hostA] ${launch[*]} $bin $*"
-    timeout -k 5 "${RMB_MULTIHOST_TIMEOUT:-45}" ip netns exec "$nsA" unshare --uts sh -c 'hostname hostA; exec "$@"' sh \
-        "${launch[@]}" "$bin" "$@" >"$D/$name.log" 2>&1 &
+    echo "+ [host1] ${launch[*]} $bin $*"
+    timeout -k 5 "${RMB_MULTIHOST_TIMEOUT:-45}" "$netem" exec "${net[@]}" 1 "${launch[@]}" "$bin" "$@" >"$D/$name.log" 2>&1 &
     local pid=$! t=0 done_at=-1
     # MPICH: once the run has printed all its verification lines, 10 s more to leave MPI_Finalize;
     # after that it is the finalize deadlock below (stopped now rather than at the time limit)
@@ -102,7 +64,7 @@ run() {
         if [[ $mpi == mpich && $done_at -lt 0 && $(grep -c '^verification: ' "$D/$name.log") == "$want" ]]; then done_at=$t; fi
         if [[ $done_at -ge 0 && $((t - done_at)) -ge 20 ]]; then
             pkill -KILL -P "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null
-            for p in $(ip netns pids "$nsA" 2>/dev/null) $(ip netns pids "$nsB" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+            for p in $(ip netns pids "mh$$h1" 2>/dev/null) $(ip netns pids "mh$$h2" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
         fi
     done
     wait "$pid"
@@ -118,7 +80,7 @@ run() {
     [[ $rc == 0 ]] || { echo "FAIL: $name: exit $rc"; tail -20 "$D/$name.log"; fail=1; }
 }
 run join 2 join --algo both --tuples-per-rank 10K --output "$csv"
-grep -q '^# ranks 4 on 2 host(s), 2 per host (hostA' "$D/join.log" || { echo "FAIL: join did not see 4 ranks on 2 hosts"; fail=1; }
+grep -q '^# ranks 4 on 2 host(s), 2 per host (host1' "$D/join.log" || { echo "FAIL: join did not see 4 ranks on 2 hosts"; fail=1; }
 [[ $(grep -c '^verification: PASS' "$D/join.log") == 2 ]] || { echo "FAIL: join: expected 2 verification PASS lines"; fail=1; }
 if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "note: 'rmabench lock' not built yet: lock part skipped"
@@ -139,7 +101,7 @@ if sys.argv[2] == "1" and len(locks) != 1: bad.append(f"{len(locks)} lock rows")
 for r in joins + locks:
     where = f"{r['bench']} {r['algo']}"
     if r["hosts"] != "2" or r["ranks"] != "4" or r["ranks_per_host"] != "2": bad.append(f"{where}: hosts {r['hosts']} ranks {r['ranks']} per host {r['ranks_per_host']}")
-    if sorted(r["hostnames"].replace(";", ",").replace(" ", ",").split(",")) != ["hostA", "hostB"]: bad.append(f"{where}: hostnames {r['hostnames']!r}")
+    if sorted(r["hostnames"].replace(";", ",").replace(" ", ",").split(",")) != ["host1", "host2"]: bad.append(f"{where}: hostnames {r['hostnames']!r}")
     if r["status"] != "ok": bad.append(f"{where}: status {r['status']}")
 for r in joins:
     if r["verification"] != "PASS": bad.append(f"join {r['algo']}: verification {r['verification']}")

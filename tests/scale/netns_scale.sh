@@ -1,76 +1,46 @@
 #!/bin/bash
-# 64 ranks on 4 "hosts" (issue 13 item 7): network namespaces rmbN{1..4} joined by a bridge in a
-# fifth namespace, 16 ranks each, launched from host 1 by Open MPI through an ssh stand-in (the
-# recipe of tests/jobs/multihost_test.sh and ../shared/PLATFORM-NOTES.md, for 4 hosts). One launch
+# 64 ranks on 4 "hosts" (issue 13 item 7): the emulated network of jobs/netem.sh (network
+# namespaces on a bridge, links unshaped), 16 ranks each, launched from host 1 by Open MPI through
+# netem.sh's ssh stand-in (../shared/PLATFORM-NOTES.md). One launch
 # (tests/scale/scale_run) runs both joins, verified to the exact match count and checksum, then the
 # lock table's bank workload (sum of balances and every grant checked). Exit 77 (skip) where
 # namespaces are not allowed. Open MPI only: scripts/test.sh runs the scale suite in build.
 #   netns_scale.sh SCALE_RUN
 set -u
 run=$1
-command -v ip >/dev/null && command -v unshare >/dev/null || { echo "SKIP: ip (iproute2) or unshare missing"; exit 77; }
 tag=$$ hosts=4 per=16
-br=rmbs${tag}br
+netem=$(cd "$(dirname "$0")/../.." && pwd)/jobs/netem.sh
 D=$(mktemp -d /tmp/rmb-netns-scale.XXXXXX)
+# the emulated network of jobs/netem.sh, unshaped, under a name and state directory of this test's own
+export RMB_NETEM_STATE=$D/netem
+net=(--name "sc$tag")
 fail=0
 cleanup() {
-    local ns pid
-    for ns in $(seq -f "rmbs${tag}h%g" 1 $hosts) "$br"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
+    "$netem" down "${net[@]}"
     if [[ $fail != 0 ]]; then echo "--- logs kept in $D"; else rm -rf "$D"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "$br" 2>"$D/err"; then echo "SKIP: network namespaces not allowed here: $(cat "$D/err")"; exit 77; fi
-ip -n "$br" link add br0 type bridge && ip -n "$br" link set br0 up || { echo "SKIP: no bridge device"; exit 77; }
-hostlist=""
-for i in $(seq 1 $hosts); do
-    ns=rmbs${tag}h$i
-    ip netns add "$ns" &&
-        ip link add "rmbs${tag}p$i" netns "$br" type veth peer name rmbnet0 netns "$ns" &&
-        ip -n "$br" link set "rmbs${tag}p$i" master br0 && ip -n "$br" link set "rmbs${tag}p$i" up &&
-        ip -n "$ns" addr add "10.78.0.$i/24" dev rmbnet0 && ip -n "$ns" link set lo up && ip -n "$ns" link set rmbnet0 up ||
-        { echo "FAIL: network setup of host $i"; fail=1; exit 1; }
-    hostlist="$hostlist${hostlist:+,}10.78.0.$i:$per"
-done
-for _ in $(seq 50); do # a veth has carrier a moment after both ends are up
-    ip netns exec "rmbs${tag}h$hosts" ping -c1 -W1 10.78.0.1 >/dev/null 2>&1 && break
-    sleep 0.1
-done
-
-# the ssh stand-in: drop ssh-style options, map the address to its namespace, run there under the
-# host's own name
-cat >"$D/rsh" <<WRAP
-#!/bin/sh
-while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
-host=\$1; shift
-case \$host in
-10.78.0.[1-9]) i=\${host##*.} ;;
-host[1-9]) i=\${host#host} ;;
-*) echo "rsh wrapper: unknown host \$host" >&2; exit 255 ;;
+"$netem" up --hosts $hosts "${net[@]}" >"$D/netem.log" 2>&1
+case $? in
+0) ;;
+77) echo "SKIP: $(tail -1 "$D/netem.log")"; exit 77 ;;
+*) echo "FAIL: network setup: $(tail -1 "$D/netem.log")"; fail=1; exit 1 ;;
 esac
-exec ip netns exec rmbs${tag}h\$i unshare --uts sh -c "hostname host\$i; exec \$*"
-WRAP
-chmod +x "$D/rsh"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1
 np=$((hosts * per))
-# --bind-to none: otherwise every "host" binds its ranks from core 0 (PLATFORM-NOTES); RMA between
-# hosts goes through osc pt2pt over the tcp btl, within a host through vader
-launch=(mpirun.openmpi -n $np --host "$hostlist" --map-by slot --bind-to none
-    --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 10.78.0.0/24 --mca btl_tcp_if_include 10.78.0.0/24
-    --mca btl tcp,vader,self --mca osc rdma,pt2pt)
+# ranks in blocks by host; RMA between hosts goes through osc pt2pt over the tcp btl, within a host
+# through vader
+mapfile -t launch < <("$netem" launcher "${net[@]}" --mpi openmpi -n $np --per-host $per --map-by slot)
 csv=$D/results.csv
 # small data, default buffers (the --buffer-memory budget sizes them)
 args=(join --algo both --tuples-per-rank 2K --output "$csv"
       --next lock --workload bank --transactions-per-agent 5 --output "$csv")
 echo "+ [host1] ${launch[*]} $run ${args[*]}"
 start=$(date +%s)
-timeout -k 5 "${RMB_SCALE_TIMEOUT:-150}" ip netns exec rmbs${tag}h1 unshare --uts sh -c 'hostname host1; exec "$@"' sh \
-    "${launch[@]}" "$run" "${args[@]}" >"$D/out.log" 2>&1
+timeout -k 5 "${RMB_SCALE_TIMEOUT:-150}" "$netem" exec "${net[@]}" 1 "${launch[@]}" "$run" "${args[@]}" >"$D/out.log" 2>&1
 rc=$?
 echo "($(( $(date +%s) - start )) s)"
 grep -E '^(# ranks|# binding|# lock servers|verification|matches|invariants|bank|scale_run|rmabench)' "$D/out.log"

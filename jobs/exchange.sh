@@ -1,0 +1,99 @@
+#!/bin/bash
+# jobs/exchange.sh: the exchange design space of the radix join's network pass on an emulated
+# network (issue 15). Builds --hosts network-namespace hosts with links shaped to --rate
+# (jobs/netem.sh), calibrates the model on them (rmabench calibrate: bw_host is the links' rate as
+# MPI_Put sees it), then runs every design x schedule x message size, one rank per host, with
+# --model, and draws throughput and network-pass time against message size, one line per design
+# and schedule, the model's network-bound prediction (eq. 3.3-3.6) beside them
+# (plots/exchange_figure: exchange.png, exchange.md). Removes the network at the end.
+#
+#   jobs/exchange.sh [--hosts N] [--rate R] [--tuples N] [--sizes "4K ... 4M"] [--repeat N]
+#                    [--mpi openmpi|mpich] [--out DIR] [--quick] [--dry-run]
+#
+#   --hosts N      emulated hosts, one rank each (default 4)
+#   --rate R       every host's link, both directions (tc htb; default 50mbit: below what MPI over
+#                  TCP moves here with 4 ranks on 2 cores, ~100 Mbit/s, so the links bound the pass)
+#   --tuples N     R (and S) tuples per rank (default 1M: 2 MiB per owner and relation)
+#   --sizes LIST   --buffer-size values: the message size (default 4K 16K 64K 256K 1M 4M)
+#   --repeat N     repetitions per point (default 1; the CSV keeps each)
+#   --out DIR      results directory (default results/exchange-<timestamp>)
+#   --quick        2 hosts, 20K tuples, two sizes, unshaped links: a smoke run of seconds
+#   --dry-run      print the commands without running them
+# Designs: put (as-is only: buffers are sent as they fill), get and sendrecv (as-is, staggered,
+# random), alltoallv (as-is only: the library orders it). --radix-bits: one partition per host, so
+# that each owner receives one piece from each rank and the message size is the only variable.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+hosts=4 rate=50mbit tuples=1M sizes="4K 16K 64K 256K 1M 4M" repeat=1 out="" quick=0 libs=openmpi
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --hosts) hosts=${2:?--hosts needs a count}; shift ;;
+    --rate) rate=${2:?--rate needs a tc rate such as 50mbit}; shift ;;
+    --tuples) tuples=${2:?--tuples needs a count}; shift ;;
+    --sizes) sizes=${2:?--sizes needs a list of sizes}; shift ;;
+    --repeat) repeat=${2:?--repeat needs a number}; shift ;;
+    --mpi) libs=${2:?--mpi needs openmpi or mpich}; shift ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    --quick) quick=1 ;;
+    --dry-run) export RMB_DRY_RUN=1 ;;
+    -h|--help) rmb_help "$0" ;;
+    *) rmb_die "$1: unknown flag (jobs/exchange.sh --help)" ;;
+    esac
+    shift
+done
+[[ $hosts =~ ^[0-9]+$ && $hosts -ge 2 ]] || { echo "rmabench jobs: --hosts: '$hosts' is not a count of 2 or more" >&2; exit 2; }
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "rmabench jobs: --repeat: '$repeat' is not a positive number" >&2; exit 2; }
+[[ $libs == openmpi || $libs == mpich ]] || { echo "rmabench jobs: --mpi: '$libs' is not openmpi or mpich" >&2; exit 2; }
+calargs=(--tuples 1M --tuples-per-rank "$tuples" --put-bytes 4M --membw-bytes 16M --repeats 3 --rounds 1)
+if [[ $quick == 1 ]]; then
+    hosts=2 rate="" tuples=20K sizes="4K 64K"
+    calargs=(--tuples 64K --tuples-per-rank "$tuples" --put-bytes 1M --membw-bytes 4M --repeats 1 --rounds 1)
+fi
+# one partition per host (at least one per rank: the join refuses fewer)
+bits=0
+while (( (1 << bits) < hosts )); do bits=$((bits + 1)); done
+
+out=${out:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/results/exchange-$(date +%Y%m%d-%H%M%S)}
+export RMB_LAUNCHER=netem RMB_NETEM_NAME=${RMB_NETEM_NAME:-exch$$}
+# one rank per emulated host, but all of them on this machine's cores: Open MPI's polling yields
+export OMPI_MCA_mpi_yield_when_idle=1
+
+plan() {
+    local params=$RMB_OUT/params.txt model=()
+    rmb_run "calibrate on ${rate:-unshaped} links" "$hosts" "$hosts" -- calibrate --output "$params" "${calargs[@]}"
+    [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
+    local ex sc size
+    for size in $sizes; do
+        for ex in put get sendrecv alltoallv; do
+            for sc in as-is staggered random; do
+                [[ $sc != as-is && ( $ex == put || $ex == alltoallv ) ]] && continue
+                rmb_run "join $ex $sc buffer $size" "$hosts" "$hosts" -- join --algo radix --tuples-per-rank "$tuples" \
+                    --radix-bits "$bits" --exchange "$ex" --schedule "$sc" --buffer-size "$size" --repeat "$repeat" \
+                    --output "$RMB_CSV" "${model[@]}"
+            done
+        done
+    done
+}
+
+rmb_init exchange
+RMB_BUILD=$([[ $libs == mpich ]] && echo "$RMB_ROOT/build-mpich" || echo "$RMB_ROOT/build") RMB_MPI=$libs
+RMB_BIN=$RMB_BUILD/rmabench
+rmb_results_dir "$out"
+netem=("$RMB_ROOT/jobs/netem.sh")
+if [[ $RMB_DRY_RUN != 1 ]]; then
+    "${netem[@]}" up --name "$RMB_NETEM_NAME" --hosts "$hosts" ${rate:+--rate "$rate"} || exit $?
+    trap '"${netem[@]}" down --name "$RMB_NETEM_NAME"' EXIT
+    echo "rmabench jobs: exchange sweep: $hosts hosts, links ${rate:-unshaped}, $tuples tuples/rank, sizes: $sizes; results in $RMB_OUT"
+fi
+rmb_plan
+if [[ $RMB_DRY_RUN == 1 ]]; then
+    rmb_quote "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT"
+else
+    "${netem[@]}" status --name "$RMB_NETEM_NAME" | tee "$RMB_OUT/netem-status.txt"
+    echo "[$(rmb_elapsed) elapsed] drawing the figure into $RMB_OUT"
+    "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT" ||
+        { echo "rmabench jobs: the exchange figure failed" >&2; RMB_FAILED=$((RMB_FAILED + 1)); }
+fi
+rmb_finish
+exit 0
