@@ -17,6 +17,7 @@
 #include "bench/numa_topology.h"
 #include "cmd/join/join_compare.h"
 #include "joins/join.h"
+#include "rma/window_auto.h"
 
 extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", "reference", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
@@ -55,6 +56,8 @@ typedef struct {
     numa_report numa;
     join_model_ctx model;     /* --model */
     join_roofline roof;       /* the phases' memory roofline */
+    bool window_auto;         /* --window auto: o.window is what the pick chose (window_pick) */
+    rma_window_pick window_pick;
     const join_algo *algos[2];
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
