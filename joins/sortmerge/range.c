@@ -197,6 +197,16 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     free(scan);
     free(inc);
     free(pos);
+    /* R and S are packed: R's memory is free for the later phases' buffers */
+    pl->spare = (uint64_t *)(void *)in->reusable[REL_R];
+    pl->spare_words = pl->spare ? in->r_n * (sizeof(tuple_t) / sizeof(uint64_t)) : 0;
+}
+
+uint64_t *smj_spare(smj_plan *pl, uint64_t words)
+{
+    if (!pl->spare || words > pl->spare_words) return NULL;
+    if (words > pl->spare_used) pl->spare_used = words;
+    return pl->spare;
 }
 
 void smj_plan_free(smj_plan *pl)
