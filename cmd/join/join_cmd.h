@@ -92,6 +92,8 @@ void join_roofline_init(join_session *js);
 void join_roofline_apply(const join_session *js, join_run_result *res);
 /* The CSV columns t_<phase>_gbs, _roofline, _faults, roofline_source and membw_* of a run. */
 void join_roofline_record(const join_session *js, const join_run_result *res, record *rec);
+/* Rank 0: the in-cache phases (build_probe, sort) in tuples/s per core beside the kernel alone. */
+void join_roofline_print_in_cache(const join_session *js, const join_run_result *res);
 
 /* What one rank needs in memory, judged alike by a run (its own slice: join_setup.c) and by --plan
  * (the largest slice: join_plan.c): R and S, plus the larger of the algorithms' plans (they run one
