@@ -191,6 +191,11 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
                            sub, pl->packed[rel]);
         else
             scatter_wide(src[rel], pl->n[rel], pl->splitters, P, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
+        /* the copy is the merge's scratch later, of the received size: a rank that receives more
+         * than it sent faults the rest in here, with the copy, not in the merge (issue 16) */
+        if (pl->capacity[rel] > pl->n[rel])
+            memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
+                   (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
     free(sub);
     free(hist);
