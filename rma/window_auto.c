@@ -67,6 +67,11 @@ void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t 
     if (!rma_window_auto_allowed()) {
         out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
         snprintf(out->source, sizeof out->source, "library-safe (MPICH < 4.1)");
+    } else if (ctx->any_oversubscribed) {
+        /* more ranks than cores: the measurement is slow (256 ranks on 2 cores: seconds) and says
+         * little, and puts into MPI_Win_create windows wait for a target that rarely runs */
+        out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
+        snprintf(out->source, sizeof out->source, "library default (oversubscribed host)");
     } else if (have_given) {
         memcpy(out->cost, given, sizeof out->cost);
         out->chosen = rma_window_cheapest(out->cost);

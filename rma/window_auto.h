@@ -4,7 +4,8 @@
  * each flavour's cost per byte of allocation, first touch and free (with MPI_Win_allocate also the
  * mapping of a peer's pages on the host, rma_window_map_runs), measured on a small window of every
  * rank at once or given (calibrate's t_win_cost_* parameters); with MPICH before 4.1 it takes the
- * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring. */
+ * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring, and on a host with more
+ * ranks than cores the library default (MPI_Win_allocate) without measuring. */
 #ifndef RMB_WINDOW_AUTO_H
 #define RMB_WINDOW_AUTO_H
 #include <stdint.h>
@@ -32,7 +33,7 @@ int rma_window_auto_allowed(void);
 void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS]);
 
 /* Collective: fills *out and makes out->chosen the flavour WIN_AUTO means in this process from
- * now on. given: costs in s/B (calibrate's parameters) used when every one is positive, else NULL
+ * now on (RMA_JOIN_DEFAULT_FLAVOR with MPICH < 4.1 or on an oversubscribed host). given: costs in s/B (calibrate's parameters) used when every one is positive, else NULL
  * or measured once on min(max(window_bytes, 256 KiB), 4 MiB) per rank. */
 void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out);
 
