@@ -16,7 +16,8 @@
  * allocation and first touch cost least here; WIN_FLAVORS counts the real ones. */
 typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2, WIN_AUTO = 3 } win_flavor;
 enum { WIN_FLAVORS = 3 };
-/* The joins' default flavour: MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
+/* The library default, which --window auto (the joins' default) falls back to where it does not
+ * measure (rma/window_auto.h): MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
  * (ch4:ucx) lost 4 tuples in about 1 of 40 radix joins at 16M tuples per rank on MPI_Win_allocate
  * windows (caught by verification; 0 of 110 on MPI_Win_create windows, which were also faster:
  * 0.74 s against 1.1 s); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot
