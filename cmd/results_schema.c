@@ -20,10 +20,12 @@ static const char *const columns[] = {
      * some host with more ranks than cores (yes/no), rmabench's polling loops yield (yes/no), the
      * MPI library's tuning variables "NAME=VALUE;..." (empty for a plain run) */
     "host_cores", "oversubscribed", "poll_yield", "mpi_env",
-    /* join parameters */
+    /* join parameters (window: the flavour that ran; window_choice: "given", or what --window auto
+     * chose it from) */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
-    "radix_bits", "local_fanout_bits", "passes", "assign", "window", "flush", "buffer_size",
-    "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size", "merge_fanin", "simd",
+    "radix_bits", "local_fanout_bits", "passes", "assign", "window", "window_choice", "flush", "buffer_size",
+    "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size",
+    "merge_fanin", "simd",
     /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
     "mem_plan_rank", "mem_peak_rank",
     /* join results */

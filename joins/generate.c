@@ -124,9 +124,9 @@ uint64_t workload_partner(const workload *w, uint64_t t)
     return t % w->r_total;
 }
 
-void generate_r(const workload *w, tuple_t *out)
+static void generate_r_range(const workload *w, tuple_t *out, uint64_t first, uint64_t n)
 {
-    for (uint64_t i = 0; i < w->r_n; i++) {
+    for (uint64_t i = first; i < first + n; i++) {
         uint64_t j = w->r_off + i;
         out[i].key = workload_perm(w, j) + 1;
         out[i].rid = j;
@@ -139,14 +139,24 @@ static uint64_t s_key(const workload *w, uint64_t t, uint64_t j)
     return j != UINT64_MAX ? workload_perm(w, j) + 1 : w->r_total + 1 + splitmix64(t ^ w->seed) % w->r_total;
 }
 
-void generate_s(const workload *w, tuple_t *out)
+static void generate_s_range(const workload *w, tuple_t *out, uint64_t first, uint64_t n)
 {
     const uint64_t rid0 = workload_rid_first(w, 1);
-    for (uint64_t i = 0; i < w->s_n; i++) {
+    for (uint64_t i = first; i < first + n; i++) {
         uint64_t g = w->s_off + i, t = workload_s_tuple(w, g);
         out[i].key = s_key(w, t, workload_partner(w, t));
         out[i].rid = rid0 + g;
     }
+}
+
+void generate_r(const workload *w, tuple_t *out) { generate_r_range(w, out, 0, w->r_n); }
+
+void generate_s(const workload *w, tuple_t *out) { generate_s_range(w, out, 0, w->s_n); }
+
+void generate_range(const workload *w, int rel, tuple_t *out, uint64_t first, uint64_t n)
+{
+    if (rel == 0) generate_r_range(w, out, first, n);
+    else generate_s_range(w, out, first, n);
 }
 
 void workload_expected(const workload *w, uint64_t *matches, uint64_t *checksum)

@@ -73,6 +73,9 @@ static inline uint64_t workload_rid_first(const workload *w, int rel) { return r
 
 void generate_r(const workload *w, tuple_t *out); /* r_n tuples */
 void generate_s(const workload *w, tuple_t *out); /* s_n tuples */
+/* Tuples [first, first + n) of this rank's slice of R (rel 0) or S (rel 1) into out[first..]:
+ * what generate_r/s wrote there. */
+void generate_range(const workload *w, int rel, tuple_t *out, uint64_t first, uint64_t n);
 
 /* The checksum term of one matched pair, in two steps so that the joins can fold the parts that
  * are constant in their loops (a relation's first record id, a partition's key bits) out of them:

@@ -98,7 +98,8 @@ static inline int64_t join_plan_bytes(const join_plan *p)
 }
 
 /* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
- * --repeat run (read-only: never reorder them in place; copy what the algorithm rearranges). */
+ * --repeat run (read-only through r and s: never reorder them in place; copy what the algorithm
+ * rearranges; after the last read, their memory may be reused through reusable). */
 typedef struct {
     const bench_ctx *ctx;   /* ctx->comm: the ranks of the join; rank, size, hosts (bench/context.h) */
     const join_opts *opt;   /* every flag, parsed and checked (read what applies, ignore the rest) */
@@ -106,6 +107,11 @@ typedef struct {
     const tuple_t *r, *s;   /* this rank's tuples, in generator order */
     uint64_t r_n, s_n;
     const join_plan *plan;    /* what the algorithm's plan() decided for this run */
+    /* R's and S's memory (r_n and s_n tuples), writable once run() has read R and S for the last
+     * time: dead input is reused instead of fresh pages (issue 16). run() reports in
+     * join_output.reused how many tuples from the start of each it wrote over; the command
+     * regenerates them before the next run, untimed. NULL: nothing to reuse (allocate). */
+    tuple_t *reusable[2];
 } join_input;
 
 /* What run() fills (the driver zeroes it and declares the phases before the call). */
@@ -119,6 +125,7 @@ typedef struct {
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
+    uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
 } join_output;
 
 /* The bytes a phase moves through memory on one rank (issue 16's roofline), from the sizes and the

@@ -54,6 +54,9 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
     X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "MPI_Win_allocate time independent of size")                                \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
     X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte: in both joins' window_alloc") \
+    X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
+    X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
+    X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
     /* lock table (thesis 5.3) */                                                                                \
     X(t_local_comm, "us", 1e-6, PB_POSITIVE, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
     X(t_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \

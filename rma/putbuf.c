@@ -21,6 +21,37 @@ uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, in
            (uint64_t)nranks * sizeof(uint64_t);
 }
 
+/* The buffer memory of the last freed set, kept for the next one: a join's passes (R, then S; run
+ * after run) need the same buffers, and pages kept mapped cost no fault (issue 16: fresh pages
+ * only where nothing could be reused; a fresh 4 KiB page costs more than the data written into it
+ * on a VM). At most one block is kept per process. */
+static void *kept_mem;
+static size_t kept_bytes;
+
+static void *buffers_get(size_t bytes)
+{
+    if (kept_mem && kept_bytes >= bytes) {
+        void *p = kept_mem;
+        kept_mem = NULL;
+        return p;
+    }
+    free(kept_mem);
+    kept_mem = NULL;
+    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+}
+
+static void buffers_keep(void *mem, size_t bytes)
+{
+    if (!mem) return;
+    if (kept_mem && kept_bytes >= bytes) {
+        free(mem);
+        return;
+    }
+    free(kept_mem);
+    kept_mem = mem;
+    kept_bytes = bytes;
+}
+
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
                 const MPI_Aint *disp, size_t buf_bytes, int nbufs, rma_flush_mode mode)
 {
@@ -39,7 +70,8 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
     pb->req = malloc((slots ? slots : 1) * sizeof *pb->req);
     pb->put_epoch = calloc(slots ? slots : 1, sizeof *pb->put_epoch);
     pb->target_epoch = malloc((size_t)nranks * sizeof *pb->target_epoch);
-    pb->mem = slots ? aligned_alloc(64, slots * pb->buf_bytes) : NULL;
+    pb->mem_bytes = slots * pb->buf_bytes;
+    pb->mem = slots ? buffers_get(pb->mem_bytes) : NULL;
     if (!pb->dest || !pb->req || !pb->put_epoch || !pb->target_epoch || (slots && !pb->mem)) {
         putbuf_free(pb);
         return -1;
@@ -117,6 +149,6 @@ void putbuf_free(putbuf_set *pb)
     free(pb->req);
     free(pb->put_epoch);
     free(pb->target_epoch);
-    free(pb->mem);
+    buffers_keep(pb->mem, pb->mem_bytes);
     memset(pb, 0, sizeof *pb);
 }

@@ -32,6 +32,7 @@ typedef struct {
     size_t buf_bytes;
     putbuf_dest *dest;
     char *mem;
+    size_t mem_bytes;        /* of mem (kept for the next set: putbuf.c buffers_keep) */
     MPI_Request *req;         /* per buffer (request mode) */
     uint64_t *put_epoch;      /* per buffer: target flush count when it was put (window mode); 0 = idle */
     uint64_t *target_epoch;   /* per target rank: 1 + flushes so far */

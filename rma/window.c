@@ -8,8 +8,9 @@
 #include "bench/context.h"
 #include "bench/memory.h"
 #include "bench/numa_policy.h"
+#include "rma/window_auto.h"
 
-const char *const win_flavor_names[] = {"allocate", "create", "create-huge", NULL};
+const char *const win_flavor_names[] = {"allocate", "create", "create-huge", "auto", NULL};
 
 uint64_t rma_round_size(uint64_t bytes)
 {
@@ -20,6 +21,7 @@ uint64_t rma_round_size(uint64_t bytes)
 void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm)
 {
     MPI_Comm_rank(comm, &w->rank);
+    if (flavor == WIN_AUTO) flavor = rma_window_auto_flavor();
     w->bytes = rma_round_size(bytes);
 #ifdef MPICH_VERSION
     /* MPICH 4.0's MPI_Win_allocate takes its symmetric-heap path only when every rank's size is a
@@ -148,6 +150,7 @@ static int pool_used[RMA_POOL_SLOTS];
 
 void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
 {
+    if (flavor == WIN_AUTO) flavor = rma_window_auto_flavor(); /* so that a kept window matches */
     if (slot < 0 || slot >= RMA_POOL_SLOTS) {
         rma_window_alloc(w, bytes, flavor, comm);
         return;

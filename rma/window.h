@@ -12,8 +12,12 @@
 
 #include "bench/context.h"
 
-typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2 } win_flavor;
-/* The joins' default flavour: MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
+/* WIN_AUTO (--window auto) is no flavour of its own: rma/window_auto.h resolves it to the one whose
+ * allocation and first touch cost least here; WIN_FLAVORS counts the real ones. */
+typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2, WIN_AUTO = 3 } win_flavor;
+enum { WIN_FLAVORS = 3 };
+/* The library default, which --window auto (the joins' default) falls back to where it does not
+ * measure (rma/window_auto.h): MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
  * (ch4:ucx) lost 4 tuples in about 1 of 40 radix joins at 16M tuples per rank on MPI_Win_allocate
  * windows (caught by verification; 0 of 110 on MPI_Win_create windows, which were also faster:
  * 0.74 s against 1.1 s); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot
@@ -23,7 +27,7 @@ typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2 } win_flavo
 #else
 #define RMA_JOIN_DEFAULT_FLAVOR WIN_ALLOCATE
 #endif
-extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", NULL} */
+extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", "auto", NULL} */
 
 typedef struct {
     MPI_Win win;
@@ -36,7 +40,8 @@ typedef struct {
 
 uint64_t rma_round_size(uint64_t bytes);
 
-/* Collective. disp_unit 1 (byte displacements). */
+/* Collective. disp_unit 1 (byte displacements). WIN_AUTO takes the flavour rma_window_pick chose in
+ * this process (rma/window_auto.h), or RMA_JOIN_DEFAULT_FLAVOR before any pick. */
 void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm);
 void rma_window_lock_all(rma_window *w);    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) */
 void rma_window_unlock_all(rma_window *w);

@@ -142,6 +142,7 @@ int calibrate_main(int argc, char **argv)
     double t0 = MPI_Wtime();
     model_params p;
     params_init(&p);
+    calibrate_window(&ctx, &o, &p);
     calibrate_compute(&ctx, &o, &p);
     double t1 = MPI_Wtime();
     calibrate_network(&ctx, &o, &p);

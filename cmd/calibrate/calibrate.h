@@ -24,13 +24,15 @@ typedef struct {
     /* set by calibrate_compute for its parts: */
     int warmup;            /* untimed first repetitions per kernel (1 in the first round, 0 after) */
     double touch_per_byte; /* first touch of fresh private memory at the join's size, s/B */
-    int window;            /* the joins' window flavour (win_flavor, --window of the join) */
+    int window;            /* the joins' window flavour (win_flavor, --window of the join; auto resolved) */
 } calibrate_opts;
 
 /* Collective. Each sets the parameters it measures in p (identical on every rank afterwards). */
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+/* calibrate_window.c: t_win_cost_* (--window auto); resolves o->window when it is auto. First. */
+void calibrate_window(const bench_ctx *ctx, calibrate_opts *o, model_params *p);
 
 /* calibrate_compute's parts: the sort-merge kernels (calibrate_smj.c) on the generator's data r, s
  * with the joins' default options jo; P_scan must be set already. */

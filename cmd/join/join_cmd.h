@@ -17,6 +17,7 @@
 #include "bench/numa_topology.h"
 #include "cmd/join/join_compare.h"
 #include "joins/join.h"
+#include "rma/window_auto.h"
 
 extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", "reference", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
@@ -57,6 +58,8 @@ typedef struct {
     numa_report numa;
     join_model_ctx model;     /* --model */
     join_roofline roof;       /* the phases' memory roofline */
+    bool window_auto;         /* --window auto: o.window is what the pick chose (window_pick) */
+    rma_window_pick window_pick;
     const join_algo *algos[2];
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;
@@ -91,6 +94,8 @@ void join_roofline_init(join_session *js);
 void join_roofline_apply(const join_session *js, join_run_result *res);
 /* The CSV columns t_<phase>_gbs, _roofline, _faults, roofline_source and membw_* of a run. */
 void join_roofline_record(const join_session *js, const join_run_result *res, record *rec);
+/* Rank 0: the in-cache phases (build_probe, sort) in tuples/s per core beside the kernel alone. */
+void join_roofline_print_in_cache(const join_session *js, const join_run_result *res);
 
 /* What one rank needs in memory, judged alike by a run (its own slice: join_setup.c) and by --plan
  * (the largest slice: join_plan.c): R and S, plus the larger of the algorithms' plans (they run one

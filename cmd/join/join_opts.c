@@ -23,7 +23,7 @@ void join_default_opts(join_opts *o)
     o->selectivity = 1.0;
     o->seed = 42;
     o->repeat = 1;
-    o->window = RMA_JOIN_DEFAULT_FLAVOR; /* rma/window.h: create with MPICH < 4.1 */
+    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
     o->passes = -1;
     o->flush = RMA_FLUSH_WINDOW;
     o->buffer_size = 64 * 1024;
@@ -107,7 +107,9 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
          "measure the memory roofline at startup (rmabench membw, 64 MiB per rank) for the phase table's roofline "
          "column, unless --model's file has bw_mem_read, bw_mem_write and bw_mem_copy", 0, 0, NULL, NULL},
         {"window", OPT_CHOICE, &o->window,
-         "MPI_Win_allocate (default; create with MPICH < 4.1), MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory",
+         "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
+         "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
+         "on a window of up to 4 MiB); with MPICH < 4.1 auto is create",
          0, 0, win_flavor_names, NULL},
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},

@@ -68,9 +68,10 @@ static void plan_rank(const join_opts *o, scale *sc, uint64_t r_total, int rank,
         }
         fit[nfit++] = rp->plans[a];
         /* pages of the host's other ranks' windows this rank puts into are mapped here too
-         * (MPI_Win_allocate on shared memory): at most its share, bounded by its own windows */
+         * (MPI_Win_allocate on shared memory): at most its share, bounded by its own windows; --window
+         * auto may choose MPI_Win_allocate when it runs */
         int64_t r = join_plan_bytes(&rp->plans[a]);
-        if (sc->per_host > 1 && o->window == WIN_ALLOCATE) r += rp->plans[a].window_bytes;
+        if (sc->per_host > 1 && (o->window == WIN_ALLOCATE || o->window == WIN_AUTO)) r += rp->plans[a].window_bytes;
         if (r > rp->resident_plan) rp->resident_plan = r;
     }
     sc->nfit = nfit;

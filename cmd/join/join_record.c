@@ -85,6 +85,18 @@ static void memory_peaks(const join_session *js, const join_plan *plan, int64_t 
 }
 
 /* Rank 0 appends rec (and frees it); collective: 0, or 2 when it could not be written. */
+/* window_choice: "given", or "auto: <source>[: <cost per flavour>]" (rma/window_auto.h). */
+static void window_choice_column(record *rec, const join_session *js)
+{
+    if (!js->window_auto) {
+        record_set(rec, "window_choice", "given");
+        return;
+    }
+    char costs[160];
+    rma_window_pick_costs(&js->window_pick, costs, sizeof costs);
+    record_set(rec, "window_choice", "auto: %s%s%s", js->window_pick.source, costs[0] ? ": " : "", costs);
+}
+
 static int append_row(const join_session *js, record *rec)
 {
     int failed = 0;
@@ -133,6 +145,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
         provenance_outcome(rec, res->pass);
         workload_columns(rec, js);
         algo_columns(rec, &js->o, plan, res);
+        if (res->algo_id != ALGO_REFERENCE) window_choice_column(rec, js);
         record_set(rec, "mem_plan_rank", "%" PRId64, mem[0]);
         record_set(rec, "mem_peak_rank", "%" PRId64, mem[1]);
         phase_columns(rec, &res->st);

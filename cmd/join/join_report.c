@@ -20,8 +20,9 @@ static const char *or_auto(int64_t v, int64_t auto_value, char *buf, size_t len)
 
 /* One line per algorithm: the flags that shape its measurement, as given (auto where it resolves
  * them itself; those follow before its first run, print_resolved). */
-static void print_algo_config(const join_opts *o, int id, const join_plan *plan)
+static void print_algo_config(const join_session *js, int id, const join_plan *plan)
 {
+    const join_opts *o = &js->o;
     char a[24], b[24], c[24], bytes[32];
     const char *pool = o->window_pool ? "+pool" : "";
     if (id == ALGO_REFERENCE) {
@@ -85,10 +86,16 @@ void join_report_header(const join_session *js)
     printf("# generate: %.3f s; expected matches %" PRIu64 ", checksum 0x%016" PRIx64 "\n", js->t_generate,
            js->expected[0], js->expected[1]);
     for (int a = 0; a < js->nalgos; a++) {
-        print_algo_config(o, join_algo_id(js->algos[a]), &js->plans[a]);
+        print_algo_config(js, join_algo_id(js->algos[a]), &js->plans[a]);
         printf("# %s tuples: %s\n", js->algos[a]->name, js->plans[a].format); /* the format the plan chose */
     }
     for (int i = 0; i < js->nrefused; i++) printf("# %s: refused: %s\n", js->refused[i]->name, js->refusal[i]);
+    if (js->window_auto) { /* what --window auto chose, and from what */
+        char costs[160];
+        rma_window_pick_costs(&js->window_pick, costs, sizeof costs);
+        printf("# window auto: %s (%s%s%s)\n", win_flavor_names[js->window_pick.chosen], js->window_pick.source,
+               costs[0] ? ": " : "", costs);
+    }
     numa_report_print_header(&js->numa);
     const join_roofline *r = &js->roof;
     if (r->on)
@@ -113,6 +120,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
     char title[64];
     snprintf(title, sizeof title, "%s run %d/%d", res->algo->name, res->index + 1, (int)js->o.repeat);
     phases_print_roofline(&res->st, title, res->has_bytes ? res->gbs : NULL, js->roof.on && res->has_bytes ? res->frac : NULL);
+    join_roofline_print_in_cache(js, res);
     printf("throughput: %.2f M input tuples/s\n", res->throughput / 1e6);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",

@@ -83,3 +83,27 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
         record_set(rec, "membw_write_nt", "%.3f", r->write_nt / 1e9);
     } else record_set(rec, "membw_write", "%.3f", r->write / 1e9);
 }
+
+/* The phases that work in the caches (a hash table per leaf, a run sorted in the L2): their bound is
+ * the core, not the memory, so they are shown as tuples per second per core (this rank's share of
+ * R and S over the phase's average time) beside the same kernel alone on one core, from --model's
+ * rates (rmabench calibrate: P_build and P_probe, P_sort_run) when it has them. */
+void join_roofline_print_in_cache(const join_session *js, const join_run_result *res)
+{
+    const phase_stats *st = &res->st;
+    const double per_rank_r = (double)js->wl.r_total / js->ctx.size, per_rank_s = (double)js->wl.s_total / js->ctx.size;
+    const model_params *p = &js->model.p;
+    for (int i = 0; i < st->n; i++) {
+        const bool bp = strcmp(st->name[i], "build_probe") == 0, sort = strcmp(st->name[i], "sort") == 0;
+        if ((!bp && !sort) || st->avg[i] <= 0) continue;
+        printf("in cache, per core: %s %.2f M tuples/s", st->name[i], (per_rank_r + per_rank_s) / st->avg[i] / 1e6);
+        double alone = 0;
+        if (js->model.on && bp && p->set[MP_P_build] && p->set[MP_P_probe])
+            alone = (per_rank_r + per_rank_s) /
+                    (per_rank_r / params_get(p, MP_P_build) + per_rank_s / params_get(p, MP_P_probe));
+        if (js->model.on && sort && p->set[MP_P_sort_run]) alone = params_get(p, MP_P_sort_run);
+        if (alone > 0) printf(" (the kernel alone on one core: %.2f, --model)\n", alone / 1e6);
+        else printf(" (the kernel alone on one core: %s)\n",
+                    bp ? "rmabench calibrate's P_build, P_probe" : "build/smj-sortbench, or calibrate's P_sort_run");
+    }
+}

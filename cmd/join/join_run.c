@@ -19,11 +19,15 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     res->algo = algo;
     res->algo_id = join_algo_id(algo);
     res->index = index;
-    join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n, &js->plans[a]};
+    join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n, &js->plans[a], {js->r, js->s}};
     phases_init(&res->out.phases, algo->phases);
     MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
     algo->run(&in, &res->out);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
+    /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run */
+    tuple_t *rel[2] = {js->r, js->s};
+    for (int i = 0; i < 2; i++)
+        if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
     join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;

@@ -80,6 +80,28 @@ static void plan_run(join_session *js)
     mem_check_host(ctx, need.rank_bytes, need.flag, need.advice);
 }
 
+/* --window auto: the flavour that allocates and faults in cheapest here (rma/window_auto.h), from
+ * --model's t_win_cost_* when it has them, else measured on a window the size of the planned ones
+ * (256 KiB to 4 MiB); the joins then run with it as if given. */
+static void pick_window(join_session *js)
+{
+    if (js->o.window != WIN_AUTO) return;
+    const model_params *p = &js->model.p;
+    double given[WIN_FLAVORS];
+    const int keys[WIN_FLAVORS] = {MP_t_win_cost_allocate, MP_t_win_cost_create, MP_t_win_cost_create_huge};
+    bool all = js->model.on;
+    for (int f = 0; f < WIN_FLAVORS; f++) {
+        all = all && p->set[keys[f]];
+        given[f] = all ? params_get(p, keys[f]) : 0;
+    }
+    uint64_t bytes = 0;
+    for (int a = 0; a < js->nalgos; a++)
+        if ((uint64_t)js->plans[a].window_bytes > bytes) bytes = (uint64_t)js->plans[a].window_bytes;
+    rma_window_pick_flavor(&js->ctx, all ? given : NULL, bytes, &js->window_pick);
+    js->window_auto = true;
+    js->o.window = js->window_pick.chosen;
+}
+
 /* Generate: R and S of this rank, and the expected matches and checksum (not timed as a join phase). */
 static void generate(join_session *js)
 {
@@ -112,7 +134,8 @@ void join_setup(join_session *js, int argc, char **argv)
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
-    join_roofline_init(js); /* before R and S take their memory */
+    pick_window(js);        /* before R and S take their memory, as the roofline */
+    join_roofline_init(js);
     generate(js);
 }
 

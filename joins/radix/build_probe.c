@@ -1,5 +1,6 @@
 /* Build + probe phase of the radix join (MPI-free): per partition, a bucket-chained hash table over
  * the R items (sized to stay in the L2 cache), probed by every S item of the same partition. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +17,36 @@ static uint64_t next_pow2(uint64_t v)
 
 uint64_t radix_table_bytes(uint64_t r_n) { return next_pow2(r_n ? r_n : 1) * 4 + r_n * 4; }
 
+static bool in_arena(const radix_table *t, const uint32_t *p)
+{
+    return t->arena && p >= t->arena && p < t->arena + t->arena_words;
+}
+
 int radix_table_reserve(radix_table *t, uint64_t r_n)
 {
     uint64_t heads = next_pow2(r_n ? r_n : 1);
-    if (heads > t->head_cap) {
-        free(t->heads);
-        t->heads = malloc(heads * sizeof *t->heads);
-        t->head_cap = t->heads ? heads : 0;
+    if (heads <= t->head_cap && r_n <= t->next_cap) return 0;
+    /* with room: leaves differ a little in size, and each regrowth takes fresh pages */
+    const uint64_t hc = heads > t->head_cap ? heads : t->head_cap, nc = r_n > t->next_cap ? r_n + r_n / 4 : t->next_cap;
+    if (!in_arena(t, t->heads)) free(t->heads);
+    if (!in_arena(t, t->next)) free(t->next);
+    if (t->arena && hc + nc <= t->arena_words) {
+        t->heads = t->arena;
+        t->next = t->arena + hc;
+        if (hc + nc > t->arena_used) t->arena_used = hc + nc;
+    } else {
+        t->heads = malloc(hc * sizeof *t->heads);
+        t->next = malloc(nc * sizeof *t->next);
     }
-    if (r_n > t->next_cap) {
-        free(t->next);
-        t->next = malloc(r_n * sizeof *t->next);
-        t->next_cap = t->next ? r_n : 0;
-    }
-    return t->heads && (r_n == 0 || t->next) ? 0 : -1;
+    t->head_cap = t->heads ? hc : 0;
+    t->next_cap = t->next ? nc : 0;
+    return t->heads && t->next ? 0 : -1;
 }
 
 void radix_table_free(radix_table *t)
 {
-    free(t->heads);
-    free(t->next);
+    if (!in_arena(t, t->heads)) free(t->heads);
+    if (!in_arena(t, t->next)) free(t->next);
     memset(t, 0, sizeof *t);
 }
 

@@ -244,14 +244,34 @@ static void run(const join_input *in, join_output *out)
         for (int rel = 0; rel < 2; rel++)
             if (lay.owner[p] == ctx->rank && lay.global[rel][p] > max_part[rel]) max_part[rel] = lay.global[rel][p];
     uint64_t *scratch[2] = {NULL, NULL}, *bounds[2];
+    bool scratch_own[2] = {false, false};
     radix_local_ws lws;
     radix_table table;
     memset(&table, 0, sizeof table);
     if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
     for (int rel = 0; rel < 2; rel++) {
         if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
-        if (plan.passes > 0 && !(scratch[rel] = mem_alloc_large(max_part[rel] * W * 8)))
+        /* the input relation is dead after the network pass: its pages, already mapped, hold the
+         * local passes' output (issue 16: no fresh pages after window_alloc) when it is large enough */
+        const uint64_t bytes = max_part[rel] * W * 8, have = (rel == REL_R ? in->r_n : in->s_n) * sizeof(tuple_t);
+        if (plan.passes == 0) continue;
+        if (in->reusable[rel] && bytes <= have) {
+            scratch[rel] = (uint64_t *)(void *)in->reusable[rel];
+            out->reused[rel] = (bytes + sizeof(tuple_t) - 1) / sizeof(tuple_t);
+        } else if ((scratch[rel] = mem_alloc_large(bytes)) != NULL) {
+            scratch_own[rel] = true;
+        } else {
             fail_alloc(ctx, "the local partitioning buffer");
+        }
+    }
+    /* the hash table too: R's memory beyond its scratch, when there is one */
+    if (in->reusable[REL_R]) {
+        const uint64_t from = (out->reused[REL_R] * sizeof(tuple_t) + 63) & ~(uint64_t)63,
+                       have = in->r_n * sizeof(tuple_t);
+        if (have > from) {
+            table.arena = (uint32_t *)(void *)((char *)in->reusable[REL_R] + from);
+            table.arena_words = (have - from) / sizeof(uint32_t);
+        }
     }
     const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
     uint64_t matches = 0, checksum = 0;
@@ -296,10 +316,13 @@ static void run(const join_input *in, join_output *out)
     out->local_bits = plan.passes ? plan.bits[0] : 0;
     out->passes = plan.passes;
     out->tuple_bytes = 8 * f.words;
+    if (table.arena_used) /* R written over up to the table's end */
+        out->reused[REL_R] = ((uint64_t)((char *)(table.arena + table.arena_used) - (char *)in->reusable[REL_R]) +
+                              sizeof(tuple_t) - 1) / sizeof(tuple_t);
     radix_table_free(&table);
     for (int rel = 0; rel < 2; rel++) {
         free(bounds[rel]);
-        if (scratch[rel]) mem_free_large(scratch[rel], max_part[rel] * W * 8);
+        if (scratch_own[rel]) mem_free_large(scratch[rel], max_part[rel] * W * 8);
     }
     radix_layout_free(&lay);
 }

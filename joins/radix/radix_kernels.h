@@ -90,6 +90,10 @@ void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, 
 typedef struct {
     uint32_t *heads, *next;
     uint64_t head_cap, next_cap;
+    /* memory to carve heads and next from before allocating (dead input, already mapped: no fresh
+     * pages); arena_used: the most words of it taken. NULL: allocate. */
+    uint32_t *arena;
+    uint64_t arena_words, arena_used;
 } radix_table;
 int radix_table_reserve(radix_table *t, uint64_t r_n); /* 0 or -1 (no memory) */
 void radix_table_free(radix_table *t);

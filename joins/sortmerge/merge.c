@@ -61,7 +61,9 @@ static void fill(mnode *nodes, int x, int simd)
     }
 }
 
-int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint64_t *out, size_t buffer, int simd)
+/* smj_merge_runs with the tree's FIFOs in tree ((k - 2) * 2 * buffer words) or, when NULL, allocated. */
+static int merge_runs_in(const uint64_t *const *runs, const size_t *lens, int k, uint64_t *out, size_t buffer, int simd,
+                         uint64_t *tree)
 {
     if (k <= 0) return 0;
     size_t total = 0;
@@ -77,11 +79,11 @@ int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint6
     if (buffer < 64) buffer = 64;
     mnode *nodes = calloc((size_t)(2 * k - 1), sizeof *nodes);
     int *level = malloc((size_t)k * sizeof *level);
-    uint64_t *bufs = malloc((size_t)(k - 2) * 2 * buffer * sizeof *bufs);
+    uint64_t *bufs = tree ? tree : malloc((size_t)(k - 2) * 2 * buffer * sizeof *bufs);
     if (!nodes || !level || !bufs) {
         free(nodes);
         free(level);
-        free(bufs);
+        if (!tree) free(bufs);
         return -1;
     }
     for (int i = 0; i < k; i++) {
@@ -111,14 +113,35 @@ int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint6
     fill(nodes, next - 1, simd);
     free(nodes);
     free(level);
-    free(bufs);
+    if (!tree) free(bufs);
     return 0;
+}
+
+int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint64_t *out, size_t buffer, int simd)
+{
+    return merge_runs_in(runs, lens, k, out, buffer, simd, NULL);
+}
+
+/* tree buffers: about 2 MiB per tree (L2 + L3; measured best with smj-sortbench) */
+static size_t tree_buffer(int fanin) { return (size_t)(2048 * 1024 / 16) / (size_t)fanin; }
+
+size_t smj_merge_tree_words(int fanin)
+{
+    if (fanin < 2) fanin = 2;
+    size_t buffer = tree_buffer(fanin) < 64 ? 64 : tree_buffer(fanin);
+    return fanin > 2 ? (size_t)(fanin - 2) * 2 * buffer : 0;
 }
 
 uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const size_t *starts, const size_t *lens,
                            int runs, int fanin, int simd, int *passes)
 {
     (void)n;
+    return smj_merge_passes_in(data, scratch, starts, lens, runs, fanin, simd, passes, NULL);
+}
+
+uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
+                              int fanin, int simd, int *passes, uint64_t *tree)
+{
     *passes = 0;
     if (runs <= 1) return data;
     if (fanin < 2) fanin = 2;
@@ -132,8 +155,7 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
     }
     memcpy(st, starts, (size_t)runs * sizeof *st);
     memcpy(ln, lens, (size_t)runs * sizeof *ln);
-    /* tree buffers: about 2 MiB per tree (L2 + L3; measured best with smj-sortbench) */
-    size_t buffer = (size_t)(2048 * 1024 / 16) / (size_t)fanin;
+    size_t buffer = tree_buffer(fanin);
     uint64_t *src = data, *dst = scratch;
     while (runs > 1) {
         int out_runs = 0;
@@ -148,7 +170,7 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
                 ptr[i] = src + st[g + i];
                 len += ln[g + i];
             }
-            if (smj_merge_runs(ptr, ln + g, k, dst + pos, buffer, simd)) {
+            if (merge_runs_in(ptr, ln + g, k, dst + pos, buffer, simd, tree)) {
                 free(st);
                 free(ln);
                 free(ptr);

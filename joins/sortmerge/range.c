@@ -191,12 +191,27 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
                            sub, pl->packed[rel]);
         else
             scatter_wide(src[rel], pl->n[rel], pl->splitters, P, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
+        /* the copy is the merge's scratch later, of the received size: a rank that receives more
+         * than it sent faults the rest in here, with the copy, not in the merge (issue 16) */
+        if (pl->capacity[rel] > pl->n[rel])
+            memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
+                   (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
     free(sub);
     free(hist);
     free(scan);
     free(inc);
     free(pos);
+    /* R and S are packed: R's memory is free for the later phases' buffers */
+    pl->spare = (uint64_t *)(void *)in->reusable[REL_R];
+    pl->spare_words = pl->spare ? in->r_n * (sizeof(tuple_t) / sizeof(uint64_t)) : 0;
+}
+
+uint64_t *smj_spare(smj_plan *pl, uint64_t words)
+{
+    if (!pl->spare || words > pl->spare_words) return NULL;
+    if (words > pl->spare_used) pl->spare_used = words;
+    return pl->spare;
 }
 
 void smj_plan_free(smj_plan *pl)

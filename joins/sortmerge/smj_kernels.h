@@ -46,6 +46,11 @@ int smj_merge_runs(const uint64_t *const *runs, const size_t *lens, int k, uint6
  * merge passes in *passes (the thesis' d). NULL when scratch memory for the tree is missing. */
 uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const size_t *starts, const size_t *lens,
                            int runs, int fanin, int simd, int *passes);
+/* The words of FIFO buffers a merge tree of smj_merge_passes at this fan-in uses; with tree (at
+ * least that many words) smj_merge_passes_in takes them from there instead of allocating each tree's. */
+size_t smj_merge_tree_words(int fanin);
+uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
+                              int fanin, int simd, int *passes, uint64_t *tree);
 
 /* Matching scan over two packed, sorted relations of one range: counts pairs with equal keys (any
  * N:M) and sums match_term(r_rid, s_rid, key) over them; key_base: the range's lowest key (packed

@@ -28,7 +28,16 @@ typedef struct {
     uint64_t *remote[RELS];  /* [parts] where this rank's piece starts in each target's window (tuples) */
     uint64_t *incoming[RELS];/* [parts] size of the piece every source sends here */
     uint64_t window[RELS];   /* tuples this rank receives */
+    /* R's memory, dead once partitioned (join_input.reusable): the sort phase's send buffers and
+     * the merge tree's FIFOs live there instead of in fresh pages; NULL: allocate. spare_used: the
+     * most words of it written (the run reports them as join_output.reused). */
+    uint64_t *spare;
+    uint64_t spare_words, spare_used;
 } smj_plan;
+
+/* words of pl->spare for a buffer of that many words (noting them in spare_used), or NULL when it
+ * is too small (the caller allocates). */
+uint64_t *smj_spare(smj_plan *pl, uint64_t words);
 
 /* range.c: splitters (sampled or equal), histograms, window sizes, offsets, local partitioning
  * into the format the plan chose (in->plan->tuple_bytes). */
@@ -43,7 +52,7 @@ enum { SMJ_SEND_BUFFERS = 2 }; /* the sort phase's send buffers, one run each */
 /* sort_phase.c: cut each target's tuples into runs, sort each in cache, MPI_Put it into the
  * target's window while sorting the next. simd: the packed format's kernel set (unused when wide).
  * Adds "put" and "flush" detail time. */
-void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
+void smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
                     phase_set *ph);
 
 #endif

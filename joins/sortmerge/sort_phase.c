@@ -41,14 +41,15 @@ static void sort_run(const smj_plan *pl, const uint64_t *src, size_t len, uint64
     else smj_wide_sort_run((const tuple_t *)(const void *)src, len, (tuple_t *)(void *)dst, (tuple_t *)(void *)tmp);
 }
 
-void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
+void smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
                     phase_set *ph)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = pl->parts, me = ctx->rank;
     const size_t W = (size_t)pl->words, run_words = run_size * W;
     const rma_flush_mode mode = (rma_flush_mode)in->opt->flush;
-    uint64_t *buf = malloc((SMJ_SEND_BUFFERS + 1) * run_words * sizeof *buf);
+    uint64_t *const spare = smj_spare(pl, (SMJ_SEND_BUFFERS + 1) * run_words);
+    uint64_t *buf = spare ? spare : malloc((SMJ_SEND_BUFFERS + 1) * run_words * sizeof *buf);
     if (!buf) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the send buffers\n", me);
         MPI_Abort(ctx->comm, 2);
@@ -98,5 +99,5 @@ void smj_sort_phase(const join_input *in, const smj_plan *pl, rma_window win[REL
     rma_windows_end_epoch(win, RELS, ctx->comm);
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
-    free(buf);
+    if (!spare) free(buf);
 }

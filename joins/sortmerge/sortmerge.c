@@ -180,8 +180,9 @@ static void run(const join_input *in, join_output *out)
         scratch[rel] = pl.packed[rel]; /* sorted and sent: free to reuse */
         int d = 0;
         if (runs < 0 || !scratch[rel]) sorted[rel] = NULL;
-        else if (pl.words == 1)
-            sorted[rel] = smj_merge_passes(win[rel].base, scratch[rel], pl.window[rel], starts, lens, runs, fanin, kernels, &d);
+        else if (pl.words == 1) /* the send buffers are done with: R's memory holds the tree's FIFOs */
+            sorted[rel] = smj_merge_passes_in(win[rel].base, scratch[rel], starts, lens, runs, fanin, kernels, &d,
+                                              smj_spare(&pl, smj_merge_tree_words(fanin)));
         else
             sorted[rel] = (uint64_t *)(void *)smj_wide_merge_passes(win[rel].base, (tuple_t *)(void *)scratch[rel], starts,
                                                                     lens, runs, fanin, &d);
@@ -213,6 +214,7 @@ static void run(const join_input *in, join_output *out)
     for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t0);
     phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
+    out->reused[REL_R] = (pl.spare_used * sizeof(uint64_t) + sizeof(tuple_t) - 1) / sizeof(tuple_t);
     out->tuple_bytes = 8 * pl.words;
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
     else out->simd_used = smj_simd_name(simd);

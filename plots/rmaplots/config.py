@@ -36,7 +36,10 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned",
               # where the phases' memory roofline came from (a file, a measurement at startup, none):
               # it changes the roofline columns, never the join's times
-              "roofline_source"}
+              "roofline_source",
+              # how --window auto chose the flavour (its measured costs vary run to run); the flavour
+              # that ran is the window column
+              "window_choice"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")

@@ -1,0 +1,104 @@
+#include "rma/window_auto.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static win_flavor auto_choice = RMA_JOIN_DEFAULT_FLAVOR; /* what WIN_AUTO means in this process */
+
+win_flavor rma_window_cheapest(const double cost[WIN_FLAVORS])
+{
+    int best = -1;
+    for (int f = 0; f < WIN_FLAVORS; f++)
+        if (cost[f] > 0 && (best < 0 || cost[f] < cost[best])) best = f;
+    return best < 0 ? RMA_JOIN_DEFAULT_FLAVOR : (win_flavor)best;
+}
+
+int rma_window_auto_allowed(void)
+{
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+    return 0; /* MPI_Win_allocate lost tuples there (rma/window.h): never choose it by measurement */
+#else
+    return 1;
+#endif
+}
+
+/* One window of flavour f: get, fault in, map the next host peer's pages as the joins do with
+ * MPI_Win_allocate, free; seconds on this rank. */
+static double one_window(const bench_ctx *ctx, win_flavor f, uint64_t bytes)
+{
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
+    double t0 = MPI_Wtime();
+    rma_window w;
+    rma_window_alloc(&w, bytes, f, ctx->comm);
+    rma_window_prefault(&w);
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
+    /* the run of the next rank of this host that this rank maps, as rma_window_map_runs does */
+    int next = -1;
+    for (int d = 1; d < ctx->size && next < 0; d++) {
+        int t = (ctx->rank + d) % ctx->size;
+        if (ctx->rank_host[t] == ctx->host_id) next = t;
+    }
+    uint64_t first = 0, count = bytes;
+    if (next >= 0) rma_window_map_runs(&w, ctx, 1, &next, &first, NULL, &count, 1);
+    rma_window_free(&w);
+    return MPI_Wtime() - t0;
+}
+
+void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS])
+{
+    double best[WIN_FLAVORS];
+    /* the first window of a flavour sets up the library's component (Open MPI's first
+     * MPI_Win_allocate took 0.3 s more here): not a cost per byte */
+    for (int f = 0; f < WIN_FLAVORS; f++) one_window(ctx, (win_flavor)f, 64);
+    for (int r = 0; r < rounds; r++)
+        for (int f = 0; f < WIN_FLAVORS; f++) {
+            double t = one_window(ctx, (win_flavor)f, bytes);
+            if (r == 0 || t < best[f]) best[f] = t;
+        }
+    MPI_CHECK(ctx->rank, MPI_Allreduce(best, cost, WIN_FLAVORS, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    for (int f = 0; f < WIN_FLAVORS; f++) cost[f] /= (double)rma_round_size(bytes);
+}
+
+void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out)
+{
+    memset(out, 0, sizeof *out);
+    int have_given = given != NULL;
+    for (int f = 0; have_given && f < WIN_FLAVORS; f++) have_given = given[f] > 0;
+    if (!rma_window_auto_allowed()) {
+        out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
+        snprintf(out->source, sizeof out->source, "library-safe (MPICH < 4.1)");
+    } else if (ctx->any_oversubscribed) {
+        /* more ranks than cores: the measurement is slow (256 ranks on 2 cores: seconds) and says
+         * little, and puts into MPI_Win_create windows wait for a target that rarely runs */
+        out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
+        snprintf(out->source, sizeof out->source, "library default (oversubscribed host)");
+    } else if (have_given) {
+        memcpy(out->cost, given, sizeof out->cost);
+        out->chosen = rma_window_cheapest(out->cost);
+        snprintf(out->source, sizeof out->source, "given");
+    } else {
+        /* large enough that the cost per byte shows (fresh MPI_Win_allocate pages cost 40-48 s/GB
+         * here, 256 KiB to 16 MiB alike), small enough to be cheap: 0.2 s at 4 MiB */
+        const uint64_t lo = (uint64_t)256 << 10, hi = (uint64_t)4 << 20;
+        out->bytes = window_bytes < lo ? lo : window_bytes > hi ? hi : window_bytes;
+        rma_window_measure_costs(ctx, out->bytes, 1, out->cost);
+        out->chosen = rma_window_cheapest(out->cost);
+        snprintf(out->source, sizeof out->source, "measured %llu KiB", (unsigned long long)(out->bytes >> 10));
+    }
+    auto_choice = out->chosen;
+}
+
+win_flavor rma_window_auto_flavor(void) { return auto_choice; }
+
+void rma_window_pick_costs(const rma_window_pick *p, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int f = 0; f < WIN_FLAVORS && n < len; f++) {
+        if (p->cost[f] <= 0) continue;
+        int k = snprintf(buf + n, len - n, "%s%s %.2f", n ? "; " : "", win_flavor_names[f], p->cost[f] * 1e9);
+        if (k < 0) break;
+        n += (size_t)k;
+    }
+    if (n > 0 && n < len) snprintf(buf + n, len - n, " s/GB");
+}

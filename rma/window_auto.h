@@ -1,0 +1,46 @@
+/* --window auto (issue 16): which window flavour is cheapest to get is a property of the system, not
+ * a constant (MPI_Win_allocate's /dev/shm pages against MPI_Win_create on 2 MiB pages: 0.34 s vs
+ * 0.64 s on one VM for the same windows, several-fold the other way on another). The pick compares
+ * each flavour's cost per byte of allocation, first touch and free (with MPI_Win_allocate also the
+ * mapping of a peer's pages on the host, rma_window_map_runs), measured on a small window of every
+ * rank at once or given (calibrate's t_win_cost_* parameters); with MPICH before 4.1 it takes the
+ * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring, and on a host with more
+ * ranks than cores the library default (MPI_Win_allocate) without measuring. */
+#ifndef RMB_WINDOW_AUTO_H
+#define RMB_WINDOW_AUTO_H
+#include <stdint.h>
+
+#include "bench/context.h"
+#include "rma/window.h"
+
+typedef struct {
+    win_flavor chosen;
+    double cost[WIN_FLAVORS]; /* s per byte of window, slowest rank; 0: not measured nor given */
+    uint64_t bytes;           /* the measurement's window bytes per rank (0: not measured) */
+    char source[96];          /* "measured 4096 KiB", "given", "library-safe (MPICH < 4.1)" */
+} rma_window_pick;
+
+/* The flavour with the lowest positive cost among cost[0..WIN_FLAVORS); ties go to the lower index,
+ * no cost at all to RMA_JOIN_DEFAULT_FLAVOR. No MPI. */
+win_flavor rma_window_cheapest(const double cost[WIN_FLAVORS]);
+
+/* Whether this MPI library may measure and choose (MPICH before 4.1 may not: RMA_JOIN_DEFAULT_FLAVOR). */
+int rma_window_auto_allowed(void);
+
+/* Collective over ctx->comm: this rank's cost per byte of each flavour, the slowest rank's, in
+ * cost[]: a window of `bytes` per rank allocated, faulted in (rma_window_prefault) and freed, the
+ * flavours interleaved over `rounds` rounds, the fastest round kept. */
+void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS]);
+
+/* Collective: fills *out and makes out->chosen the flavour WIN_AUTO means in this process from
+ * now on (RMA_JOIN_DEFAULT_FLAVOR with MPICH < 4.1 or on an oversubscribed host). given: costs in s/B (calibrate's parameters) used when every one is positive, else NULL
+ * or measured once on min(max(window_bytes, 256 KiB), 4 MiB) per rank. */
+void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out);
+
+/* What WIN_AUTO means now: the last pick's flavour, RMA_JOIN_DEFAULT_FLAVOR before any pick. */
+win_flavor rma_window_auto_flavor(void);
+
+/* "allocate 2.91, create 1.10, create-huge 0.42 s/GB" (costs not known are left out). */
+void rma_window_pick_costs(const rma_window_pick *p, char *buf, size_t len);
+
+#endif
