@@ -9,7 +9,9 @@
  *    its word with MPI_Fetch_and_op(MPI_NO_OP), which also makes MPICH progress the atomics.
  *  - t_clean_up: the sender's side of one notified put (end of transaction: tell the server, no
  *    reply), timed inside the ping-pong.
- *  - t_queue: 0 (no contention in a micro-benchmark; it is workload-dependent, set it with --set).
+ *  - t_queue: 0 (no contention in a micro-benchmark: the model's queueing, model/lock_model.h, adds it).
+ *  - t_fao_local / t_fao_remote: MPI_Fetch_and_op SUM + flush round trips (t_vote is the one to the
+ *    transaction's servers), t_ack half of it; t_server: calibrate_lock_server.
  * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
  * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
  * outside the pair wait in MPI calls. */
@@ -17,12 +19,13 @@
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
+#include "locking/lock_table.h"
 #include "rma/notify.h"
 #include "rma/progress.h"
 #include "rma/window.h"
 
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
-#define ITERS 200
+#define ITERS 5000
 #define WARMUP 20
 #define ROUNDS 7
 
@@ -139,6 +142,40 @@ static void put_rounds(model_params *p, int i, const double *v, double scale)
     params_put(p, i, calibrate_median(w, ROUNDS));
 }
 
+/* t_server: what a lock server spends on one request: its lock-table work (lt_request_lock of an
+ * exclusive lock on a random id of 1M, and its share of lt_release_all at the end of a transaction
+ * of LOCKS requests; every rank, median of ROUNDS rounds) plus sending the answer, one notified put
+ * (t_clean_up's primitive). t_agent: not measured (0): the agent's work beside its messages is a
+ * few hundred nanoseconds; set it with --set t_agent=US. */
+enum { LOCKS = 10, TXNS = 2000 };
+static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
+{
+    double t[ROUNDS];
+    uint64_t seed = 99 + (uint64_t)ctx->rank;
+    for (int k = 0; k < ROUNDS; k++) {
+        lock_table lt;
+        lt_init(&lt, DL_TIMEOUT, 1.0);
+        double t0 = MPI_Wtime();
+        for (uint64_t txn = 1; txn <= TXNS; txn++) {
+            for (int j = 0; j < LOCKS; j++) {
+                lt_request r = {.txn = txn, .age = txn, .lock_id = calibrate_mix(&seed) % (1u << 20), .agent = 0, .mode = LOCK_X};
+                lt_reason why;
+                lt_request_lock(&lt, &r, t0, 0, &why);
+            }
+            lt_release_all(&lt, txn, t0, NULL, NULL);
+        }
+        t[k] = (MPI_Wtime() - t0) / (TXNS * LOCKS);
+        lt_free(&lt);
+    }
+    double med = calibrate_allreduce(ctx, calibrate_median(t, ROUNDS), MPI_SUM);
+    params_put(p, MP_t_server, med + params_get(p, MP_t_clean_up));
+    snprintf(p->bench[MP_t_server], sizeof p->bench[MP_t_server],
+             "lt_request_lock (X, random of 1M ids) + its share of lt_release_all, %d-lock transactions x %d, %d rounds: %.3f us; plus t_clean_up (the answer)",
+             LOCKS, TXNS, ROUNDS, med * 1e6);
+    params_put(p, MP_t_agent, 0);
+    p->how[MP_t_agent] = "not measured (set it with --set t_agent=US)";
+}
+
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     (void)o;
@@ -170,7 +207,9 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     int peer = remote > 0 ? remote : local;
     if (peer < 0) return; /* one rank: no vote to measure */
 
-    /* votes */
+    /* fetch-and-op round trips to a rank on the host and on another host; the vote is one to the
+     * transaction's servers, remote ones when there are other hosts; the release acknowledgement
+     * is one the server issues, seen by the agent's poll: half a round trip */
     lock_bench b = {.ctx = ctx};
     rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->comm);
     memset(b.w.base, 0, 128);
@@ -178,8 +217,20 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     rma_window_lock_all(&b.w);
     MPI_Barrier(ctx->comm);
     double t[ROUNDS];
-    for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peer, k + 1);
-    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
-    put_rounds(p, MP_t_vote, t, 1.0);
+    int64_t round = 0;
+    const int peers[2] = {local, remote}, which[2] = {MP_t_fao_local, MP_t_fao_remote};
+    for (int h = 0; h < 2; h++) {
+        if (peers[h] <= 0) continue;
+        for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peers[h], ++round);
+        MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+        put_rounds(p, which[h], t, 1.0);
+        if (peers[h] == peer) {
+            put_rounds(p, MP_t_vote, t, 1.0);
+            put_rounds(p, MP_t_ack, t, 0.5);
+        }
+    }
+    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack], "half the MPI_Fetch_and_op SUM + flush round trip to rank %d, %d rounds of %d",
+             peer, ROUNDS, ITERS);
     rma_window_free(&b.w);
+    calibrate_lock_server(ctx, p);
 }
