@@ -26,66 +26,24 @@ set -u
 root=$1 build=$2
 bin=$build/rmabench
 mpi=$(sed -n 's/^#define RMB_MPI_CHOICE "\(.*\)"/\1/p' "$build/bench/rmb_config.h")
-command -v ip >/dev/null && command -v unshare >/dev/null || { echo "SKIP: ip (iproute2) or unshare missing"; exit 77; }
 tag=$$
-nsA=rmb${tag}a nsB=rmb${tag}b vA=rmbva$tag vB=rmbvb$tag
 D=$(mktemp -d /tmp/rmb-multihost.XXXXXX)
 fail=0
+# shellcheck source=../../jobs/netns.sh
+. "$root/jobs/netns.sh"
 cleanup() {
-    local ns pid
-    for ns in "$nsA" "$nsB"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
+    netns_down
     if [[ $fail != 0 ]]; then echo "--- logs kept in $D"; else rm -rf "$D"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "$nsA" 2>"$D/err"; then
-    echo "SKIP: network namespaces not allowed here: $(cat "$D/err")"; exit 77
-fi
-ip netns add "$nsB" || { echo "SKIP: second namespace not allowed"; exit 77; }
-if ! ip link add "$vA" netns "$nsA" type veth peer name "$vB" netns "$nsB" 2>"$D/err"; then
-    echo "SKIP: veth links not allowed here: $(cat "$D/err")"; exit 77
-fi
-# the same device name on both hosts, so that UCX_NET_DEVICES and hydra's -iface fit both
-ip -n "$nsA" link set "$vA" name rmbnet0 && ip -n "$nsB" link set "$vB" name rmbnet0 && vA=rmbnet0 vB=rmbnet0 &&
-    ip -n "$nsA" addr add 10.77.0.1/24 dev "$vA" && ip -n "$nsB" addr add 10.77.0.2/24 dev "$vB" &&
-    ip -n "$nsA" link set lo up && ip -n "$nsB" link set lo up &&
-    ip -n "$nsA" link set "$vA" up && ip -n "$nsB" link set "$vB" up || { echo "FAIL: network setup"; fail=1; exit 1; }
-
-# a veth reports carrier a moment after both ends are up; UCX ignores it until then
-for _ in $(seq 50); do
-    [[ $(ip netns exec "$nsA" cat /sys/class/net/rmbnet0/operstate) == up &&
-       $(ip netns exec "$nsB" cat /sys/class/net/rmbnet0/operstate) == up ]] && break
-    sleep 0.1
-done
-
-# the ssh stand-in: drop ssh-style options, map the address to its namespace, run the command
-# there as ssh would (joined into one shell command) under the host's own hostname
-cat >"$D/rsh" <<WRAP
-#!/bin/sh
-while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
-host=\$1; shift
-case \$host in
-10.77.0.1|hostA) ns=$nsA name=hostA ;;
-10.77.0.2|hostB) ns=$nsB name=hostB ;;
-*) echo "rsh wrapper: unknown host \$host" >&2; exit 255 ;;
-esac
-exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; exec \$*"
-WRAP
-chmod +x "$D/rsh"
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1 UCX_TLS=tcp,self UCX_NET_DEVICES=rmbnet0
+netns_up "$tag" "$D" >"$D/why"; rc=$?
+[[ $rc == 77 ]] && { echo "SKIP: $(cat "$D/why")"; exit 77; }
+[[ $rc == 0 ]] || { echo "FAIL: $(cat "$D/why")"; fail=1; exit 1; }
+nsA=$netns_a nsB=$netns_b
+netns_launch "$mpi" 2 4
+launch=("${netns_cmd[@]}")
 csv=$D/results.csv
-if [[ $mpi == mpich ]]; then
-    launch=(mpiexec.hydra -launcher ssh -launcher-exec "$D/rsh" -hosts 10.77.0.1:2,10.77.0.2:2 -iface "$vA" -n 4)
-else
-    launch=(mpirun.openmpi -n 4 --host 10.77.0.1:2,10.77.0.2:2 --map-by node --bind-to none
-        --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24
-        --mca btl tcp,vader,self --mca osc rdma,pt2pt)
-fi
 # run NAME WANT ARGS...: rmabench across both hosts, launched from hostA; WANT = verification lines a
 # finished run prints (the CSV checks below catch a run that stopped before writing its rows)
 finalize_hangs=0
