@@ -45,7 +45,7 @@ cores=$(nproc)
 if [ $quick = 1 ]; then
     use_hosts=0
     cal_args=(--tuples 64K --tuples-per-rank 100K --repeats 1 --rounds 1 --membw-bytes 16M --put-bytes 1M)
-    joins=("1 1 50K 1" "1 2 100K 2")
+    joins=("1 2 100K 2")
     locks=("1 1 1 0")
     join_flags=(--repeat 1) lock_duration=0.3s
 else
@@ -93,7 +93,7 @@ run() {
 for lib in $libs; do
     var=RMB_BUILD_$lib
     build=${!var:-$([ $lib = mpich ] && echo build-mpich || echo build)}
-    bin=$root/$build/rmabench
+    case $build in /*) bin=$build/rmabench ;; *) bin=$root/$build/rmabench ;; esac
     if [ ! -x "$bin" ]; then
         echo "note: $lib: $bin is not built: skipped"
         continue

