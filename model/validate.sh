@@ -90,6 +90,14 @@ run() {
     timeout -k 5 "$limit" "$@" >>"$log" 2>&1 || echo "  (exit $? — see $log)"
 }
 
+# params_for HOSTS: p = the parameter file of runs on HOSTS hosts; false when two are not available
+params_for() {
+    [ "$1" = 2 ] && [ $use_hosts = 0 ] && return 1
+    p=$d/params.txt
+    [ "$1" = 2 ] && p=$d/params-2hosts.txt
+    return 0
+}
+
 for lib in $libs; do
     var=RMB_BUILD_$lib
     build=${!var:-$([ $lib = mpich ] && echo build-mpich || echo build)}
@@ -112,9 +120,7 @@ for lib in $libs; do
         "$d/params.txt" >"$d/params-2hosts.txt"
     for c in "${joins[@]}"; do
         set -- $c
-        [ "$1" = 2 ] && [ $use_hosts = 0 ] && continue
-        p=$d/params.txt
-        [ "$1" = 2 ] && p=$d/params-2hosts.txt
+        params_for "$1" || continue
         echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
         launch "$lib" "$1" "$2"
         run 900 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
@@ -122,9 +128,7 @@ for lib in $libs; do
     done
     for c in "${locks[@]}"; do
         set -- $c
-        [ "$1" = 2 ] && [ $use_hosts = 0 ] && continue
-        p=$d/params.txt
-        [ "$1" = 2 ] && p=$d/params-2hosts.txt
+        params_for "$1" || continue
         echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
         launch "$lib" "$1" $(($2 + $3))
         run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \

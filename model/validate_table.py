@@ -8,8 +8,9 @@ within 15%.
     validate_table.py OUT_DIR   (reads OUT_DIR/<lib>/{joins,lock}.csv, writes OUT_DIR/validate.{csv,png})"""
 import csv
 import os
-import statistics
 import sys
+
+from accuracy_table import med, rows_of  # noqa: E402  (this folder: the same CSV readers)
 
 PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
           "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
@@ -17,19 +18,6 @@ TARGET_PHASE, TARGET_TOTAL, TARGET_SHARE = 0.20, 0.15, 0.90
 # a phase under this share of its configuration's measured total (in both the prediction and the
 # measurement) is shown but not held to the phase target: its error is noise of a few milliseconds
 SMALL = 0.02
-
-
-def rows_of(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError:
-        return []
-
-
-def med(rs, col):
-    v = [float(r[col]) for r in rs if r.get(col, "") not in ("", None)]
-    return statistics.median(v) if v else None
 
 
 def join_points(lib, rows):
