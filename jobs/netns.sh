@@ -6,8 +6,8 @@
 #                          the reason on stdout where namespaces or veth links are not allowed, 1 when
 #                          the network cannot be set up
 #   netns_launch MPI PER N fill the array netns_cmd with the launcher of N ranks, PER per host
-#                          (MPI: openmpi or mpich), run from hostA (netns_run)
-#   netns_run CMD...       run CMD in hostA's namespace under the name hostA
+#                          (MPI: openmpi or mpich), started in hostA's namespace under the name hostA
+#                          (a command, not a function: timeout can run it)
 #   netns_down             kill what runs in them and remove them (idempotent)
 # After netns_up: netns_a, netns_b (namespace names) and the environment MPI needs over TCP.
 
@@ -54,18 +54,15 @@ WRAP
 
 netns_launch() {
     local mpi=$1 per=$2 n=$3
+    local at_a=(ip netns exec "$netns_a" unshare --uts sh -c 'hostname hostA; exec "$@"' sh)
     if [[ $mpi == mpich ]]; then
-        netns_cmd=(mpiexec.hydra -launcher ssh -launcher-exec "$netns_dir/rsh" -hosts "10.77.0.1:$per,10.77.0.2:$per"
+        netns_cmd=("${at_a[@]}" mpiexec.hydra -launcher ssh -launcher-exec "$netns_dir/rsh" -hosts "10.77.0.1:$per,10.77.0.2:$per"
             -iface rmbnet0 -n "$n")
     else
-        netns_cmd=(mpirun.openmpi -n "$n" --host "10.77.0.1:$per,10.77.0.2:$per" --map-by node --bind-to none
+        netns_cmd=("${at_a[@]}" mpirun.openmpi -n "$n" --host "10.77.0.1:$per,10.77.0.2:$per" --map-by node --bind-to none
             --mca plm_rsh_agent "$netns_dir/rsh" --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24
             --mca btl tcp,vader,self --mca osc rdma,pt2pt)
     fi
-}
-
-netns_run() {
-    ip netns exec "$netns_a" unshare --uts sh -c 'hostname hostA; exec "$@"' sh "$@"
 }
 
 netns_down() {

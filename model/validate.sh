@@ -1,12 +1,13 @@
 #!/bin/bash
 # Cross-configuration validation of the models: per MPI library, calibrate ONCE at one small
-# configuration (2 ranks: one on each of two network-namespace hosts, so that bw_host and the
-# remote round trips are measured over TCP; 2 ranks on this host when namespaces are not allowed),
-# then predict and measure a matrix of other configurations with `rmabench join --model` (both
+# configuration (2 ranks on this host, a 4M-tuple sample), then predict and measure a matrix of other configurations with `rmabench join --model` (both
 # joins; sizes 1M-32M tuples of R per rank, ratios 1:1-1:8, 1-4 ranks on this host, 2 and 4 ranks
 # on two namespace hosts) and `rmabench lock --model` (1 server/1 agent, 1/3, 2/2 on this host,
 # 2/2 across the two hosts with remote locks). None of the matrix is the calibration's
-# configuration (its sample size is not in the matrix). Prints one table (configuration, phase,
+# configuration (its sample size is not in the matrix). The runs on two hosts add the transport's
+# primitives measured between the namespace hosts (one rank on each: bw_host, the put curve, the
+# round trips): there Open MPI's one-sided layer is pt2pt over TCP, also within a host, not the
+# shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. Prints one table (configuration, phase,
 # predicted, measured, error) and a summary line, and writes validate.csv and validate.png
 # (measured against predicted, log-log, the 1:1 line and a +-15% band) under the output folder.
 #   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]
@@ -74,7 +75,7 @@ fi
 launch() {
     if [ "$2" = 2 ]; then
         netns_launch "$1" $(($3 / 2)) "$3"
-        cmd=(netns_run "${netns_cmd[@]}")
+        cmd=("${netns_cmd[@]}")
     elif [ "$1" = mpich ]; then
         cmd=(mpirun.mpich -n "$3")
     else
@@ -109,15 +110,36 @@ for lib in $libs; do
     d=$out/$lib
     mkdir -p "$d"
     rm -f "$d/joins.csv" "$d/lock.csv"
-    cal_hosts=$((use_hosts + 1))
-    echo "== $lib: calibrate once: 2 ranks on $cal_hosts host(s), ${cal_args[*]}"
-    launch "$lib" "$cal_hosts" 2
+    rm -f "$d"/*.txt
+    echo "== $lib: calibrate once: 2 ranks on this host, ${cal_args[*]}"
+    launch "$lib" 1 2
     run 600 "$d/calibrate.txt" "${cmd[@]}" "$bin" calibrate "${cal_args[@]}" --output "$d/params.txt"
     [ -s "$d/params.txt" ] || { echo "  calibration failed: see $d/calibrate.txt"; continue; }
-    echo "$cal_hosts 2 ${cal_args[1]}" >"$d/calibrated.txt"
-    # the namespace hosts share this machine's cores
-    sed "s/^cores_per_host = .*/cores_per_host = $((cores / 2 > 0 ? cores / 2 : 1))  # cores  the namespace hosts share the machine's $cores/" \
-        "$d/params.txt" >"$d/params-2hosts.txt"
+    echo "1 2 ${cal_args[1]}" >"$d/calibrated.txt"
+    if [ $use_hosts = 1 ]; then
+        echo "   the transport between the namespace hosts: 1 rank on each"
+        launch "$lib" 2 2
+        run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
+            --output "$d/transport-2hosts.txt"
+        # one host's parameters with the transport's replaced; the namespace hosts share this
+        # machine's cores
+        /usr/bin/python3 - "$d/params.txt" "$d/transport-2hosts.txt" "$((cores / 2 > 0 ? cores / 2 : 1))" \
+            >"$d/params-2hosts.txt" <<'PY' || echo "  no transport parameters between the hosts: see $d/calibrate-2hosts.txt"
+import re, sys
+name = lambda l: l.split("=")[0].strip()
+transport = re.compile(r"^(bw_host|bw_put_\w+|t_local_comm|t_remote_comm|t_vote|t_clean_up|t_ack|t_server|t_fao_\w+)$")
+net = [l for l in open(sys.argv[2]) if "=" in l and not l.startswith("#") and transport.match(name(l))]
+if not any(name(l) == "bw_host" for l in net):
+    sys.exit(1)
+have = {name(l) for l in net}
+for l in open(sys.argv[1]):
+    if "=" in l and not l.startswith("#") and (name(l) in have or name(l) == "cores_per_host"):
+        continue
+    sys.stdout.write(l)
+sys.stdout.write("".join(net))
+print(f"cores_per_host = {sys.argv[3]}  # cores  the namespace hosts share this machine's cores")
+PY
+    fi
     for c in "${joins[@]}"; do
         set -- $c
         params_for "$1" || continue

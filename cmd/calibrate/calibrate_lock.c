@@ -25,7 +25,8 @@
 #include "rma/window.h"
 
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
-#define ITERS 5000
+#define ITERS 5000       /* on one host: rounds of a few milliseconds, as long as a scheduler slice */
+#define ITERS_REMOTE 200 /* between hosts a round trip takes 0.1-1 ms over TCP */
 #define WARMUP 20
 #define ROUNDS 7
 
@@ -66,20 +67,20 @@ static void end_round(lock_bench *b, int a)
 }
 
 /* One round of votes (MPI_Fetch_and_op SUM + flush) from a to c; seconds per vote at rank a. */
-static double vote_round(lock_bench *b, int a, int c, int64_t round)
+static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
 {
     const bench_ctx *ctx = b->ctx;
     double per = 0;
     MPI_Barrier(ctx->comm);
     if (ctx->rank == a) {
         double t0 = 0;
-        for (int i = 0; i < WARMUP + ITERS; i++) {
+        for (int i = 0; i < WARMUP + iters; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
             int64_t one = 1, old;
             MPI_CHECK(ctx->rank, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, c, PAYLOAD, MPI_SUM, b->w.win));
             MPI_CHECK(ctx->rank, MPI_Win_flush(c, b->w.win));
         }
-        per = (MPI_Wtime() - t0) / ITERS;
+        per = (MPI_Wtime() - t0) / iters;
         end_round(b, a);
     } else {
         idle_until_done(b, round);
@@ -91,7 +92,7 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round)
 /* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
  * rank a: seconds per round trip and the median seconds of one notify_send. a == c: a sends to
  * itself and waits for its own message, one message per iteration. */
-static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send)
+static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send, int iters)
 {
     unsigned char msg[32] = {0};
     double ts[ITERS];
@@ -105,7 +106,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
                    ctx->poll_yield);
         double t0 = 0;
         bool ok = true;
-        for (int i = 0; ok && i < WARMUP + ITERS; i++) {
+        for (int i = 0; ok && i < WARMUP + iters; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
             if (ctx->rank == c && a != c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
             double s0 = MPI_Wtime();
@@ -118,8 +119,8 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
             MPI_Abort(ctx->comm, 1);
         }
         if (ctx->rank == a) {
-            *rtt = (MPI_Wtime() - t0) / ITERS;
-            *send = calibrate_median(ts, ITERS);
+            *rtt = (MPI_Wtime() - t0) / iters;
+            *send = calibrate_median(ts, iters);
         }
     }
     MPI_Barrier(ctx->comm);
@@ -128,7 +129,8 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
 /* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
 static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS])
 {
-    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k]);
+    const int iters = ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
+    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k], iters);
     MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
     MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
 }
@@ -221,7 +223,8 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     const int peers[2] = {local, remote}, which[2] = {MP_t_fao_local, MP_t_fao_remote};
     for (int h = 0; h < 2; h++) {
         if (peers[h] <= 0) continue;
-        for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peers[h], ++round);
+        const int iters = h == 0 ? ITERS : ITERS_REMOTE;
+        for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peers[h], ++round, iters);
         MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
         put_rounds(p, which[h], t, 1.0);
         if (peers[h] == peer) {
@@ -230,7 +233,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         }
     }
     snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack], "half the MPI_Fetch_and_op SUM + flush round trip to rank %d, %d rounds of %d",
-             peer, ROUNDS, ITERS);
+             peer, ROUNDS, peer == remote ? ITERS_REMOTE : ITERS);
     rma_window_free(&b.w);
     calibrate_lock_server(ctx, p);
 }

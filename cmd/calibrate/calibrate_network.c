@@ -53,13 +53,14 @@ static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t 
 }
 
 /* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
- * without a peer). Small messages move fewer bytes (at most 4096 messages), so that each size
- * takes about as long. */
+ * without a peer). Small messages move fewer bytes (at most 4096 messages, 512 to another host,
+ * where a flush takes a TCP round trip), so that each size takes about as long. */
 static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, int msg, const char *src,
                         double *rates)
 {
     double t[100];
-    int64_t total = o->put_bytes < (int64_t)msg * 4096 ? o->put_bytes : (int64_t)msg * 4096;
+    const int64_t most = peer >= 0 && ctx->rank_host[peer] != ctx->host_id ? 512 : 4096;
+    int64_t total = o->put_bytes < (int64_t)msg * most ? o->put_bytes : (int64_t)msg * most;
     if (total < msg) total = msg;
     const double bytes = (double)(total / msg * msg);
     put_stream(ctx, w, peer, total / 4 > msg ? total / 4 : msg, msg, src); /* warm-up */
