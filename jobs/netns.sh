@@ -9,7 +9,8 @@
 #                          (MPI: openmpi or mpich), started in hostA's namespace under the name hostA
 #                          (a command, not a function: timeout can run it)
 #   netns_down             kill what runs in them and remove them (idempotent)
-# After netns_up: netns_a, netns_b (namespace names) and the environment MPI needs over TCP.
+# After netns_up: netns_a, netns_b (namespace names); the environment MPI needs over TCP is part of
+# netns_cmd, so that runs on this host are not changed by it.
 
 netns_up() {
     local tag=$1 dir=$2 vA vB
@@ -49,12 +50,13 @@ exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; exec \$*"
 WRAP
     chmod +x "$dir/rsh"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-    export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1 UCX_TLS=tcp,self UCX_NET_DEVICES=rmbnet0
 }
 
 netns_launch() {
     local mpi=$1 per=$2 n=$3
-    local at_a=(ip netns exec "$netns_a" unshare --uts sh -c 'hostname hostA; exec "$@"' sh)
+    # the TCP settings go with the launcher only: runs on this host keep shared memory
+    local at_a=(ip netns exec "$netns_a" unshare --uts sh -c 'hostname hostA; exec "$@"' sh
+        env OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1 UCX_TLS=tcp,self UCX_NET_DEVICES=rmbnet0)
     if [[ $mpi == mpich ]]; then
         netns_cmd=("${at_a[@]}" mpiexec.hydra -launcher ssh -launcher-exec "$netns_dir/rsh" -hosts "10.77.0.1:$per,10.77.0.2:$per"
             -iface rmbnet0 -n "$n")
