@@ -143,8 +143,12 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     rma_window w;
     rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->comm);
     rma_window_lock_all(&w);
-    char *src = malloc(PUT_CHUNK);
-    memset(src, 0x5a, PUT_CHUNK);
+    /* the source of every put: as large as the curve's largest message */
+    const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
+    const size_t src_bytes = (size_t)sizes[PUT_CURVE_N - 1] > PUT_CHUNK ? (size_t)sizes[PUT_CURVE_N - 1] : PUT_CHUNK;
+    char *src = malloc(src_bytes);
+    if (!src) calibrate_fail(ctx, "the put source");
+    memset(src, 0x5a, src_bytes);
 
     /* within the host */
     int hs = host_size_of(ctx, ctx->host_id);

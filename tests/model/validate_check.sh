@@ -12,7 +12,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 export "RMB_BUILD_$mpi=$build"
 timeout 120 "$root/model/validate.sh" --quick --libs "$mpi" --out "$tmp/v" >"$tmp/out" 2>&1 ||
-    { cat "$tmp/out"; echo "FAIL: validate.sh exited $?"; exit 1; }
+    { rc=$?; cat "$tmp/out"; echo "FAIL: validate.sh exited $rc"; exit 1; }
 cat "$tmp/out"
 grep -Eq '^configuration +phase +predicted +measured +error$' "$tmp/out" || { echo "FAIL: no table header"; fail=1; }
 grep -Eq '^validate: 2 join configurations: totals within 15% in [0-2], phases within 20% in [0-2], both in [0-2] \([0-9]+%; target >= 90% of >= 24\); lock within 15% in [01] of 1; load .*: (MET|NOT MET)$' \
