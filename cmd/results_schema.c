@@ -8,6 +8,8 @@
 #define TOTALS(X) X(imbalance) X(total)
 #define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
 #define MODEL_COLS(p) "model_" #p,
+/* (model - measured) / measured per phase, and per total with the same terms on both sides */
+#define MODEL_ERR_COLS(p) "model_err_" #p,
 /* per phase against the memory roofline (issue 16): GB/s per rank from the bytes the plan says it
  * moves, the fraction of the roofline, the minor page faults summed over ranks */
 #define ROOF_COLS(p) "t_" #p "_gbs", "t_" #p "_roofline", "t_" #p "_faults",
@@ -38,6 +40,9 @@ static const char *const columns[] = {
     /* model predictions (rmabench --model) */
     PHASES(MODEL_COLS) TOTALS(MODEL_COLS)
     "model_total_with_alloc", "model_bound", "model_params",
+    PHASES(MODEL_ERR_COLS) MODEL_ERR_COLS(total)
+    /* the thesis' total (no window allocation) against the measured total less its window_alloc */
+    "model_total_without_alloc", "model_err_total_without_alloc",
     /* lock parameters */
     "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
@@ -56,7 +61,7 @@ static const char *const columns[] = {
     "committed_new_order", "committed_payment", "committed_order_status", "committed_delivery", "committed_stock_level",
     "aborted_new_order", "aborted_payment", "aborted_order_status", "aborted_delivery", "aborted_stock_level",
     "new_order_per_s",
-    "model_t_tx_us", "model_throughput",
+    "model_t_tx_us", "model_throughput", "model_err_throughput", "model_t_server_us", "model_t_wait_us",
     /* placement */
     "numa", "numa_policy", "numa_placement_worst", "rank_cores", "rank_numa_nodes", "binding_warning",
 };

@@ -33,8 +33,7 @@ def rel_err(rs, measured, model):
 
 def quantities(names):
     return ([(n, f"t_{n}_avg", f"model_{n}", TARGET_PHASE) for n in names] +
-            [("total", "t_total_max", "model_total", None),
-             ("total_with_alloc", "t_total_max", "model_total_with_alloc", TARGET_TOTAL),
+            [("total", "t_total_max", "model_total_with_alloc", TARGET_TOTAL),
              # the model has no imbalance term: the mean total over ranks (sum of average phases)
              ("total_without_imbalance", "t_total_avg", "model_total_with_alloc", TARGET_TOTAL)])
 

@@ -60,6 +60,14 @@ typedef struct {
     double throughput_thesis; /* (|R|+|S|) / total */
 } join_prediction;
 
+/* Beyond the thesis, terms the code has (each 0 when its parameter is not given, so that the
+ * thesis' form, e.g. Table 4.2, is the special case):
+ *  - the pass that crosses the network also puts to the other ranks of its own host:
+ *    bytes_per_rank * (ranks_per_host - 1) / ranks of its tuples at bw_put_intra per rank;
+ *  - ranks beyond a host's cores share them: every phase stretches by ranks_per_host / cores_per_host. */
+double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes);
+double model_oversubscription(const model_params *p, const join_shape *s);
+
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
  * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */

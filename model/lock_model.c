@@ -28,3 +28,34 @@ const int *model_lock_required(double remote_prob)
     static const int all[] = {MP_t_local_comm, MP_t_remote_comm, MP_t_queue, MP_t_vote, MP_t_clean_up, -1};
     return remote_prob > 0 ? all : local_only;
 }
+
+static double opt_param(const model_params *p, int i) { return p->set[i] ? params_get(p, i) : 0; }
+
+void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
+{
+    *o = (lock_prediction){0};
+    const double n = s->n_locks, S = s->servers > 1 ? s->servers : 1, A = s->agents > 1 ? s->agents : 1;
+    o->t_thesis = model_t_tx(p, n, s->remote_prob);
+    const double t_comm = (1 - s->remote_prob) * model_t_comm(p, 1) + (s->remote_prob > 0 ? s->remote_prob * model_t_comm(p, 0) : 0);
+    const double t_server = opt_param(p, MP_t_server), t_ack = opt_param(p, MP_t_ack);
+    o->contacts = S * (1 - pow(1 - 1 / S, n));
+    /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
+    o->t_end = t_ack > 0 ? t_comm + t_ack : 0;
+    const double delay = o->t_thesis + o->t_end + opt_param(p, MP_t_agent);
+    /* service demand of one transaction at one server */
+    o->t_service = (n + (t_ack > 0 ? o->contacts : 0)) * t_server;
+    const double D = o->t_service / S;
+    double q = 0, r = 0, x = 0;
+    for (int k = 1; k <= (int)(A + 0.5); k++) { /* exact MVA */
+        r = D * (1 + q);
+        x = k / (delay + S * r);
+        q = x * r;
+    }
+    o->t_wait = S * r - o->t_service;
+    o->server_util = x * D;
+    o->oversubscription = 1;
+    if (p->set[MP_cores_per_host] && params_get(p, MP_cores_per_host) >= 1 && s->ranks_per_host > params_get(p, MP_cores_per_host))
+        o->oversubscription = s->ranks_per_host / params_get(p, MP_cores_per_host);
+    o->t_tx = (delay + S * r) * o->oversubscription;
+    o->throughput = model_throughput(A, o->t_tx);
+}

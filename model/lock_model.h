@@ -17,6 +17,43 @@ double model_t_tx(const model_params *p, double n_locks, double remote_prob);
  * Transactions per second. */
 double model_throughput(double agents, double t_tx);
 
+/* --- beyond eq. 5.3: the terms the lock benchmark has, and queueing at the servers -------------
+ * Per transaction an agent
+ *   - asks for N_locks locks one after the other: request and answer messages (eq. 5.3's
+ *     2 t_comm), plus the server's service of the request, t_server, plus the wait behind other
+ *     agents' messages at that server (queueing, below);
+ *   - votes when a lock is remote (eq. 5.3's (1 - P_all_local) t_vote);
+ *   - ends: t_clean_up (eq. 5.3) to send, then waits for the release acknowledgement: the END
+ *     message's trip t_comm, the server's service t_server, the acknowledgement t_ack;
+ *   - does its own work t_agent.
+ * Queueing: a closed system of A agents (customers) cycling through one delay station (all of the
+ * above but the servers' service) and S identical servers, each visited by a transaction for
+ * (N_locks + C) / S messages on average, C = the servers it contacted (E[distinct of N_locks picks of S]);
+ * solved by exact mean value analysis over 1..A customers. Throughput = A / t_tx (eq. 5.4 with the
+ * erratum). With t_server = t_ack = t_agent = 0 (or unset) the servers have no demand, nothing
+ * queues and t_tx is eq. 5.3 (Table 5.1 is this case).
+ * Oversubscription: ranks beyond the host's cores (cores_per_host) share them; every time
+ * stretches by ranks_per_host / cores_per_host (a first-order term: the polling ranks take their
+ * time slices in turn). */
+typedef struct {
+    double agents, servers, n_locks, remote_prob;
+    double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
+} lock_shape;
+
+typedef struct {
+    double t_tx;            /* seconds per transaction, queueing included */
+    double throughput;      /* transactions per second: agents / t_tx */
+    double t_thesis;        /* eq. 5.3 alone */
+    double t_service;       /* the servers' service per transaction (all messages), no waiting */
+    double t_wait;          /* waiting at the servers per transaction (MVA) */
+    double t_end;           /* release acknowledgement beyond t_clean_up */
+    double contacts;        /* C: servers a transaction contacts */
+    double server_util;     /* utilisation of one server */
+    double oversubscription; /* factor applied to all times (1: none) */
+} lock_prediction;
+
+void model_lock(const model_params *p, const lock_shape *s, lock_prediction *out);
+
 /* Parameters eq. 5.3 needs, terminated by -1 (t_remote_comm and t_vote only when remote_prob > 0). */
 const int *model_lock_required(double remote_prob);
 

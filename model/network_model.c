@@ -29,6 +29,20 @@ double model_rate_network_pass(double machines, double ranks_per_host, double P,
 
 double model_rate_local(double ranks, double P) { return ranks * P; }
 
+double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes)
+{
+    if (!p->set[MP_bw_put_intra] || s->ranks_per_host <= 1) return 0;
+    const double per_rank = (s->r_tuples + s->s_tuples) / s->ranks;
+    return per_rank * (s->ranks_per_host - 1) / s->ranks * tuple_bytes / params_get(p, MP_bw_put_intra);
+}
+
+double model_oversubscription(const model_params *p, const join_shape *s)
+{
+    if (!p->set[MP_cores_per_host] || params_get(p, MP_cores_per_host) < 1) return 1;
+    const double f = s->ranks_per_host / params_get(p, MP_cores_per_host);
+    return f > 1 ? f : 1;
+}
+
 double model_T_window_alloc(const model_params *p, double bytes_per_rank)
 {
     return params_get(p, MP_t_win_alloc_fixed) + bytes_per_rank * params_get(p, MP_t_win_alloc_per_byte);
@@ -36,6 +50,10 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank)
 
 void model_join_finish(const model_params *p, const join_shape *s, join_prediction *o)
 {
+    const double over = model_oversubscription(p, s);
+    double *phase[] = {&o->histogram, &o->network_partition, &o->local_partition, &o->build_probe,
+                       &o->partition, &o->sort, &o->merge, &o->match, &o->total};
+    for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) *phase[i] *= over;
     o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
     if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes);

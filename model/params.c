@@ -234,13 +234,15 @@ int params_write(const model_params *p, const char *path, char *err, size_t errl
         params_spread_text(p, i, spread, sizeof spread);
         /* the unit stays the comment's first word (the reader checks it); spread and notes follow */
         if (p->set[i])
-            fprintf(f, "%s = %.6g  # %s  %s%s%s%s%s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit,
-                    spread, spread[0] ? "; " : "", p->how[i] ? p->how[i] : "", p->how[i] ? "; " : "", table[i].what);
+            fprintf(f, "%s = %.6g  # %s  %s%s%s%s%s%s%s%s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit,
+                    spread, spread[0] ? "; " : "", p->how[i] ? p->how[i] : "", p->how[i] ? "; " : "",
+                    p->bench[i][0] ? "bench: " : "", p->bench[i], p->bench[i][0] ? "; " : "", table[i].what);
         else
             fprintf(f, "# %s = (not measured)  # %s  %s\n", table[i].name, table[i].unit, table[i].what);
     }
     for (int i = 0; i < MP_COUNT; i++)
         if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(f, "# warning: %s\n", warn);
+    if (p->warnings[0]) fprintf(f, "%s", p->warnings);
     return output_file_commit(&out, err, errlen);
 }
 

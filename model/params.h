@@ -22,6 +22,15 @@
  * throughput or a negative rank count. Pass counts become ints: 0..64. */
 enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
 
+/* One size of the MPI_Put bandwidth curve: bw_put_<bytes> to a rank on the same host, bw_put_host_<bytes>
+ * to a rank on another host. */
+#define PUT_CURVE(X, b)                                                                                          \
+    X(bw_put_##b, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank at " #b "-byte messages to a rank on the same host") \
+    X(bw_put_host_##b, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank at " #b "-byte messages to a rank on another host")
+/* The message sizes of the curve (bytes), in the order of the parameters. */
+#define PUT_CURVE_SIZES {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}
+enum { PUT_CURVE_N = 8 };
+
 /* X(name, unit, scale-to-SI, bound, description). Names follow the thesis' symbols where there is one. */
 #define MODEL_PARAMS(X)                                                                                          \
     /* join compute rates, per rank (thesis: per thread) */                                                      \
@@ -34,6 +43,9 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
     X(P_sort_run, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache sort rate for runs of sort_run_length tuples (eq. 3.13)")          \
     X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
+    X(P_partition_incache, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate at the network fan-out on blocks in cache (informational: P_partition out of cache)") \
+    X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (the sort-merge join's packed arrays)") \
+    X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
     X(tuples_per_rank, "tuples", 1, PB_NONNEG, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
     X(partition_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition was measured")                               \
@@ -46,6 +58,9 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
     /* network */                                                                                                \
     X(bw_host, "GB/s", 1e9, PB_POSITIVE, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
+    /* thesis Fig. 3.7: MPI_Put bandwidth against message size, per rank, all ranks of a host sending */        \
+    PUT_CURVE(X, 64) PUT_CURVE(X, 256) PUT_CURVE(X, 1024) PUT_CURVE(X, 4096) PUT_CURVE(X, 16384) PUT_CURVE(X, 65536)  \
+    PUT_CURVE(X, 262144) PUT_CURVE(X, 1048576)                                                                    \
     /* memory (the phases' roofline, bench/membw.h; optional) */                                               \
     X(bw_mem_read, "GB/s", 1e9, PB_POSITIVE, "streaming read bandwidth per rank, all ranks of a host reading (rmabench membw)") \
     X(bw_mem_write, "GB/s", 1e9, PB_POSITIVE, "streaming write bandwidth per rank, all ranks writing: the better of ordinary and non-temporal stores") \
@@ -62,7 +77,13 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
     X(t_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \
     X(t_queue, "us", 1e-6, PB_NONNEG, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
     X(t_vote, "us", 1e-6, PB_POSITIVE, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
-    X(t_clean_up, "us", 1e-6, PB_POSITIVE, "end of transaction: one notified put to a lock server (eq. 5.3)")
+    X(t_clean_up, "us", 1e-6, PB_POSITIVE, "end of transaction: one notified put to a lock server (eq. 5.3)")      \
+    /* lock table beyond eq. 5.3 (0 or unset: the thesis' form) */                                              \
+    X(t_server, "us", 1e-6, PB_NONNEG, "lock server service time per request: take a message, decide it in the lock table, answer") \
+    X(t_ack, "us", 1e-6, PB_NONNEG, "end-of-transaction acknowledgement: the server's MPI_Fetch_and_op to the agent, seen by its poll") \
+    X(t_agent, "us", 1e-6, PB_NONNEG, "agent's own work per transaction (generate, bookkeeping), without messages") \
+    X(t_fao_local, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on the same host") \
+    X(t_fao_remote, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on another host")
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \
@@ -94,6 +115,8 @@ typedef struct {
     bool defaulted[MP_COUNT]; /* filled from the default profile (model/profile.h), not measured */
     params_spread spread[MP_COUNT];
     const char *how[MP_COUNT]; /* calibrate: a static note on how it was measured when not as described */
+    char bench[MP_COUNT][240]; /* calibrate: the micro-benchmark and its size (a comment in the file) */
+    char warnings[2048];       /* calibrate: implausible rates, one "# warning: ..." line each in the file */
     char info[MI_COUNT][256];
     char source[512];       /* file name (and "+ --set", "+ profile ..."), for messages and the CSV */
 } model_params;

@@ -57,12 +57,14 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
     double n = s->r_tuples + s->s_tuples, machines = s->ranks / s->ranks_per_host;
     o->histogram = model_T_scan(n, s->ranks, params_get(p, MP_P_scan));                               /* eq. 3.1 */
     o->partition = n / model_rate_local(s->ranks, params_get(p, MP_P_partition_range));             /* eq. 3.7 */
+    /* beyond the thesis: the partitioning writes fresh packed arrays, 8 bytes per tuple */
+    if (p->set[MP_t_touch_per_byte]) o->partition += n / s->ranks * 8 * params_get(p, MP_t_touch_per_byte);
     if (machines > 1)
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.13-3.15: P_sort, compute- or network-bound; eq. 3.16: T_sort = (|R|+|S|) / P_sort */
     o->rate_network_pass =
         model_rate_network_pass(machines, s->ranks_per_host, params_get(p, MP_P_sort_run), o->P_network, &o->network_bound);
-    o->sort = n / o->rate_network_pass;
+    o->sort = n / o->rate_network_pass + model_T_put_intra(p, s, 8); /* packed runs */
     bool fixed_depth = p->set[MP_merge_depth] && params_get(p, MP_merge_depth) > 0;
     if (!fixed_depth || p->set[MP_sort_run_length]) {
         o->runs_r = model_runs(s->r_tuples, params_get(p, MP_sort_run_length)); /* eq. 3.12 */

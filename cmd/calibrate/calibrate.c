@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "bench/membw.h"
@@ -79,6 +80,9 @@ static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model
     params_put(p, MP_bw_mem_read, m.rank_median[MEMBW_READ] * 1e9);
     params_put(p, MP_bw_mem_write, membw_write_best(&m) * 1e9);
     params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "bench/membw streaming kernels, %lld bytes per buffer and rank", (long long)o->membw_bytes);
+    for (int i = MP_bw_mem_read; i <= MP_bw_mem_copy; i++) calibrate_note(p, i, how, 0);
 }
 
 /* What the parameter file says about where it was measured (rank 0). */
@@ -97,13 +101,13 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
-    calibrate_opts o = {.tuples = 2000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 128 << 20};
+    calibrate_opts o = {.tuples = 4000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 128 << 20};
     join_opts jdef;
     join_default_opts(&jdef);
     o.window = jdef.window;
     const opt_spec specs[] = {
         {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
-        {"tuples", OPT_COUNT, &o.tuples, "tuples per rank the compute kernels run on (a sample)", 1000, 1e9, NULL, NULL},
+        {"tuples", OPT_COUNT, &o.tuples, "tuples per relation and rank of the primitives' sample (out of the last-level cache: the default 4M is 128 MiB)", 1000, 1e9, NULL, NULL},
         {"tuples-per-rank", OPT_COUNT, &o.tuples_per_rank,
          "R tuples per rank of the joins to model: the radix local plan is the join's at this size (default: the join's default)",
          1, 1e12, NULL, NULL},
@@ -142,15 +146,18 @@ int calibrate_main(int argc, char **argv)
     double t0 = MPI_Wtime();
     model_params p;
     params_init(&p);
-    calibrate_window(&ctx, &o, &p);
-    calibrate_compute(&ctx, &o, &p);
+    calibrate_membw(&ctx, &o, &p); /* first: the plausibility check compares rates with a copy */
+    calibrate_window(&ctx, &o, &p); /* before the parts that allocate windows: resolves --window auto */
     double t1 = MPI_Wtime();
-    calibrate_network(&ctx, &o, &p);
+    calibrate_compute(&ctx, &o, &p);
     double t2 = MPI_Wtime();
-    calibrate_lock(&ctx, &o, &p);
+    calibrate_network(&ctx, &o, &p);
     double t3 = MPI_Wtime();
-    calibrate_membw(&ctx, &o, &p);
+    calibrate_lock(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    params_put(&p, MP_cores_per_host, cores > 0 ? (double)cores : 0);
+    calibrate_plausibility(&ctx, &p);
 
     int status = 0;
     if (ctx.rank == 0) {
@@ -159,7 +166,7 @@ int calibrate_main(int argc, char **argv)
             fprintf(stderr, "rmabench: --output: %s\n", err);
             status = 2;
         } else {
-            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (compute %.1f, network %.1f, lock %.1f, memory %.1f)\n",
+            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (memory %.1f, compute %.1f, network %.1f, lock %.1f)\n",
                    ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0));
             printf("# ");
             bench_ctx_print_environment(&ctx, stdout);

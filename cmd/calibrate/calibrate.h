@@ -1,7 +1,8 @@
-/* `rmabench calibrate`: component micro-benchmarks that measure the model parameters on the ranks
- * they run on (all ranks measure at once, as the joins run). One file per component:
- * calibrate_compute.c (join kernels), calibrate_network.c (MPI_Put bandwidth, window allocation),
- * calibrate_lock.c (notified-put round trips, vote, end of transaction). */
+/* `rmabench calibrate`: micro-benchmarks of single primitives that measure the model parameters on
+ * the ranks they run on (all ranks measure at once, as the joins run); never a phase of a join.
+ * One file per component: calibrate_compute.c (rounds of the join primitives of calibrate_radix.c
+ * and calibrate_sortmerge.c), calibrate_network.c (MPI_Put bandwidth curve, window allocation),
+ * calibrate_lock.c (notified-put and fetch-and-op round trips, the lock server's service time). */
 #ifndef RMB_MODEL_CALIBRATE_H
 #define RMB_MODEL_CALIBRATE_H
 #include <stdint.h>
@@ -23,7 +24,6 @@ typedef struct {
     int64_t rounds;        /* rounds of the compute kernels; the median per parameter is kept */
     /* set by calibrate_compute for its parts: */
     int warmup;            /* untimed first repetitions per kernel (1 in the first round, 0 after) */
-    double touch_per_byte; /* first touch of fresh private memory at the join's size, s/B */
     int window;            /* the joins' window flavour (win_flavor, --window of the join; auto resolved) */
 } calibrate_opts;
 
@@ -34,22 +34,39 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 /* calibrate_window.c: t_win_cost_* (--window auto); resolves o->window when it is auto. First. */
 void calibrate_window(const bench_ctx *ctx, calibrate_opts *o, model_params *p);
 
-/* calibrate_compute's parts: the sort-merge kernels (calibrate_smj.c) on the generator's data r, s
- * with the joins' default options jo; P_scan must be set already. */
+/* calibrate_compute's parts, on this rank's sample r, s of workload w (one rank's, dense keys)
+ * with the joins' default options jo: the radix join's primitives (calibrate_radix.c) and the
+ * sort-merge join's (calibrate_sortmerge.c). */
+void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
+                     const tuple_t *r, const tuple_t *s, model_params *p);
 void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
                          const tuple_t *r, const tuple_t *s, model_params *p);
+
+enum { CALIBRATE_HOW = 240 };
+/* Records parameter i's micro-benchmark and size (`how`, into the file) and the fewest bytes per
+ * tuple its primitive moves to or from memory (0: none checked): calibrate_plausibility compares
+ * the rate with a memory copy of those bytes. */
+void calibrate_note(model_params *p, int i, const char *how, double bytes_per_tuple);
+/* Warns on stderr (rank 0) and records in p->warnings every rate that moves its bytes faster than
+ * bw_mem_copy copies them (its sample was in cache, or too small to time). */
+void calibrate_plausibility(const bench_ctx *ctx, model_params *p);
+
 /* Rank-local allocation failure: message and MPI_Abort. */
 void calibrate_fail(const bench_ctx *ctx, const char *what);
 /* Mean over ranks of n / (median of this rank's t[0..reps)) (reorders t). */
 double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
+/* Times body(arg) reps times (after o->warmup untimed runs), all ranks starting together: the
+ * mean over ranks of n / this rank's median seconds. */
+double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg);
+/* splitmix64 step: the samples' random keys. */
+uint64_t calibrate_mix(uint64_t *state);
 
 /* Helpers shared by the three: median of v[0..n) (reorders v), and a value agreed over ranks. */
 double calibrate_median(double *v, int n);
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
-/* This rank's median seconds to allocate `bytes` of fresh private memory as the joins do
- * (mem_alloc_large) and write every page (then freed, untimed): the first-touch cost of a join's buffers, which
- * on a VM that hands freed memory back to its host varies from run to run (measured at the join's
- * size, not the sample's). All ranks at once. */
+/* This rank's median seconds to allocate `bytes` of fresh private memory (mem_alloc_large) and
+ * write every page (then freed, untimed): first touch, which on a VM that hands freed memory back
+ * to its host varies from run to run. All ranks at once. */
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
 
 #endif

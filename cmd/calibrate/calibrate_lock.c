@@ -9,7 +9,9 @@
  *    its word with MPI_Fetch_and_op(MPI_NO_OP), which also makes MPICH progress the atomics.
  *  - t_clean_up: the sender's side of one notified put (end of transaction: tell the server, no
  *    reply), timed inside the ping-pong.
- *  - t_queue: 0 (no contention in a micro-benchmark; it is workload-dependent, set it with --set).
+ *  - t_queue: 0 (no contention in a micro-benchmark: the model's queueing, model/lock_model.h, adds it).
+ *  - t_fao_local / t_fao_remote: MPI_Fetch_and_op SUM + flush round trips (t_vote is the one to the
+ *    transaction's servers), t_ack half of it; t_server: calibrate_lock_server.
  * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
  * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
  * outside the pair wait in MPI calls. */
@@ -17,12 +19,14 @@
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
+#include "locking/lock_table.h"
 #include "rma/notify.h"
 #include "rma/progress.h"
 #include "rma/window.h"
 
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
-#define ITERS 200
+#define ITERS 5000       /* on one host: rounds of a few milliseconds, as long as a scheduler slice */
+#define ITERS_REMOTE 200 /* between hosts a round trip takes 0.1-1 ms over TCP */
 #define WARMUP 20
 #define ROUNDS 7
 
@@ -63,20 +67,20 @@ static void end_round(lock_bench *b, int a)
 }
 
 /* One round of votes (MPI_Fetch_and_op SUM + flush) from a to c; seconds per vote at rank a. */
-static double vote_round(lock_bench *b, int a, int c, int64_t round)
+static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
 {
     const bench_ctx *ctx = b->ctx;
     double per = 0;
     MPI_Barrier(ctx->comm);
     if (ctx->rank == a) {
         double t0 = 0;
-        for (int i = 0; i < WARMUP + ITERS; i++) {
+        for (int i = 0; i < WARMUP + iters; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
             int64_t one = 1, old;
             MPI_CHECK(ctx->rank, MPI_Fetch_and_op(&one, &old, MPI_INT64_T, c, PAYLOAD, MPI_SUM, b->w.win));
             MPI_CHECK(ctx->rank, MPI_Win_flush(c, b->w.win));
         }
-        per = (MPI_Wtime() - t0) / ITERS;
+        per = (MPI_Wtime() - t0) / iters;
         end_round(b, a);
     } else {
         idle_until_done(b, round);
@@ -88,7 +92,7 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round)
 /* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
  * rank a: seconds per round trip and the median seconds of one notify_send. a == c: a sends to
  * itself and waits for its own message, one message per iteration. */
-static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send)
+static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send, int iters)
 {
     unsigned char msg[32] = {0};
     double ts[ITERS];
@@ -102,7 +106,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
                    ctx->poll_yield);
         double t0 = 0;
         bool ok = true;
-        for (int i = 0; ok && i < WARMUP + ITERS; i++) {
+        for (int i = 0; ok && i < WARMUP + iters; i++) {
             if (i == WARMUP) t0 = MPI_Wtime();
             if (ctx->rank == c && a != c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
             double s0 = MPI_Wtime();
@@ -115,8 +119,8 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
             MPI_Abort(ctx->comm, 1);
         }
         if (ctx->rank == a) {
-            *rtt = (MPI_Wtime() - t0) / ITERS;
-            *send = calibrate_median(ts, ITERS);
+            *rtt = (MPI_Wtime() - t0) / iters;
+            *send = calibrate_median(ts, iters);
         }
     }
     MPI_Barrier(ctx->comm);
@@ -125,7 +129,8 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
 /* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
 static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS])
 {
-    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k]);
+    const int iters = ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
+    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k], iters);
     MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
     MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
 }
@@ -137,6 +142,40 @@ static void put_rounds(model_params *p, int i, const double *v, double scale)
     for (int k = 0; k < ROUNDS; k++) w[k] = v[k] * scale;
     params_put_spread(p, i, w, ROUNDS);
     params_put(p, i, calibrate_median(w, ROUNDS));
+}
+
+/* t_server: what a lock server spends on one request: its lock-table work (lt_request_lock of an
+ * exclusive lock on a random id of 1M, and its share of lt_release_all at the end of a transaction
+ * of LOCKS requests; every rank, median of ROUNDS rounds) plus sending the answer, one notified put
+ * (t_clean_up's primitive). t_agent: not measured (0): the agent's work beside its messages is a
+ * few hundred nanoseconds; set it with --set t_agent=US. */
+enum { LOCKS = 10, TXNS = 2000 };
+static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
+{
+    double t[ROUNDS];
+    uint64_t seed = 99 + (uint64_t)ctx->rank;
+    for (int k = 0; k < ROUNDS; k++) {
+        lock_table lt;
+        lt_init(&lt, DL_TIMEOUT, 1.0);
+        double t0 = MPI_Wtime();
+        for (uint64_t txn = 1; txn <= TXNS; txn++) {
+            for (int j = 0; j < LOCKS; j++) {
+                lt_request r = {.txn = txn, .age = txn, .lock_id = calibrate_mix(&seed) % (1u << 20), .agent = 0, .mode = LOCK_X};
+                lt_reason why;
+                lt_request_lock(&lt, &r, t0, 0, &why);
+            }
+            lt_release_all(&lt, txn, t0, NULL, NULL);
+        }
+        t[k] = (MPI_Wtime() - t0) / (TXNS * LOCKS);
+        lt_free(&lt);
+    }
+    double med = calibrate_allreduce(ctx, calibrate_median(t, ROUNDS), MPI_SUM);
+    params_put(p, MP_t_server, med + params_get(p, MP_t_clean_up));
+    snprintf(p->bench[MP_t_server], sizeof p->bench[MP_t_server],
+             "lt_request_lock (X, random of 1M ids) + its share of lt_release_all, %d-lock transactions x %d, %d rounds: %.3f us; plus t_clean_up (the answer)",
+             LOCKS, TXNS, ROUNDS, med * 1e6);
+    params_put(p, MP_t_agent, 0);
+    p->how[MP_t_agent] = "not measured (set it with --set t_agent=US)";
 }
 
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
@@ -170,7 +209,9 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     int peer = remote > 0 ? remote : local;
     if (peer < 0) return; /* one rank: no vote to measure */
 
-    /* votes */
+    /* fetch-and-op round trips to a rank on the host and on another host; the vote is one to the
+     * transaction's servers, remote ones when there are other hosts; the release acknowledgement
+     * is one the server issues, seen by the agent's poll: half a round trip */
     lock_bench b = {.ctx = ctx};
     rma_window_alloc(&b.w, 128, WIN_ALLOCATE, ctx->comm);
     memset(b.w.base, 0, 128);
@@ -178,8 +219,21 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     rma_window_lock_all(&b.w);
     MPI_Barrier(ctx->comm);
     double t[ROUNDS];
-    for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peer, k + 1);
-    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
-    put_rounds(p, MP_t_vote, t, 1.0);
+    int64_t round = 0;
+    const int peers[2] = {local, remote}, which[2] = {MP_t_fao_local, MP_t_fao_remote};
+    for (int h = 0; h < 2; h++) {
+        if (peers[h] <= 0) continue;
+        const int iters = h == 0 ? ITERS : ITERS_REMOTE;
+        for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peers[h], ++round, iters);
+        MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+        put_rounds(p, which[h], t, 1.0);
+        if (peers[h] == peer) {
+            put_rounds(p, MP_t_vote, t, 1.0);
+            put_rounds(p, MP_t_ack, t, 0.5);
+        }
+    }
+    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack], "half the MPI_Fetch_and_op SUM + flush round trip to rank %d, %d rounds of %d",
+             peer, ROUNDS, peer == remote ? ITERS_REMOTE : ITERS);
     rma_window_free(&b.w);
+    calibrate_lock_server(ctx, p);
 }

@@ -3,15 +3,14 @@
  *    flush every two puts (the joins' double-buffered send buffers); per-rank bytes/s.
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
+ *  - bw_put_<bytes>, bw_put_host_<bytes>: the curve of thesis Fig. 3.7 (put_curve).
  *  - t_win_alloc_fixed / _per_byte: the joins' window flavour (--window) at 1 MiB and at the joins'
  *    own window size (--tuples-per-rank), slowest rank, line through both; t_win_touch_per_byte:
- *    the joins' window_alloc (radix_windows_alloc: first touch of the own pages and of the peers'
- *    pages a rank puts into, then MPI_Win_free) beyond that, at the joins' size. */
+ *    the first touch of every page and MPI_Win_free beyond that, at the joins' size. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
-#include "joins/radix/radix_phases.h"
 #include "bench/memory.h"
 #include "rma/window.h"
 
@@ -33,15 +32,16 @@ static int host_size_of(const bench_ctx *ctx, int h)
     return n;
 }
 
-/* All ranks with a peer put `bytes` to it; returns this rank's seconds (0 without a peer). */
-static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, const char *src)
+/* All ranks with a peer put `bytes` to it in messages of `msg` bytes, a flush every two (the joins'
+ * double-buffered sends); returns this rank's seconds (0 without a peer). */
+static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, int msg, const char *src)
 {
     MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
     if (peer >= 0) {
-        int64_t chunks = bytes / PUT_CHUNK, in_window = (int64_t)(w->bytes / PUT_CHUNK);
+        int64_t chunks = bytes / msg, in_window = (int64_t)(w->bytes / (uint64_t)msg);
         for (int64_t c = 0; c < chunks; c++) {
-            MPI_CHECK(ctx->rank, MPI_Put(src, PUT_CHUNK, MPI_BYTE, peer, (MPI_Aint)((c % in_window) * PUT_CHUNK), PUT_CHUNK,
+            MPI_CHECK(ctx->rank, MPI_Put(src, msg, MPI_BYTE, peer, (MPI_Aint)((c % in_window) * msg), msg,
                                          MPI_BYTE, w->win));
             if (c % 2 == 1) MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
         }
@@ -52,15 +52,20 @@ static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t 
     return t;
 }
 
-/* This rank's bytes/s (median over the repeats); rates[r]: of repeat r alone (0 without a peer). */
-static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, const char *src,
+/* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
+ * without a peer). Small messages move fewer bytes (at most 4096 messages, 512 to another host,
+ * where a flush takes a TCP round trip), so that each size takes about as long. */
+static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, int msg, const char *src,
                         double *rates)
 {
     double t[100];
-    const double bytes = (double)(o->put_bytes / PUT_CHUNK * PUT_CHUNK);
-    put_stream(ctx, w, peer, o->put_bytes / 4 > PUT_CHUNK ? o->put_bytes / 4 : PUT_CHUNK, src); /* warm-up */
+    const int64_t most = peer >= 0 && ctx->rank_host[peer] != ctx->host_id ? 512 : 4096;
+    int64_t total = o->put_bytes < (int64_t)msg * most ? o->put_bytes : (int64_t)msg * most;
+    if (total < msg) total = msg;
+    const double bytes = (double)(total / msg * msg);
+    put_stream(ctx, w, peer, total / 4 > msg ? total / 4 : msg, msg, src); /* warm-up */
     for (int r = 0; r < o->repeats; r++) {
-        t[r] = put_stream(ctx, w, peer, o->put_bytes, src);
+        t[r] = put_stream(ctx, w, peer, total, msg, src);
         rates[r] = peer >= 0 ? bytes / t[r] : 0;
     }
     double med = calibrate_median(t, (int)o->repeats);
@@ -77,55 +82,59 @@ static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *
 }
 
 /* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
- * rma_window_alloc only; touch = 1: the radix join's own radix_windows_alloc (allocation, first
- * touch of every page, barrier, the peers' pages mapped) and the MPI_Win_free both joins count
- * (the sort-merge join's window_alloc does the same). Slowest rank, median over the repeats. */
+ * rma_window_alloc only; touch = 1: also the first touch of every page, a barrier (nobody puts into
+ * a window its owner is still touching) and MPI_Win_free, as the joins' window_alloc phases do.
+ * Slowest rank, median over the repeats. */
 static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor)
 {
     double t[100];
-    join_opts jo;
-    join_default_opts(&jo);
-    jo.window = flavor;
-    join_input in = {.ctx = ctx, .opt = &jo};
-    radix_layout lay;
-    memset(&lay, 0, sizeof lay);
-    lay.win_items[REL_R] = lay.win_items[REL_S] = bytes / 16;
-    /* uniform keys: partition p on rank p, every rank writes an equal run into it (radix_windows_alloc
-     * maps the runs on the other ranks of the host, as in the join) */
-    const int n = ctx->size;
-    uint64_t *cols = calloc((size_t)n * 4, sizeof *cols);
-    int *owner = malloc((size_t)n * sizeof *owner);
-    if (!cols || !owner) calibrate_fail(ctx, "the window layout");
-    const uint64_t chunk = lay.win_items[REL_R] / (uint64_t)n;
-    lay.nparts = (uint64_t)n;
-    lay.owner = owner;
-    lay.base[REL_R] = lay.base[REL_S] = cols;              /* zeros */
-    lay.prefix[REL_R] = lay.prefix[REL_S] = cols + n;
-    lay.local[REL_R] = lay.local[REL_S] = cols + 2 * n;
-    for (int q = 0; q < n; q++) {
-        owner[q] = q;
-        cols[n + q] = (uint64_t)ctx->rank * chunk;
-        cols[2 * n + q] = chunk;
-    }
-    const radix_format f = {.words = 1};
     for (int r = 0; r < repeats; r++) {
         rma_window w[2];
         MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
+        for (int rel = 0; rel < 2; rel++) {
+            rma_window_alloc(&w[rel], bytes / 2, flavor, ctx->comm);
+            if (touch) rma_window_prefault(&w[rel]);
+        }
         if (touch) {
-            radix_windows_alloc(&in, &lay, &f, w);
+            MPI_Barrier(ctx->comm);
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
-        } else {
-            for (int rel = 0; rel < 2; rel++) rma_window_alloc(&w[rel], bytes / 2, flavor, ctx->comm);
         }
         double mine = MPI_Wtime() - t0;
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
         if (!touch)
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
     }
-    free(cols);
-    free(owner);
     return calibrate_median(t, repeats);
+}
+
+/* Thesis Fig. 3.7: the put bandwidth per rank against the message size, to a rank on the same host
+ * (bw_put_<bytes>; with one rank per host, to the rank itself) and, on several hosts, to the rank
+ * at the same position on the next host (bw_put_host_<bytes>), every rank of every host sending. */
+static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int intra_peer, const char *src,
+                      model_params *p)
+{
+    const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
+    double rates[100];
+    int inter_peer = -1;
+    if (ctx->hosts > 1) {
+        int next = (ctx->host_id + 1) % ctx->hosts;
+        inter_peer = rank_on_host(ctx, next, ctx->host_rank % host_size_of(ctx, next));
+    }
+    for (int k = 0; k < PUT_CURVE_N; k++) {
+        char how[CALIBRATE_HOW];
+        int peer = intra_peer >= 0 ? intra_peer : ctx->rank;
+        double bw = calibrate_allreduce(ctx, bandwidth(ctx, o, w, peer, sizes[k], src, rates), MPI_SUM);
+        params_put(p, MP_bw_put_64 + 2 * k, bw);
+        snprintf(how, sizeof how, "MPI_Put of %d B + flush every 2, up to %lld B per rank, every rank to %s", sizes[k],
+                 (long long)o->put_bytes, intra_peer >= 0 ? "the next rank on its host" : "itself (one rank per host)");
+        calibrate_note(p, MP_bw_put_64 + 2 * k, how, 0);
+        if (inter_peer < 0) continue;
+        bw = calibrate_allreduce(ctx, bandwidth(ctx, o, w, inter_peer, sizes[k], src, rates), MPI_SUM);
+        params_put(p, MP_bw_put_host_64 + 2 * k, bw);
+        snprintf(how, sizeof how, "MPI_Put of %d B + flush every 2, every rank to its peer on the next host", sizes[k]);
+        calibrate_note(p, MP_bw_put_host_64 + 2 * k, how, 0);
+    }
 }
 
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
@@ -134,15 +143,19 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     rma_window w;
     rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->comm);
     rma_window_lock_all(&w);
-    char *src = malloc(PUT_CHUNK);
-    memset(src, 0x5a, PUT_CHUNK);
+    /* the source of every put: as large as the curve's largest message */
+    const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
+    const size_t src_bytes = (size_t)sizes[PUT_CURVE_N - 1] > PUT_CHUNK ? (size_t)sizes[PUT_CURVE_N - 1] : PUT_CHUNK;
+    char *src = malloc(src_bytes);
+    if (!src) calibrate_fail(ctx, "the put source");
+    memset(src, 0x5a, src_bytes);
 
     /* within the host */
     int hs = host_size_of(ctx, ctx->host_id);
     int intra_peer = hs > 1 ? rank_on_host(ctx, ctx->host_id, (ctx->host_rank + 1) % hs) : -1;
     double rates[100];
     const int nrep = (int)o->repeats;
-    double bw_intra = bandwidth(ctx, o, &w, intra_peer, src, rates);
+    double bw_intra = bandwidth(ctx, o, &w, intra_peer, PUT_CHUNK, src, rates);
     /* mean over ranks that had a peer (calibrate_allreduce's SUM is a mean: back to the sum) */
     double have = calibrate_allreduce(ctx, intra_peer >= 0, MPI_SUM) * ctx->size;
     double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
@@ -153,7 +166,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (ctx->hosts > 1) {
         int next = (ctx->host_id + 1) % ctx->hosts, ns = host_size_of(ctx, next);
         int peer = rank_on_host(ctx, next, ctx->host_rank % ns);
-        double mine = bandwidth(ctx, o, &w, peer, src, rates);
+        double mine = bandwidth(ctx, o, &w, peer, PUT_CHUNK, src, rates);
         double host_sum, host_rates[100];
         MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &host_sum, 1, MPI_DOUBLE, MPI_SUM, ctx->host));
         /* mean over hosts of the host's summed rate */
@@ -165,6 +178,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
         put_bw_spread(ctx, p, MP_bw_host, host_rates, nrep, ctx->comm, ctx->hosts);
     }
     params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
+    put_curve(ctx, o, &w, intra_peer, src, p);
     free(src);
     rma_window_free(&w);
 

@@ -1,5 +1,12 @@
-/* Sort-merge join part of the compute calibration (see calibrate_compute.c for what each rate is
- * measured on). Apart from calibrate_compute.c because the two joins' headers both name REL_R. */
+/* The sort-merge join's primitives, each timed alone on data laid out for it (see
+ * calibrate_radix.c for why not the join's phases). Sample: this rank's n tuples of a one-rank
+ * workload (dense keys, so every S tuple finds its R as in the join).
+ *   P_partition_range  the scatter of the range partitioning: smj_part_of over the splitters of
+ *                      `ranks` equal key ranges and smj_pack into a packed array laid out by range
+ *                      (its counting pass is the eq. 3.1 scan, its fresh array t_touch_per_byte)
+ *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
+ *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
+ *   P_match            smj_match over the two sorted relations */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,171 +14,149 @@
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
 #include "joins/sortmerge/smj_kernels.h"
-#include "joins/sortmerge/smj_plan.h"
-#include "rma/window.h"
 
-#define REPS_MAX 100
 /* The sort-merge join's merge fan-in (joins/sortmerge/sortmerge.c DEFAULT_FANIN). */
 #define SMJ_FANIN 16
 
-/* Merge passes of the join at --tuples-per-rank: a rank receives about that many tuples per
- * relation, cut into runs by every sender. */
-static int join_merge_depth(const bench_ctx *ctx, const calibrate_opts *o, size_t run)
-{
-    int depth = 0;
-    for (uint64_t runs = ((uint64_t)o->tuples_per_rank + run - 1) / run + (uint64_t)ctx->size; runs > 1;
-         runs = (runs + SMJ_FANIN - 1) / SMJ_FANIN)
-        depth++;
-    return depth;
-}
+typedef struct {
+    const tuple_t *rel[2];
+    uint64_t n[2], max_key;
+    int rid_bits, parts, simd;
+    uint64_t splitters[64], start[2][65], pos[65];
+    uint64_t *packed[2], *sorted[2], *tmp;
+    size_t run;
+    size_t starts[SMJ_FANIN], lens[SMJ_FANIN];
+    int runs, depth;
+    uint64_t matches, checksum;
+} smj_bench;
 
-/* This rank's own runs, sorted into its windows: the merge's input (the sort is timed apart, by
- * time_sort_phase). */
-static void sort_own_runs(const bench_ctx *ctx, const smj_plan *pl, rma_window win[RELS], size_t run, int simd)
+static void range_body(void *a)
 {
-    uint64_t *tmp = malloc(run * sizeof *tmp);
-    if (!tmp) calibrate_fail(ctx, "the sort scratch");
-    MPI_Barrier(ctx->comm);
-    for (int rel = 0; rel < RELS; rel++)
-        for (uint64_t off = 0; off < pl->n[rel]; off += run) {
-            size_t len = pl->n[rel] - off < run ? (size_t)(pl->n[rel] - off) : run;
-            smj_sort_run(pl->packed[rel] + off, len, (uint64_t *)win[rel].base + off, tmp, simd);
-        }
-    free(tmp);
-}
-
-/* smj_merge_passes over each relation's runs, window -> the reused packed array; returns the
- * deeper relation's pass count. */
-static int merge_relations(const bench_ctx *ctx, smj_plan *pl, rma_window win[RELS], size_t run, int simd,
-                           uint64_t *sorted[RELS])
-{
-    int d = 0;
-    for (int rel = 0; rel < RELS; rel++) {
-        size_t runs = (pl->n[rel] + run - 1) / run;
-        size_t *starts = malloc((runs + 1) * sizeof *starts), *lens = malloc((runs + 1) * sizeof *lens);
-        if (!starts || !lens) calibrate_fail(ctx, "the run table");
-        for (size_t i = 0; i < runs; i++) {
-            starts[i] = i * run;
-            lens[i] = pl->n[rel] - starts[i] < run ? pl->n[rel] - starts[i] : run;
-        }
-        int dr = 0;
-        sorted[rel] = smj_merge_passes(win[rel].base, pl->packed[rel], pl->n[rel], starts, lens, (int)runs, SMJ_FANIN,
-                                       simd, &dr);
-        if (!sorted[rel]) calibrate_fail(ctx, "the merge tree");
-        if (dr > d) d = dr;
-        free(starts);
-        free(lens);
-    }
-    return d;
-}
-
-/* Seconds of one repetition's partition, merge and match (t[0], t[1], t[2]); returns the merge depth. */
-static int time_local_phases(const join_input *in, const join_opts *jo, size_t run, int simd, int join_depth,
-                             double t[3])
-{
-    const bench_ctx *ctx = in->ctx;
-    smj_plan pl;
-    MPI_Barrier(ctx->comm);
-    double t0 = MPI_Wtime();
-    smj_range_partition(in, &pl); /* the join's partition phase, collectives included */
-    double t1 = MPI_Wtime();
-    /* windows as the join allocates them, of this rank's own packed tuples (the join receives
-     * about as many; here every rank sorts its own, nothing is sent), faulted in as the join's
-     * window_alloc does: their first touch is t_win_touch_per_byte's, not the sort's */
-    rma_window win[RELS];
-    for (int rel = 0; rel < RELS; rel++) {
-        rma_window_alloc(&win[rel], pl.n[rel] * sizeof(uint64_t), (win_flavor)jo->window, ctx->comm);
-        rma_window_prefault(&win[rel]);
-    }
-    sort_own_runs(ctx, &pl, win, run, simd);
-    double t3 = MPI_Wtime();
-    uint64_t *sorted[RELS];
-    int d = merge_relations(ctx, &pl, win, run, simd, sorted);
-    const double t_merged = MPI_Wtime();
-    /* the join's match reads its last merge pass's output: the window after an even number of
-     * passes, the partitioning buffer after an odd one. Their pages differ (the default window
-     * is 4 KiB shared memory, the buffer takes huge pages) and so does a streaming scan: read
-     * where the join would at --tuples-per-rank, whatever the sample's depth was. */
-    for (int rel = 0; rel < RELS; rel++) {
-        uint64_t *where = join_depth % 2 ? pl.packed[rel] : (uint64_t *)win[rel].base;
-        if (sorted[rel] != where) {
-            memcpy(where, sorted[rel], pl.n[rel] * sizeof *where);
-            sorted[rel] = where;
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++) {
+        uint64_t *pos = b->pos, *out = b->packed[rel];
+        memcpy(pos, b->start[rel], (size_t)b->parts * sizeof *pos);
+        const tuple_t *t = b->rel[rel];
+        for (uint64_t i = 0; i < b->n[rel]; i++) {
+            int q = smj_part_of(t[i].key, b->splitters, b->parts);
+            out[pos[q]++] = smj_pack(t[i].key, i, b->rid_bits);
         }
     }
-    MPI_Barrier(ctx->comm);
-    double t4 = MPI_Wtime();
-    uint64_t m = 0, c = 0;
-    smj_match(sorted[REL_R], pl.n[REL_R], sorted[REL_S], pl.n[REL_S], pl.rid_bits, pl.key_base, pl.rid_base, &m, &c);
-    double t5 = MPI_Wtime();
-    t[0] = t1 - t0;
-    t[1] = t_merged - t3;
-    t[2] = t5 - t4;
-    for (int rel = 0; rel < RELS; rel++) rma_window_free(&win[rel]);
-    smj_plan_free(&pl);
-    return d;
 }
 
-/* P_sort_run: the join's sort phase itself (smj_sort_phase) on the ranks of this host at once,
- * ranges split between them, windows got as the join's window_alloc gets them: its in-cache sorts
- * plus the puts to the other ranks of the host, completed as the join's --flush does (the time
- * MPICH's passive-target progress adds is the join's too). Puts between hosts are not in it:
- * eq. 3.14-3.15 add them from bw_host, as for P_partition. Seconds of one repetition. */
-static double time_sort_phase(const join_input *in, const bench_ctx *host, size_t run, int simd)
+static void sort_body(void *a)
 {
-    join_input hin = *in;
-    hin.ctx = host;
-    smj_plan hp;
-    smj_range_partition(&hin, &hp);
-    rma_window win[RELS];
-    smj_windows_alloc(&hin, &hp, win); /* jo has no --window-pool: fresh windows */
-    phase_set ph;
-    phases_init(&ph, sortmerge_join_algo.phases);
-    MPI_Barrier(in->ctx->comm);
-    double t6 = MPI_Wtime();
-    smj_sort_phase(&hin, &hp, win, run, simd, &ph);
-    double t = MPI_Wtime() - t6;
-    for (int rel = 0; rel < RELS; rel++) rma_window_free(&win[rel]);
-    smj_plan_free(&hp);
-    return t;
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++)
+        for (uint64_t off = 0; off < b->n[rel]; off += b->run) {
+            size_t len = b->n[rel] - off < b->run ? (size_t)(b->n[rel] - off) : b->run;
+            smj_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->simd);
+        }
+}
+
+/* The merge input: relation rel in `runs` sorted runs (in sorted[rel], kept), copied to packed[rel]. */
+static void merge_body(void *a)
+{
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++) {
+        memcpy(b->packed[rel], b->sorted[rel], b->n[rel] * 8); /* outside the merge's rate: timed apart */
+    }
+}
+
+static void merge_only(void *a)
+{
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++) {
+        size_t per = (b->n[rel] + SMJ_FANIN - 1) / SMJ_FANIN;
+        int k = 0;
+        for (uint64_t off = 0; off < b->n[rel]; off += per, k++) {
+            b->starts[k] = off;
+            b->lens[k] = b->n[rel] - off < per ? b->n[rel] - off : per;
+        }
+        uint64_t *res = smj_merge_passes(b->packed[rel], b->tmp, b->n[rel], b->starts, b->lens, k, SMJ_FANIN, b->simd,
+                                         &b->depth);
+        if (!res) abort();
+    }
+}
+
+static void merge_body_both(void *a)
+{
+    merge_body(a);
+    merge_only(a);
+}
+
+static void match_body(void *a)
+{
+    smj_bench *b = a;
+    const uint64_t base[2] = {0, 0};
+    smj_match(b->sorted[0], b->n[0], b->sorted[1], b->n[1], b->rid_bits, 0, base, &b->matches, &b->checksum);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
                          const tuple_t *r, const tuple_t *s, model_params *p)
 {
-    const int reps = (int)o->repeats, simd = smj_simd_resolve(jo->simd);
-    const size_t run = smj_default_run_size();
-    const uint64_t n_both = w->r_n + w->s_n;
-    const int join_depth = join_merge_depth(ctx, o, run);
-    double tpart[REPS_MAX], tsort[REPS_MAX], tmerge[REPS_MAX], tmatch[REPS_MAX];
-    int depth = 0;
-    join_input in = {.ctx = ctx, .opt = jo, .wl = w, .r = r, .s = s, .r_n = w->r_n, .s_n = w->s_n};
-    bench_ctx host;
-    bench_ctx_init(&host, ctx->host);
-    for (int k = -o->warmup; k < reps; k++) {
-        double t[3];
-        depth = time_local_phases(&in, jo, run, simd, join_depth, t);
-        double t_sort = time_sort_phase(&in, &host, run, simd);
-        if (k >= 0) {
-            tpart[k] = t[0];
-            tmerge[k] = t[1];
-            tmatch[k] = t[2];
-            tsort[k] = t_sort;
-        }
+    const int reps = (int)o->repeats;
+    char how[CALIBRATE_HOW];
+    smj_bench b = {.rel = {r, s}, .n = {w->r_n, w->s_n}, .simd = smj_simd_resolve(jo->simd), .run = smj_default_run_size()};
+    const uint64_t n = w->r_n + w->s_n, big = w->r_n > w->s_n ? w->r_n : w->s_n;
+    b.max_key = workload_max_key(w);
+    b.rid_bits = 1;
+    while ((UINT64_C(1) << b.rid_bits) < big) b.rid_bits++;
+    b.parts = ctx->size < 2 ? 2 : ctx->size > 64 ? 64 : ctx->size;
+    smj_equal_splitters(b.max_key, b.parts, b.splitters);
+    for (int rel = 0; rel < 2; rel++) {
+        b.packed[rel] = mem_alloc_large(b.n[rel] * 8);
+        b.sorted[rel] = mem_alloc_large(b.n[rel] * 8);
+        if (!b.packed[rel] || !b.sorted[rel]) calibrate_fail(ctx, "the sort-merge sample");
+        memset(b.packed[rel], 0, b.n[rel] * 8);
+        memset(b.sorted[rel], 0, b.n[rel] * 8);
+        uint64_t cnt[65] = {0};
+        for (uint64_t i = 0; i < b.n[rel]; i++) cnt[smj_part_of(b.rel[rel][i].key, b.splitters, b.parts)]++;
+        for (int q = 1; q <= b.parts; q++) b.start[rel][q] = b.start[rel][q - 1] + cnt[q - 1];
     }
-    bench_ctx_free(&host);
-    /* The join's partition phase includes its histogram (the model adds eq. 3.1 separately) and
-     * the first touch of its fresh packed arrays, 8 bytes per tuple (o->touch_per_byte, measured at
-     * the join's size): taken out at the sample's size and put back at the join's, so that
-     * P_partition_range is the rate the join sees at --tuples-per-rank, as P_partition_local is. */
-    const double t_part = calibrate_median(tpart, reps), join_n = 2.0 * (double)o->tuples_per_rank;
-    double pure = t_part - (double)n_both / params_get(p, MP_P_scan) - (double)n_both * 8 * o->touch_per_byte;
-    if (pure < 0.1 * t_part) pure = 0.1 * t_part;
-    const double join_part = join_n / (double)n_both * pure + join_n * 8 * o->touch_per_byte;
-    params_put(p, MP_P_partition_range, calibrate_allreduce(ctx, join_n / join_part, MPI_SUM));
-    params_put(p, MP_P_sort_run, calibrate_rate_of(ctx, tsort, reps, (double)n_both));
-    params_put(p, MP_sort_run_length, (double)run);
-    params_put(p, MP_P_merge, calibrate_rate_of(ctx, tmerge, reps, (double)n_both * (depth > 0 ? depth : 1)));
+    b.tmp = mem_alloc_large(big * 8 > b.run * 16 ? big * 8 : b.run * 16);
+    if (!b.tmp) calibrate_fail(ctx, "the sort-merge scratch");
+    memset(b.tmp, 0, big * 8 > b.run * 16 ? big * 8 : b.run * 16);
+
+    params_put(p, MP_P_partition_range, calibrate_time(ctx, o, reps, (double)n, range_body, &b));
+    snprintf(how, sizeof how, "smj_part_of + smj_pack scatter into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
+    calibrate_note(p, MP_P_partition_range, how, 24);
+
+    params_put(p, MP_P_sort_run, calibrate_time(ctx, o, reps, (double)n, sort_body, &b));
+    params_put(p, MP_sort_run_length, (double)b.run);
+    snprintf(how, sizeof how, "smj_sort_run (%s), runs of %zu tuples, %llu tuples per rank", smj_simd_name(b.simd), b.run,
+             (unsigned long long)n);
+    calibrate_note(p, MP_P_sort_run, how, 16);
+
+    /* merge input: each relation in SMJ_FANIN sorted runs (sorted[] keeps it between repetitions) */
+    for (int rel = 0; rel < 2; rel++) {
+        size_t per = (b.n[rel] + SMJ_FANIN - 1) / SMJ_FANIN;
+        for (uint64_t off = 0; off < b.n[rel]; off += per)
+            qsort(b.sorted[rel] + off, b.n[rel] - off < per ? b.n[rel] - off : per, 8, cmp_u64);
+    }
+    double copy = calibrate_time(ctx, o, reps, 1.0, merge_body, &b), both = calibrate_time(ctx, o, reps, 1.0, merge_body_both, &b);
+    double t_merge = 1.0 / both - 1.0 / copy;
+    if (t_merge < 0.1 / both) t_merge = 0.1 / both;
+    params_put(p, MP_P_merge, (double)n / t_merge);
     params_put(p, MP_merge_fanin, SMJ_FANIN);
-    params_put(p, MP_P_match, calibrate_rate_of(ctx, tmatch, reps, (double)n_both));
+    snprintf(how, sizeof how, "smj_merge_passes, %d runs of %llu tuples at fan-in %d (one pass), %llu tuples per rank", SMJ_FANIN,
+             (unsigned long long)(big / SMJ_FANIN), SMJ_FANIN, (unsigned long long)n);
+    calibrate_note(p, MP_P_merge, how, 16);
+
+    for (int rel = 0; rel < 2; rel++) qsort(b.sorted[rel], b.n[rel], 8, cmp_u64);
+    params_put(p, MP_P_match, calibrate_time(ctx, o, reps, (double)n, match_body, &b));
+    snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
+    calibrate_note(p, MP_P_match, how, 8);
+
+    for (int rel = 0; rel < 2; rel++) {
+        mem_free_large(b.packed[rel], b.n[rel] * 8);
+        mem_free_large(b.sorted[rel], b.n[rel] * 8);
+    }
+    mem_free_large(b.tmp, big * 8 > b.run * 16 ? big * 8 : b.run * 16);
 }

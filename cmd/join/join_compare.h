@@ -11,10 +11,18 @@
 #include "model/join_model.h"
 #include "bench/record.h"
 
+enum { JOIN_MODEL_PHASES = 8 };
+
 typedef struct {
     bool on;              /* --model given and usable */
     model_params p;
     join_prediction pred; /* of the last join_compare call */
+    /* its measured side, like with like: the average phase times of the phases the model has (-1:
+     * not measured), the slowest rank's total with window_alloc and without it */
+    double measured[JOIN_MODEL_PHASES], meas_total, meas_total_without_alloc;
+    double model[JOIN_MODEL_PHASES];
+    const char *phase[JOIN_MODEL_PHASES];
+    int nphases;
     char source[512];     /* the parameters it used: file, default profile (CSV model_params) */
 } join_model_ctx;
 

@@ -57,7 +57,11 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     }
     for (int k = 0; k < 2; k++)
         if (profile[k][0]) printf("model: %s\n", profile[k]);
-    double t = model_t_tx(&p, in->locks_per_txn, in->remote_prob), tp = model_throughput(in->agents, t);
+    lock_shape shape = {.agents = in->agents, .servers = in->servers, .n_locks = in->locks_per_txn,
+                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host};
+    model_lock(&p, &shape, &m->pred);
+    const lock_prediction *pr = &m->pred;
+    double t = pr->t_tx, tp = pr->throughput;
     printf("%-34s %12s %12s %10s\n", "model: lock table (Table 5.1)", "measured", "model", "model err");
     printf("%-34s %12.2f %12.2f\n", "remote lock probability [%]", 100 * in->remote_prob, 100 * in->remote_prob);
     if (in->measured_t_tx_us > 0)
@@ -70,8 +74,13 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
                100 * (tp - in->measured_throughput) / in->measured_throughput);
     else
         printf("%-34s %12s %12.4f\n", "throughput [M tx/s]", "-", tp / 1e6);
-    printf("model: eq. 5.3 with %.0f agents, %.2f locks per transaction, parameters %s%s\n", in->agents, in->locks_per_txn,
-           p.source, note);
+    printf("model: t_tx = eq. 5.3 %.3f us + release ack %.3f + agent %.3f + servers' service %.3f + waiting %.3f us, x %.2f oversubscription "
+           "(%.2f servers contacted, server utilisation %.0f%%)\n",
+           pr->t_thesis * 1e6, pr->t_end * 1e6, (p.set[MP_t_agent] ? params_get(&p, MP_t_agent) : 0) * 1e6, pr->t_service * 1e6,
+           pr->t_wait * 1e6, pr->oversubscription, pr->contacts, 100 * pr->server_util);
+    printf("model: %.0f agents, %.0f servers, %.2f locks per transaction (MVA, model/lock_model.h), parameters %s%s\n", in->agents,
+           in->servers, in->locks_per_txn, p.source, note);
+    m->measured_throughput = in->measured_throughput;
     m->t_tx = t;
     m->throughput = tp;
     snprintf(m->source, sizeof m->source, "%s", p.source);
@@ -83,5 +92,9 @@ void lock_compare_record(const lock_model_ctx *m, record *rec)
     if (m->t_tx <= 0) return;
     record_set(rec, "model_t_tx_us", "%.4f", m->t_tx * 1e6);
     record_set(rec, "model_throughput", "%.1f", m->throughput);
+    if (m->measured_throughput > 0)
+        record_set(rec, "model_err_throughput", "%.4f", (m->throughput - m->measured_throughput) / m->measured_throughput);
+    record_set(rec, "model_t_server_us", "%.4f", m->pred.t_service * 1e6);
+    record_set(rec, "model_t_wait_us", "%.4f", m->pred.t_wait * 1e6);
     record_set(rec, "model_params", "%s", m->source); /* with the default profile when it was used */
 }

@@ -1,4 +1,6 @@
-/* `rmabench lock --model FILE`: predicted transaction time (eq. 5.3) and throughput (agents / t_tx)
+/* `rmabench lock --model FILE`: predicted transaction time (eq. 5.3, extended by the servers'
+ * service, the release acknowledgement, the agent's work and queueing: model/lock_model.h) and
+ * throughput (agents / t_tx)
  * beside the measured ones, in the layout of the thesis' Table 5.1, plus the CSV columns
  * model_t_tx_us and model_throughput. MPI-free: the lock benchmark passes what it measured.
  *   lock_compare_load  after option parsing, before MPI_Init (bad file: exit 2, "--model: FILE:LINE: ...")
@@ -8,6 +10,7 @@
 #define RMB_MODEL_LOCK_COMPARE_H
 #include <stdbool.h>
 
+#include "model/lock_model.h"
 #include "model/params.h"
 #include "bench/record.h"
 
@@ -15,11 +18,15 @@ typedef struct {
     bool on;
     model_params p;
     double t_tx, throughput; /* of the last lock_compare call; 0: not compared */
+    lock_prediction pred;    /* its terms */
+    double measured_throughput;
     char source[512];        /* the parameters it used: file, --set, default profile (CSV model_params) */
 } lock_model_ctx;
 
 typedef struct {
     double agents;          /* transaction agents running at once */
+    double servers;         /* lock servers */
+    double ranks_per_host;  /* the most ranks on one host (oversubscription against cores_per_host) */
     double locks_per_txn;   /* N_locks(w) (the workload's mean) */
     double remote_prob;     /* probability a lock is on another server's host (1 - P_local_lock) */
     bool single_host;       /* all ranks on one host: "remote" servers are reached at t_local_comm */

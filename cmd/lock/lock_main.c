@@ -16,6 +16,8 @@ static void compare_model(lock_session *ls, const lock_totals *t, const lock_fig
     if (ls->ctx.rank != 0) return;
     lock_compare(&ls->model, &(lock_model_input){
                                  .agents = ls->roles.nagents,
+                                 .servers = ls->roles.nservers,
+                                 .ranks_per_host = ls->ctx.ranks_per_host,
                                  .locks_per_txn = f->txns ? f->locks_per_txn : (double)ls->o.locks_per_txn,
                                  .remote_prob = t->agents.lock_requests ? f->remote_share : ls->o.remote_prob,
                                  .single_host = ls->ctx.hosts == 1,

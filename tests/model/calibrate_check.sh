@@ -7,7 +7,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 # window allocation and first touch measured at 2M tuples per rank (at the joins' 16M: 10 s more)
 "$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" \
-    --tuples-per-rank 2M >"$tmp/cal.out" 2>&1 ||
+    --tuples-per-rank 2M --tuples 256K --membw-bytes 32M >"$tmp/cal.out" 2>&1 ||
     { cat "$tmp/cal.out"; exit 1; }
 cat "$tmp/cal.out" "$tmp/params.txt"
 # each rate's spread over its rounds is in the file; every warning on stderr (spread above 10%) is a
@@ -28,6 +28,28 @@ for key in mpi_library hosts ranks_per_host P_scan P_partition P_build P_probe P
     grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
 done
 grep -q '^ranks = 2$' "$tmp/params.txt" || { echo "FAIL: ranks = 2 missing"; fail=1; }
+# every parameter measured by a primitive names its micro-benchmark and size in the file
+for key in P_scan P_partition P_partition_incache P_partition_local P_build P_probe P_partition_range P_sort_run P_merge \
+           P_match t_touch_per_byte t_server t_ack bw_put_64 bw_put_1048576; do
+    grep -Eq "^$key = [0-9.e+-]+  # [^ ]+  .*bench: [^;]*[0-9]" "$tmp/params.txt" || { echo "FAIL: $key names no benchmark and size"; fail=1; }
+done
+# thesis Fig. 3.7: the put bandwidth at every message size, within the host (one host: no host curve)
+for b in 64 256 1024 4096 16384 65536 262144 1048576; do
+    grep -Eq "^bw_put_$b = [0-9.e+-]+  # GB/s" "$tmp/params.txt" || { echo "FAIL: bw_put_$b missing"; fail=1; }
+    grep -q "^bw_put_host_$b = " "$tmp/params.txt" && { echo "FAIL: bw_put_host_$b measured on one host"; fail=1; }
+done
+for key in t_fao_local t_server t_ack t_agent cores_per_host; do
+    grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
+done
+# calibration times primitives, never a join's phase functions
+src=$(dirname "$0")/../../cmd/calibrate
+if grep -nE '\b(radix_network_partition|smj_sort_phase|smj_range_partition|radix_windows_alloc|radix_histogram_phase)\(' "$src"/*.c; then
+    echo "FAIL: calibrate calls a join phase function"; fail=1
+fi
+# an implausible rate (faster than a memory copy of its bytes) is a warning on stderr and in the file
+grep '^rmabench: calibrate: warning: implausible: ' "$tmp/cal.out" | sed 's/^rmabench: calibrate: //' | while read -r line; do
+    grep -Fqx "# $line" "$tmp/params.txt" || { echo "FAIL: implausible rate not in the file: $line"; exit 1; }
+done || fail=1
 # every rate positive
 awk -F'[=#]' '/^P_/ { if ($2 + 0 <= 0) { print "FAIL: " $0; bad = 1 } } END { exit bad }' "$tmp/params.txt" || fail=1
 for algo in radix sortmerge; do

@@ -152,6 +152,36 @@ static void one_rank(void)
     CHECK(fabs(m.throughput - 3e6 / m.total) < 1e-6);
 }
 
+/* The terms beyond the thesis: each absent without its parameter, each adding what it says. */
+static void beyond_thesis(void)
+{
+    model_params p;
+    params_init(&p);
+    set(&p, "P_scan=200"); set(&p, "P_partition=100"); set(&p, "P_partition_local=50");
+    set(&p, "P_build=80"); set(&p, "P_probe=40");
+    set(&p, "P_partition_range=60"); set(&p, "P_sort_run=30"); set(&p, "P_merge=90"); set(&p, "P_match=300");
+    set(&p, "sort_run_length=65536"); set(&p, "merge_fanin=16");
+    join_shape s = {.ranks = 4, .ranks_per_host = 4, .r_tuples = 4e6, .s_tuples = 8e6, .radix_local_passes = 1,
+                    .window_bytes_per_tuple = 8};
+    join_prediction r0, r1, m0, m1;
+    model_radix_join(&p, &s, &r0);
+    model_sortmerge_join(&p, &s, &m0);
+    CHECK(fabs(r0.network_partition - 12e6 / (4 * 100e6)) < 1e-15); /* thesis: eq. 3.4 alone */
+    /* intra-host puts: 3/4 of a rank's 3M tuples, 8 bytes each, at 2 GB/s; fresh packed arrays */
+    set(&p, "bw_put_intra=2"); set(&p, "t_touch_per_byte=0.5");
+    model_radix_join(&p, &s, &r1);
+    model_sortmerge_join(&p, &s, &m1);
+    CHECK(fabs(r1.network_partition - r0.network_partition - 3e6 * 3 / 4 * 8 / 2e9) < 1e-15);
+    CHECK(fabs(m1.sort - m0.sort - 3e6 * 3 / 4 * 8 / 2e9) < 1e-15);
+    CHECK(fabs(m1.partition - m0.partition - 3e6 * 8 * 0.5e-9) < 1e-15);
+    /* 4 ranks on 2 cores: every phase twice as long; enough cores: unchanged */
+    set(&p, "cores_per_host=4");
+    model_radix_join(&p, &s, &r0);
+    set(&p, "cores_per_host=2");
+    model_radix_join(&p, &s, &r1);
+    CHECK(fabs(r1.total - 2 * r0.total) < 1e-12 && fabs(r1.build_probe - 2 * r0.build_probe) < 1e-15);
+}
+
 static void cores_per_host(void)
 {
     /* thesis 3.5: P_partition = 110 Mtuples/s; QDR 3.6 GB/s and FDR 6.0 GB/s of 8-byte tuples give
@@ -173,6 +203,7 @@ int main(void)
     merge_depth();
     bound_switch();
     one_rank();
+    beyond_thesis();
     cores_per_host();
     CHECK_DONE();
 }

@@ -1,4 +1,5 @@
-/* The lock model (thesis 5.3) against Table 5.1, the 0%-remote identity and linear throughput. */
+/* The lock model (thesis 5.3) against Table 5.1, the 0%-remote identity and linear throughput; the
+ * extended model (servers' service, acknowledgement, agent work, MVA queueing) and its special case. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,47 @@ int main(void)
     for (int a = 1; a <= 4096; a *= 4) CHECK(fabs(model_throughput(a, t) - a * model_throughput(1, t)) < 1e-6 * a);
     CHECK(fabs(model_throughput(2520, t) / model_throughput(1260, t) - 2) < 1e-12);
 
+    /* The extended model (model_lock): without t_server, t_ack, t_agent it is eq. 5.3 for any agents
+     * and servers (Table 5.1 is this case) */
+    lock_prediction pr;
+    for (int a = 1; a <= 64; a *= 4)
+        for (int sv = 1; sv <= 8; sv *= 2) {
+            model_lock(&p, &(lock_shape){.agents = a, .servers = sv, .n_locks = 10, .remote_prob = 0.05, .ranks_per_host = 1}, &pr);
+            CHECK(fabs(pr.t_tx - model_t_tx(&p, 10, 0.05)) < 1e-15 && pr.t_wait == 0 && pr.t_service == 0);
+            CHECK(fabs(pr.throughput - model_throughput(a, pr.t_tx)) < 1e-6);
+        }
+    /* one agent never queues: every term adds once (10 requests + 1 end served, the ack after a message) */
+    model_params q = p;
+    set(&q, "t_server=1.0"); set(&q, "t_ack=0.25"); set(&q, "t_agent=2.0");
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
+    CHECK(fabs(pr.contacts - 1) < 1e-12 && fabs(pr.t_wait) < 1e-15);
+    CHECK(fabs(pr.t_tx - (model_t_tx(&q, 10, 0) + 11 * 1e-6 + (3.0e-6 + 0.25e-6) + 2e-6)) < 1e-15);
+    /* two agents at one server: exact MVA by hand. Z = delay, D = demand; X1 = 1/(Z+D), Q1 = X1 D,
+     * R2 = D (1 + Q1), t_tx = Z + R2 */
+    model_lock(&q, &(lock_shape){.agents = 2, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
+    {
+        double D = 11e-6, Z = model_t_tx(&q, 10, 0) + 3.25e-6 + 2e-6, q1 = D / (Z + D);
+        CHECK(fabs(pr.t_tx - (Z + D * (1 + q1))) < 1e-15 && pr.t_wait > 0);
+        CHECK(fabs(pr.throughput - 2 / pr.t_tx) < 1e-6);
+    }
+    /* many agents: throughput rises with agents but never beyond the servers' capacity S / D */
+    double last = 0;
+    for (int a = 1; a <= 256; a *= 2) {
+        model_lock(&q, &(lock_shape){.agents = a, .servers = 2, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 1}, &pr);
+        double D = (10 + pr.contacts) * 1e-6 / 2;
+        CHECK(pr.throughput >= last - 1e-9 && pr.throughput <= 1 / D + 1e-6 && pr.server_util <= 1 + 1e-12);
+        last = pr.throughput;
+    }
+    CHECK(last > 0.95 / ((10 + pr.contacts) * 1e-6 / 2)); /* saturated */
+    /* two servers, 10 locks: a transaction contacts 2 (1 - (1/2)^10) of them */
+    CHECK(fabs(pr.contacts - 2 * (1 - pow(0.5, 10))) < 1e-12);
+    /* ranks beyond the cores: every time stretches by ranks / cores */
+    set(&q, "cores_per_host=2");
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr);
+    lock_prediction pr2;
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr2);
+    CHECK(fabs(pr.oversubscription - 2) < 1e-12 && fabs(pr.t_tx - 2 * pr2.t_tx) < 1e-15 && pr2.oversubscription == 1);
+
     /* lock_compare: reads a file, predicts Table 5.1's 5% column, fills the CSV columns */
     char path[] = "/tmp/rmb-lockcmp-XXXXXX";
     int fd = mkstemp(path);
@@ -63,6 +105,7 @@ int main(void)
     double tt = lock_compare(&lm, &in);
     lock_compare_record(&lm, rec);
     CHECK(fabs(tt * 1e6 - 73.511) < 0.0015);
+    CHECK(fabs(atof(record_get(rec, "model_err_throughput")) - (1260 / tt - 14.91e6) / 14.91e6) < 1e-4);
     CHECK(strncmp(record_get(rec, "model_t_tx_us"), "73.51", 5) == 0);
     CHECK(fabs(atof(record_get(rec, "model_throughput")) - 1260 / tt) < 1);
     /* one host: remote servers cost t_local_comm, so the remote share only adds votes */

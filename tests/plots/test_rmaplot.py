@@ -157,11 +157,15 @@ for algo, phases in (("radix", ["histogram", "network_partition", "local_partiti
         g = [r for r in main if r["algo"] == algo and r["ranks"] == "8" and r["hosts"] == hosts and r["model_total"]]
         sec = section(f"### Model against measurement: {algo}, 8 ranks, {hosts} host{'s' if hosts != '1' else ''} ", "###")
         check("| diff = model − measured [s] | model err = diff / measured |" in sec, f"Table 4.2 {algo} {hosts}: header")
-        for p, mcol, pcol in [(p, f"t_{p}_avg", f"model_{p}") for p in phases] + [("total", "t_total_max", "model_total")]:
-            meas, pred = med(g, mcol), med(g, pcol)
+        for p, mcol, pcol in [(p, f"t_{p}_avg", f"model_{p}") for p in phases] + [("total_without_alloc", None, "model_total")]:
+            # like with like: no window allocation modelled, so the measured total less it
+            meas = med(g, mcol) if mcol else statistics.median(
+                float(r["t_total_max"]) - float(r["t_window_alloc_avg"] or 0) for r in g)
+            pred = med(g, pcol)
             check(f"| {p} | {meas:.4f} | {pred:.4f} | {pred - meas:+.4f} | {100 * (pred - meas) / meas:+.1f}% |" in sec,
                   f"Table 4.2 {algo} {hosts} host {p}")
-        check("total_with" not in sec, f"Table 4.2 {algo} {hosts}: a total the model did not predict")
+        check("| total |" not in sec and "total_without_imbalance" not in sec,
+              f"Table 4.2 {algo} {hosts}: a total with window allocation, which the model did not predict")
 
 # Table 4.1: the configuration run with several workloads at 4 ranks (1x4, defaults), per workload
 sec = section("### Input size and 1:N ratio at 4 ranks", "\n#")
@@ -475,7 +479,7 @@ md = "\n".join(rreport.join_tables(alloc))
 tables_aligned(md, "join tables with model_total_with_alloc")
 g = [r for r in main if r["algo"] == "radix" and r["ranks"] == "8" and r["hosts"] == "1"]
 sec = md.split("### Model against measurement: radix, 8 ranks, 1 host ")[1].split("###")[0]
-for name, mcol in (("total_with_alloc", "t_total_max"), ("total_without_imbalance", "t_total_avg")):
+for name, mcol in (("total", "t_total_max"), ("total_without_imbalance", "t_total_avg")):
     meas, pred = med(g, mcol), med(g, "model_total") + 0.01
     check(f"| {name} | {meas:.4f} | {pred:.4f} | {pred - meas:+.4f} | {100 * (pred - meas) / meas:+.1f}% |" in sec,
           f"Table 4.2 with window allocation: no {name} row of model {pred:.4f}, measured {meas:.4f}: {sec}")

@@ -1,0 +1,90 @@
+/* Rounds of the join primitives (calibrate_radix.c, calibrate_sortmerge.c), the median per
+ * parameter kept: on a shared or virtual machine a slowdown of a second or so would otherwise take
+ * all repetitions of the primitives it overlaps. Plus the first touch of fresh memory per byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/calibrate/calibrate.h"
+#include "bench/memory.h"
+
+/* the fewest bytes per tuple each primitive moves to or from memory (calibrate_note) */
+static double mem_bytes[MP_COUNT];
+
+void calibrate_note(model_params *p, int i, const char *how, double bytes_per_tuple)
+{
+    snprintf(p->bench[i], sizeof p->bench[i], "%s", how);
+    mem_bytes[i] = bytes_per_tuple;
+}
+
+void calibrate_plausibility(const bench_ctx *ctx, model_params *p)
+{
+    if (!p->set[MP_bw_mem_copy]) return;
+    const double copy = params_get(p, MP_bw_mem_copy); /* bytes read + written per second */
+    for (int i = 0; i < MP_COUNT; i++) {
+        if (!p->set[i] || mem_bytes[i] <= 0) continue;
+        const double bytes_per_s = params_get(p, i) * mem_bytes[i];
+        if (bytes_per_s <= copy) continue;
+        char line[400];
+        snprintf(line, sizeof line,
+                 "# warning: implausible: %s = %.4g %s moves %.0f B per tuple at %.1f GB/s, faster than a memory copy (bw_mem_copy %.1f GB/s): its sample is in cache or too small (--tuples)\n",
+                 params_name(i), params_get(p, i) / params_scale(i), params_unit(i), mem_bytes[i], bytes_per_s / 1e9,
+                 copy / 1e9);
+        size_t len = strlen(p->warnings);
+        snprintf(p->warnings + len, sizeof p->warnings - len, "%s", line);
+        if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: %s", line + 2);
+    }
+}
+
+void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+{
+    join_opts jo;
+    join_default_opts(&jo);
+    jo.window = o->window;
+    /* the sample: a one-rank workload of --tuples R tuples on every rank (dense keys: every S
+     * tuple finds its R, as in the join) */
+    workload w;
+    workload_init(&w, (uint64_t)o->tuples, 1, 1.0, 0, (uint64_t)jo.seed, 0, 1, false);
+    /* tuples 32 B, packed copy 8 B + partitioned 16 B per tuple, sort-merge 3 x 8 B */
+    int64_t need = (int64_t)(w.r_n + w.s_n) * (32 + 24 + 24) + (64 << 20);
+    mem_check_or_exit(ctx, need, "--tuples");
+    tuple_t *r = mem_alloc_large(w.r_n * sizeof(tuple_t)), *s = mem_alloc_large(w.s_n * sizeof(tuple_t));
+    if (!r || !s) calibrate_fail(ctx, "the relations");
+    generate_r(&w, r);
+    generate_s(&w, s);
+    calibrate_opts oo = *o;
+    if (oo.tuples_per_rank <= 0) oo.tuples_per_rank = jo.tuples_per_rank; /* the join's default */
+    params_put(p, MP_tuples_per_rank, (double)oo.tuples_per_rank);
+
+    /* first touch of fresh private memory, at the size of the sort-merge join's packed relations */
+    const uint64_t touch_bytes = 2 * (uint64_t)oo.tuples_per_rank * 8;
+    double touch = calibrate_first_touch(ctx, touch_bytes, (int)o->repeats + 2);
+    params_put(p, MP_t_touch_per_byte, calibrate_allreduce(ctx, touch, MPI_MAX) / (double)touch_bytes);
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "mem_alloc_large + memset + free, %llu bytes per rank, slowest rank", (unsigned long long)touch_bytes);
+    calibrate_note(p, MP_t_touch_per_byte, how, 0);
+
+    model_params *round = malloc((size_t)o->rounds * sizeof *round);
+    if (!round) calibrate_fail(ctx, "the calibration rounds");
+    for (int k = 0; k < o->rounds; k++) {
+        round[k] = *p;
+        oo.warmup = k == 0; /* caches, page tables and the MPI library are warm after the first round */
+        calibrate_radix(ctx, &oo, &jo, &w, r, s, &round[k]);
+        calibrate_sortmerge(ctx, &oo, &jo, &w, r, s, &round[k]);
+    }
+    for (int i = 0; i < MP_COUNT; i++) {
+        if (!round[0].set[i] || p->set[i]) continue;
+        double v[CALIBRATE_ROUNDS_MAX];
+        for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
+        if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, i, v, (int)o->rounds); /* rates only */
+        params_put(p, i, calibrate_median(v, (int)o->rounds)); /* same on every rank: inputs were reduced */
+        memcpy(p->bench[i], round[o->rounds - 1].bench[i], sizeof p->bench[i]);
+    }
+    free(round);
+    mem_free_large(r, w.r_n * sizeof(tuple_t));
+    mem_free_large(s, w.s_n * sizeof(tuple_t));
+    if (ctx->rank == 0)
+        snprintf(p->info[MI_kernels], sizeof p->info[MI_kernels],
+                 "primitives of the joins' kernels (radix_kernels.h, smj_kernels.h), each alone, %lld tuples per relation per rank",
+                 (long long)o->tuples);
+}

@@ -1,0 +1,165 @@
+#!/bin/bash
+# Cross-configuration validation of the models: per MPI library, calibrate ONCE at one small
+# configuration (2 ranks on this host, a 4M-tuple sample), then predict and measure a matrix of other configurations with `rmabench join --model` (both
+# joins; sizes 1M-32M tuples of R per rank, ratios 1:1-1:8, 1-4 ranks on this host, 2 and 4 ranks
+# on two namespace hosts) and `rmabench lock --model` (1 server/1 agent, 1/3, 2/2 on this host,
+# 2/2 across the two hosts with remote locks). None of the matrix is the calibration's
+# configuration (its sample size is not in the matrix). The runs on two hosts add the transport's
+# primitives measured between the namespace hosts (one rank on each: bw_host, the put curve, the
+# round trips): there Open MPI's one-sided layer is pt2pt over TCP, also within a host, not the
+# shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. Prints one table (configuration, phase,
+# predicted, measured, error) and a summary line, and writes validate.csv and validate.png
+# (measured against predicted, log-log, the 1:1 line and a +-15% band) under the output folder.
+#   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]
+# --quick: a small matrix of tiny sizes on this host only (for the tests: mechanics, not accuracy).
+# Build folders: build (Open MPI) and build-mpich (MPICH), or RMB_BUILD_openmpi / RMB_BUILD_mpich;
+# a library whose rmabench is not built is skipped with a note. The namespace hosts share this
+# machine's cores: each "host" is given cores_per_host = cores / 2 in the parameters the runs on two
+# hosts read (the calibration's file is kept as written). Needs root for the namespaces.
+set -u
+usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]'
+quick=0 libs="openmpi mpich" out="" use_hosts=1
+while [ $# -gt 0 ]; do
+    case $1 in
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --quick) quick=1 ;;
+    --no-hosts) use_hosts=0 ;;
+    --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
+    --out) [ $# -ge 2 ] || { echo "validate.sh: --out: needs a value" >&2; exit 2; }; out=$2; shift ;;
+    *) echo "validate.sh: $1: unknown argument (usage: model/validate.sh $usage)" >&2; exit 2 ;;
+    esac
+    shift
+done
+for lib in $libs; do
+    case $lib in openmpi | mpich) ;; *) echo "validate.sh: --libs: '$lib' is not openmpi or mpich" >&2; exit 2 ;; esac
+done
+cd "$(dirname "$0")/.." || exit 2
+root=$PWD
+out=${out:-results/validate-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out" || { echo "validate.sh: --out: cannot create $out" >&2; exit 2; }
+out=$(cd "$out" && pwd)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+cores=$(nproc)
+
+# --- the matrix ------------------------------------------------------------------------------------
+# joins: "HOSTS RANKS TUPLES_PER_RANK RATIO"; lock: "HOSTS SERVERS AGENTS REMOTE_PROB"
+if [ $quick = 1 ]; then
+    use_hosts=0
+    cal_args=(--tuples 64K --tuples-per-rank 100K --repeats 1 --rounds 1 --membw-bytes 16M --put-bytes 1M)
+    joins=("1 2 100K 2")
+    locks=("1 1 1 0")
+    join_flags=(--repeat 1) lock_duration=0.3s
+else
+    cal_args=(--tuples 4M --tuples-per-rank 8M)
+    joins=("1 1 2M 1" "1 1 8M 4" "1 2 1M 1" "1 2 2M 8" "1 2 8M 1" "1 2 16M 2" "1 2 32M 1" "1 4 1M 4" "1 4 2M 1"
+           "2 2 2M 1" "2 2 8M 2" "2 4 1M 1")
+    locks=("1 1 1 0" "1 1 3 0" "1 2 2 0" "2 2 2 0.5")
+    join_flags=(--repeat 2 --warmup 1) lock_duration=2s
+fi
+
+# --- two hosts -------------------------------------------------------------------------------------
+netem=$root/jobs/netem.sh
+net=(--name "val$$")
+export RMB_NETEM_STATE=$out/netem
+trap '"$netem" down "${net[@]}" >/dev/null 2>&1' EXIT
+trap 'exit 1' INT TERM
+if [ $use_hosts = 1 ]; then
+    "$netem" up --hosts 2 "${net[@]}" >"$out/netns.txt" 2>&1
+    rc=$?
+    if [ $rc != 0 ]; then
+        echo "note: two hosts not available ($(tail -1 "$out/netns.txt")): this host only"
+        "$netem" down "${net[@]}" >/dev/null 2>&1
+        use_hosts=0
+    fi
+fi
+
+# launch LIB HOSTS RANKS: the launcher of RANKS ranks on one host or on the two namespace hosts
+launch() {
+    if [ "$2" = 2 ]; then
+        # jobs/netem.sh: mpirun from host 1, half the ranks on each host; oversubscribed ranks yield
+        cmd=(env OMPI_MCA_mpi_yield_when_idle=1 "$netem" launch "${net[@]}" --mpi "$1" -n "$3" --per-host $(($3 / 2)) --)
+    elif [ "$1" = mpich ]; then
+        cmd=(mpirun.mpich -n "$3")
+    else
+        cmd=(mpirun.openmpi -n "$3")
+    fi
+}
+
+# a run with a time limit; MPICH over TCP may not leave MPI_Finalize (tests/jobs/multihost_test.sh):
+# the rows it wrote before count
+run() {
+    local limit=$1 log=$2; shift 2
+    echo "+ $*" >>"$log"
+    timeout -k 5 "$limit" "$@" >>"$log" 2>&1 || echo "  (exit $? — see $log)"
+}
+
+# params_for HOSTS: p = the parameter file of runs on HOSTS hosts; false when two are not available
+params_for() {
+    [ "$1" = 2 ] && [ $use_hosts = 0 ] && return 1
+    p=$d/params.txt
+    [ "$1" = 2 ] && p=$d/params-2hosts.txt
+    return 0
+}
+
+for lib in $libs; do
+    var=RMB_BUILD_$lib
+    build=${!var:-$([ $lib = mpich ] && echo build-mpich || echo build)}
+    case $build in /*) bin=$build/rmabench ;; *) bin=$root/$build/rmabench ;; esac
+    if [ ! -x "$bin" ]; then
+        echo "note: $lib: $bin is not built: skipped"
+        continue
+    fi
+    d=$out/$lib
+    mkdir -p "$d"
+    rm -f "$d/joins.csv" "$d/lock.csv"
+    rm -f "$d"/*.txt
+    echo "== $lib: calibrate once: 2 ranks on this host, ${cal_args[*]}"
+    launch "$lib" 1 2
+    run 600 "$d/calibrate.txt" "${cmd[@]}" "$bin" calibrate "${cal_args[@]}" --output "$d/params.txt"
+    [ -s "$d/params.txt" ] || { echo "  calibration failed: see $d/calibrate.txt"; continue; }
+    echo "1 2 ${cal_args[1]}" >"$d/calibrated.txt"
+    if [ $use_hosts = 1 ]; then
+        echo "   the transport between the namespace hosts: 1 rank on each"
+        launch "$lib" 2 2
+        run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
+            --output "$d/transport-2hosts.txt"
+        # one host's parameters with the transport's replaced; the namespace hosts share this
+        # machine's cores
+        /usr/bin/python3 - "$d/params.txt" "$d/transport-2hosts.txt" "$((cores / 2 > 0 ? cores / 2 : 1))" \
+            >"$d/params-2hosts.txt" <<'PY' || echo "  no transport parameters between the hosts: see $d/calibrate-2hosts.txt"
+import re, sys
+name = lambda l: l.split("=")[0].strip()
+transport = re.compile(r"^(bw_host|bw_put_\w+|t_local_comm|t_remote_comm|t_vote|t_clean_up|t_ack|t_server|t_fao_\w+)$")
+net = [l for l in open(sys.argv[2]) if "=" in l and not l.startswith("#") and transport.match(name(l))]
+if not any(name(l) == "bw_host" for l in net):
+    sys.exit(1)
+have = {name(l) for l in net}
+for l in open(sys.argv[1]):
+    if "=" in l and not l.startswith("#") and (name(l) in have or name(l) == "cores_per_host"):
+        continue
+    sys.stdout.write(l)
+sys.stdout.write("".join(net))
+print(f"cores_per_host = {sys.argv[3]}  # cores  the namespace hosts share this machine's cores")
+PY
+    fi
+    for c in "${joins[@]}"; do
+        set -- $c
+        params_for "$1" || continue
+        echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
+        launch "$lib" "$1" "$2"
+        run 900 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
+            --model "$p" --output "$d/joins.csv"
+    done
+    for c in "${locks[@]}"; do
+        set -- $c
+        params_for "$1" || continue
+        echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
+        launch "$lib" "$1" $(($2 + $3))
+        run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
+            --duration "$lock_duration" --model "$p" --output "$d/lock.csv"
+    done
+done
+/usr/bin/python3 "$root/model/validate_table.py" "$out" | tee "$out/validate.txt"
+status=${PIPESTATUS[0]}
+echo "results in $out"
+exit "$status"
