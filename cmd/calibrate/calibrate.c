@@ -85,7 +85,7 @@ static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model
     for (int i = MP_bw_mem_read; i <= MP_bw_mem_copy; i++) calibrate_note(p, i, how, 0);
 }
 
-/* What the parameter file says about where it was measured (rank 0). */
+/* What the parameter file says about where it was measured, and the host's cores (rank 0). */
 static void fill_info(model_params *p, const bench_ctx *ctx)
 {
     snprintf(p->info[MI_mpi_library], sizeof p->info[MI_mpi_library], "%s", ctx->mpi_library);
@@ -96,6 +96,8 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
     snprintf(p->info[MI_hostnames], sizeof p->info[MI_hostnames], "%.250s", ctx->hostnames);
     bench_timestamp(p->info[MI_calibrated_at], sizeof p->info[MI_calibrated_at]);
     snprintf(p->info[MI_git_commit], sizeof p->info[MI_git_commit], "%s", RMB_GIT_COMMIT);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    params_put(p, MP_cores_per_host, cores > 0 ? (double)cores : 0);
 }
 
 int calibrate_main(int argc, char **argv)
@@ -155,8 +157,6 @@ int calibrate_main(int argc, char **argv)
     double t3 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    params_put(&p, MP_cores_per_host, cores > 0 ? (double)cores : 0);
     calibrate_plausibility(&ctx, &p);
 
     int status = 0;
