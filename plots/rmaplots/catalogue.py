@@ -179,7 +179,7 @@ class Entry:
 
 
 ENTRIES = [
-    Entry("fig3.7", "MPI_Put bandwidth against message (send buffer) size, calibrate's bw_put_intra beside it", "3.4 (Fig 3.7)", "putbw"),
+    Entry("fig3.7", "MPI_Put bandwidth against message size: calibrate's put curve (bw_put_<bytes>) and the radix network pass per send-buffer size", "3.4 (Fig 3.7)", "putbw"),
     Entry("fig3.9", "distributed against one process: time at the same total |R|", "3.4.2 (Fig 3.9)", "one-vs-dist"),
     Entry("fig3.10a", "strong scaling, large-to-large: time against ranks at a fixed total |R| = |S|", "3.4.3 (Fig 3.10a/c/e)", "strong"),
     Entry("fig3.10b", "strong scaling, small-to-large: |S| fixed, |R| = |S|/1..8, time against ranks", "3.4.3 (Fig 3.10b/d/f)", "small-large"),

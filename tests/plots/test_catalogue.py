@@ -117,6 +117,8 @@ with tempfile.TemporaryDirectory() as tmp:
     params = os.path.join(tmp, "params.txt")
     with open(params, "w") as f:
         f.write("bw_put_intra 3.5 GB/s\n")
+        for k, b in enumerate((64, 256, 1024, 4096, 16384, 65536, 262144, 1048576)):
+            f.write(f"bw_put_{b} {0.1 * (k + 1)} GB/s\n")
     checked = 0
     for e in catalogue.ENTRIES:
         rows = loaded[e.sweep.name]
@@ -128,6 +130,9 @@ with tempfile.TemporaryDirectory() as tmp:
         except Exception as ex:  # noqa: BLE001 (a test reports every entry)
             check(False, f"{e.id}: drawing raised {type(ex).__name__}: {ex}")
             continue
+        if e.id == "fig3.7":  # calibrate's put curve is drawn point by point from the parameter file
+            curve = {x: v for (w, _, x), v in res.values.items() if w == "bw_put_curve"}
+            check(len(curve) == 8 and abs(curve.get(1048576.0, 0) - 0.8) < 1e-9, f"fig3.7: put curve {curve}")
         md = open(os.path.join(out, f"{e.id}.md")).read()
         check("Against the thesis: " in md and "no comparison" not in md, f"{e.id}: no line against the thesis")
         for f in res.files:
