@@ -26,10 +26,15 @@ void calibrate_plausibility(const bench_ctx *ctx, model_params *p)
         const double bytes_per_s = params_get(p, i) * mem_bytes[i];
         if (bytes_per_s <= copy) continue;
         char line[400];
-        snprintf(line, sizeof line,
-                 "# warning: implausible: %s = %.4g %s moves %.0f B per tuple at %.1f GB/s, faster than a memory copy (bw_mem_copy %.1f GB/s): its sample is in cache or too small (--tuples)\n",
-                 params_name(i), params_get(p, i) / params_scale(i), params_unit(i), mem_bytes[i], bytes_per_s / 1e9,
-                 copy / 1e9);
+        if (!strcmp(params_unit(i), "GB/s")) /* a bandwidth: mem_bytes[i] bytes of memory per byte it moves */
+            snprintf(line, sizeof line,
+                     "# warning: implausible: %s = %.4g GB/s moves %.0f B of memory per byte at %.1f GB/s, faster than a memory copy (bw_mem_copy %.1f GB/s): its target is in cache\n",
+                     params_name(i), params_get(p, i) / params_scale(i), mem_bytes[i], bytes_per_s / 1e9, copy / 1e9);
+        else
+            snprintf(line, sizeof line,
+                     "# warning: implausible: %s = %.4g %s moves %.0f B per tuple at %.1f GB/s, faster than a memory copy (bw_mem_copy %.1f GB/s): its sample is in cache or too small (--tuples)\n",
+                     params_name(i), params_get(p, i) / params_scale(i), params_unit(i), mem_bytes[i], bytes_per_s / 1e9,
+                     copy / 1e9);
         size_t len = strlen(p->warnings);
         snprintf(p->warnings + len, sizeof p->warnings - len, "%s", line);
         if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: %s", line + 2);

@@ -34,18 +34,24 @@ static int host_size_of(const bench_ctx *ctx, int h)
 
 /* All ranks with a peer put `bytes` to it in messages of `msg` bytes, a flush every two (the joins'
  * double-buffered sends); returns this rank's seconds (0 without a peer). */
+/* Where the next put lands: each measurement goes on through the target window instead of starting
+ * at offset 0 again, so that a repeat does not find the lines it writes still in the cache. */
+static int64_t put_cursor;
+
 static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, int msg, const char *src)
 {
     MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
     if (peer >= 0) {
         int64_t chunks = bytes / msg, in_window = (int64_t)(w->bytes / (uint64_t)msg);
+        int64_t first = put_cursor / msg;
         for (int64_t c = 0; c < chunks; c++) {
-            MPI_CHECK(ctx->rank, MPI_Put(src, msg, MPI_BYTE, peer, (MPI_Aint)((c % in_window) * msg), msg,
+            MPI_CHECK(ctx->rank, MPI_Put(src, msg, MPI_BYTE, peer, (MPI_Aint)(((first + c) % in_window) * msg), msg,
                                          MPI_BYTE, w->win));
             if (c % 2 == 1) MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
         }
         MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
+        put_cursor = ((first + chunks) % in_window) * msg;
     }
     double t = MPI_Wtime() - t0;
     MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
@@ -128,7 +134,7 @@ static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, rma_window 
         params_put(p, MP_bw_put_64 + 2 * k, bw);
         snprintf(how, sizeof how, "MPI_Put of %d B + flush every 2, up to %lld B per rank, every rank to %s", sizes[k],
                  (long long)o->put_bytes, intra_peer >= 0 ? "the next rank on its host" : "itself (one rank per host)");
-        calibrate_note(p, MP_bw_put_64 + 2 * k, how, 0);
+        calibrate_note(p, MP_bw_put_64 + 2 * k, how, 1); /* writes its bytes into the target's memory (the source is in cache) */
         if (inter_peer < 0) continue;
         bw = calibrate_allreduce(ctx, bandwidth(ctx, o, w, inter_peer, sizes[k], src, rates), MPI_SUM);
         params_put(p, MP_bw_put_host_64 + 2 * k, bw);
@@ -139,9 +145,13 @@ static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, rma_window 
 
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
-    uint64_t win_bytes = 8u << 20; /* puts wrap around in the target window */
+    /* puts go round the target window; as large as the memory bandwidth's buffers (out of cache),
+     * touched here so that the puts do not pay its first touch */
+    uint64_t win_bytes = (uint64_t)o->membw_bytes > (8u << 20) ? (uint64_t)o->membw_bytes : 8u << 20;
+    mem_check_or_exit(ctx, (int64_t)win_bytes + (16 << 20), "--membw-bytes (the put bandwidth's target window)");
     rma_window w;
     rma_window_alloc(&w, win_bytes, WIN_ALLOCATE, ctx->comm);
+    memset(w.base, 0, w.bytes);
     rma_window_lock_all(&w);
     /* the source of every put: as large as the curve's largest message */
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
