@@ -22,7 +22,7 @@ import time
 started = time.monotonic()
 rmaplot = sys.argv[1]
 sys.path.insert(0, os.path.dirname(os.path.realpath(rmaplot)))
-from rmaplots import catalogue, data, figures, layout, style  # noqa: E402
+from rmaplots import catalogue, data, figure_kit, figures, layout, style  # noqa: E402
 
 failures = []
 check = lambda cond, what: cond or failures.append(what) or print("FAIL:", what)  # noqa: E731
@@ -42,8 +42,8 @@ rnd = random.Random(14)
 JOIN_MEASURED = [f"t_{p}_{k}" for p in data.PHASES for k in ("avg", "max")] + \
     [f"model_{p}" for p in data.PHASES] + ["throughput", "t_network_partition_gbs"]
 LOCK_MEASURED = ["commits_per_s", "lock_requests_per_s", "model_t_tx_us", "model_throughput", "new_order_per_s",
-                 "twopc_participants_mean"] + [c for _, c in figures.TXN_PARTS + figures.REQ_PARTS] + \
-    [f"{k}_{t}" for k in ("committed", "aborted") for t in figures.TPCC_TYPES] + ["committed"]
+                 "twopc_participants_mean"] + [c for _, c in figure_kit.TXN_PARTS + figure_kit.REQ_PARTS] + \
+    [f"{k}_{t}" for k in ("committed", "aborted") for t in figure_kit.TPCC_TYPES] + ["committed"]
 
 
 def rows_of(run):
