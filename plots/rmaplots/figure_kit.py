@@ -38,7 +38,7 @@ class Result:
         return v
 
 
-def _f(v, nd=3):
+def fmt_num(v, nd=3):
     return "—" if v is None else f"{v:.{nd}f}"
 
 
@@ -71,14 +71,14 @@ def locks(rows, workload=None):
     return [r for r in data.locks(rows) if workload is None or r.get("workload") == workload]
 
 
-def _size(n):
+def fmt_size(n):
     for div, suf in ((1 << 20, "Mi"), (1 << 10, "Ki")):
         if n >= div and n % div == 0:
             return f"{n // div:g} {suf}B"
     return f"{n:g} B"
 
 
-def _count(n):
+def fmt_count(n):
     for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
         if n >= div:
             return f"{n / div:g}{suf}"
@@ -208,7 +208,7 @@ def save(res, fig, outdir, suffix=""):
 
 def join_title(rows):
     t = sorted({r["tuples_per_rank"] for r in rows})
-    return f"{', '.join(_count(float(x)) for x in t)} tuples/rank"
+    return f"{', '.join(fmt_count(float(x)) for x in t)} tuples/rank"
 
 
 # --- chapter 3 --------------------------------------------------------------------------------------
@@ -235,12 +235,12 @@ def phases_by(res, rows, outdir, algo, x, xlabel, title, xfmt=str):
     label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks",
                    title)
 
-def _largest_total(rows):
+def largest_total(rows):
     rs = joins(rows)
     big = max((num(r, "r_tuples") for r in rs), default=0)
     return [r for r in rs if num(r, "r_tuples") == big], big
 
-def _share(res, what, phase, name):
+def phase_share(res, what, phase, name):
     v = {}
     for (w, p, x), m in res.values.items():
         if w == what:

@@ -3,7 +3,7 @@ strong scaling (3.10-3.12), the network pass per ranks per host (3.16), skew (3.
 
 from . import data, style, thesis
 from .figure_kit import (
-    JOIN_PHASES, _count, _largest_total, _share, _size, grouped, join_title, joins, label_and_save, lines,
+    JOIN_PHASES, fmt_count, largest_total, phase_share, fmt_size, grouped, join_title, joins, label_and_save, lines,
     log2_axis, num, panel, params_value, phases_by, save, stacked, thesis_line, title_and_save)
 
 
@@ -40,7 +40,7 @@ def fig3_7(res, rows, outdir, params):
     span = xs + [float(thesis.NET_FULL_FROM), 65536.0]
     # a tick every factor of 4 from 64 B: the curve spans 64 B to MiBs, too wide for a label per size
     ticks = [64.0 * 4 ** k for k in range(16) if min(span) / 4 < 64.0 * 4 ** k < max(span) * 4]
-    log2_axis(ax, ticks, lambda v: _size(int(v)))
+    log2_axis(ax, ticks, lambda v: fmt_size(int(v)))
     ax.set_xlabel("message size = send buffer size")
     ax.set_ylabel("bandwidth [GB/s]")
     ax.set_ylim(bottom=0)
@@ -52,7 +52,7 @@ def fig3_7(res, rows, outdir, params):
                      "network pass per send-buffer size (t_network_partition_gbs), which includes its partitioning work")
     if best:
         res.compare = (f"ours reaches 90% of its best network-pass rate ({best:.2f} GB/s per rank) from "
-                       f"{_size(int(min(full)))} messages; thesis (FDR/QDR InfiniBand): full bandwidth from 8 KiB")
+                       f"{fmt_size(int(min(full)))} messages; thesis (FDR/QDR InfiniBand): full bandwidth from 8 KiB")
 
 
 def fig3_9(res, rows, outdir, params):
@@ -63,7 +63,7 @@ def fig3_9(res, rows, outdir, params):
         lines(ax, res, a, lambda r: num(r, "r_tuples"), lambda r: int(num(r, "ranks")), "t_total_max",
               what=f"{algo} t_total_max", label=lambda s: f"{s} rank" + ("s" if s != 1 else ""))
         if a:
-            log2_axis(ax, [num(r, "r_tuples") for r in a], _count)
+            log2_axis(ax, [num(r, "r_tuples") for r in a], fmt_count)
         panel(ax, "|R| = |S| in total [tuples]", "time [s]", algo)
     style.title(fig, "Distributed against one process, same total input (cf. Fig 3.9); median of runs")
     save(res, fig, outdir)
@@ -76,7 +76,7 @@ def fig3_9(res, rows, outdir, params):
         one = v.get((1, big))
         most = max(s for s, x in v if x == big)
         if one and most != 1 and (most, big) in v:
-            parts.append(f"{algo} {most} ranks take {v[(most, big)] / one:.2f}x one rank's time at {_count(big)}"
+            parts.append(f"{algo} {most} ranks take {v[(most, big)] / one:.2f}x one rank's time at {fmt_count(big)}"
                          f" (thesis, FDR InfiniBand: at most {1 + thesis.DIST_OVER_ONE[algo]:.2f}x at 4096M)")
     res.compare = "; ".join(parts)
 
@@ -104,13 +104,13 @@ def strong(res, rows, outdir, params, key, what):
 
 
 def fig3_10a(res, rows, outdir, params):
-    strong(res, rows, outdir, params, lambda r: (num(r, "r_tuples"), f"|R| = |S| = {_count(num(r, 'r_tuples'))}"),
+    strong(res, rows, outdir, params, lambda r: (num(r, "r_tuples"), f"|R| = |S| = {fmt_count(num(r, 'r_tuples'))}"),
            "large-to-large")
 
 
 def fig3_10b(res, rows, outdir, params):
     strong(res, rows, outdir, params, lambda r: (num(r, "ratio"), f"1:{num(r, 'ratio'):g}, |S| = "
-                                                 f"{_count(num(r, 's_tuples'))}"), "small-to-large")
+                                                 f"{fmt_count(num(r, 's_tuples'))}"), "small-to-large")
 
 
 
@@ -118,17 +118,17 @@ def fig3_10b(res, rows, outdir, params):
 
 
 def fig3_11(res, rows, outdir, params):
-    rs, big = _largest_total(rows)
+    rs, big = largest_total(rows)
     phases_by(res, rs, outdir, "radix", lambda r: int(num(r, "ranks")), "MPI ranks",
-              f"Radix join phases, |R| = |S| = {_count(big)} in total (cf. Fig 3.11); hatched: imbalance; median of runs")
-    res.compare = _share(res, "radix phases", "network_partition", "the network pass")
+              f"Radix join phases, |R| = |S| = {fmt_count(big)} in total (cf. Fig 3.11); hatched: imbalance; median of runs")
+    res.compare = phase_share(res, "radix phases", "network_partition", "the network pass")
 
 
 def fig3_12(res, rows, outdir, params):
-    rs, big = _largest_total(rows)
+    rs, big = largest_total(rows)
     phases_by(res, rs, outdir, "sortmerge", lambda r: int(num(r, "ranks")), "MPI ranks",
-              f"Sort-merge join phases, |R| = |S| = {_count(big)} in total (cf. Fig 3.12); hatched: imbalance; median of runs")
-    res.compare = _share(res, "sortmerge phases", "sort", "sorting")
+              f"Sort-merge join phases, |R| = |S| = {fmt_count(big)} in total (cf. Fig 3.12); hatched: imbalance; median of runs")
+    res.compare = phase_share(res, "sortmerge phases", "sort", "sorting")
 
 
 
@@ -191,13 +191,13 @@ def buffers(res, rows, outdir, params):
     lines(ax, res, rs, lambda r: num(r, "buffer_size"), lambda r: int(num(r, "buffers_per_partition")), "t_total_max",
           label=lambda s: f"{s} buffer{'s' if s != 1 else ''} per partition")
     if rs:
-        log2_axis(ax, [num(r, "buffer_size") for r in rs], lambda v: _size(int(v)))
+        log2_axis(ax, [num(r, "buffer_size") for r in rs], lambda v: fmt_size(int(v)))
     label_and_save(res, fig, ax, outdir, "send buffer size", "time [s], slowest rank",
                    f"Radix join against send-buffer size and count, {join_title(rs)}, 2 ranks; median of runs")
     v = {(s, x): m for (w, s, x), m in res.values.items()}
     if v:
         (s, x) = min(v, key=v.get)
-        res.compare = f"fastest with {s} buffer(s) of {_size(int(x))} (the thesis fixes 64 KiB, 2 per partition)"
+        res.compare = f"fastest with {s} buffer(s) of {fmt_size(int(x))} (the thesis fixes 64 KiB, 2 per partition)"
 
 
 # --- chapter 4 --------------------------------------------------------------------------------------

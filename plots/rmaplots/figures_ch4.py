@@ -3,7 +3,7 @@
 
 from . import data, style, thesis
 from .figure_kit import (
-    JOIN_PHASES, _count, _f, _share, groups, join_title, joins, label_and_save, lines, log2_axis, num,
+    JOIN_PHASES, fmt_count, fmt_num, phase_share, groups, join_title, joins, label_and_save, lines, log2_axis, num,
     phases_by, save, stacked, thesis_line, title_and_save)
 
 
@@ -41,7 +41,7 @@ def fig_phases_weak(res, rows, outdir, algo, fig_id):
               f"{algo} join phases per rank count (cf. {fig_id}), {join_title(rs)}; hatched: imbalance; median of runs")
     t = thesis.TABLE_4_2[algo]
     phase = "network_partition" if algo == "radix" else "sort"
-    ours = _share(res, f"{algo} phases", phase, phase)
+    ours = phase_share(res, f"{algo} phases", phase, phase)
     res.compare = f"{ours}; thesis at 1024 cores ({thesis.ARIES}): {100 * t[phase][0] / t['total'][0]:.0f}%"
 
 
@@ -69,7 +69,7 @@ def fig4_5(res, rows, outdir, params):
         a = [r for r in rs if r["algo"] == algo]
         parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + [("imbalance", "t_imbalance_avg")]
         stacked(ax, res, a, lambda r: (-num(r, "tuples_per_rank"), num(r, "ratio")), parts, f"{algo} phases",
-                xfmt=lambda k: f"{_count(-k[0])}/{_count(-k[0] * k[1])}")
+                xfmt=lambda k: f"{fmt_count(-k[0])}/{fmt_count(-k[0] * k[1])}")
         ax.set_xlabel("|R|/|S| per rank [tuples]")
         ax.set_ylabel("time [s], average over ranks")
         ax.set_title(algo, fontsize=9)
@@ -107,10 +107,10 @@ def table4_1(res, rows, outdir, params):
         rel = {a: (t[a] / first[a] if t[a] and first.get(a) else None) for a in t}
         th = thesis.TABLE_4_1[i] if i < len(thesis.TABLE_4_1) else None
         tcell = "| — | — | — | — | — |" if th is None else (
-            f"| {_count(th[0])}/{_count(th[1])} | {th[3]:.2f} ± {th[4]:.2f} | {th[5]:.2f} ± {th[6]:.2f} | "
+            f"| {fmt_count(th[0])}/{fmt_count(th[1])} | {th[3]:.2f} ± {th[4]:.2f} | {th[5]:.2f} ± {th[6]:.2f} | "
             f"{th[3] / thesis.TABLE_4_1[0][3]:.2f} | {th[5] / thesis.TABLE_4_1[0][5]:.2f} |")
-        out.append(f"| {_count(-nt)}/{_count(-nt * q)} | {_count(-nt * q * -ns)} | {_f(t['radix'])} | {_f(t['sortmerge'])} "
-                   f"| {_f(rel['radix'], 2)} | {_f(rel['sortmerge'], 2)} {tcell}")
+        out.append(f"| {fmt_count(-nt)}/{fmt_count(-nt * q)} | {fmt_count(-nt * q * -ns)} | {fmt_num(t['radix'])} | {fmt_num(t['sortmerge'])} "
+                   f"| {fmt_num(rel['radix'], 2)} | {fmt_num(rel['sortmerge'], 2)} {tcell}")
     res.lines = ["Medians over runs of the slowest rank's time at " +
                  ", ".join(sorted({r['ranks'] for r in rs})) + " ranks; rel.: time over the first row's.", ""] + out
     v = res.values
@@ -137,8 +137,8 @@ def table4_2(res, rows, outdir, params):
             tm, tp = thesis.TABLE_4_2[algo].get(p, (None, None))
             d = None if m is None or pr is None else pr - m
             td = None if tm is None or tp is None else tp - tm
-            out.append(f"| {p} | {_f(m, 4)} | {_f(pr, 4)} | {'—' if d is None else f'{-d:+.4f}'} | {_f(tm, 2)} | "
-                       f"{_f(tp, 2)} | {'—' if td is None else f'{-td:+.2f}'} |")
+            out.append(f"| {p} | {fmt_num(m, 4)} | {fmt_num(pr, 4)} | {'—' if d is None else f'{-d:+.4f}'} | {fmt_num(tm, 2)} | "
+                       f"{fmt_num(tp, 2)} | {'—' if td is None else f'{-td:+.2f}'} |")
         out.append("")
         m, pr = res.values.get(("measured", algo, "total")), res.values.get(("model", algo, "total"))
         tm, tp = thesis.TABLE_4_2[algo]["total"]

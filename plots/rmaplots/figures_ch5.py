@@ -6,7 +6,7 @@ from matplotlib.ticker import MaxNLocator
 
 from . import data, style, thesis
 from .figure_kit import (
-    REQ_PARTS, TPCC_TYPES, TXN_PARTS, _count, _f, groups, lines, locks, log2_axis, log_y, med, num, panel,
+    REQ_PARTS, TPCC_TYPES, TXN_PARTS, fmt_count, fmt_num, groups, lines, locks, log2_axis, log_y, med, num, panel,
     stacked, thesis_line, title_and_save)
 
 
@@ -136,7 +136,7 @@ def table5_1(res, rows, outdir, params):
                      f"{b['predicted'][i]:.2f} / {b['measured'][i]:.2f} | {100 * terr:+.1f}% |")
         if err is not None and terr is not None:
             errs.append((agents, p, err, terr))
-        out.append(f"| {agents} | {p:g} | {_f(pt)} | {_f(pp and pp / 1e3)} | {_f(mm and mm / 1e3)} | "
+        out.append(f"| {agents} | {p:g} | {fmt_num(pt)} | {fmt_num(pp and pp / 1e3)} | {fmt_num(mm and mm / 1e3)} | "
                    f"{'—' if err is None else f'{100 * err:+.1f}%'} {tcell}")
     res.lines = ["err: (predicted − measured) / measured. The thesis ran 1260 and 2520 agents (concurrent "
                  "transactions); ours are the agent counts above.", ""] + out
@@ -159,15 +159,15 @@ def table5_2(res, rows, outdir, params):
             a = res.median(f"aborted_{t}", iso, t, g, f"aborted_{t}")
             rate = data.median([num(r, f"committed_{t}") * num(r, "commits_per_s") / num(r, "committed")
                                 for r in g if num(r, "committed") > 0])
-            out.append(f"| {iso} | {t.replace('_', '-')} | {_f(c, 0)} | {_f(rate, 1)} | {_f(a, 0)} |")
+            out.append(f"| {iso} | {t.replace('_', '-')} | {fmt_num(c, 0)} | {fmt_num(rate, 1)} | {fmt_num(a, 0)} |")
         p = res.median("twopc_participants_mean", iso, "-", g, "twopc_participants_mean")
-        out.append(f"| {iso} | 2PC participants per 2PC transaction | {_f(p, 2)} | | |")
+        out.append(f"| {iso} | 2PC participants per 2PC transaction | {fmt_num(p, 2)} | | |")
     out += ["", "| system | mechanism | cores (machines) | new-order/s (SNOT/s) |", "|---|---|---|---|"]
     for iso, g in groups(rs, lambda r: r.get("isolation", "")).items():
         no = res.median("new_order_per_s", iso, n, g, "new_order_per_s")
-        out.append(f"| ours, {iso} | 2PL, {g[0].get('deadlock', '')} | {n} (1) | {_f(no, 0)} |")
+        out.append(f"| ours, {iso} | 2PL, {g[0].get('deadlock', '')} | {n} (1) | {fmt_num(no, 0)} |")
     for name, mech, cores, v in thesis.TABLE_5_2:
-        out.append(f"| {name} | {mech} | {cores} | {_count(v)} |")
+        out.append(f"| {name} | {mech} | {cores} | {fmt_count(v)} |")
     res.lines = out + ["", f"The first thesis row is {thesis.ARIES}; the others are the related work its Table 5.2 lists."]
     no = res.values.get(("new_order_per_s", "serializable", n))
     if no:
