@@ -109,6 +109,26 @@ char *bench_mpi_env(void)
     return env;
 }
 
+int bench_host_size_of(const bench_ctx *ctx, int h)
+{
+    int n = 0;
+    for (int r = 0; r < ctx->size; r++) n += ctx->rank_host[r] == h;
+    return n;
+}
+
+int bench_rank_on_host(const bench_ctx *ctx, int h, int pos)
+{
+    int seen = 0;
+    for (int r = 0; r < ctx->size; r++)
+        if (ctx->rank_host[r] == h && seen++ == pos) return r;
+    return -1;
+}
+
+int bench_next_on_host(const bench_ctx *ctx)
+{
+    return ctx->host_size > 1 ? bench_rank_on_host(ctx, ctx->host_id, (ctx->host_rank + 1) % ctx->host_size) : -1;
+}
+
 int bench_online_cores(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -53,6 +53,12 @@ void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose);
  * hosts differ), oversubscribed, poll_yield and mpi_env. */
 void bench_ctx_print_environment(const bench_ctx *ctx, FILE *f);
 
+/* Ranks of host h (O(P)); the world rank at position pos among them in rank order, or -1; the
+ * next rank of this rank's host after it, wrapping, or -1 when it is alone there. */
+int bench_host_size_of(const bench_ctx *ctx, int h);
+int bench_rank_on_host(const bench_ctx *ctx, int h, int pos);
+int bench_next_on_host(const bench_ctx *ctx);
+
 /* Online cores of this host (sysconf; at least 1). */
 int bench_online_cores(void);
 /* More ranks on a host than it has online cores. */

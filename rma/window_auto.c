@@ -33,11 +33,7 @@ static double one_window(const bench_ctx *ctx, win_flavor f, uint64_t bytes)
     rma_window_prefault(&w);
     MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
     /* the run of the next rank of this host that this rank maps, as rma_window_map_runs does */
-    int next = -1;
-    for (int d = 1; d < ctx->size && next < 0; d++) {
-        int t = (ctx->rank + d) % ctx->size;
-        if (ctx->rank_host[t] == ctx->host_id) next = t;
-    }
+    int next = bench_next_on_host(ctx);
     uint64_t first = 0, count = bytes;
     if (next >= 0) rma_window_map_runs(&w, ctx, 1, &next, &first, NULL, &count, 1);
     rma_window_free(&w);

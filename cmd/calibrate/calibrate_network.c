@@ -16,42 +16,31 @@
 
 #define PUT_CHUNK (64 * 1024)
 
-/* Rank of the peer at host position `pos` of host `h`, or -1. */
-static int rank_on_host(const bench_ctx *ctx, int h, int pos)
-{
-    int seen = 0;
-    for (int r = 0; r < ctx->size; r++)
-        if (ctx->rank_host[r] == h && seen++ == pos) return r;
-    return -1;
-}
-
-static int host_size_of(const bench_ctx *ctx, int h)
-{
-    int n = 0;
-    for (int r = 0; r < ctx->size; r++) n += ctx->rank_host[r] == h;
-    return n;
-}
-
 /* All ranks with a peer put `bytes` to it in messages of `msg` bytes, a flush every two (the joins'
  * double-buffered sends); returns this rank's seconds (0 without a peer). */
 /* Where the next put lands: each measurement goes on through the target window instead of starting
  * at offset 0 again, so that a repeat does not find the lines it writes still in the cache. */
-static int64_t put_cursor;
+typedef struct {
+    rma_window w;
+    int64_t cursor; /* byte offset of the next put in every target's window */
+    const char *src;
+} put_target;
 
-static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t bytes, int msg, const char *src)
+static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t bytes, int msg)
 {
+    rma_window *w = &pt->w;
     MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
     if (peer >= 0) {
         int64_t chunks = bytes / msg, in_window = (int64_t)(w->bytes / (uint64_t)msg);
-        int64_t first = put_cursor / msg;
+        int64_t first = pt->cursor / msg;
         for (int64_t c = 0; c < chunks; c++) {
-            MPI_CHECK(ctx->rank, MPI_Put(src, msg, MPI_BYTE, peer, (MPI_Aint)(((first + c) % in_window) * msg), msg,
+            MPI_CHECK(ctx->rank, MPI_Put(pt->src, msg, MPI_BYTE, peer, (MPI_Aint)(((first + c) % in_window) * msg), msg,
                                          MPI_BYTE, w->win));
             if (c % 2 == 1) MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
         }
         MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
-        put_cursor = ((first + chunks) % in_window) * msg;
+        pt->cursor = ((first + chunks) % in_window) * msg;
     }
     double t = MPI_Wtime() - t0;
     MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
@@ -61,7 +50,7 @@ static double put_stream(const bench_ctx *ctx, rma_window *w, int peer, int64_t 
 /* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
  * without a peer). Small messages move fewer bytes (at most 4096 messages, 512 to another host,
  * where a flush takes a TCP round trip), so that each size takes about as long. */
-static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int peer, int msg, const char *src,
+static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, int msg,
                         double *rates)
 {
     double t[100];
@@ -69,9 +58,9 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, rma_windo
     int64_t total = o->put_bytes < (int64_t)msg * most ? o->put_bytes : (int64_t)msg * most;
     if (total < msg) total = msg;
     const double bytes = (double)(total / msg * msg);
-    put_stream(ctx, w, peer, total / 4 > msg ? total / 4 : msg, msg, src); /* warm-up */
+    put_stream(ctx, pt, peer, total / 4 > msg ? total / 4 : msg, msg); /* warm-up */
     for (int r = 0; r < o->repeats; r++) {
-        t[r] = put_stream(ctx, w, peer, total, msg, src);
+        t[r] = put_stream(ctx, pt, peer, total, msg);
         rates[r] = peer >= 0 ? bytes / t[r] : 0;
     }
     double med = calibrate_median(t, (int)o->repeats);
@@ -117,7 +106,7 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
 /* Thesis Fig. 3.7: the put bandwidth per rank against the message size, to a rank on the same host
  * (bw_put_<bytes>; with one rank per host, to the rank itself) and, on several hosts, to the rank
  * at the same position on the next host (bw_put_host_<bytes>), every rank of every host sending. */
-static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, rma_window *w, int intra_peer, const char *src,
+static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int intra_peer,
                       model_params *p)
 {
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
@@ -125,54 +114,65 @@ static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, rma_window 
     int inter_peer = -1;
     if (ctx->hosts > 1) {
         int next = (ctx->host_id + 1) % ctx->hosts;
-        inter_peer = rank_on_host(ctx, next, ctx->host_rank % host_size_of(ctx, next));
+        inter_peer = bench_rank_on_host(ctx, next, ctx->host_rank % bench_host_size_of(ctx, next));
     }
     for (int k = 0; k < PUT_CURVE_N; k++) {
         char how[CALIBRATE_HOW];
         int peer = intra_peer >= 0 ? intra_peer : ctx->rank;
-        double bw = calibrate_allreduce(ctx, bandwidth(ctx, o, w, peer, sizes[k], src, rates), MPI_SUM);
+        double bw = calibrate_allreduce(ctx, bandwidth(ctx, o, pt, peer, sizes[k], rates), MPI_SUM);
         params_put(p, MP_bw_put_64 + 2 * k, bw);
         snprintf(how, sizeof how, "MPI_Put of %d B + flush every 2 into a window of flavour %s, up to %lld B per rank, every rank to %s",
                  sizes[k], win_flavor_names[o->window], (long long)o->put_bytes,
                  intra_peer >= 0 ? "the next rank on its host" : "itself (one rank per host)");
         calibrate_note(p, MP_bw_put_64 + 2 * k, how, 1); /* writes its bytes into the target's memory (the source is in cache) */
         if (inter_peer < 0) continue;
-        bw = calibrate_allreduce(ctx, bandwidth(ctx, o, w, inter_peer, sizes[k], src, rates), MPI_SUM);
+        bw = calibrate_allreduce(ctx, bandwidth(ctx, o, pt, inter_peer, sizes[k], rates), MPI_SUM);
         params_put(p, MP_bw_put_host_64 + 2 * k, bw);
         snprintf(how, sizeof how, "MPI_Put of %d B + flush every 2, every rank to its peer on the next host", sizes[k]);
         calibrate_note(p, MP_bw_put_host_64 + 2 * k, how, 0);
     }
 }
 
-void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+/* The target window of every put: as large as the memory bandwidth's buffers (out of cache), of
+ * the joins' flavour (--window, auto resolved by calibrate_window), with the joins' first touch: the
+ * owner's pages and, for MPI_Win_allocate, the origin's mapping of its peer's pages (each first
+ * store to a 4 KiB page costs 10-20 us on this VM: it would be measured as bandwidth). The source:
+ * as large as the curve's largest message. Collective. */
+static void put_target_open(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt)
 {
-    /* puts go round the target window; as large as the memory bandwidth's buffers (out of cache),
-     * touched here so that the puts do not pay its first touch */
     uint64_t win_bytes = (uint64_t)o->membw_bytes > (8u << 20) ? (uint64_t)o->membw_bytes : 8u << 20;
     mem_check_or_exit(ctx, (int64_t)win_bytes + (16 << 20), "--membw-bytes (the put bandwidth's target window)");
-    /* the joins' flavour (--window, auto resolved by calibrate_window), with the joins' first touch:
-     * the owner's pages and, for MPI_Win_allocate, the origin's mapping of its peer's pages (each
-     * first store to a 4 KiB page costs 10-20 us on this VM: it would be measured as bandwidth) */
-    rma_window w;
-    rma_window_alloc(&w, win_bytes, (win_flavor)o->window, ctx->comm);
-    rma_window_prefault(&w);
+    pt->cursor = 0;
+    rma_window_alloc(&pt->w, win_bytes, (win_flavor)o->window, ctx->comm);
+    rma_window_prefault(&pt->w);
     MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
-    int hs = host_size_of(ctx, ctx->host_id);
-    int intra_peer = hs > 1 ? rank_on_host(ctx, ctx->host_id, (ctx->host_rank + 1) % hs) : -1;
-    uint64_t first = 0, count = w.bytes;
-    rma_window_map_runs(&w, ctx, intra_peer >= 0, &intra_peer, &first, NULL, &count, 1);
-    rma_window_lock_all(&w);
-    /* the source of every put: as large as the curve's largest message */
+    int next = bench_next_on_host(ctx);
+    uint64_t first = 0, count = pt->w.bytes;
+    rma_window_map_runs(&pt->w, ctx, next >= 0, &next, &first, NULL, &count, 1);
+    rma_window_lock_all(&pt->w);
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
     const size_t src_bytes = (size_t)sizes[PUT_CURVE_N - 1] > PUT_CHUNK ? (size_t)sizes[PUT_CURVE_N - 1] : PUT_CHUNK;
     char *src = malloc(src_bytes);
     if (!src) calibrate_fail(ctx, "the put source");
     memset(src, 0x5a, src_bytes);
+    pt->src = src;
+}
 
+static void put_target_close(put_target *pt)
+{
+    free((char *)pt->src);
+    rma_window_free(&pt->w);
+}
+
+void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+{
+    put_target pt;
+    put_target_open(ctx, o, &pt);
+    const int hs = ctx->host_size, intra_peer = bench_next_on_host(ctx);
     /* within the host */
     double rates[100];
     const int nrep = (int)o->repeats;
-    double bw_intra = bandwidth(ctx, o, &w, intra_peer, PUT_CHUNK, src, rates);
+    double bw_intra = bandwidth(ctx, o, &pt, intra_peer, PUT_CHUNK, rates);
     /* mean over ranks that had a peer (calibrate_allreduce's SUM is a mean: back to the sum) */
     double have = calibrate_allreduce(ctx, intra_peer >= 0, MPI_SUM) * ctx->size;
     double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
@@ -181,9 +181,9 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
 
     /* between hosts, all ranks of every host sending at once (eq. 3.2) */
     if (ctx->hosts > 1) {
-        int next = (ctx->host_id + 1) % ctx->hosts, ns = host_size_of(ctx, next);
-        int peer = rank_on_host(ctx, next, ctx->host_rank % ns);
-        double mine = bandwidth(ctx, o, &w, peer, PUT_CHUNK, src, rates);
+        int next = (ctx->host_id + 1) % ctx->hosts, ns = bench_host_size_of(ctx, next);
+        int peer = bench_rank_on_host(ctx, next, ctx->host_rank % ns);
+        double mine = bandwidth(ctx, o, &pt, peer, PUT_CHUNK, rates);
         double host_sum, host_rates[100];
         MPI_CHECK(ctx->rank, MPI_Allreduce(&mine, &host_sum, 1, MPI_DOUBLE, MPI_SUM, ctx->host));
         /* mean over hosts of the host's summed rate */
@@ -195,9 +195,8 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
         put_bw_spread(ctx, p, MP_bw_host, host_rates, nrep, ctx->comm, ctx->hosts);
     }
     params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
-    put_curve(ctx, o, &w, intra_peer, src, p);
-    free(src);
-    rma_window_free(&w);
+    put_curve(ctx, o, &pt, intra_peer, p);
+    put_target_close(&pt);
 
     /* Window allocation: a line through a small window (the fixed cost) and one of the joins' own
      * size at --tuples-per-rank (R and S, 8-byte packed words each: both joins' default windows),
