@@ -123,7 +123,7 @@ static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, co
         if (lp->bits[k] > maxb) maxb = lp->bits[k];
         b += ((UINT64_C(1) << lp->bits[k]) + 1) * 8;
     }
-    b += (UINT64_C(1) << maxb) * (64 + 8) + 2 * ((UINT64_C(1) << lp->total_bits) + 1) * 8;
+    b += (UINT64_C(1) << maxb) * (64 * RADIX_SWWC_RING + 8) + 2 * ((UINT64_C(1) << lp->total_bits) + 1) * 8;
     return b;
 }
 

@@ -68,11 +68,12 @@ void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hi
 void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist);
 
 /* --- one partitioning pass ------------------------------------------------------------------- */
-/* Software write-combining state: one cache line per partition plus the write offsets; reused
- * across passes (allocate once for the largest fan-out). */
+/* Software write-combining state: RADIX_SWWC_RING cache lines per partition plus the write offsets;
+ * reused across passes (allocate once for the largest fan-out). */
+#define RADIX_SWWC_RING 8
 typedef struct {
     int max_bits;
-    uint64_t *lines;   /* 2^max_bits lines of 8 words, 64-byte aligned */
+    uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */
     uint64_t *off;     /* 2^max_bits write offsets */
 } radix_swwc;
 int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
