@@ -44,13 +44,6 @@ void radix_swwc_free(radix_swwc *ws)
     ws->lines = ws->off = NULL;
 }
 
-/* Lines staged per partition (a ring): full lines are written at the end of a block of
- * SWWC_BLOCK(L) items, not when they fill. Within a block a partition completes at most
- * 1 + (7L - 1) / L = 7 lines, and fills an 8th: none is overwritten before it is written out. The
- * scatter loop thus has no branch on whether a line is full (taken once in L items at random, it
- * was mispredicted about that often: half the pass's time). */
-#define SWWC_BLOCK(L) (7 * (L))
-
 /* Write the full lines listed in fq/fp (fq: the staging index of a line's last item, fp: its
  * partition) to the output; the first line of a partition may begin before it (plain stores). */
 static inline __attribute__((always_inline)) void write_full_lines(const uint64_t *fq, const uint64_t *fp,
@@ -79,7 +72,7 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
 {
     const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W, ring = L * RADIX_SWWC_RING;
     uint64_t *restrict off = ws->off, *restrict lines = ws->lines;
-    uint64_t fq[SWWC_BLOCK(8)], fp[SWWC_BLOCK(8)]; /* L <= 8 */
+    uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
     memset(bounds, 0, (fan + 1) * sizeof *bounds);
     radix_histogram_items(in, n, W, shift, bits, bounds + 1);
     for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
@@ -88,8 +81,8 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
     const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
     for (uint64_t p = 0; p < fan; p++) off[p] = bounds[p] + m;
 
-    for (uint64_t i0 = 0; i0 < n; i0 += SWWC_BLOCK(L)) {
-        const uint64_t bn = n - i0 < SWWC_BLOCK(L) ? n - i0 : SWWC_BLOCK(L);
+    for (uint64_t i0 = 0; i0 < n; i0 += RADIX_SWWC_BLOCK(L)) {
+        const uint64_t bn = n - i0 < RADIX_SWWC_BLOCK(L) ? n - i0 : RADIX_SWWC_BLOCK(L);
         uint64_t nf = 0;
         for (uint64_t i = i0; i < i0 + bn; i++) {
             const uint64_t *t = in + i * (uint64_t)W;
