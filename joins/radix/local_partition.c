@@ -93,7 +93,7 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
             off[p] = q + 1;
             fq[nf] = q;
             fp[nf] = p;
-            nf += q % L == L - 1;
+            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
         }
         write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }

@@ -96,7 +96,7 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
             pos[p] = q + 1;
             fq[nf] = q;
             fp[nf] = p;
-            nf += q % L == L - 1;
+            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
         }
         for (uint64_t k = 0; k < nf; k++)
             flush_line(st, fp[k], fq[k] + 1 - m, L, W, staged_line(st, fp[k], fq[k], L), win, pb);
