@@ -32,7 +32,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 }
 
 typedef struct {
-    uint64_t *lines;      /* RADIX_SWWC_RING lines of 8 words per partition (radix_kernels.h) */
+    uint64_t *lines;      /* `ring` lines of 8 words per partition (radix_net_ring, radix_kernels.h) */
+    uint64_t ring;
     uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
     const uint64_t *start;/* first item index of this rank's run in the owner's window */
     unsigned char *remote;
@@ -66,30 +67,32 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
 /* The staged line holding item q of partition p */
 static inline const uint64_t *staged_line(const net_state *st, uint64_t p, uint64_t q, uint64_t L)
 {
-    return st->lines + (p * RADIX_SWWC_RING + (q / L) % RADIX_SWWC_RING) * 8;
+    return st->lines + (p * st->ring + ((q / L) & (st->ring - 1))) * 8;
 }
 
 /* W: item width in words; OFFSET: packed rids are offsets from a non-zero first rid (S). Both are
  * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. Full lines
- * are written at the end of each block (RADIX_SWWC_BLOCK: no branch per tuple on a full line). */
+ * are written at the end of each block (RADIX_SWWC_BLOCK: no branch per tuple on a full line; a
+ * block is one tuple when there is one line per partition). */
 static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
                                                                   const bool OFFSET, const radix_format *f, int rel,
                                                                   uint64_t mask, net_state *st, uint64_t *win,
                                                                   putbuf_set *pb)
 {
-    const uint64_t L = 8 / (uint64_t)W, ring = L * RADIX_SWWC_RING, m = st->m;
+    const uint64_t L = 8 / (uint64_t)W, R = st->ring, ring = L * R, m = st->m;
+    const uint64_t block = R == 1 ? 1 : RADIX_SWWC_BLOCK(L);
     const uint64_t minus_base = OFFSET ? UINT64_C(0) - f->rid_base[rel] : 0;
     const int rb = f->radix_bits, ridb = f->rid_bits & 63; /* packing implies rid_bits < 64 */
     uint64_t *restrict pos = st->off, *restrict lines = st->lines;
     uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
     /* pos[p] = window index + m, so that pos mod L is the slot in the cache line */
     for (uint64_t p = 0; p <= mask; p++) pos[p] += m;
-    for (uint64_t i0 = 0; i0 < n; i0 += RADIX_SWWC_BLOCK(L)) {
-        const uint64_t bn = n - i0 < RADIX_SWWC_BLOCK(L) ? n - i0 : RADIX_SWWC_BLOCK(L);
+    for (uint64_t i0 = 0; i0 < n; i0 += block) {
+        const uint64_t bn = n - i0 < block ? n - i0 : block;
         uint64_t nf = 0;
         for (uint64_t i = i0; i < i0 + bn; i++) {
             const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask, q = pos[p];
-            uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
+            uint64_t *item = lines + p * 8 * R + (q & (ring - 1)) * W;
             /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
             item[0] = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
             if (W == 2) item[1] = rid;
@@ -133,7 +136,8 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
                          uint64_t *dst)
 {
     net_state st;
-    st.lines = aligned_alloc(64, np * 64 * RADIX_SWWC_RING);
+    st.ring = radix_net_ring(np);
+    st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     st.remote = calloc(np, 1);
     if (!st.lines || !st.off || !st.remote) {
@@ -159,7 +163,8 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     const join_opts *o = in->opt;
     const uint64_t np = lay->nparts, item = 8 * (uint64_t)f->words;
     net_state st;
-    st.lines = aligned_alloc(64, np * 64 * RADIX_SWWC_RING);
+    st.ring = radix_net_ring(np);
+    st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     uint64_t *start = malloc(np * sizeof *start);
     st.start = start;

@@ -77,6 +77,10 @@ void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shi
  * half of a pass's time). */
 #define RADIX_SWWC_RING 8
 #define RADIX_SWWC_BLOCK(L) (7 * (L))
+/* Lines per partition of the network pass: the ring up to 2^10 partitions (cache-sized, the local
+ * passes' fan-out), one line beyond, written as soon as it fills (blocks of one tuple), so that the
+ * staging at thesis scale (2^15 partitions) stays one line per partition. */
+static inline uint64_t radix_net_ring(uint64_t nparts) { return nparts <= 1024 ? RADIX_SWWC_RING : 1; }
 typedef struct {
     int max_bits;
     uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */
