@@ -28,7 +28,7 @@ int radix_swwc_init(radix_swwc *ws, int max_bits)
 {
     size_t fan = (size_t)1 << max_bits;
     ws->max_bits = max_bits;
-    ws->lines = aligned_alloc(64, fan * 64);
+    ws->lines = aligned_alloc(64, fan * 64 * RADIX_SWWC_RING);
     ws->off = malloc(fan * sizeof(uint64_t));
     if (!ws->lines || !ws->off) {
         radix_swwc_free(ws);
@@ -44,16 +44,35 @@ void radix_swwc_free(radix_swwc *ws)
     ws->lines = ws->off = NULL;
 }
 
+/* Write the full lines listed in fq/fp (fq: the staging index of a line's last item, fp: its
+ * partition) to the output; the first line of a partition may begin before it (plain stores). */
+static inline __attribute__((always_inline)) void write_full_lines(const uint64_t *fq, const uint64_t *fp,
+                                                                  uint64_t nf, const int W, uint64_t m,
+                                                                  const uint64_t *lines, uint64_t *out,
+                                                                  const uint64_t *bounds)
+{
+    const uint64_t L = 8 / (uint64_t)W;
+    for (uint64_t k = 0; k < nf; k++) {
+        const uint64_t p = fp[k], end = fq[k] + 1 - m, valid = end - bounds[p];
+        const uint64_t *line = lines + (p * RADIX_SWWC_RING + (fq[k] / L) % RADIX_SWWC_RING) * 8;
+        if (valid >= L)
+            radix_stream_line(out + (end - L) * W, line);
+        else
+            memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
+    }
+}
+
 /* The pass for a compile-time item width W (1 or 2 words); L = items per cache line.
- * Items are staged in a cache line per partition; a full line goes to the output with one
+ * Items are staged in cache lines per partition; a full line goes to the output with one
  * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a
  * partition may be partial (written with plain stores), as is the tail. */
 static inline __attribute__((always_inline)) void partition_pass_w(const uint64_t *in, uint64_t n, const int W,
                                                                     int shift, int bits, uint64_t *out,
                                                                     uint64_t *bounds, radix_swwc *ws)
 {
-    const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W;
-    uint64_t *off = ws->off, *lines = ws->lines;
+    const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W, ring = L * RADIX_SWWC_RING;
+    uint64_t *restrict off = ws->off, *restrict lines = ws->lines;
+    uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
     memset(bounds, 0, (fan + 1) * sizeof *bounds);
     radix_histogram_items(in, n, W, shift, bits, bounds + 1);
     for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
@@ -62,26 +81,27 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
     const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
     for (uint64_t p = 0; p < fan; p++) off[p] = bounds[p] + m;
 
-    for (uint64_t i = 0; i < n; i++) {
-        const uint64_t *t = in + i * (uint64_t)W;
-        const uint64_t p = (t[0] >> shift) & mask, q = off[p], slot = q & (L - 1);
-        uint64_t *line = lines + p * 8;
-        line[slot * W] = t[0];
-        if (W == 2) line[slot * W + 1] = t[1];
-        off[p] = q + 1;
-        if (slot == L - 1) {
-            /* the line ends at output index q - m; it may begin before this partition */
-            uint64_t end = q + 1 - m, valid = end - bounds[p];
-            if (valid >= L)
-                radix_stream_line_last(out + (end - L) * W, line, W == 1 ? line[6] : t[0], t[W - 1]);
-            else
-                memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
+    for (uint64_t i0 = 0; i0 < n; i0 += RADIX_SWWC_BLOCK(L)) {
+        const uint64_t bn = n - i0 < RADIX_SWWC_BLOCK(L) ? n - i0 : RADIX_SWWC_BLOCK(L);
+        uint64_t nf = 0;
+        for (uint64_t i = i0; i < i0 + bn; i++) {
+            const uint64_t *t = in + i * (uint64_t)W;
+            const uint64_t p = (t[0] >> shift) & mask, q = off[p];
+            uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
+            item[0] = t[0];
+            if (W == 2) item[1] = t[1];
+            off[p] = q + 1;
+            fq[nf] = q;
+            fp[nf] = p;
+            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
         }
+        write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }
     for (uint64_t p = 0; p < fan; p++) { /* tails */
-        uint64_t end = off[p] - m, filled = off[p] & (L - 1), valid = end - bounds[p];
+        uint64_t end = off[p] - m, filled = off[p] % L, valid = end - bounds[p];
         if (valid > filled) valid = filled;
-        memcpy(out + (end - valid) * W, lines + p * 8 + (filled - valid) * W, valid * W * sizeof(uint64_t));
+        const uint64_t *line = lines + (p * RADIX_SWWC_RING + (off[p] / L) % RADIX_SWWC_RING) * 8;
+        memcpy(out + (end - valid) * W, line + (filled - valid) * W, valid * W * sizeof(uint64_t));
     }
     radix_stream_fence();
 }

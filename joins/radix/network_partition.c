@@ -32,7 +32,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 }
 
 typedef struct {
-    uint64_t *lines;      /* 8 words per partition */
+    uint64_t *lines;      /* `ring` lines of 8 words per partition (radix_net_ring, radix_kernels.h) */
+    uint64_t ring;
     uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
     const uint64_t *start;/* first item index of this rank's run in the owner's window */
     unsigned char *remote;
@@ -40,56 +41,72 @@ typedef struct {
     int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
 } net_state;
 
-/* Write partition p's staged line: its first `filled` slots end at window index `end`; slots of
- * the line before this rank's run in the partition are not ours. w6, w7: the line's last two words
- * when it is full (in registers, see radix_stream_line_last). */
-static inline __attribute__((always_inline)) void flush_line(net_state *st, uint64_t p, uint64_t end, uint64_t filled,
-                                                             const int W, uint64_t *win, putbuf_set *pb,
-                                                             uint64_t w6, uint64_t w7)
+/* Write a staged line of partition p: its first `filled` slots end at window index `end`; slots of
+ * the line before this rank's run in the partition are not ours. */
+static inline __attribute__((always_inline)) void flush_line(const net_state *st, uint64_t p, uint64_t end,
+                                                             uint64_t filled, const int W, const uint64_t *line,
+                                                             uint64_t *win, putbuf_set *pb)
 {
     uint64_t valid = end - st->start[p];
     if (valid > filled) valid = filled;
-    const uint64_t *src = st->lines + p * 8 + (filled - valid) * (uint64_t)W;
+    const uint64_t *src = line + (filled - valid) * (uint64_t)W;
     size_t bytes = valid * (uint64_t)W * 8;
     const bool full = valid == 8 / (uint64_t)W;
     if (st->remote[p]) {
         if (full)
-            putbuf_append_line(pb, (int)p, src, w6, w7);
+            putbuf_append_line(pb, (int)p, src, src[6], src[7]);
         else
             putbuf_append(pb, (int)p, src, bytes);
     } else if (st->stream && full) {
-        radix_stream_line_last(win + (end - valid) * W, src, w6, w7);
+        radix_stream_line(win + (end - valid) * W, src);
     } else {
         memcpy(win + (end - valid) * W, src, bytes);
     }
 }
 
+/* The staged line holding item q of partition p */
+static inline const uint64_t *staged_line(const net_state *st, uint64_t p, uint64_t q, uint64_t L)
+{
+    return st->lines + (p * st->ring + ((q / L) & (st->ring - 1))) * 8;
+}
+
 /* W: item width in words; OFFSET: packed rids are offsets from a non-zero first rid (S). Both are
- * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. */
+ * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. Full lines
+ * are written at the end of each block (RADIX_SWWC_BLOCK: no branch per tuple on a full line; a
+ * block is one tuple when there is one line per partition). */
 static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
                                                                   const bool OFFSET, const radix_format *f, int rel,
                                                                   uint64_t mask, net_state *st, uint64_t *win,
                                                                   putbuf_set *pb)
 {
-    const uint64_t L = 8 / (uint64_t)W, m = st->m, minus_base = OFFSET ? UINT64_C(0) - f->rid_base[rel] : 0;
+    const uint64_t L = 8 / (uint64_t)W, R = st->ring, ring = L * R, m = st->m;
+    const uint64_t block = R == 1 ? 1 : RADIX_SWWC_BLOCK(L);
+    const uint64_t minus_base = OFFSET ? UINT64_C(0) - f->rid_base[rel] : 0;
     const int rb = f->radix_bits, ridb = f->rid_bits & 63; /* packing implies rid_bits < 64 */
-    uint64_t *pos = st->off, *lines = st->lines;
+    uint64_t *restrict pos = st->off, *restrict lines = st->lines;
+    uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
     /* pos[p] = window index + m, so that pos mod L is the slot in the cache line */
     for (uint64_t p = 0; p <= mask; p++) pos[p] += m;
-    for (uint64_t i = 0; i < n; i++) {
-        const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask;
-        const uint64_t q = pos[p], slot = q & (L - 1);
-        uint64_t *line = lines + p * 8 + slot * (uint64_t)W;
-        /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
-        const uint64_t w0 = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
-        line[0] = w0;
-        if (W == 2) line[1] = rid;
-        pos[p] = q + 1;
-        if (slot == L - 1) flush_line(st, p, q + 1 - m, L, W, win, pb, W == 1 ? line[-1] : key, W == 1 ? w0 : rid);
+    for (uint64_t i0 = 0; i0 < n; i0 += block) {
+        const uint64_t bn = n - i0 < block ? n - i0 : block;
+        uint64_t nf = 0;
+        for (uint64_t i = i0; i < i0 + bn; i++) {
+            const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask, q = pos[p];
+            uint64_t *item = lines + p * 8 * R + (q & (ring - 1)) * W;
+            /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
+            item[0] = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
+            if (W == 2) item[1] = rid;
+            pos[p] = q + 1;
+            fq[nf] = q;
+            fp[nf] = p;
+            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+        }
+        for (uint64_t k = 0; k < nf; k++)
+            flush_line(st, fp[k], fq[k] + 1 - m, L, W, staged_line(st, fp[k], fq[k], L), win, pb);
     }
     for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
-        uint64_t q = pos[p], filled = q & (L - 1);
-        if (filled) flush_line(st, p, q - m, filled, W, win, pb, 0, 0);
+        uint64_t q = pos[p], filled = q % L;
+        if (filled) flush_line(st, p, q - m, filled, W, staged_line(st, p, q, L), win, pb);
     }
     radix_stream_fence();
 }
@@ -119,7 +136,8 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
                          uint64_t *dst)
 {
     net_state st;
-    st.lines = aligned_alloc(64, np * 64);
+    st.ring = radix_net_ring(np);
+    st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     st.remote = calloc(np, 1);
     if (!st.lines || !st.off || !st.remote) {
@@ -145,7 +163,8 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     const join_opts *o = in->opt;
     const uint64_t np = lay->nparts, item = 8 * (uint64_t)f->words;
     net_state st;
-    st.lines = aligned_alloc(64, np * 64);
+    st.ring = radix_net_ring(np);
+    st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     uint64_t *start = malloc(np * sizeof *start);
     st.start = start;

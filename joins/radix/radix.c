@@ -116,14 +116,14 @@ static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, co
     const uint64_t P = (uint64_t)ranks, remote = ranks > 1 ? np - 1 : 0;
     uint64_t b = np * (8 * 8 + sizeof(int)) + 2 * P * 8;
     if (o->assign == ASSIGN_SIZED) b += np * 16 + P * 8;
-    b += np * (64 + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
+    b += np * (64 * radix_net_ring(np) + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
     b += putbuf_state_bytes(np, remote, (int)o->buffers_per_partition, ranks);
     int maxb = 1;
     for (int k = 0; k < lp->passes; k++) {
         if (lp->bits[k] > maxb) maxb = lp->bits[k];
         b += ((UINT64_C(1) << lp->bits[k]) + 1) * 8;
     }
-    b += (UINT64_C(1) << maxb) * (64 + 8) + 2 * ((UINT64_C(1) << lp->total_bits) + 1) * 8;
+    b += (UINT64_C(1) << maxb) * (64 * RADIX_SWWC_RING + 8) + 2 * ((UINT64_C(1) << lp->total_bits) + 1) * 8;
     return b;
 }
 

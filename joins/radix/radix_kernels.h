@@ -68,11 +68,22 @@ void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hi
 void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist);
 
 /* --- one partitioning pass ------------------------------------------------------------------- */
-/* Software write-combining state: one cache line per partition plus the write offsets; reused
- * across passes (allocate once for the largest fan-out). */
+/* Software write-combining state: RADIX_SWWC_RING cache lines per partition plus the write offsets;
+ * reused across passes (allocate once for the largest fan-out). The lines are a ring: full lines
+ * are written out at the end of a block of RADIX_SWWC_BLOCK(L) items (L items per line), not when
+ * they fill. Within a block a partition completes at most 1 + (7L - 1) / L = 7 lines and fills an
+ * 8th, so none is overwritten before it is written out, and the scatter loop has no branch on
+ * whether a line is full (taken once in L items at random, it was mispredicted about that often:
+ * half of a pass's time). */
+#define RADIX_SWWC_RING 8
+#define RADIX_SWWC_BLOCK(L) (7 * (L))
+/* Lines per partition of the network pass: the ring up to 2^10 partitions (cache-sized, the local
+ * passes' fan-out), one line beyond, written as soon as it fills (blocks of one tuple), so that the
+ * staging at thesis scale (2^15 partitions) stays one line per partition. */
+static inline uint64_t radix_net_ring(uint64_t nparts) { return nparts <= 1024 ? RADIX_SWWC_RING : 1; }
 typedef struct {
     int max_bits;
-    uint64_t *lines;   /* 2^max_bits lines of 8 words, 64-byte aligned */
+    uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */
     uint64_t *off;     /* 2^max_bits write offsets */
 } radix_swwc;
 int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
