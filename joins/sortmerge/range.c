@@ -131,6 +131,30 @@ static void choose_splitters(const join_input *in, smj_plan *pl)
     if (f->packed) pl->clamped = smj_clamp_splitters(pl->splitters, P, f->max_key, f->max_width);
 }
 
+/* The partitioned copy of rel, of capacity max(sent, received) tuples: one allocation serves as the
+ * partitioned input now and as the merge's scratch later. Fresh pages are costly (zeroing, and
+ * first touch in a VM: ~15 ms per 128 MiB of huge pages here), so S's copy goes into R's memory,
+ * dead once R is partitioned and mapped already, when it fits there (16-byte input tuples hold two
+ * packed words); the later phases' buffers follow it (pl->spare_from). */
+static void alloc_packed(const join_input *in, smj_plan *pl, int rel)
+{
+    pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
+    if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
+    const uint64_t words = pl->capacity[rel] * (uint64_t)pl->words;
+    const uint64_t r_words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
+    if (rel == REL_S && in->reusable[REL_R] && words <= r_words) {
+        pl->packed[rel] = (uint64_t *)(void *)in->reusable[REL_R];
+        pl->packed_in_r[rel] = 1;
+        pl->spare_from = (words + 7) & ~(uint64_t)7; /* the buffers after it start on a cache line */
+        return;
+    }
+    pl->packed[rel] = mem_alloc_large(words * sizeof(uint64_t));
+    if (!pl->packed[rel]) {
+        fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
+        MPI_Abort(in->ctx->comm, 2);
+    }
+}
+
 void smj_range_partition(const join_input *in, smj_plan *pl)
 {
     const bench_ctx *ctx = in->ctx;
@@ -177,23 +201,16 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
             pl->incoming[rel][t] = inc[2 * t + rel];
         }
-        /* fresh pages are costly (zeroing, and first touch in a VM): one allocation serves as the
-         * partitioned input now and as the merge's scratch later */
-        pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
-        if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
-        pl->packed[rel] = mem_alloc_large(pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
-        if (!pl->packed[rel]) {
-            fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", ctx->rank);
-            MPI_Abort(ctx->comm, 2);
-        }
+        alloc_packed(in, pl, rel);
         if (pl->format.packed)
             scatter_packed(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
                            sub, pl->packed[rel]);
         else
             scatter_wide(src[rel], pl->n[rel], pl->splitters, P, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
-         * than it sent faults the rest in here, with the copy, not in the merge (issue 16) */
-        if (pl->capacity[rel] > pl->n[rel])
+         * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
+         * (issue 16); R's memory is mapped already */
+        if (pl->capacity[rel] > pl->n[rel] && !pl->packed_in_r[rel])
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
@@ -202,9 +219,14 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     free(scan);
     free(inc);
     free(pos);
-    /* R and S are packed: R's memory is free for the later phases' buffers */
-    pl->spare = (uint64_t *)(void *)in->reusable[REL_R];
-    pl->spare_words = pl->spare ? in->r_n * (sizeof(tuple_t) / sizeof(uint64_t)) : 0;
+    /* R and S are packed: the rest of R's memory is free for the later phases' buffers */
+    if (in->reusable[REL_R]) {
+        const uint64_t words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
+        if (words > pl->spare_from) {
+            pl->spare = (uint64_t *)(void *)in->reusable[REL_R] + pl->spare_from;
+            pl->spare_words = words - pl->spare_from;
+        }
+    }
 }
 
 uint64_t *smj_spare(smj_plan *pl, uint64_t words)
@@ -217,7 +239,7 @@ uint64_t *smj_spare(smj_plan *pl, uint64_t words)
 void smj_plan_free(smj_plan *pl)
 {
     for (int rel = 0; rel < RELS; rel++) {
-        if (pl->packed[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
+        if (pl->packed[rel] && !pl->packed_in_r[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
         free(pl->count[rel]);
         free(pl->local[rel]);
         free(pl->remote[rel]);

@@ -21,6 +21,7 @@ typedef struct {
     /* per relation */
     uint64_t *packed[RELS];  /* this rank's tuples (words per tuple each), grouped by target range;
                               * after the sort phase the merge's scratch (capacity: max of n and window) */
+    int packed_in_r[RELS];   /* packed[] lives in R's memory (join_input.reusable), not allocated */
     uint64_t capacity[RELS]; /* tuples packed[] holds */
     uint64_t n[RELS];        /* this rank's tuple count */
     uint64_t *count[RELS];   /* [parts] tuples for each target */
@@ -30,9 +31,10 @@ typedef struct {
     uint64_t window[RELS];   /* tuples this rank receives */
     /* R's memory, dead once partitioned (join_input.reusable): the sort phase's send buffers and
      * the merge tree's FIFOs live there instead of in fresh pages; NULL: allocate. spare_used: the
-     * most words of it written (the run reports them as join_output.reused). */
+     * most words of it written; spare_from: the words of R's memory before it, which S's packed
+     * copy holds when it fits there (the run reports both as join_output.reused). */
     uint64_t *spare;
-    uint64_t spare_words, spare_used;
+    uint64_t spare_words, spare_used, spare_from;
 } smj_plan;
 
 /* words of pl->spare for a buffer of that many words (noting them in spare_used), or NULL when it

@@ -214,7 +214,8 @@ static void run(const join_input *in, join_output *out)
     for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     phases_add(ph, "window_alloc", rmb_now() - t0);
     phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
-    out->reused[REL_R] = (pl.spare_used * sizeof(uint64_t) + sizeof(tuple_t) - 1) / sizeof(tuple_t);
+    const uint64_t r_words = pl.spare_from + pl.spare_used; /* S's copy, then the buffers */
+    out->reused[REL_R] = (r_words * sizeof(uint64_t) + sizeof(tuple_t) - 1) / sizeof(tuple_t);
     out->tuple_bytes = 8 * pl.words;
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
     else out->simd_used = smj_simd_name(simd);

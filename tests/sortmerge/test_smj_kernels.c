@@ -176,13 +176,16 @@ static void test_match(void)
 {
     const int rid_bits = 20;
     const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
-    for (int trial = 0; trial < 20; trial++) {
+    for (int trial = 0; trial < 30; trial++) {
         /* packed keys are offsets from their range's lowest key */
         const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
-        size_t rn = rnd() % 500, sn = rnd() % 2000;
+        /* fewer R tuples than the scan's streams; then R keys with duplicates (N:M), and unique R
+         * keys (a primary key: the scan's branch-free steps alone) */
+        const int unique = trial % 3 == 2;
+        size_t rn = trial < 5 ? (size_t)trial : rnd() % 500, sn = rnd() % 2000;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
-        uint64_t keys = 1 + rnd() % 300;
-        for (size_t i = 0; i < rn; i++) r[i] = smj_pack(1 + rnd() % keys, i, rid_bits);
+        uint64_t keys = unique ? 2 * rn + 1 : 1 + rnd() % 300;
+        for (size_t i = 0; i < rn; i++) r[i] = smj_pack(unique ? 1 + 2 * i : 1 + rnd() % keys, i, rid_bits);
         for (size_t i = 0; i < sn; i++) s[i] = smj_pack(1 + rnd() % (keys * 2), i, rid_bits);
         uint64_t m_ref = 0, c_ref = 0;
         for (size_t i = 0; i < rn; i++)
