@@ -24,6 +24,7 @@ typedef struct {
     int64_t locks_per_server; /* synthetic lock id space per server */
     int transport;           /* notify_transport */
     int notify_poll;         /* notify_poll_mode */
+    bool notify_shm;         /* rma: same-host senders store into a shared-memory mailbox (rma/notify.h) */
     int numa;                /* --numa policy (bench/numa_policy.h), effective after numa_report_init */
     int deadlock;            /* deadlock_policy */
     double lock_timeout;     /* seconds */

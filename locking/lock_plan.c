@@ -60,8 +60,10 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->msg_bytes = (int)sizeof(lock_msg);
     p->server_slots = p->nagents;
     p->agent_slots = 1;
-    p->server_mailbox = notify_mailbox_bytes(t, p->server_slots, p->server_slots, p->msg_bytes);
-    p->agent_mailbox = notify_mailbox_bytes(t, p->agent_slots, p->server_slots, p->msg_bytes);
+    /* the shared mailbox within a host, the RMA one across hosts: the most a rank of this placement allocates */
+    int windows = notify_mailbox_windows(o->notify_shm, p->hosts, p->ranks_per_host);
+    p->server_mailbox = notify_mailbox_bytes(t, p->server_slots, p->server_slots, p->msg_bytes, windows);
+    p->agent_mailbox = notify_mailbox_bytes(t, p->agent_slots, p->server_slots, p->msg_bytes, windows);
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);
     p->agent_mailbox_aux = notify_mailbox_aux_bytes(t, p->agent_slots);
     p->vote_window = 64; /* lock_run_open */

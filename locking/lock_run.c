@@ -10,7 +10,7 @@
 void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles,
                    const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl)
 {
-    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
+    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, o->notify_shm,
                 roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
     *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);

@@ -126,7 +126,7 @@ void lock_server_run(lock_run *run, server_stats *st)
     run->audit = &au;
     uint64_t rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
     int done = 0, nagents = run->roles->nagents;
-    unsigned spin = notify_spin_polls(run->poll, run->ctx->poll_yield);
+    unsigned spin = notify_ep_spin_polls(run->ep, run->ctx->poll_yield);
     unsigned idle = 0, backoff = 0, since_expire = 0;
     double last_msg = rmb_now();
 
