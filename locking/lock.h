@@ -9,6 +9,7 @@
 #include "locking/lock_oracle.h"
 #include "locking/lock_table.h"
 #include "rma/notify.h"
+#include "rma/peer_words.h"
 #include "locking/workloads/workload.h"
 
 typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
@@ -133,8 +134,7 @@ typedef struct {
     const lock_opts *o;
     const lock_roles *roles;
     notify_ep *ep;
-    MPI_Win vote_win;     /* agents: [0] vote word, [1] end acknowledgements */
-    uint64_t *vote_base;
+    peer_words votes;     /* agents: the 2PC vote word and the end acknowledgements (locking/twopc.h) */
     MPI_Win data_win;     /* servers: bank balances of their lock range, or tpcc row images */
     int64_t *data_base;
     unsigned char *rows;  /* tpcc agents: the images of one transaction's rows, LOCK_TXN_MAX x TPCC_ROW_STRIDE */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 #include "locking/workloads/tpcc.h"
 
@@ -66,7 +67,7 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->agent_mailbox = notify_mailbox_bytes(t, p->agent_slots, p->server_slots, p->msg_bytes, windows);
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);
     p->agent_mailbox_aux = notify_mailbox_aux_bytes(t, p->agent_slots);
-    p->vote_window = 64; /* lock_run_open */
+    p->vote_window = peer_words_bytes(TWOPC_WORDS, windows); /* lock_run_open */
 }
 
 static void memory(lock_plan *p, const lock_opts *o)

@@ -76,71 +76,30 @@ static void open_msg(notify_ep *ep)
  * reads with MPI_NO_OP (rather than rma_window_alloc, whose info announces MPI_SUM; millisecond
  * stalls seen on MPICH came from ranks spinning while their peer was descheduled, see
  * notify_idle, not from this info). Open MPI osc rdma: single-element accumulates may use the
- * transport's atomics directly (no window lock and software op); other libraries ignore the key.
- * The shared window's segments need not be contiguous (each rank's on its own pages). */
-static MPI_Info mailbox_info(bool shared)
+ * transport's atomics directly (no window lock and software op); other libraries ignore the key. */
+static MPI_Info mailbox_info(void)
 {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
     MPI_Info_set(info, "acc_single_intrinsic", "true");
-    if (shared) MPI_Info_set(info, "alloc_shared_noncontig", "true");
     return info;
 }
 
-/* One mailbox window of `bytes` over comm (shared: over ep->node), zeroed, locked for all, the
- * numa policy applied to the pages this rank touches first. */
-static unsigned char *alloc_mailbox(notify_ep *ep, uint64_t bytes, bool shared, MPI_Win *win)
+/* The RMA mailbox window of `bytes` over comm, zeroed, locked for all, the numa policy applied to
+ * the pages this rank touches first. */
+static void open_rma(notify_ep *ep, uint64_t bytes)
 {
-    unsigned char *base = NULL;
-    MPI_Info info = mailbox_info(shared);
+    MPI_Info info = mailbox_info();
     numa_policy_push(); /* --numa: the mailbox pages this rank first touches follow the run's policy */
-    if (shared)
-        MPI_CHECK(ep->rank, MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, ep->node, &base, win));
-    else
-        MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, ep->comm, &base, win));
-    if (numa_policy() != NUMA_OFF) numa_touch_pages(base, bytes); /* before any sender can place them */
+    MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, ep->comm, &ep->base, &ep->win));
+    if (numa_policy() != NUMA_OFF) numa_touch_pages(ep->base, bytes); /* before any sender can place them */
     numa_policy_pop();
     MPI_Info_free(&info);
-    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-    memset(base, 0, bytes);
-    MPI_CHECK(ep->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, *win));
-    MPI_CHECK(ep->rank, MPI_Win_sync(*win));
-    return base;
-}
-
-/* The shared mailbox: the node's ranks, every segment's address, comm rank -> node rank. Collective
- * over comm (every rank splits; ranks alone on their node allocate nothing). */
-static void open_shm(notify_ep *ep, uint64_t bytes)
-{
-    MPI_Comm node;
-    MPI_CHECK(ep->rank, MPI_Comm_split_type(ep->comm, MPI_COMM_TYPE_SHARED, ep->rank, MPI_INFO_NULL, &node));
-    int nsize = 0;
-    MPI_Comm_size(node, &nsize);
-    if (nsize < 2) {
-        MPI_Comm_free(&node);
-        return;
-    }
-    ep->node = node;
-    ep->shm_base = alloc_mailbox(ep, bytes, true, &ep->shm_win);
-    ep->node_base = xcalloc((size_t)nsize, sizeof *ep->node_base);
-    for (int r = 0; r < nsize; r++) {
-        MPI_Aint size = 0;
-        int disp = 0;
-        MPI_CHECK(ep->rank, MPI_Win_shared_query(ep->shm_win, r, &size, &disp, &ep->node_base[r]));
-    }
-    ep->node_rank = xcalloc((size_t)ep->size, sizeof *ep->node_rank);
-    MPI_Group world_group, node_group;
-    MPI_Comm_group(ep->comm, &world_group);
-    MPI_Comm_group(node, &node_group);
-    int *all = xcalloc((size_t)ep->size, sizeof *all);
-    for (int r = 0; r < ep->size; r++) all[r] = r;
-    MPI_Group_translate_ranks(world_group, ep->size, all, node_group, ep->node_rank);
-    for (int r = 0; r < ep->size; r++)
-        if (ep->node_rank[r] == MPI_UNDEFINED) ep->node_rank[r] = -1;
-    free(all);
-    MPI_Group_free(&world_group);
-    MPI_Group_free(&node_group);
+    MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
+    memset(ep->base, 0, bytes);
+    MPI_CHECK(ep->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, ep->win));
+    MPI_CHECK(ep->rank, MPI_Win_sync(ep->win));
 }
 
 void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_mode poll, bool shm, int my_slots,
@@ -156,8 +115,7 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
     ep->msg_bytes = msg_bytes;
     ep->yield = yield;
     ep->words = (my_slots + 63) / 64;
-    ep->win = ep->shm_win = MPI_WIN_NULL;
-    ep->node = MPI_COMM_NULL;
+    ep->win = ep->shm.win = MPI_WIN_NULL;
     if (t == NOTIFY_MSG) {
         open_msg(ep);
         return;
@@ -169,21 +127,21 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
      * cache line, one line transfer less per message between cores. */
     ep->slot_offset = (MPI_Aint)max_words * 8;
     uint64_t bytes = notify_mailbox_bytes(t, my_slots, max_words * 64, msg_bytes, 1);
-    if (shm) open_shm(ep, bytes);
-    /* the RMA window unless every rank shares one shared mailbox (the same answer on every rank) */
-    int nsize = 1, need_rma = 1, any_need = 0;
-    if (ep->node != MPI_COMM_NULL) MPI_Comm_size(ep->node, &nsize);
-    need_rma = nsize < ep->size || ep->node == MPI_COMM_NULL;
-    MPI_CHECK(ep->rank, MPI_Allreduce(&need_rma, &any_need, 1, MPI_INT, MPI_MAX, comm));
-    if (any_need) ep->base = alloc_mailbox(ep, bytes, false, &ep->win);
+    if (shm) {
+        MPI_Info info = mailbox_info();
+        shm_window_open(&ep->shm, comm, bytes, info);
+        MPI_Info_free(&info);
+    }
+    /* the RMA window unless every rank shares one shared mailbox */
+    if (!shm || shm_window_off_node(&ep->shm, comm)) open_rma(ep, bytes);
     ep->win_bytes = bytes;
-    ep->mailbox_bytes = bytes * (uint64_t)((ep->win != MPI_WIN_NULL) + (ep->shm_win != MPI_WIN_NULL));
+    ep->mailbox_bytes = bytes * (uint64_t)((ep->win != MPI_WIN_NULL) + (ep->shm.win != MPI_WIN_NULL));
     ep->pending = xcalloc(2 * (size_t)ep->words, sizeof *ep->pending);
     ep->seen = xcalloc(2 * (size_t)ep->words, sizeof *ep->seen);
     MPI_CHECK(ep->rank, MPI_Barrier(comm));
 }
 
-bool notify_uses_shm(const notify_ep *ep) { return ep->shm_win != MPI_WIN_NULL; }
+bool notify_uses_shm(const notify_ep *ep) { return ep->shm.win != MPI_WIN_NULL; }
 
 bool notify_any_shm(const notify_ep *ep)
 {
@@ -197,7 +155,7 @@ bool notify_any_shm(const notify_ep *ep)
 static void shm_send(notify_ep *ep, unsigned char *seg, int slot, const void *msg)
 {
     memcpy(seg + ep->slot_offset + (MPI_Aint)slot * ep->msg_bytes, msg, (size_t)ep->msg_bytes);
-    MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm_win));
+    MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm.win));
     _Atomic uint64_t *word = (_Atomic uint64_t *)(void *)(seg + (size_t)(slot / 64) * 8);
     atomic_fetch_xor_explicit(word, 1ULL << (slot % 64), memory_order_release);
 }
@@ -213,8 +171,9 @@ void notify_send(notify_ep *ep, int target, int slot, const void *msg)
         blocking_end();
         return;
     }
-    if (ep->node_rank && ep->node_rank[target] >= 0) {
-        shm_send(ep, ep->node_base[ep->node_rank[target]], slot, msg);
+    unsigned char *seg = shm_window_peer(&ep->shm, target);
+    if (seg) {
+        shm_send(ep, seg, slot, msg);
         return;
     }
     MPI_Aint off = ep->slot_offset + (MPI_Aint)slot * ep->msg_bytes;
@@ -274,10 +233,10 @@ static bool fetch_shm(notify_ep *ep)
 {
     bool any = false;
     for (int w = 0; w < ep->words; w++) {
-        _Atomic uint64_t *word = (_Atomic uint64_t *)(void *)(ep->shm_base + (size_t)w * 8);
+        _Atomic uint64_t *word = (_Atomic uint64_t *)(void *)(ep->shm.base + (size_t)w * 8);
         any |= take_bits(ep, 1, w, atomic_load_explicit(word, memory_order_acquire));
     }
-    if (any) MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm_win)); /* the payloads' stores before our loads */
+    if (any) MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm.win)); /* the payloads' stores before our loads */
     return any;
 }
 
@@ -286,7 +245,7 @@ static bool fetch_shm(notify_ep *ep)
 static bool fetch_notifications(notify_ep *ep)
 {
     bool any = false;
-    if (ep->shm_win == MPI_WIN_NULL) {
+    if (ep->shm.win == MPI_WIN_NULL) {
         any = fetch_rma(ep);
     } else {
         any = fetch_shm(ep);
@@ -329,7 +288,7 @@ bool notify_poll(notify_ep *ep, int *slot, void *msg)
             int b = __builtin_ctzll(ep->pending[i]);
             ep->pending[i] &= ep->pending[i] - 1;
             int w = i % ep->words, s = w * 64 + b;
-            const unsigned char *mailbox = i < ep->words ? ep->base : ep->shm_base;
+            const unsigned char *mailbox = i < ep->words ? ep->base : ep->shm.base;
             memcpy(msg, mailbox + ep->slot_offset + (MPI_Aint)s * ep->msg_bytes, (size_t)ep->msg_bytes);
             *slot = s;
             ep->received++;
@@ -350,7 +309,7 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core)
 {
     /* about 50 us too: a shared mailbox poll is one load of a cached word (~6 ns) */
-    if (ep->transport == NOTIFY_RMA && ep->shm_win != MPI_WIN_NULL && !shared_core) return 8192;
+    if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return 8192;
     return notify_spin_polls(ep->poll, shared_core);
 }
 
@@ -398,14 +357,7 @@ void notify_close(notify_ep *ep)
         numa_placement_check(ep->base, ep->win_bytes); /* after use: where the mailbox pages really are */
         MPI_CHECK(ep->rank, MPI_Win_free(&ep->win));
     }
-    if (ep->shm_win != MPI_WIN_NULL) {
-        MPI_CHECK(ep->rank, MPI_Win_unlock_all(ep->shm_win));
-        numa_placement_check(ep->shm_base, ep->win_bytes);
-        MPI_CHECK(ep->rank, MPI_Win_free(&ep->shm_win));
-        MPI_Comm_free(&ep->node);
-        free(ep->node_base);
-        free(ep->node_rank);
-    }
+    shm_window_close(&ep->shm);
     free(ep->pending);
     free(ep->seen);
 }

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "rma/progress.h"
+#include "rma/shm_window.h"
 
 typedef enum { NOTIFY_RMA = 0, NOTIFY_MSG = 1 } notify_transport;
 extern const char *const notify_transport_names[]; /* "rma", "msg", NULL */
@@ -78,12 +79,8 @@ typedef struct {
     uint64_t *seen;           /* [2 * words] the notification words as last read: RMA, then shared */
     uint64_t *pending;        /* [2 * words] new messages not yet handed out, likewise */
     int pending_word;         /* lowest word that may have pending bits */
-    /* shm: the shared mailbox of my node (MPI_WIN_NULL when no other rank shares it or shm off) */
-    MPI_Win shm_win;
-    MPI_Comm node;            /* my node's ranks (MPI_COMM_TYPE_SHARED), MPI_COMM_NULL without shm_win */
-    unsigned char *shm_base;  /* my segment */
-    unsigned char **node_base;/* [node size] every node rank's segment */
-    int *node_rank;           /* [size] rank of comm -> rank in node, -1 on another node */
+    /* shm: the shared mailbox of my node (win MPI_WIN_NULL when no other rank shares it, or shm off) */
+    shm_window shm;
     unsigned shm_polls;       /* polls of the shared mailbox, for NOTIFY_RMA_EVERY */
     /* msg */
     MPI_Request *recv_reqs;
