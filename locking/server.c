@@ -145,7 +145,7 @@ void lock_server_run(lock_run *run, server_stats *st)
                     MPI_Abort(run->ctx->comm, 3);
                 }
             }
-            notify_idle(&backoff, spin);
+            notify_pace_idle(&run->ep->pace, &backoff, spin);
             continue;
         }
         double t0 = rmb_now();

@@ -39,7 +39,7 @@ static uint64_t wait_word(lock_run *run, int word, const char *what, bool (*done
             MPI_Abort(run->ctx->comm, 3);
             exit(3);
         }
-        notify_idle(&idle, spin);
+        notify_pace_idle(&run->votes.pace, &idle, spin);
     }
 }
 

@@ -249,7 +249,7 @@ static bool fetch_notifications(notify_ep *ep)
         any = fetch_rma(ep);
     } else {
         any = fetch_shm(ep);
-        if (++ep->shm_polls % NOTIFY_RMA_EVERY == 0) {
+        if (notify_pace_due(&ep->pace)) {
             if (ep->win != MPI_WIN_NULL) {
                 any |= fetch_rma(ep);
             } else {
@@ -325,6 +325,12 @@ void notify_idle(unsigned *idle, unsigned spin)
     nanosleep(&ts, NULL);
 }
 
+void notify_pace_idle(notify_pace *pace, unsigned *idle, unsigned spin)
+{
+    notify_idle(idle, spin);
+    pace->slow = *idle > spin;
+}
+
 bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b)
 {
     unsigned idle = 0, spin = notify_ep_spin_polls(ep, b->yield);
@@ -333,7 +339,7 @@ bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b)
     bool ok = true;
     while (ok && !notify_poll(ep, slot, msg)) {
         ok = poll_continue(b);
-        notify_idle(&idle, spin);
+        notify_pace_idle(&ep->pace, &idle, spin);
     }
     b->yield = yield;
     return ok;

@@ -59,8 +59,16 @@ extern const char *const notify_poll_names[]; /* "auto", "load", "fao", "probe",
 notify_poll_mode notify_poll_resolve(notify_poll_mode m);
 
 /* With a shared-memory mailbox, how often (in polls of it) the target also polls the RMA mailbox's
- * words or, without one, runs MPI's progress engine. */
+ * words or, without one, runs MPI's progress engine: every NOTIFY_RMA_EVERY polls while it spins,
+ * every poll once it backs off (yields or sleeps between polls, notify_idle), so that neither
+ * messages from other hosts nor the library's other one-sided traffic (MPICH moves it only inside
+ * MPI calls of the target) wait for hundreds of sleeps. */
 #define NOTIFY_RMA_EVERY 256
+typedef struct {
+    unsigned polls;
+    bool slow;     /* backing off: every poll is due */
+} notify_pace;
+static inline bool notify_pace_due(notify_pace *p) { return p->slow || ++p->polls % NOTIFY_RMA_EVERY == 0; }
 
 typedef struct {
     notify_transport transport;
@@ -81,7 +89,7 @@ typedef struct {
     int pending_word;         /* lowest word that may have pending bits */
     /* shm: the shared mailbox of my node (win MPI_WIN_NULL when no other rank shares it, or shm off) */
     shm_window shm;
-    unsigned shm_polls;       /* polls of the shared mailbox, for NOTIFY_RMA_EVERY */
+    notify_pace pace;         /* when to poll the RMA side too */
     /* msg */
     MPI_Request *recv_reqs;
     unsigned char *recv_bufs; /* [slots * msg_bytes], mem_alloc_large (placed by --numa) */
@@ -120,6 +128,8 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core);
 /* The same for polling ep's mailbox (a shared mailbox polls faster). */
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core);
 void notify_idle(unsigned *idle, unsigned spin);
+/* notify_idle, and whether the poller now backs off (then every poll of pace is due). */
+void notify_pace_idle(notify_pace *pace, unsigned *idle, unsigned spin);
 /* Collective. Every message sent must have been received. */
 void notify_close(notify_ep *ep);
 

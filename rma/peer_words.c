@@ -60,7 +60,7 @@ void peer_words_add(peer_words *pw, int target, int w, uint64_t v)
 uint64_t peer_words_read(peer_words *pw, int w)
 {
     uint64_t v = 0;
-    bool now = pw->shm.win == MPI_WIN_NULL || ++pw->reads % NOTIFY_RMA_EVERY == 0;
+    bool now = pw->shm.win == MPI_WIN_NULL || notify_pace_due(&pw->pace);
     if (pw->shm.win != MPI_WIN_NULL) v = atomic_load_explicit(shared_word(pw->shm.base, w), memory_order_acquire);
     if (now && pw->win != MPI_WIN_NULL) {
         pw->rma_last[w] = notify_read_own_word(pw->win, pw->comm, pw->rank, pw->base + w, (MPI_Aint)w * 8, pw->poll);

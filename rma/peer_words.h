@@ -4,8 +4,8 @@
  * shared-memory window (rma/shm_window.h); a peer on another node with MPI_Fetch_and_op(MPI_SUM)
  * + MPI_Win_flush to the owner's RMA window. The value is the sum of both words: the owner reads
  * its shared word with an acquire load on every read, and its RMA word the way the library needs
- * (notify_read_own_word) on every NOTIFY_RMA_EVERY-th read, or on every read without a shared
- * window; without an RMA window (all ranks on one node) that read runs MPI's progress engine
+ * (notify_read_own_word) when its pace says so (notify_pace in rma/notify.h), or on every read
+ * without a shared window; without an RMA window (all ranks on one node) that read runs MPI's progress engine
  * (MPI_Iprobe) instead. The words carry no payload, so no MPI_Win_sync is needed beside them. */
 #ifndef RMB_PEER_WORDS_H
 #define RMB_PEER_WORDS_H
@@ -24,7 +24,7 @@ typedef struct {
     uint64_t *base;
     shm_window shm;            /* shared words (win MPI_WIN_NULL: none) */
     uint64_t *rma_last;        /* [words] RMA words as last read */
-    unsigned reads;
+    notify_pace pace;          /* when to read the RMA words too (the waiter calls notify_pace_idle) */
 } peer_words;
 
 /* Bytes per rank for `words` words (the RMA window and the shared one): for plans. */
