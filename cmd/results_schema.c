@@ -45,7 +45,7 @@ static const char *const columns[] = {
     "model_total_without_alloc", "model_err_total_without_alloc",
     /* lock parameters */
     "workload", "servers", "agents", "transport",
-    "notify_shm", /* rma: shared-memory mailbox within a host used (on), asked for but no two ranks share one (unused), off */
+    "notify_shm", /* rma: shared-memory mailbox within a host: on, unavailable, unused, off (rma/notify.h) */
     "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
     "checked", /* every grant checked by the oracle (yes), or --no-check (no) */

@@ -150,6 +150,15 @@ bool notify_any_shm(const notify_ep *ep)
     return any;
 }
 
+const char *notify_shm_state(const notify_ep *ep, bool asked)
+{
+    if (ep->transport != NOTIFY_RMA) return NULL;
+    int mine[2] = {notify_uses_shm(ep), ep->shm.unavailable}, any[2] = {0, 0};
+    MPI_CHECK(ep->rank, MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, ep->comm));
+    if (!asked) return "off";
+    return any[0] ? "on" : any[1] ? "unavailable" : "unused";
+}
+
 /* Same node: the payload stored into the slot, MPI_Win_sync, then the notification bit toggled
  * with a release XOR (rma/notify.h). */
 static void shm_send(notify_ep *ep, unsigned char *seg, int slot, const void *msg)

@@ -113,6 +113,10 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
 /* Whether this rank has a shared mailbox (same-node senders store); collective: any rank's. */
 bool notify_uses_shm(const notify_ep *ep);
 bool notify_any_shm(const notify_ep *ep);
+/* Collective: "on" (some ranks share a shared mailbox), "unavailable" (asked for, but the library
+ * made no shared window where ranks share a node), "unused" (no two ranks share a node), "off"
+ * (not asked for); NULL under --transport msg. For headers and the CSV column notify_shm. */
+const char *notify_shm_state(const notify_ep *ep, bool asked);
 /* Deliver msg into slot `slot` of target's mailbox. Returns when the target can see it. */
 void notify_send(notify_ep *ep, int target, int slot, const void *msg);
 /* Non-blocking: true and one message (and its slot) when one has arrived. */

@@ -52,16 +52,28 @@ void shm_window_open(shm_window *w, MPI_Comm comm, uint64_t bytes, MPI_Info info
         w->node_size = 1;
         return;
     }
-    w->node = node;
     MPI_Info shared;
     if (info == MPI_INFO_NULL) MPI_Info_create(&shared);
     else MPI_Info_dup(info, &shared);
     MPI_Info_set(shared, "alloc_shared_noncontig", "true"); /* each rank's segment on its own pages */
     numa_policy_push(); /* --numa: the pages this rank first touches follow the run's policy */
-    MPI_CHECK(w->rank, MPI_Win_allocate_shared((MPI_Aint)bytes, 1, shared, node, &w->base, &w->win));
+    int ok = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, shared, node, &w->base, &w->win) == MPI_SUCCESS, all = 0;
+    MPI_Info_free(&shared);
+    /* a library may have no shared-memory window for this communicator (Open MPI restricted to
+     * --mca osc rdma,pt2pt): then none on the node, and the caller keeps its RMA path */
+    MPI_CHECK(w->rank, MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node));
+    if (!all) {
+        numa_policy_pop();
+        if (ok) MPI_Win_free(&w->win);
+        w->win = MPI_WIN_NULL;
+        w->unavailable = true;
+        MPI_Comm_free(&node);
+        w->node_size = 1;
+        return;
+    }
     if (numa_policy() != NUMA_OFF) numa_touch_pages(w->base, bytes); /* before any peer can place them */
     numa_policy_pop();
-    MPI_Info_free(&shared);
+    w->node = node;
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
     memset(w->base, 0, bytes);
     MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));

@@ -2,11 +2,13 @@
  * (MPI_COMM_TYPE_SHARED), then MPI_Win_allocate_shared, whose memory MPI guarantees to be reachable
  * with direct loads and stores from every rank of that group (MPI-4.1 §12.2.3), in the unified
  * memory model (§12.4). Every node rank's segment is found with MPI_Win_shared_query; comm ranks
- * map to node ranks. A rank alone on its node gets no window. Used between the ranks of one node by
+ * map to node ranks. A rank alone on its node gets no window, nor do the ranks of a node where the
+ * library cannot make one (MPI_Win_allocate_shared fails: Open MPI without its osc sm component). Used between the ranks of one node by
  * the notified puts (rma/notify.h) and the words peers add to (rma/peer_words.h). */
 #ifndef RMB_SHM_WINDOW_H
 #define RMB_SHM_WINDOW_H
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +21,7 @@ typedef struct {
     int *node_rank;            /* [size of comm] comm rank -> node rank, -1 on another node */
     uint64_t bytes;
     int rank;                  /* in comm, for error messages */
+    bool unavailable;          /* other ranks share the node, but the library made no shared window */
 } shm_window;
 
 /* Collective over comm. info (or MPI_INFO_NULL): for MPI_Win_allocate_shared (alloc_shared_noncontig

@@ -29,9 +29,7 @@ static void measure_mailboxes(lock_session *ls)
     bool server = ls->roles.i_am_server;
     uint64_t mine[2] = {server ? ls->ep.mailbox_bytes : 0, server ? 0 : ls->ep.mailbox_bytes};
     MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, ls->mailbox_bytes, 2, MPI_UINT64_T, MPI_MAX, 0, ls->ctx.comm));
-    if (ls->o.transport != NOTIFY_RMA) return;
-    bool used = notify_any_shm(&ls->ep);
-    ls->notify_shm = !ls->o.notify_shm ? "off" : used ? "on" : "unused";
+    ls->notify_shm = notify_shm_state(&ls->ep, ls->o.notify_shm);
 }
 
 void lock_setup(lock_session *ls, int argc, char **argv)

@@ -316,7 +316,7 @@ _FORMAT = {
     "merge_fanin": lambda v: f"fan-in {v}", "simd": lambda v: f"simd {v}", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers
     "server_share": lambda v: f"{v} of ranks serve", "transport": lambda v: f"transport {v}",
-    "notify_shm": lambda v: {"on": "shm mailbox", "off": "--no-notify-shm", "unused": "no shm peers"}.get(v, f"notify_shm {v}"),
+    "notify_shm": lambda v: {"on": "shm mailbox", "off": "--no-notify-shm", "unused": "no shm peers", "unavailable": "no shm window"}.get(v, f"notify_shm {v}"),
     "deadlock": lambda v: f"deadlock {v}", "lock_timeout": lambda v: f"lock timeout {v} s",
     "locks_per_txn": lambda v: f"{v} locks/txn", "warehouses": lambda v: _count(v, "warehouse", "warehouses"),
     "accounts": lambda v: _count(v, "account", "accounts"), "duration": lambda v: f"duration {v} s",
