@@ -155,7 +155,7 @@ typedef struct {
 void lock_server_run(lock_run *run, server_stats *st);
 /* Peak bytes a server holds per agent (its running transaction, grants awaiting the audit, the
  * ledger's per-agent heads and votes): for plans (locking/lock_plan.h). */
-size_t lock_server_bytes_per_agent(void);
+size_t lock_server_bytes_per_agent(int max_locks_per_txn);
 
 /* agent.c */
 void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, uint64_t *rtt_hist,

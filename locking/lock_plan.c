@@ -75,7 +75,7 @@ static void memory(lock_plan *p, const lock_opts *o)
     uint64_t per_pair = lt_bytes_per_lock() + (o->check ? lock_oracle_bytes_per_lock() : 0);
     p->table_pairs_max = (uint64_t)p->nagents * (uint64_t)p->max_locks_per_txn;
     p->server_table = p->table_pairs_max * per_pair;
-    p->server_per_agent = lock_server_bytes_per_agent();
+    p->server_per_agent = lock_server_bytes_per_agent(p->max_locks_per_txn);
     p->agent_per_server = lock_agent_bytes_per_server();
     /* role_index, is_server and the context's rank_host per rank; server_rank and agent_rank */
     p->roles = (uint64_t)p->ranks * (2 * sizeof(int) + sizeof(bool)) + (uint64_t)p->ranks * sizeof(int);

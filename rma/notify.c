@@ -322,10 +322,24 @@ unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core)
     return notify_spin_polls(ep->poll, shared_core);
 }
 
+/* A spin-wait hint to the core: the poller leaves the polled cache line alone a little longer, so
+ * that a sender's stores to it complete without the line being pulled back between them. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 void notify_idle(unsigned *idle, unsigned spin)
 {
     unsigned n = ++*idle;
-    if (n <= spin) return;
+    if (n <= spin) {
+        cpu_relax();
+        return;
+    }
     if (n <= spin + 64) {
         sched_yield();
         return;
