@@ -44,7 +44,9 @@ static const char *const columns[] = {
     /* the thesis' total (no window allocation) against the measured total less its window_alloc */
     "model_total_without_alloc", "model_err_total_without_alloc",
     /* lock parameters */
-    "workload", "servers", "agents", "transport", "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
+    "workload", "servers", "agents", "transport",
+    "notify_shm", /* rma: shared-memory mailbox within a host: on, unavailable, unused, off (rma/notify.h) */
+    "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
     "checked", /* every grant checked by the oracle (yes), or --no-check (no) */
     /* lock plan (locking/lock_plan.h, as --plan prints it): mailboxes as allocated, the planned peak */

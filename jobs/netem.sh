@@ -21,7 +21,8 @@
 # $RMB_NETEM_STATE/NAME (default /run/rmb-netem): several networks may exist at once (tests use
 # their own name). The ssh stand-in drops ssh-style options, maps 10.78.0.i or hosti to its
 # namespace and runs the command there as ssh would. Launch recipes: PLATFORM-NOTES (Open MPI:
-# plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt; MPICH: hydra -launcher ssh, UCX over TCP).
+# plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt and sm for the shared windows within a host;
+# MPICH: hydra -launcher ssh, UCX over TCP).
 # Bad input: one line naming the flag, exit 2. Exit 77 where namespaces are not allowed.
 set -u
 die() { echo "netem.sh: $*" >&2; exit 2; }
@@ -147,7 +148,7 @@ launch_words() {
         # --bind-to none: otherwise every "host" binds its ranks from core 0 (PLATFORM-NOTES)
         launch=(mpirun.openmpi -n "$np" --host "$list" --map-by "$map" --bind-to none -x "RMB_LINK_RATE=${RATE:-unshaped}"
             --mca plm_rsh_agent "$state/rsh" --mca oob_tcp_if_include 10.78.0.0/24
-            --mca btl_tcp_if_include 10.78.0.0/24 --mca btl tcp,vader,self --mca osc rdma,pt2pt) ;;
+            --mca btl_tcp_if_include 10.78.0.0/24 --mca btl tcp,vader,self --mca osc sm,rdma,pt2pt) ;;
     mpich)
         launch=(mpiexec.hydra -launcher ssh -launcher-exec "$state/rsh" -hosts "$list" -iface rmbnet0
             -genv RMB_LINK_RATE "${RATE:-unshaped}" -n "$np") ;;

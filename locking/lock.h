@@ -9,6 +9,7 @@
 #include "locking/lock_oracle.h"
 #include "locking/lock_table.h"
 #include "rma/notify.h"
+#include "rma/peer_words.h"
 #include "locking/workloads/workload.h"
 
 typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
@@ -24,6 +25,7 @@ typedef struct {
     int64_t locks_per_server; /* synthetic lock id space per server */
     int transport;           /* notify_transport */
     int notify_poll;         /* notify_poll_mode */
+    bool notify_shm;         /* rma: same-host senders store into a shared-memory mailbox (rma/notify.h) */
     int numa;                /* --numa policy (bench/numa_policy.h), effective after numa_report_init */
     int deadlock;            /* deadlock_policy */
     double lock_timeout;     /* seconds */
@@ -132,8 +134,7 @@ typedef struct {
     const lock_opts *o;
     const lock_roles *roles;
     notify_ep *ep;
-    MPI_Win vote_win;     /* agents: [0] vote word, [1] end acknowledgements */
-    uint64_t *vote_base;
+    peer_words votes;     /* agents: the 2PC vote word and the end acknowledgements (locking/twopc.h) */
     MPI_Win data_win;     /* servers: bank balances of their lock range, or tpcc row images */
     int64_t *data_base;
     unsigned char *rows;  /* tpcc agents: the images of one transaction's rows, LOCK_TXN_MAX x TPCC_ROW_STRIDE */
@@ -154,7 +155,7 @@ typedef struct {
 void lock_server_run(lock_run *run, server_stats *st);
 /* Peak bytes a server holds per agent (its running transaction, grants awaiting the audit, the
  * ledger's per-agent heads and votes): for plans (locking/lock_plan.h). */
-size_t lock_server_bytes_per_agent(void);
+size_t lock_server_bytes_per_agent(int max_locks_per_txn);
 
 /* agent.c */
 void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, uint64_t *rtt_hist,

@@ -1,5 +1,6 @@
 #include "locking/lock_run.h"
 
+#include "locking/twopc.h"
 #include "locking/workloads/tpcc.h"
 
 #include <inttypes.h>
@@ -10,15 +11,11 @@
 void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles,
                    const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl)
 {
-    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll,
+    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, o->notify_shm,
                 roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
-    *run = (lock_run){ctx, o, roles, ep, MPI_WIN_NULL, NULL, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
+    *run = (lock_run){ctx, o, roles, ep, {0}, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
-    MPI_CHECK(ctx->rank, MPI_Win_allocate((MPI_Aint)plan->vote_window, 1, MPI_INFO_NULL, ctx->comm, &run->vote_base,
-                                          &run->vote_win));
-    MPI_Win_set_errhandler(run->vote_win, MPI_ERRORS_RETURN);
-    memset(run->vote_base, 0, plan->vote_window);
-    MPI_CHECK(ctx->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, run->vote_win));
+    peer_words_open(&run->votes, ctx->comm, TWOPC_WORDS, (notify_poll_mode)o->notify_poll, o->notify_shm);
     if (o->workload == WL_BANK) {
         uint64_t range = lock_server_range(roles);
         rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->comm);
@@ -69,8 +66,7 @@ void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl)
     free(run->rows);
     run->rows = NULL;
     notify_close(run->ep);
-    MPI_CHECK(run->ctx->rank, MPI_Win_unlock_all(run->vote_win));
-    MPI_CHECK(run->ctx->rank, MPI_Win_free(&run->vote_win));
+    peer_words_close(&run->votes);
     MPI_Comm_free(&run->agent_comm);
 }
 

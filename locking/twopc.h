@@ -1,10 +1,11 @@
-/* Two-phase commit over one 64-bit vote word in the coordinating agent's window (thesis §5.2.3):
- * the agent zeroes the word, sends a vote request to every server involved, and each server
- * answers with MPI_Fetch_and_op(MPI_SUM) of +1 (yes, low 32 bits) or +2^32 (no, high 32 bits).
- * The agent polls until yes + no equals the number of participants; it commits only when all said
- * yes. A second word counts end-of-transaction acknowledgements (+1 per server, never reset).
- * Both words are answered with atomics under either --transport: msg replaces the notified puts
- * (lock request, response, vote request, end of transaction), not the vote itself. */
+/* Two-phase commit over one 64-bit vote word of the coordinating agent (thesis §5.2.3): the agent
+ * zeroes the word, sends a vote request to every server involved, and each server adds +1 (yes,
+ * low 32 bits) or +2^32 (no, high 32 bits) to it. The agent polls until yes + no equals the number
+ * of participants; it commits only when all said yes. A second word counts end-of-transaction
+ * acknowledgements (+1 per server, never reset). Both are peer words (rma/peer_words.h): atomic
+ * adds through shared memory from servers on the agent's host (--notify-shm), MPI_Fetch_and_op
+ * (MPI_SUM) from the others, under either --transport (msg replaces the notified puts: lock
+ * request, response, vote request, end of transaction; not the vote itself). */
 #ifndef RMB_TWOPC_H
 #define RMB_TWOPC_H
 #include <stdbool.h>
@@ -12,8 +13,9 @@
 
 #define VOTE_YES ((uint64_t)1)
 #define VOTE_NO ((uint64_t)1 << 32)
-#define VOTE_WORD_DISP 0
-#define ACK_WORD_DISP 8
+#define VOTE_WORD 0
+#define ACK_WORD 1
+#define TWOPC_WORDS 2
 
 static inline uint32_t vote_yes_count(uint64_t w) { return (uint32_t)w; }
 static inline uint32_t vote_no_count(uint64_t w) { return (uint32_t)(w >> 32); }
@@ -27,7 +29,7 @@ static inline bool vote_commits(uint64_t w, uint32_t participants)
 }
 
 #ifdef RMB_LOCK_H
-/* agent: zero the vote word (atomic MPI_REPLACE on the own window). */
+/* agent: zero the vote word. */
 void twopc_reset(lock_run *run);
 /* agent: wait until all participants (the servers at ranks[0..participants-1]) voted; returns the
  * vote word. A hit --wait-bound names the servers and the votes that did arrive, then aborts. */

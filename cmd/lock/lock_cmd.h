@@ -29,6 +29,7 @@ typedef struct {
     lock_plan plan;           /* locking/lock_plan.h: what --plan prints */
     notify_ep ep;
     uint64_t mailbox_bytes[2]; /* rank 0: largest server and agent mailbox as allocated */
+    const char *notify_shm;   /* notify_shm_state (rma/notify.h); msg: NULL */
     lock_run run;
     rma_window data;          /* bank balances (servers) */
     lock_workload wl;         /* agents */

@@ -51,7 +51,7 @@ COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "n
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
         "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
         "run_size", "merge_fanin", "simd")
-LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "deadlock",
+LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
@@ -60,7 +60,7 @@ RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "run_size", "merge_fani
 # The legend's order: what a reader looks for first.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
          "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
-         "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "checked")
+         "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "notify_shm", "checked")
 
 
 def _norm(v):
@@ -316,6 +316,7 @@ _FORMAT = {
     "merge_fanin": lambda v: f"fan-in {v}", "simd": lambda v: f"simd {v}", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers
     "server_share": lambda v: f"{v} of ranks serve", "transport": lambda v: f"transport {v}",
+    "notify_shm": lambda v: {"on": "shm mailbox", "off": "--no-notify-shm", "unused": "no shm peers", "unavailable": "no shm window"}.get(v, f"notify_shm {v}"),
     "deadlock": lambda v: f"deadlock {v}", "lock_timeout": lambda v: f"lock timeout {v} s",
     "locks_per_txn": lambda v: f"{v} locks/txn", "warehouses": lambda v: _count(v, "warehouse", "warehouses"),
     "accounts": lambda v: _count(v, "account", "accounts"), "duration": lambda v: f"duration {v} s",

@@ -3,7 +3,8 @@
 # bridge, 10.78.0.1 and 10.78.0.2, links unshaped), each process started in its host's namespace
 # with its own hostname (unshare --uts) by netem.sh's ssh stand-in. Both joins and the lock benchmark run across them over TCP (Open MPI:
 # plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt; MPICH: hydra -launcher ssh
-# -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2.
+# -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2; the lock
+# run mixes shared-memory notified puts within a host with RMA ones across (notify_shm=on).
 # Namespaces are removed on exit. Exit 77 (skip) where namespaces are not allowed.
 #
 # MPICH 4.0.2 (Debian, ch4:ucx) with UCX 1.13 over TCP can deadlock inside MPI_Finalize, after the
@@ -105,6 +106,9 @@ for r in joins + locks:
     if r["status"] != "ok": bad.append(f"{where}: status {r['status']}")
 for r in joins:
     if r["verification"] != "PASS": bad.append(f"join {r['algo']}: verification {r['verification']}")
+# 2 ranks per host: notified puts within a host through the shared-memory mailbox, across hosts by RMA
+for r in locks:
+    if r["notify_shm"] != "on": bad.append(f"lock: notify_shm {r['notify_shm']!r}, expected on")
 for b in bad: print("FAIL:", b)
 print(f"csv: {len(joins)} join rows, {len(locks)} lock rows, {len(bad)} problems")
 sys.exit(1 if bad else 0)

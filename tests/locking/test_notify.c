@@ -2,8 +2,11 @@
  * 130 slots (three notification words), every other rank owns the slots s with s % (size-1) ==
  * rank-1 and, per round, writes each of them once, then waits for rank 0's acknowledgement (sent
  * when the whole round has arrived) in its own one-slot mailbox. Rank 0 checks that every message arrives exactly once per round, in the
- * slot it was written to, with its payload intact. Prints verification: PASS|FAIL. */
+ * slot it was written to, with its payload intact. The rma transport runs twice: with the
+ * shared-memory mailbox between ranks of a node (and the RMA one across nodes), and without it.
+ * Prints verification: PASS|FAIL. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,11 +21,12 @@ typedef struct {
     uint64_t slot, round, sender, check;
 } msg_t;
 
-static int run(notify_transport t, bench_ctx *ctx)
+static int run(notify_transport t, bool shm, bench_ctx *ctx)
 {
     notify_ep ep;
     int me = ctx->rank, n = ctx->size, senders = n - 1;
-    notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->poll_yield);
+    notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, shm, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->poll_yield);
+    bool used_shm = notify_any_shm(&ep);
     int errors = 0;
     poll_bound b;
     if (me == 0) {
@@ -75,7 +79,12 @@ static int run(notify_transport t, bench_ctx *ctx)
     int total = 0;
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, ctx->comm);
     notify_close(&ep);
-    if (me == 0) printf("transport %s: %d rounds of %d slots, %d errors\n", notify_transport_names[t], ROUNDS, SLOTS, total);
+    if (me == 0)
+        printf("transport %s%s: %d rounds of %d slots, %d errors\n", notify_transport_names[t],
+               t == NOTIFY_MSG ? "" : used_shm ? " (shared-memory mailbox)" : " (RMA mailbox)", ROUNDS, SLOTS, total);
+    /* a shared mailbox when asked for and some rank shares a node, none when not asked for */
+    if (shm && t == NOTIFY_RMA && ctx->ranks_per_host > 1 && !used_shm) total++;
+    if (!shm && used_shm) total++;
     return total;
 }
 
@@ -86,7 +95,7 @@ int main(int argc, char **argv)
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
     if (ctx.size < 2) bench_usage_error(&ctx, "test_notify: needs at least 2 ranks");
-    int errors = run(NOTIFY_RMA, &ctx) + run(NOTIFY_MSG, &ctx);
+    int errors = run(NOTIFY_RMA, true, &ctx) + run(NOTIFY_RMA, false, &ctx) + run(NOTIFY_MSG, false, &ctx);
     if (ctx.rank == 0) printf("verification: %s\n", errors ? "FAIL" : "PASS");
     bench_ctx_free(&ctx);
     MPI_Finalize();

@@ -1,0 +1,96 @@
+#include "rma/peer_words.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/context.h"
+#include "rma/window.h"
+
+static _Atomic uint64_t *shared_word(unsigned char *segment, int w)
+{
+    return (_Atomic uint64_t *)(void *)(segment + (size_t)w * sizeof(uint64_t));
+}
+
+uint64_t peer_words_bytes(int words, int windows)
+{
+    return (uint64_t)windows * rma_round_size((uint64_t)words * sizeof(uint64_t));
+}
+
+void peer_words_open(peer_words *pw, MPI_Comm comm, int words, notify_poll_mode poll, bool shm)
+{
+    memset(pw, 0, sizeof *pw);
+    pw->comm = comm;
+    pw->words = words;
+    pw->poll = notify_poll_resolve(poll);
+    pw->win = pw->shm.win = MPI_WIN_NULL;
+    MPI_Comm_rank(comm, &pw->rank);
+    uint64_t bytes = peer_words_bytes(words, 1);
+    if (shm) shm_window_open(&pw->shm, comm, bytes, MPI_INFO_NULL);
+    if (!shm || shm_window_off_node(&pw->shm, comm)) {
+        MPI_CHECK(pw->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &pw->base, &pw->win));
+        MPI_Win_set_errhandler(pw->win, MPI_ERRORS_RETURN);
+        memset(pw->base, 0, bytes);
+        MPI_CHECK(pw->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, pw->win));
+        MPI_CHECK(pw->rank, MPI_Win_sync(pw->win));
+    }
+    pw->rma_last = calloc((size_t)words, sizeof *pw->rma_last);
+    if (!pw->rma_last) {
+        fprintf(stderr, "rmabench: rank %d: out of memory for %d counter words\n", pw->rank, words);
+        abort();
+    }
+    MPI_CHECK(pw->rank, MPI_Barrier(comm));
+}
+
+void peer_words_add(peer_words *pw, int target, int w, uint64_t v)
+{
+    unsigned char *seg = shm_window_peer(&pw->shm, target);
+    if (seg) {
+        atomic_fetch_add_explicit(shared_word(seg, w), v, memory_order_release);
+        return;
+    }
+    uint64_t old = 0;
+    blocking_begin("MPI_Fetch_and_op + MPI_Win_flush of a counter word", target);
+    MPI_CHECK(pw->rank, MPI_Fetch_and_op(&v, &old, MPI_UINT64_T, target, (MPI_Aint)w * 8, MPI_SUM, pw->win));
+    MPI_CHECK(pw->rank, MPI_Win_flush(target, pw->win));
+    blocking_end();
+}
+
+uint64_t peer_words_read(peer_words *pw, int w)
+{
+    uint64_t v = 0;
+    bool now = pw->shm.win == MPI_WIN_NULL || notify_pace_due(&pw->pace);
+    if (pw->shm.win != MPI_WIN_NULL) v = atomic_load_explicit(shared_word(pw->shm.base, w), memory_order_acquire);
+    if (now && pw->win != MPI_WIN_NULL) {
+        pw->rma_last[w] = notify_read_own_word(pw->win, pw->comm, pw->rank, pw->base + w, (MPI_Aint)w * 8, pw->poll);
+    } else if (now) { /* no RMA words: keep the library's other one-sided traffic moving */
+        int flag = 0;
+        MPI_CHECK(pw->rank, MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pw->comm, &flag, MPI_STATUS_IGNORE));
+    }
+    return v + pw->rma_last[w];
+}
+
+void peer_words_reset(peer_words *pw, int w)
+{
+    if (pw->shm.win != MPI_WIN_NULL) atomic_store_explicit(shared_word(pw->shm.base, w), 0, memory_order_relaxed);
+    if (pw->win != MPI_WIN_NULL) {
+        /* written by atomics, so reset by one too rather than by a store some libraries would not
+         * order with them */
+        uint64_t zero = 0, old = 0;
+        MPI_CHECK(pw->rank, MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, pw->rank, (MPI_Aint)w * 8, MPI_REPLACE, pw->win));
+        MPI_CHECK(pw->rank, MPI_Win_flush(pw->rank, pw->win));
+    }
+    pw->rma_last[w] = 0;
+}
+
+void peer_words_close(peer_words *pw)
+{
+    MPI_CHECK(pw->rank, MPI_Barrier(pw->comm));
+    shm_window_close(&pw->shm);
+    if (pw->win != MPI_WIN_NULL) {
+        MPI_CHECK(pw->rank, MPI_Win_unlock_all(pw->win));
+        MPI_CHECK(pw->rank, MPI_Win_free(&pw->win));
+    }
+    free(pw->rma_last);
+}
