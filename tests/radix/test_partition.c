@@ -1,6 +1,8 @@
 /* Radix partitioning kernels: histogram sums, every item lands in the partition its bits say, the
- * bounds are the histogram's prefix sums, nothing is lost or duplicated (multiset equality), for
- * packed (1-word) and plain (2-word) items, misaligned outputs, and multi-pass local partitioning. */
+ * bounds are the histogram's prefix sums, nothing is lost or duplicated (multiset equality), the
+ * layout is byte for byte a stable counting scatter's (also when one partition takes every item,
+ * the most staged lines at once), for packed (1-word) and plain (2-word) items, misaligned
+ * outputs, and multi-pass local partitioning. */
 #include <stdlib.h>
 #include <string.h>
 
