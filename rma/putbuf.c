@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "bench/context.h"
+#include "bench/memory.h"
 
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
 {
@@ -28,26 +29,31 @@ uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, in
 static void *kept_mem;
 static size_t kept_bytes;
 
-static void *buffers_get(size_t bytes)
+/* On huge pages where the kernel gives them (mem_alloc_large): 4 KiB pages cost 10-20 us each at
+ * first touch on this VM, and the network pass writes every buffer line. Returns the block and its
+ * size (the kept block may be larger than asked for). */
+static void *buffers_get(size_t bytes, size_t *got)
 {
     if (kept_mem && kept_bytes >= bytes) {
         void *p = kept_mem;
+        *got = kept_bytes;
         kept_mem = NULL;
         return p;
     }
-    free(kept_mem);
+    mem_free_large(kept_mem, kept_bytes);
     kept_mem = NULL;
-    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    *got = (bytes + 63) & ~(size_t)63;
+    return mem_alloc_large(*got);
 }
 
 static void buffers_keep(void *mem, size_t bytes)
 {
     if (!mem) return;
     if (kept_mem && kept_bytes >= bytes) {
-        free(mem);
+        mem_free_large(mem, bytes);
         return;
     }
-    free(kept_mem);
+    mem_free_large(kept_mem, kept_bytes);
     kept_mem = mem;
     kept_bytes = bytes;
 }
@@ -70,8 +76,8 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
     pb->req = malloc((slots ? slots : 1) * sizeof *pb->req);
     pb->put_epoch = calloc(slots ? slots : 1, sizeof *pb->put_epoch);
     pb->target_epoch = malloc((size_t)nranks * sizeof *pb->target_epoch);
-    pb->mem_bytes = slots * pb->buf_bytes;
-    pb->mem = slots ? buffers_get(pb->mem_bytes) : NULL;
+    pb->mem_bytes = 0;
+    pb->mem = slots ? buffers_get(slots * pb->buf_bytes, &pb->mem_bytes) : NULL;
     if (!pb->dest || !pb->req || !pb->put_epoch || !pb->target_epoch || (slots && !pb->mem)) {
         putbuf_free(pb);
         return -1;
