@@ -14,6 +14,17 @@
 
 const char *const notify_transport_names[] = {"rma", "msg", NULL};
 const char *const notify_poll_names[] = {"auto", "load", "fao", "probe", NULL};
+const char *const notify_shm_names[] = {"auto", "on", "off", NULL};
+
+bool notify_shm_resolve(notify_shm_mode m)
+{
+    if (m != NOTIFY_SHM_AUTO) return m == NOTIFY_SHM_ON;
+#ifdef OPEN_MPI
+    return false; /* its RMA path was faster for the lock round trip here (notify.h) */
+#else
+    return true;
+#endif
+}
 
 #define NOTIFY_TAG_BASE 4200
 
