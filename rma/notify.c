@@ -329,7 +329,7 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core)
 {
     /* about 50 us too: a shared mailbox poll is one load of a cached word (~6 ns) */
-    if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return 8192;
+    if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;
     return notify_spin_polls(ep->poll, shared_core);
 }
 

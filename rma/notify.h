@@ -141,7 +141,8 @@ bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b);
  * nothing moves while the target is descheduled), whether the core is shared by this job or by
  * other jobs. idle counts the polls; reset it to 0 when something arrived. */
 unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core);
-/* The same for polling ep's mailbox (a shared mailbox polls faster). */
+/* The same for polling ep's mailbox (a shared mailbox polls faster: about 50 us of ~6 ns loads). */
+#define NOTIFY_SHM_SPIN_POLLS 8192
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core);
 void notify_idle(unsigned *idle, unsigned spin);
 /* notify_idle, and whether the poller now backs off (then every poll of pace is due). */
