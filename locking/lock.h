@@ -25,7 +25,7 @@ typedef struct {
     int64_t locks_per_server; /* synthetic lock id space per server */
     int transport;           /* notify_transport */
     int notify_poll;         /* notify_poll_mode */
-    bool notify_shm;         /* rma: same-host senders store into a shared-memory mailbox (rma/notify.h) */
+    int notify_shm;          /* notify_shm_mode: same-host senders store into a shared-memory mailbox (rma/notify.h) */
     int numa;                /* --numa policy (bench/numa_policy.h), effective after numa_report_init */
     int deadlock;            /* deadlock_policy */
     double lock_timeout;     /* seconds */
@@ -155,7 +155,7 @@ typedef struct {
 void lock_server_run(lock_run *run, server_stats *st);
 /* Peak bytes a server holds per agent (its running transaction, grants awaiting the audit, the
  * ledger's per-agent heads and votes): for plans (locking/lock_plan.h). */
-size_t lock_server_bytes_per_agent(int max_locks_per_txn);
+size_t lock_server_bytes_per_agent(void);
 
 /* agent.c */
 void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, uint64_t *rtt_hist,

@@ -62,7 +62,7 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->server_slots = p->nagents;
     p->agent_slots = 1;
     /* the shared mailbox within a host, the RMA one across hosts: the most a rank of this placement allocates */
-    int windows = notify_mailbox_windows(o->notify_shm, p->hosts, p->ranks_per_host);
+    int windows = notify_mailbox_windows(notify_shm_resolve((notify_shm_mode)o->notify_shm), p->hosts, p->ranks_per_host);
     p->server_mailbox = notify_mailbox_bytes(t, p->server_slots, p->server_slots, p->msg_bytes, windows);
     p->agent_mailbox = notify_mailbox_bytes(t, p->agent_slots, p->server_slots, p->msg_bytes, windows);
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);
@@ -75,7 +75,7 @@ static void memory(lock_plan *p, const lock_opts *o)
     uint64_t per_pair = lt_bytes_per_lock() + (o->check ? lock_oracle_bytes_per_lock() : 0);
     p->table_pairs_max = (uint64_t)p->nagents * (uint64_t)p->max_locks_per_txn;
     p->server_table = p->table_pairs_max * per_pair;
-    p->server_per_agent = lock_server_bytes_per_agent(p->max_locks_per_txn);
+    p->server_per_agent = lock_server_bytes_per_agent();
     p->agent_per_server = lock_agent_bytes_per_server();
     /* role_index, is_server and the context's rank_host per rank; server_rank and agent_rank */
     p->roles = (uint64_t)p->ranks * (2 * sizeof(int) + sizeof(bool)) + (uint64_t)p->ranks * sizeof(int);

@@ -11,11 +11,12 @@
 void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, const lock_roles *roles,
                    const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl)
 {
-    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, o->notify_shm,
+    bool shm = notify_shm_resolve((notify_shm_mode)o->notify_shm);
+    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, shm,
                 roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
     *run = (lock_run){ctx, o, roles, ep, {0}, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
-    peer_words_open(&run->votes, ctx->comm, TWOPC_WORDS, (notify_poll_mode)o->notify_poll, o->notify_shm);
+    peer_words_open(&run->votes, ctx->comm, TWOPC_WORDS, (notify_poll_mode)o->notify_poll, shm);
     if (o->workload == WL_BANK) {
         uint64_t range = lock_server_range(roles);
         rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->comm);

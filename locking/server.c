@@ -12,13 +12,9 @@
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 
-/* The oracle and the grants sent, not yet shown to it. It sees them in the order they were sent,
- * after the answers left: grants of lock requests wait until the server is idle (one per empty
- * poll, so that a request arriving meanwhile waits for one check at most) or until a message of
- * another kind comes, whose effect on the ledger (end, release, vote) must follow them; grants
- * handed out by a release or a timeout are shown once that step's answers and acknowledgement
- * left (and after the step's release). So no agent waits for the check, and the grants waiting
- * are at most the locks of every agent's running transaction. */
+/* The oracle and the grants sent in the current step, not yet shown to it: it sees them once the
+ * step's answers and acknowledgement left (and after the step's release), so no agent waits for
+ * the check. */
 typedef struct server_audit {
     lock_oracle oracle;
     struct sent_grant {
@@ -26,13 +22,13 @@ typedef struct server_audit {
         uint32_t agent;
         lock_mode mode;
     } *sent;
-    size_t next, nsent, cap; /* sent[next..nsent) not yet audited */
+    size_t nsent, cap;
 } server_audit;
 
-size_t lock_server_bytes_per_agent(int max_locks_per_txn)
+size_t lock_server_bytes_per_agent(void)
 {
-    /* grants not yet audited: at most the locks of the agent's running transaction */
-    return (size_t)max_locks_per_txn * sizeof(struct sent_grant) + lt_bytes_per_txn() + lock_oracle_bytes_per_agent();
+    /* the step's grants: one per agent at most, as each agent waits for one answer at a time */
+    return sizeof(struct sent_grant) + lt_bytes_per_txn() + lock_oracle_bytes_per_agent();
 }
 
 static void audit_later(server_audit *au, uint32_t agent, uint64_t lock_id, uint64_t txn, lock_mode mode)
@@ -48,18 +44,9 @@ static void audit_later(server_audit *au, uint32_t agent, uint64_t lock_id, uint
 
 static void audit_now(server_audit *au)
 {
-    for (size_t i = au->next; i < au->nsent; i++)
+    for (size_t i = 0; i < au->nsent; i++)
         lock_oracle_grant(&au->oracle, au->sent[i].agent, au->sent[i].lock_id, au->sent[i].txn, au->sent[i].mode);
-    au->nsent = au->next = 0;
-}
-
-/* Idle: the oldest grant not yet audited. */
-static void audit_one(server_audit *au)
-{
-    if (au->next == au->nsent) return;
-    const struct sent_grant *g = &au->sent[au->next++];
-    lock_oracle_grant(&au->oracle, g->agent, g->lock_id, g->txn, g->mode);
-    if (au->next == au->nsent) au->nsent = au->next = 0;
+    au->nsent = 0;
 }
 
 static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lock_id, lock_mode mode, bool granted,
@@ -95,7 +82,6 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
                    server_stats *st)
 {
     server_audit *au = run->audit;
-    if (m->type != MSG_LOCK) audit_now(au); /* the ledger sees earlier grants before this message */
     switch (m->type) {
     case MSG_LOCK: {
         lt_request r = {m->txn, m->u.age, m->lock_id, m->agent, (lock_mode)m->mode};
@@ -104,7 +90,7 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
         /* LT_WAITING: the answer comes later; the processing time so far stays with the waiter */
         if (out != LT_WAITING)
             send_answer(run, m->agent, m->txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_now() - t0);
-        return false; /* its grant is audited when the server is idle */
+        break;
     }
     case MSG_VOTE: {
         bool yes = !(run->o->vote_no_prob > 0 && wl_rand01(rng) < run->o->vote_no_prob);
@@ -148,7 +134,6 @@ void lock_server_run(lock_run *run, server_stats *st)
         int slot;
         lock_msg m;
         if (!notify_poll(run->ep, &slot, &m)) {
-            audit_one(&au);
             /* Idle: check the waiting groups for timeouts (every 16 empty polls: reading the clock
              * on every poll would slow the answer to the next request). */
             if ((++idle & 15) == 0) {
@@ -174,7 +159,6 @@ void lock_server_run(lock_run *run, server_stats *st)
             if (lt_has_waiters(&lt)) expire(run, &lt, rmb_now());
         }
     }
-    audit_now(&au);
     st->lt = lt.st;
     st->active_locks_end = lt_active_locks(&lt);
     st->active_txns_end = lt_active_txns(&lt);

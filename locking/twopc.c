@@ -29,7 +29,7 @@ static uint64_t wait_word(lock_run *run, int word, const char *what, bool (*done
     poll_bound b;
     int me = run->ctx->rank;
     poll_begin(&b, what, me, n == 1 ? ranks[0] : -1, (double)run->o->wait_bound_s, false);
-    unsigned idle = 0, spin = notify_spin_polls(run->poll, run->ctx->poll_yield);
+    unsigned idle = 0, spin = peer_words_spin_polls(&run->votes, run->ctx->poll_yield);
     for (;;) {
         uint64_t w = peer_words_read(&run->votes, word);
         if (done(w, arg)) return w;

@@ -14,6 +14,17 @@
 
 const char *const notify_transport_names[] = {"rma", "msg", NULL};
 const char *const notify_poll_names[] = {"auto", "load", "fao", "probe", NULL};
+const char *const notify_shm_names[] = {"auto", "on", "off", NULL};
+
+bool notify_shm_resolve(notify_shm_mode m)
+{
+    if (m != NOTIFY_SHM_AUTO) return m == NOTIFY_SHM_ON;
+#ifdef OPEN_MPI
+    return false; /* its RMA path was faster for the lock round trip here (notify.h) */
+#else
+    return true;
+#endif
+}
 
 #define NOTIFY_TAG_BASE 4200
 
@@ -318,7 +329,7 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core)
 {
     /* about 50 us too: a shared mailbox poll is one load of a cached word (~6 ns) */
-    if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return 8192;
+    if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;
     return notify_spin_polls(ep->poll, shared_core);
 }
 

@@ -71,6 +71,12 @@ uint64_t peer_words_read(peer_words *pw, int w)
     return v + pw->rma_last[w];
 }
 
+unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core)
+{
+    if (pw->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;
+    return notify_spin_polls(pw->poll, shared_core);
+}
+
 void peer_words_reset(peer_words *pw, int w)
 {
     if (pw->shm.win != MPI_WIN_NULL) atomic_store_explicit(shared_word(pw->shm.base, w), 0, memory_order_relaxed);

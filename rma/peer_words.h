@@ -37,6 +37,8 @@ void peer_words_open(peer_words *pw, MPI_Comm comm, int words, notify_poll_mode 
 void peer_words_add(peer_words *pw, int target, int w, uint64_t v);
 /* My word w (shared + RMA). */
 uint64_t peer_words_read(peer_words *pw, int w);
+/* notify_spin_polls for waiting on my words (shared words poll faster). */
+unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core);
 /* Set my word w to 0 (no peer may be adding to it). */
 void peer_words_reset(peer_words *pw, int w);
 /* Collective. */

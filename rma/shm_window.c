@@ -7,26 +7,21 @@
 #include "bench/context.h"
 #include "bench/numa_policy.h"
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fprintf(stderr, "rmabench: out of memory allocating a shared-memory window\n");
-        abort();
-    }
-    return p;
-}
-
-/* comm rank -> node rank (-1: another node) */
+/* comm rank -> node rank (-1: another node); room for every node rank's segment address */
 static void map_ranks(shm_window *w, MPI_Comm comm)
 {
     int size = 0;
     MPI_Comm_size(comm, &size);
-    w->node_rank = xcalloc((size_t)size, sizeof *w->node_rank);
+    w->node_rank = calloc((size_t)size, sizeof *w->node_rank);
+    int *all = calloc((size_t)size, sizeof *all);
+    w->node_base = calloc((size_t)w->node_size, sizeof *w->node_base);
+    if (!w->node_rank || !all || !w->node_base) {
+        fprintf(stderr, "rmabench: rank %d: out of memory for the shared window's rank tables\n", w->rank);
+        abort();
+    }
     MPI_Group comm_group, node_group;
     MPI_Comm_group(comm, &comm_group);
     MPI_Comm_group(w->node, &node_group);
-    int *all = xcalloc((size_t)size, sizeof *all);
     for (int r = 0; r < size; r++) all[r] = r;
     MPI_Group_translate_ranks(comm_group, size, all, node_group, w->node_rank);
     for (int r = 0; r < size; r++)
@@ -78,13 +73,12 @@ void shm_window_open(shm_window *w, MPI_Comm comm, uint64_t bytes, MPI_Info info
     memset(w->base, 0, bytes);
     MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
     MPI_CHECK(w->rank, MPI_Win_sync(w->win));
-    w->node_base = xcalloc((size_t)w->node_size, sizeof *w->node_base);
+    map_ranks(w, comm);
     for (int r = 0; r < w->node_size; r++) {
         MPI_Aint size = 0;
         int disp = 0;
         MPI_CHECK(w->rank, MPI_Win_shared_query(w->win, r, &size, &disp, &w->node_base[r]));
     }
-    map_ranks(w, comm);
 }
 
 int shm_window_off_node(const shm_window *w, MPI_Comm comm)

@@ -189,7 +189,8 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 
     /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
     notify_ep ep;
-    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, true, 1, 32, ctx->poll_yield); /* as `rmabench lock` */
+    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, notify_shm_resolve(NOTIFY_SHM_AUTO), 1, 32,
+                ctx->poll_yield); /* as `rmabench lock` by default */
     double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
     /* No second rank on rank 0's host (one rank per host): rank 0 to itself, the same notified put
      * and poll through the MPI library, one message per iteration; no cache line crosses cores, so

@@ -32,7 +32,7 @@ static void default_opts(lock_opts *o)
     o->locks_per_server = 1000000;
     o->transport = NOTIFY_RMA;
     o->notify_poll = NOTIFY_POLL_AUTO;
-    o->notify_shm = true;
+    o->notify_shm = NOTIFY_SHM_AUTO;
     o->deadlock = DL_TIMEOUT;
     o->lock_timeout = 0.1;
     o->accounts = 1000;
@@ -108,7 +108,7 @@ void lock_parse_opts(lock_opts *o, params_overrides *sets, int argc, char **argv
         {"transactions-per-agent", OPT_COUNT, &o->transactions_per_agent, "transactions per agent (instead of --duration)", 1, 1e12, NULL, &seen.tpa},
         {"transport", OPT_CHOICE, &o->transport, "rma: notified puts; msg: MPI_Isend / pre-posted MPI_Irecv", 0, 0, notify_transport_names, NULL},
         {"notify-poll", OPT_CHOICE, &o->notify_poll, "how targets poll mailboxes (rma) and the 2PC vote and acknowledgement words (both transports): Win_sync + loads, MPI_Fetch_and_op(NO_OP), or MPI_Iprobe + loads (auto: load on Open MPI, probe elsewhere)", 0, 0, notify_poll_names, NULL},
-        {"notify-shm", OPT_BOOL, &o->notify_shm, "rma: senders on the target's host store into its MPI_Win_allocate_shared mailbox (stores, MPI_Win_sync, C11 atomic notification) instead of MPI_Put + MPI_Accumulate; off: the RMA path between every pair (for comparison)", 0, 0, NULL, NULL},
+        {"notify-shm", OPT_CHOICE, &o->notify_shm, "rma: senders on the target's host store into its MPI_Win_allocate_shared mailbox (stores, MPI_Win_sync, C11 atomic notification) instead of MPI_Put + MPI_Accumulate, and 2PC votes and acknowledgements are atomic adds there; off: the RMA path between every pair (auto: on except with Open MPI, whose RMA path measured faster here)", 0, 0, notify_shm_names, NULL},
         {"deadlock", OPT_CHOICE, &o->deadlock, "timeout (bounded wait), nowait or waitdie", 0, 0, deadlock_policy_names, NULL},
         {"lock-timeout", OPT_DURATION, &o->lock_timeout, "--deadlock timeout only: longest wait at the head of a waiting group", 1e-6, 3600, NULL, &seen.lock_timeout},
         {"vote-no-prob", OPT_DOUBLE, &o->vote_no_prob, "probability that a server votes no in 2PC (bank: 0.1 unless given)", 0, 1, NULL, &seen.vote_no_prob},

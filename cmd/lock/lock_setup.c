@@ -29,7 +29,7 @@ static void measure_mailboxes(lock_session *ls)
     bool server = ls->roles.i_am_server;
     uint64_t mine[2] = {server ? ls->ep.mailbox_bytes : 0, server ? 0 : ls->ep.mailbox_bytes};
     MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, ls->mailbox_bytes, 2, MPI_UINT64_T, MPI_MAX, 0, ls->ctx.comm));
-    ls->notify_shm = notify_shm_state(&ls->ep, ls->o.notify_shm);
+    ls->notify_shm = notify_shm_state(&ls->ep, notify_shm_resolve((notify_shm_mode)ls->o.notify_shm));
 }
 
 void lock_setup(lock_session *ls, int argc, char **argv)
@@ -72,7 +72,8 @@ void lock_report_header(const lock_session *ls)
     printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", workload_kind_names[o->workload],
            roles->nservers, roles->nagents, notify_transport_names[o->transport]);
     if (o->transport == NOTIFY_RMA)
-        printf(" (poll %s; shared-memory mailbox within a host: %s)", notify_poll_names[ls->ep.poll], ls->notify_shm);
+        printf(" (poll %s; shared-memory mailbox within a host: %s%s)", notify_poll_names[ls->ep.poll], ls->notify_shm,
+               o->notify_shm == NOTIFY_SHM_AUTO ? ", --notify-shm auto" : "");
     printf(", deadlock %s", deadlock_policy_names[o->deadlock]);
     if (o->deadlock == DL_TIMEOUT) printf(" (%g ms)", o->lock_timeout * 1e3);
     printf(", seed %" PRId64 "\n", o->seed);

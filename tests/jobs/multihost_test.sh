@@ -87,7 +87,7 @@ if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "note: 'rmabench lock' not built yet: lock part skipped"
     want_lock=0
 else
-    run lock 1 lock --workload synthetic --servers 2 --remote-prob 0.5 --duration 1s --output "$csv"
+    run lock 1 lock --workload synthetic --servers 2 --remote-prob 0.5 --duration 1s --notify-shm on --output "$csv"
     grep -q '^verification: PASS' "$D/lock.log" || { echo "FAIL: lock: no verification PASS across 2 hosts"; fail=1; }
     want_lock=1
 fi
