@@ -179,8 +179,7 @@ static void test_match(void)
     for (int trial = 0; trial < 30; trial++) {
         /* packed keys are offsets from their range's lowest key */
         const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
-        /* fewer R tuples than the scan's streams; then R keys with duplicates (N:M), and unique R
-         * keys (a primary key: the scan's branch-free steps alone) */
+        /* a handful of R tuples; R keys with duplicates (N:M), and unique R keys (a primary key) */
         const int unique = trial % 3 == 2;
         size_t rn = trial < 5 ? (size_t)trial : rnd() % 500, sn = rnd() % 2000;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
