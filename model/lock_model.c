@@ -41,7 +41,11 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     o->contacts = S * (1 - pow(1 - 1 / S, n));
     /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
     o->t_end = t_ack > 0 ? t_comm + t_ack : 0;
-    const double delay = o->t_thesis + o->t_end + opt_param(p, MP_t_agent);
+    /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
+     * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
+     * so it leaves the agent's delay and counts once, where queueing sees it. */
+    const double t_answer = t_server > 0 ? opt_param(p, MP_t_clean_up) : 0;
+    const double delay = o->t_thesis - n * t_answer + o->t_end + opt_param(p, MP_t_agent);
     /* service demand of one transaction at one server */
     o->t_service = (n + (t_ack > 0 ? o->contacts : 0)) * t_server;
     const double D = o->t_service / S;

@@ -21,7 +21,9 @@ double model_throughput(double agents, double t_tx);
  * Per transaction an agent
  *   - asks for N_locks locks one after the other: request and answer messages (eq. 5.3's
  *     2 t_comm), plus the server's service of the request, t_server, plus the wait behind other
- *     agents' messages at that server (queueing, below);
+ *     agents' messages at that server (queueing, below); t_server includes sending the answer
+ *     (t_clean_up, one notified put), which 2 t_comm also holds, so it is taken out of the agent's
+ *     delay once per request (server work is counted where queueing sees it, not twice);
  *   - votes when a lock is remote (eq. 5.3's (1 - P_all_local) t_vote);
  *   - ends: t_clean_up (eq. 5.3) to send, then waits for the release acknowledgement: the END
  *     message's trip t_comm, the server's service t_server, the acknowledgement t_ack;

@@ -59,17 +59,18 @@ int main(void)
             CHECK(fabs(pr.t_tx - model_t_tx(&p, 10, 0.05)) < 1e-15 && pr.t_wait == 0 && pr.t_service == 0);
             CHECK(fabs(pr.throughput - model_throughput(a, pr.t_tx)) < 1e-6);
         }
-    /* one agent never queues: every term adds once (10 requests + 1 end served, the ack after a message) */
+    /* one agent never queues: every term adds once (10 requests + 1 end served, the ack after a message);
+     * the answers (t_clean_up = 2.5 us each) are server work: out of the round trips, in t_server */
     model_params q = p;
     set(&q, "t_server=1.0"); set(&q, "t_ack=0.25"); set(&q, "t_agent=2.0");
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
     CHECK(fabs(pr.contacts - 1) < 1e-12 && fabs(pr.t_wait) < 1e-15);
-    CHECK(fabs(pr.t_tx - (model_t_tx(&q, 10, 0) + 11 * 1e-6 + (3.0e-6 + 0.25e-6) + 2e-6)) < 1e-15);
+    CHECK(fabs(pr.t_tx - (model_t_tx(&q, 10, 0) - 10 * 2.5e-6 + 11 * 1e-6 + (3.0e-6 + 0.25e-6) + 2e-6)) < 1e-15);
     /* two agents at one server: exact MVA by hand. Z = delay, D = demand; X1 = 1/(Z+D), Q1 = X1 D,
      * R2 = D (1 + Q1), t_tx = Z + R2 */
     model_lock(&q, &(lock_shape){.agents = 2, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
     {
-        double D = 11e-6, Z = model_t_tx(&q, 10, 0) + 3.25e-6 + 2e-6, q1 = D / (Z + D);
+        double D = 11e-6, Z = model_t_tx(&q, 10, 0) - 25e-6 + 3.25e-6 + 2e-6, q1 = D / (Z + D);
         CHECK(fabs(pr.t_tx - (Z + D * (1 + q1))) < 1e-15 && pr.t_wait > 0);
         CHECK(fabs(pr.throughput - 2 / pr.t_tx) < 1e-6);
     }
