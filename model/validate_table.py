@@ -161,6 +161,7 @@ def main(out):
     for c, ok in locks.items():
         if not ok:
             print(f"  {c}: throughput {next(err(pr, me) for cc, _, pr, me in points if cc == c):+.0%}")
+    print(without_alloc(points, joins, total_of))
     cal = "; ".join(f"{lib}: {v[0]} host(s), {v[1]} ranks, sample {v[2]}" for lib, v in calibrated.items() if len(v) >= 3)
     print(f"calibrated once per library ({cal or 'see the logs'}); no configuration of the matrix is the calibration's")
     print(f"validate: {nj} join configurations: totals within 15% in {tot_ok}, phases within 20% in {ph_ok}, both in "
@@ -168,6 +169,24 @@ def main(out):
           f"load {' '.join(open('/proc/loadavg').read().split()[:3])}: {'MET' if met else 'NOT MET'}")
     figure(points, os.path.join(out, "validate.png"))
     return 0
+
+
+def without_alloc(points, joins, total_of):
+    """A diagnostic beside the target (which it does not change): the same counts with window
+    allocation left out of both sides. Fresh memory on a VM costs what the host makes it cost at
+    that moment (the guest reports freed 8 MiB blocks to the host, which takes them back), so this
+    shows the model apart from that."""
+    val = {(c, p): (pr, me) for c, p, pr, me in points}
+    tot = ph = 0
+    for c in joins:
+        (pt, mt), (pw, mw) = val.get((c, "total"), (None, None)), val.get((c, "window_alloc"), (None, None))
+        if None not in (pt, mt, pw, mw) and mt - mw > 0:
+            tot += abs((pt - pw) - (mt - mw)) / (mt - mw) <= TARGET_TOTAL
+        ph += all(abs(err(pr, me)) <= TARGET_PHASE for cc, p, pr, me in points
+                  if cc == c and p not in ("window_alloc", "total") and err(pr, me) is not None and
+                  not small(cc, p, pr, me, total_of))
+    return (f"without window allocation (a diagnostic, not the target): totals within 15% in {tot}, "
+            f"the other phases within 20% in {ph} of {len(joins)}")
 
 
 if __name__ == "__main__":
