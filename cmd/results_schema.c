@@ -55,7 +55,9 @@ static const char *const columns[] = {
     /* lock results */
     "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
     "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",
-    "lat_req_rtt_us", "lat_req_rtt_median_us", "lat_req_queue_us", "lat_req_server_us", "timeouts",
+    "lat_req_rtt_us", "lat_req_rtt_median_us",
+    "floor_rtt_us", /* lock: a cache-line round trip between server 0 and agent 0 in shared memory (rma/floor.h) */
+    "lat_req_queue_us", "lat_req_server_us", "timeouts",
     /* 2PC participants (servers asked to vote) per 2PC transaction, mean and most; data access per
      * committed or aborted transaction (bytes read and written with MPI_Get/MPI_Put); TPC-C per
      * transaction type (tpcc only): commits and aborts over the run, new-order commits per second */

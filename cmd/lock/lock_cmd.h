@@ -30,6 +30,7 @@ typedef struct {
     notify_ep ep;
     uint64_t mailbox_bytes[2]; /* rank 0: largest server and agent mailbox as allocated */
     const char *notify_shm;   /* notify_shm_state (rma/notify.h); msg: NULL */
+    double floor_us;          /* rma_floor_round_trip_us, server 0 to agent 0; -1: not measured */
     lock_run run;
     rma_window data;          /* bank balances (servers) */
     lock_workload wl;         /* agents */

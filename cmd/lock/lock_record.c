@@ -16,6 +16,7 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "agents", "%d", ls->roles.nagents);
     record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
     if (ls->notify_shm) record_set(rec, "notify_shm", "%s", ls->notify_shm);
+    if (ls->floor_us >= 0) record_set(rec, "floor_rtt_us", "%.4f", ls->floor_us);
     record_set(rec, "deadlock", "%s", deadlock_policy_names[o->deadlock]);
     record_set(rec, "lock_timeout", "%g", o->lock_timeout);
     record_set(rec, "remote_prob", "%g", o->remote_prob);

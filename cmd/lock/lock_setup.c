@@ -11,6 +11,7 @@
 #include "bench/version.h"
 #include "cmd/lock/lock_cmd.h"
 #include "cmd/results_schema.h"
+#include "rma/floor.h"
 
 /* Collective: the plan of this run (servers and agents, the workload's lock space, mailboxes,
  * memory: locking/lock_plan.h, as --plan prints it), refused on every rank together. */
@@ -30,6 +31,17 @@ static void measure_mailboxes(lock_session *ls)
     uint64_t mine[2] = {server ? ls->ep.mailbox_bytes : 0, server ? 0 : ls->ep.mailbox_bytes};
     MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, ls->mailbox_bytes, 2, MPI_UINT64_T, MPI_MAX, 0, ls->ctx.comm));
     ls->notify_shm = notify_shm_state(&ls->ep, notify_shm_resolve((notify_shm_mode)ls->o.notify_shm));
+}
+
+/* Collective: the hardware's floor under a lock request within a host (rma/floor.h), between the
+ * first server and the first agent; not with ranks that share cores (they would spin against each
+ * other), nor across hosts. */
+static void measure_floor(lock_session *ls)
+{
+    const lock_roles *r = &ls->roles;
+    ls->floor_us = r->nagents > 0 && r->nservers > 0
+                       ? rma_floor_round_trip_us(ls->ctx.comm, r->server_rank[0], r->agent_rank[0], !ls->ctx.any_poll_yield)
+                       : -1;
 }
 
 void lock_setup(lock_session *ls, int argc, char **argv)
@@ -53,6 +65,7 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     plan_run(ls);
     lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
     measure_mailboxes(ls);
+    measure_floor(ls);
 }
 
 void lock_teardown(lock_session *ls)
@@ -83,6 +96,11 @@ void lock_report_header(const lock_session *ls)
     printf("# ");
     bench_ctx_print_environment(ctx, stdout);
     printf("\n");
+    if (ls->floor_us >= 0)
+        printf("# floor: a cache-line round trip between server rank %d and agent rank %d through shared memory: %.3f us "
+               "(C11 stores and loads, no MPI; rma/floor.h)\n", roles->server_rank[0], roles->agent_rank[0], ls->floor_us);
+    else
+        printf("# floor: not measured (server 0 and agent 0 on different hosts, ranks sharing cores, or no shared window)\n");
     printf("# lock space %" PRIu64 " ids; locality: %s\n", roles->lock_space,
            roles->one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
     printf("# lock servers at ranks");

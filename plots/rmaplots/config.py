@@ -39,7 +39,10 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "roofline_source",
               # how --window auto chose the flavour (its measured costs vary run to run); the flavour
               # that ran is the window column
-              "window_choice"}
+              "window_choice",
+              # the hardware's cache-line round trip measured before a lock run (rma/floor.h): it
+              # varies with where the host runs the VM's CPUs, not with the configuration
+              "floor_rtt_us"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
@@ -316,7 +319,7 @@ _FORMAT = {
     "merge_fanin": lambda v: f"fan-in {v}", "simd": lambda v: f"simd {v}", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers
     "server_share": lambda v: f"{v} of ranks serve", "transport": lambda v: f"transport {v}",
-    "notify_shm": lambda v: {"on": "shm mailbox", "off": "--no-notify-shm", "unused": "no shm peers", "unavailable": "no shm window"}.get(v, f"notify_shm {v}"),
+    "notify_shm": lambda v: {"on": "shm mailbox", "off": "--notify-shm off", "unused": "no shm peers", "unavailable": "no shm window"}.get(v, f"notify_shm {v}"),
     "deadlock": lambda v: f"deadlock {v}", "lock_timeout": lambda v: f"lock timeout {v} s",
     "locks_per_txn": lambda v: f"{v} locks/txn", "warehouses": lambda v: _count(v, "warehouse", "warehouses"),
     "accounts": lambda v: _count(v, "account", "accounts"), "duration": lambda v: f"duration {v} s",
