@@ -4,20 +4,10 @@
 #include <stdint.h>
 
 #include "bench/context.h"
+#include "bench/stats.h"
 #include "rma/shm_window.h"
 
 enum { ROUNDS = 7, ITERS = 4000 };
-
-static double median_of(double *v, int n)
-{
-    for (int i = 1; i < n; i++) /* insertion sort: 7 values */
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
-}
 
 /* One round at a or b: a bumps the word in b's segment and waits for b to echo it into a's. */
 static double round_trip(_Atomic uint64_t *mine, _Atomic uint64_t *theirs, bool starts, uint64_t *next)
@@ -49,14 +39,14 @@ double rma_floor_round_trip_us(MPI_Comm comm, int a, int b, bool spin_ok)
     double t[ROUNDS], med = -1;
     if (all) {
         /* each rank polls a word of its own segment, on a cache line of its own */
-        _Atomic uint64_t *mine = pair ? (_Atomic uint64_t *)(void *)shm_window_peer(&w, rank) : NULL;
-        _Atomic uint64_t *theirs = pair ? (_Atomic uint64_t *)(void *)shm_window_peer(&w, rank == a ? b : a) : NULL;
+        _Atomic uint64_t *mine = pair ? shm_window_word(shm_window_peer(&w, rank), 0) : NULL;
+        _Atomic uint64_t *theirs = pair ? shm_window_word(shm_window_peer(&w, rank == a ? b : a), 0) : NULL;
         uint64_t next = 0;
         for (int r = 0; r < ROUNDS; r++) {
             MPI_CHECK(rank, MPI_Barrier(comm));
             if (pair) t[r] = round_trip(mine, theirs, rank == a, &next);
         }
-        if (rank == a) med = median_of(t, ROUNDS) * 1e6;
+        if (rank == a) med = stats_median(t, ROUNDS) * 1e6;
         MPI_CHECK(rank, MPI_Bcast(&med, 1, MPI_DOUBLE, a, comm));
     }
     shm_window_close(&w);

@@ -176,8 +176,7 @@ static void shm_send(notify_ep *ep, unsigned char *seg, int slot, const void *ms
 {
     memcpy(seg + ep->slot_offset + (MPI_Aint)slot * ep->msg_bytes, msg, (size_t)ep->msg_bytes);
     MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm.win));
-    _Atomic uint64_t *word = (_Atomic uint64_t *)(void *)(seg + (size_t)(slot / 64) * 8);
-    atomic_fetch_xor_explicit(word, 1ULL << (slot % 64), memory_order_release);
+    atomic_fetch_xor_explicit(shm_window_word(seg, slot / 64), 1ULL << (slot % 64), memory_order_release);
 }
 
 void notify_send(notify_ep *ep, int target, int slot, const void *msg)
@@ -253,8 +252,7 @@ static bool fetch_shm(notify_ep *ep)
 {
     bool any = false;
     for (int w = 0; w < ep->words; w++) {
-        _Atomic uint64_t *word = (_Atomic uint64_t *)(void *)(ep->shm.base + (size_t)w * 8);
-        any |= take_bits(ep, 1, w, atomic_load_explicit(word, memory_order_acquire));
+        any |= take_bits(ep, 1, w, atomic_load_explicit(shm_window_word(ep->shm.base, w), memory_order_acquire));
     }
     if (any) MPI_CHECK(ep->rank, MPI_Win_sync(ep->shm.win)); /* the payloads' stores before our loads */
     return any;

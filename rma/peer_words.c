@@ -8,11 +8,6 @@
 #include "bench/context.h"
 #include "rma/window.h"
 
-static _Atomic uint64_t *shared_word(unsigned char *segment, int w)
-{
-    return (_Atomic uint64_t *)(void *)(segment + (size_t)w * sizeof(uint64_t));
-}
-
 uint64_t peer_words_bytes(int words, int windows)
 {
     return (uint64_t)windows * rma_round_size((uint64_t)words * sizeof(uint64_t));
@@ -47,7 +42,7 @@ void peer_words_add(peer_words *pw, int target, int w, uint64_t v)
 {
     unsigned char *seg = shm_window_peer(&pw->shm, target);
     if (seg) {
-        atomic_fetch_add_explicit(shared_word(seg, w), v, memory_order_release);
+        atomic_fetch_add_explicit(shm_window_word(seg, w), v, memory_order_release);
         return;
     }
     uint64_t old = 0;
@@ -61,7 +56,7 @@ uint64_t peer_words_read(peer_words *pw, int w)
 {
     uint64_t v = 0;
     bool now = pw->shm.win == MPI_WIN_NULL || notify_pace_due(&pw->pace);
-    if (pw->shm.win != MPI_WIN_NULL) v = atomic_load_explicit(shared_word(pw->shm.base, w), memory_order_acquire);
+    if (pw->shm.win != MPI_WIN_NULL) v = atomic_load_explicit(shm_window_word(pw->shm.base, w), memory_order_acquire);
     if (now && pw->win != MPI_WIN_NULL) {
         pw->rma_last[w] = notify_read_own_word(pw->win, pw->comm, pw->rank, pw->base + w, (MPI_Aint)w * 8, pw->poll);
     } else if (now) { /* no RMA words: keep the library's other one-sided traffic moving */
@@ -79,7 +74,7 @@ unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core)
 
 void peer_words_reset(peer_words *pw, int w)
 {
-    if (pw->shm.win != MPI_WIN_NULL) atomic_store_explicit(shared_word(pw->shm.base, w), 0, memory_order_relaxed);
+    if (pw->shm.win != MPI_WIN_NULL) atomic_store_explicit(shm_window_word(pw->shm.base, w), 0, memory_order_relaxed);
     if (pw->win != MPI_WIN_NULL) {
         /* written by atomics, so reset by one too rather than by a store some libraries would not
          * order with them */

@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef struct {
@@ -32,6 +33,11 @@ void shm_window_open(shm_window *w, MPI_Comm comm, uint64_t bytes, MPI_Info info
 static inline unsigned char *shm_window_peer(const shm_window *w, int r)
 {
     return w->win != MPI_WIN_NULL && w->node_rank[r] >= 0 ? w->node_base[w->node_rank[r]] : NULL;
+}
+/* Word w of a segment, for C11 atomics: the words peers add to, toggle or ping-pong on. */
+static inline _Atomic uint64_t *shm_window_word(unsigned char *segment, int w)
+{
+    return (_Atomic uint64_t *)(void *)(segment + (size_t)w * sizeof(uint64_t));
 }
 /* Collective over comm: some rank of comm cannot reach some other through the window (ranks on
  * other nodes, or a rank without a window); the same answer on every rank. */
