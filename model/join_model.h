@@ -65,6 +65,11 @@ typedef struct {
  *  - the pass that crosses the network also puts to the other ranks of its own host:
  *    bytes_per_rank * (ranks_per_host - 1) / ranks of its tuples at bw_put_intra per rank;
  *  - ranks beyond a host's cores share them: every phase stretches by ranks_per_host / cores_per_host. */
+/* The rate P_x (MP_x) for a join with s->ranks_per_host ranks of a host running: P_x was measured
+ * with all of the calibration's ranks_per_host (the file's) running, P_x_alone (when given) with one;
+ * between them the time per tuple is interpolated linearly in the ranks sharing the host; at or
+ * above the calibration's ranks per host, or without P_x_alone, P_x itself. */
+double model_rate(const model_params *p, int i, const join_shape *s);
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes);
 double model_oversubscription(const model_params *p, const join_shape *s);
 

@@ -1,6 +1,7 @@
 /* The equation families both joins share: scans (eq. 3.1/3.19), the network share of a pass
  * (eq. 3.2-3.7), window allocation (beyond the thesis) and section 3.5's cores-per-host answer. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "model/join_model.h"
 
@@ -34,6 +35,16 @@ double model_T_put_intra(const model_params *p, const join_shape *s, double tupl
     if (!p->set[MP_bw_put_intra] || s->ranks_per_host <= 1) return 0;
     const double per_rank = (s->r_tuples + s->s_tuples) / s->ranks;
     return per_rank * (s->ranks_per_host - 1) / s->ranks * tuple_bytes / params_get(p, MP_bw_put_intra);
+}
+
+double model_rate(const model_params *p, int i, const join_shape *s)
+{
+    const double all = params_get(p, i), c = atof(p->info[MI_ranks_per_host]), r = s->ranks_per_host;
+    const int a = params_alone_of(i);
+    if (a < 0 || !p->set[a] || c <= 1 || r >= c) return all;
+    /* time per tuple from alone (r = 1) to all ranks running (r = c), linear in the ranks sharing */
+    const double t1 = 1 / params_get(p, a), tc = 1 / all, t = t1 + (tc - t1) * (r < 1 ? 0 : (r - 1) / (c - 1));
+    return 1 / t;
 }
 
 double model_oversubscription(const model_params *p, const join_shape *s)

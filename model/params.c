@@ -44,6 +44,13 @@ static int info_index(const char *name)
     return -1;
 }
 
+int params_alone_of(int i)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s_alone", table[i].name);
+    return params_index(name);
+}
+
 const char *params_name(int i) { return table[i].name; }
 const char *params_unit(int i) { return table[i].unit; }
 double params_scale(int i) { return table[i].scale; }

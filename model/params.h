@@ -31,6 +31,11 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
 #define PUT_CURVE_SIZES {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}
 enum { PUT_CURVE_N = 8 };
 
+/* A rate measured with one rank of each host running while the host's other ranks wait: a host's
+ * ranks share its memory bandwidth (and, on SMT siblings, its cores), so a rank running alone is
+ * faster than the rate measured with all of them (ranks_per_host of the file) running at once. */
+#define ALONE(X, n) X(n##_alone, "Mtuples/s", 1e6, PB_POSITIVE, #n " with one rank of the host running")
+
 /* X(name, unit, scale-to-SI, bound, description). Names follow the thesis' symbols where there is one. */
 #define MODEL_PARAMS(X)                                                                                          \
     /* join compute rates, per rank (thesis: per thread) */                                                      \
@@ -44,6 +49,10 @@ enum { PUT_CURVE_N = 8 };
     X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     X(P_partition_incache, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate at the network fan-out on blocks in cache (informational: P_partition out of cache)") \
+    X(P_pack, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge partitioning on one rank: every tuple packed into one array, no ranges (no histogram either)") \
+    /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
+    ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
+    ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (the sort-merge join's packed arrays)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
@@ -137,6 +146,8 @@ double params_scale(int i);
  * with "NAME: reason" in why. */
 int params_check_value(int i, double v, char *why, size_t whylen);
 const char *params_describe(int i);
+/* P_x_alone's index for a rate P_x that has one (ALONE), else -1. */
+int params_alone_of(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }
 void params_put(model_params *p, int i, double value); /* value in SI units */

@@ -16,18 +16,18 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
 {
     *o = (join_prediction){0};
     double n = s->r_tuples + s->s_tuples, machines = s->ranks / s->ranks_per_host;
-    o->histogram = model_T_scan(n, s->ranks, params_get(p, MP_P_scan)); /* eq. 3.1 */
+    o->histogram = model_T_scan(n, s->ranks, model_rate(p, MP_P_scan, s)); /* eq. 3.1 */
     /* eq. 3.2; with one host nothing crosses the network and bw is not needed */
     if (machines > 1)
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.8, split into its network pass (eq. 3.3-3.6) and its d-1 local passes (eq. 3.7) */
     o->rate_network_pass =
-        model_rate_network_pass(machines, s->ranks_per_host, params_get(p, MP_P_partition), o->P_network, &o->network_bound);
+        model_rate_network_pass(machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
     o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple);
-    o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, params_get(p, MP_P_partition_local));
+    o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_local, s));
     /* eq. 3.9 + 3.10: one row in Table 4.2 ("Build-Probe") */
-    o->build_probe = model_T_build(s->r_tuples, s->ranks, params_get(p, MP_P_build)) +
-                     model_T_probe(s->s_tuples, s->ranks, params_get(p, MP_P_probe));
+    o->build_probe = model_T_build(s->r_tuples, s->ranks, model_rate(p, MP_P_build, s)) +
+                     model_T_probe(s->s_tuples, s->ranks, model_rate(p, MP_P_probe, s));
     o->total = o->histogram + o->network_partition + o->local_partition + o->build_probe; /* eq. 3.11 */
     /* radix.c counts the first touch of the windows (network_partition.c) and their MPI_Win_free
      * as window_alloc */

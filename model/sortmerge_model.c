@@ -55,15 +55,21 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
 {
     *o = (join_prediction){0};
     double n = s->r_tuples + s->s_tuples, machines = s->ranks / s->ranks_per_host;
-    o->histogram = model_T_scan(n, s->ranks, params_get(p, MP_P_scan));                               /* eq. 3.1 */
-    o->partition = n / model_rate_local(s->ranks, params_get(p, MP_P_partition_range));             /* eq. 3.7 */
+    if (s->ranks <= 1 && p->set[MP_P_pack]) {
+        /* one rank: one range, so range.c neither counts (no eq. 3.1 scan) nor looks up a range per
+         * tuple; it packs every tuple into one array, at P_pack */
+        o->partition = n / model_rate(p, MP_P_pack, s);
+    } else {
+        o->histogram = model_T_scan(n, s->ranks, model_rate(p, MP_P_scan, s));                           /* eq. 3.1 */
+        o->partition = n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_range, s));         /* eq. 3.7 */
+    }
     /* beyond the thesis: the partitioning writes fresh packed arrays, 8 bytes per tuple */
     if (p->set[MP_t_touch_per_byte]) o->partition += n / s->ranks * 8 * params_get(p, MP_t_touch_per_byte);
     if (machines > 1)
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.13-3.15: P_sort, compute- or network-bound; eq. 3.16: T_sort = (|R|+|S|) / P_sort */
     o->rate_network_pass =
-        model_rate_network_pass(machines, s->ranks_per_host, params_get(p, MP_P_sort_run), o->P_network, &o->network_bound);
+        model_rate_network_pass(machines, s->ranks_per_host, model_rate(p, MP_P_sort_run, s), o->P_network, &o->network_bound);
     o->sort = n / o->rate_network_pass + model_T_put_intra(p, s, 8); /* packed runs */
     bool fixed_depth = p->set[MP_merge_depth] && params_get(p, MP_merge_depth) > 0;
     if (!fixed_depth || p->set[MP_sort_run_length]) {
@@ -76,9 +82,9 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         o->merge_depth_r = model_merge_depth(o->runs_r, s->ranks, params_get(p, MP_merge_fanin)); /* eq. 3.17 */
         o->merge_depth_s = model_merge_depth(o->runs_s, s->ranks, params_get(p, MP_merge_fanin));
     }
-    o->merge = model_T_merge(o->merge_depth_r, s->r_tuples, s->ranks, params_get(p, MP_P_merge)) + /* eq. 3.18 */
-               model_T_merge(o->merge_depth_s, s->s_tuples, s->ranks, params_get(p, MP_P_merge));
-    o->match = model_T_scan(n, s->ranks, params_get(p, MP_P_match));                                 /* eq. 3.19 */
+    o->merge = model_T_merge(o->merge_depth_r, s->r_tuples, s->ranks, model_rate(p, MP_P_merge, s)) + /* eq. 3.18 */
+               model_T_merge(o->merge_depth_s, s->s_tuples, s->ranks, model_rate(p, MP_P_merge, s));
+    o->match = model_T_scan(n, s->ranks, model_rate(p, MP_P_match, s));                                 /* eq. 3.19 */
     o->total = o->histogram + o->partition + o->sort + o->merge + o->match;                          /* eq. 3.20 */
     /* sortmerge.c's window_alloc faults the windows in (own pages, and the peers' pages this rank
      * puts into) as the radix join's does: t_win_touch_per_byte; P_sort_run is calibrated on

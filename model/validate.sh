@@ -80,6 +80,10 @@ launch() {
         cmd=(env OMPI_MCA_mpi_yield_when_idle=1 "$netem" launch "${net[@]}" --mpi "$1" -n "$3" --per-host $(($3 / 2)) --)
     elif [ "$1" = mpich ]; then
         cmd=(mpirun.mpich -n "$3")
+    elif [ "$3" -gt "$cores" ]; then
+        # ranks beyond the cores share them: Open MPI's own polling yields too, as in jobs/lib.sh
+        # (the model's oversubscription term is time sharing, not ranks spinning through their slices)
+        cmd=(env OMPI_MCA_mpi_yield_when_idle=1 mpirun.openmpi -n "$3")
     else
         cmd=(mpirun.openmpi -n "$3")
     fi
@@ -124,7 +128,7 @@ for lib in $libs; do
         run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
             --output "$d/transport-2hosts.txt"
         # one host's parameters with the transport's replaced; the namespace hosts share this
-        # machine's cores
+        # machine's cores and memory, so no rank of theirs runs alone (no P_*_alone)
         /usr/bin/python3 - "$d/params.txt" "$d/transport-2hosts.txt" "$((cores / 2 > 0 ? cores / 2 : 1))" \
             >"$d/params-2hosts.txt" <<'PY' || echo "  no transport parameters between the hosts: see $d/calibrate-2hosts.txt"
 import re, sys
@@ -135,7 +139,7 @@ if not any(name(l) == "bw_host" for l in net):
     sys.exit(1)
 have = {name(l) for l in net}
 for l in open(sys.argv[1]):
-    if "=" in l and not l.startswith("#") and (name(l) in have or name(l) == "cores_per_host"):
+    if "=" in l and not l.startswith("#") and (name(l) in have or name(l) == "cores_per_host" or name(l).endswith("_alone")):
         continue
     sys.stdout.write(l)
 sys.stdout.write("".join(net))

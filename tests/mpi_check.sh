@@ -24,10 +24,13 @@ done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_mpi_yield_when_idle=1 HWLOC_HIDE_ERRORS=1
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.err"' EXIT
 echo "+ $mpirun -n $np $*"
-timeout -k 10 "$timeout_s" "$mpirun" -n "$np" "$@" >"$out" 2>&1
+# stdout and stderr apart, then stderr after stdout: the launcher forwards the ranks' two streams
+# in chunks that need not end at a line, so one file for both can cut a line of one with the other
+timeout -k 10 "$timeout_s" "$mpirun" -n "$np" "$@" >"$out" 2>"$out.err"
 rc=$?
+cat "$out.err" >>"$out"
 cat "$out"
 fail=0
 # Open MPI 4.0/4.1's launcher can see a rank's output end before its exit and then reports it as

@@ -25,6 +25,7 @@ typedef struct {
     /* set by calibrate_compute for its parts: */
     int warmup;            /* untimed first repetitions per kernel (1 in the first round, 0 after) */
     int window;            /* the joins' window flavour (win_flavor, --window of the join; auto resolved) */
+    int alone;             /* calibrate_time: only each host's first rank runs (P_*_alone) */
 } calibrate_opts;
 
 /* Collective. Each sets the parameters it measures in p (identical on every rank afterwards). */

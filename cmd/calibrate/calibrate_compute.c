@@ -41,6 +41,23 @@ void calibrate_plausibility(const bench_ctx *ctx, model_params *p)
     }
 }
 
+/* The median over the rounds of each parameter they set, into p (every rank agrees: inputs were
+ * reduced). alone: only the rates that have a P_x_alone twin, into the twin. */
+static void keep_medians(const calibrate_opts *o, const model_params *round, int alone, int ranks_per_host, model_params *p)
+{
+    for (int i = 0; i < MP_COUNT; i++) {
+        const int to = alone ? params_alone_of(i) : i;
+        if (!round[0].set[i] || to < 0 || p->set[to]) continue;
+        double v[CALIBRATE_ROUNDS_MAX];
+        for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
+        if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, to, v, (int)o->rounds); /* rates only */
+        params_put(p, to, calibrate_median(v, (int)o->rounds));
+        if (!alone) memcpy(p->bench[i], round[o->rounds - 1].bench[i], sizeof p->bench[i]);
+        else snprintf(p->bench[to], sizeof p->bench[to], "as %s, by 1 of the %d ranks of each host (the others wait)", params_name(i),
+                      ranks_per_host);
+    }
+}
+
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     join_opts jo;
@@ -71,19 +88,15 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
 
     model_params *round = malloc((size_t)o->rounds * sizeof *round);
     if (!round) calibrate_fail(ctx, "the calibration rounds");
-    for (int k = 0; k < o->rounds; k++) {
-        round[k] = *p;
-        oo.warmup = k == 0; /* caches, page tables and the MPI library are warm after the first round */
-        calibrate_radix(ctx, &oo, &jo, &w, r, s, &round[k]);
-        calibrate_sortmerge(ctx, &oo, &jo, &w, r, s, &round[k]);
-    }
-    for (int i = 0; i < MP_COUNT; i++) {
-        if (!round[0].set[i] || p->set[i]) continue;
-        double v[CALIBRATE_ROUNDS_MAX];
-        for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
-        if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, i, v, (int)o->rounds); /* rates only */
-        params_put(p, i, calibrate_median(v, (int)o->rounds)); /* same on every rank: inputs were reduced */
-        memcpy(p->bench[i], round[o->rounds - 1].bench[i], sizeof p->bench[i]);
+    /* all ranks at once, then (when a host has several) each host's first rank alone: P_*_alone */
+    for (oo.alone = 0; oo.alone <= (ctx->ranks_per_host > 1); oo.alone++) {
+        for (int k = 0; k < o->rounds; k++) {
+            round[k] = *p;
+            oo.warmup = k == 0; /* caches, page tables and the MPI library are warm after the first round */
+            calibrate_radix(ctx, &oo, &jo, &w, r, s, &round[k]);
+            calibrate_sortmerge(ctx, &oo, &jo, &w, r, s, &round[k]);
+        }
+        keep_medians(o, round, oo.alone, ctx->ranks_per_host, p);
     }
     free(round);
     mem_free_large(r, w.r_n * sizeof(tuple_t));

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
@@ -37,6 +38,27 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
     return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM);
 }
 
+/* o->alone: only the first rank of each host runs; the mean over hosts of its rate */
+static bool runs_body(const bench_ctx *ctx, const calibrate_opts *o) { return !o->alone || ctx->host_rank == 0; }
+
+/* A barrier whose waiting ranks sleep: under o->alone the idle ranks wait here while one rank per
+ * host computes, and a rank spinning in MPI_Barrier would take the memory bus or, on SMT
+ * siblings, the core the one running shares. */
+static void sleepy_barrier(const bench_ctx *ctx)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_CHECK(ctx->rank, MPI_Ibarrier(ctx->comm, &req));
+    const struct timespec nap = {0, 50000};
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE)) nanosleep(&nap, NULL);
+}
+
+static double alone_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
+{
+    double med = ctx->host_rank == 0 ? calibrate_median(t, reps) : 0;
+    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM) * ctx->size / ctx->hosts;
+}
+
 uint64_t calibrate_mix(uint64_t *state)
 {
     uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
@@ -46,18 +68,20 @@ uint64_t calibrate_mix(uint64_t *state)
 }
 
 /* Times `body(arg)` reps times after o->warmup untimed runs, all ranks starting together; the
- * mean over ranks of n / (this rank's median). */
+ * mean over ranks of n / (this rank's median). With o->alone only each host's first rank runs. */
 double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg)
 {
     double t[REPS_MAX];
     if (reps > REPS_MAX) reps = REPS_MAX;
+    const bool run = runs_body(ctx, o);
     for (int k = -o->warmup; k < reps; k++) {
-        MPI_Barrier(ctx->comm);
+        if (o->alone) sleepy_barrier(ctx);
+        else MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
-        body(arg);
+        if (run) body(arg);
         if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
-    return calibrate_rate_of(ctx, t, reps, n);
+    return o->alone ? alone_rate_of(ctx, t, reps, n) : calibrate_rate_of(ctx, t, reps, n);
 }
 
 typedef struct {

@@ -4,6 +4,7 @@
  *   P_partition_range  the scatter of the range partitioning: smj_part_of over the splitters of
  *                      `ranks` equal key ranges and smj_pack into a packed array laid out by range
  *                      (its counting pass is the eq. 3.1 scan, its fresh array t_touch_per_byte)
+ *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
  *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
  *   P_match            smj_match over the two sorted relations */
@@ -42,6 +43,13 @@ static void range_body(void *a)
             out[pos[q]++] = smj_pack(t[i].key, i, b->rid_bits);
         }
     }
+}
+
+/* the one-rank partition: each relation packed in order into one array (sub: the lowest key 1) */
+static void pack_body(void *a)
+{
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++) smj_pack_all(b->rel[rel], b->n[rel], b->rid_bits, UINT64_C(1) << b->rid_bits, b->packed[rel]);
 }
 
 static void sort_body(void *a)
@@ -127,6 +135,10 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     params_put(p, MP_P_partition_range, calibrate_time(ctx, o, reps, (double)n, range_body, &b));
     snprintf(how, sizeof how, "smj_part_of + smj_pack scatter into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_range, how, 24);
+
+    params_put(p, MP_P_pack, calibrate_time(ctx, o, reps, (double)n, pack_body, &b));
+    snprintf(how, sizeof how, "smj_pack_all, one range, %llu tuples per rank", (unsigned long long)n);
+    calibrate_note(p, MP_P_pack, how, 24);
 
     params_put(p, MP_P_sort_run, calibrate_time(ctx, o, reps, (double)n, sort_body, &b));
     params_put(p, MP_sort_run_length, (double)b.run);

@@ -83,8 +83,7 @@ static void scatter_packed(const tuple_t *t, uint64_t n, const uint64_t *spl, in
     memcpy(pos, start, (size_t)P * sizeof *pos);
     for (int p = 0; p < P; p++) sub[p] = (smj_part_base(spl, p) << rid_bits) + rid_base;
     if (P == 1) {
-        const uint64_t sub0 = sub[0];
-        for (uint64_t i = 0; i < n; i++) out[i] = (t[i].key << rid_bits) + t[i].rid - sub0;
+        smj_pack_all(t, n, rid_bits, sub[0], out);
         return;
     }
     for (uint64_t i = 0; i < n; i++) {

@@ -100,6 +100,14 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
 /* key: the offset from its range's lowest key; rid: the offset from the relation's first record id */
 static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }
 
+/* One range (one rank): every tuple packed in order, (key << rid_bits) + rid - sub with sub = the
+ * range's (lowest key << rid_bits) + the relation's first record id, mod 2^64 (exact: the result
+ * fits). No range lookup and no histogram: the sort-merge partition on one rank (P_pack). */
+static inline void smj_pack_all(const tuple_t *t, uint64_t n, int rid_bits, uint64_t sub, uint64_t *out)
+{
+    for (uint64_t i = 0; i < n; i++) out[i] = (t[i].key << rid_bits) + t[i].rid - sub;
+}
+
 /* Default run length (tuples): a run, its sorted copy and the sort's scratch fit L2. */
 size_t smj_default_run_size(void);
 

@@ -9,6 +9,7 @@
  * for it. With 16 ranks per host it would be network-bound (97.5 < 119), consistent with the
  * thesis' observation that fewer ranks per node run faster. */
 #include <math.h>
+#include <stdio.h>
 
 #include "tests/check.h"
 #include "model/join_model.h"
@@ -152,15 +153,21 @@ static void one_rank(void)
     CHECK(fabs(m.throughput - 3e6 / m.total) < 1e-6);
 }
 
+/* Made-up rates of both joins' primitives (no window allocation, network or alone rates). */
+static void both_joins_params(model_params *p)
+{
+    params_init(p);
+    set(p, "P_scan=200"); set(p, "P_partition=100"); set(p, "P_partition_local=50");
+    set(p, "P_build=80"); set(p, "P_probe=40");
+    set(p, "P_partition_range=60"); set(p, "P_sort_run=30"); set(p, "P_merge=90"); set(p, "P_match=300");
+    set(p, "sort_run_length=65536"); set(p, "merge_fanin=16");
+}
+
 /* The terms beyond the thesis: each absent without its parameter, each adding what it says. */
 static void beyond_thesis(void)
 {
     model_params p;
-    params_init(&p);
-    set(&p, "P_scan=200"); set(&p, "P_partition=100"); set(&p, "P_partition_local=50");
-    set(&p, "P_build=80"); set(&p, "P_probe=40");
-    set(&p, "P_partition_range=60"); set(&p, "P_sort_run=30"); set(&p, "P_merge=90"); set(&p, "P_match=300");
-    set(&p, "sort_run_length=65536"); set(&p, "merge_fanin=16");
+    both_joins_params(&p);
     join_shape s = {.ranks = 4, .ranks_per_host = 4, .r_tuples = 4e6, .s_tuples = 8e6, .radix_local_passes = 1,
                     .window_bytes_per_tuple = 8};
     join_prediction r0, r1, m0, m1;
@@ -180,6 +187,42 @@ static void beyond_thesis(void)
     set(&p, "cores_per_host=2");
     model_radix_join(&p, &s, &r1);
     CHECK(fabs(r1.total - 2 * r0.total) < 1e-12 && fabs(r1.build_probe - 2 * r0.build_probe) < 1e-15);
+}
+
+/* Rates with fewer ranks of a host running than at calibration (P_*_alone), and the sort-merge
+ * partition of one rank (P_pack, no histogram). */
+static void ranks_sharing(void)
+{
+    model_params p;
+    both_joins_params(&p);
+    join_shape one = {.ranks = 1, .ranks_per_host = 1, .r_tuples = 1e6, .s_tuples = 2e6, .radix_local_passes = 1,
+                      .window_bytes_per_tuple = 8};
+    join_shape two = one, three = one;
+    two.ranks = two.ranks_per_host = 2;
+    three.ranks = three.ranks_per_host = 3;
+    join_prediction a, b;
+    /* no P_partition_alone, or no calibration ranks per host: P_partition as it is */
+    model_radix_join(&p, &one, &a);
+    CHECK(fabs(a.network_partition - 3e6 / 100e6) < 1e-15);
+    set(&p, "P_partition_alone=200");
+    model_radix_join(&p, &one, &b);
+    CHECK(fabs(b.network_partition - a.network_partition) < 1e-15);
+    /* calibrated with 3 ranks per host: alone at 1, all at 3, halfway in time per tuple at 2 */
+    snprintf(p.info[MI_ranks_per_host], sizeof p.info[MI_ranks_per_host], "3");
+    CHECK(fabs(model_rate(&p, MP_P_partition, &one) - 200e6) < 1e-3);
+    CHECK(fabs(model_rate(&p, MP_P_partition, &two) - 1 / (0.5 / 200e6 + 0.5 / 100e6)) < 1e-3);
+    CHECK(fabs(model_rate(&p, MP_P_partition, &three) - 100e6) < 1e-3);
+    CHECK(fabs(model_rate(&p, MP_P_scan, &one) - 200e6) < 1e-3); /* no P_scan_alone */
+    model_radix_join(&p, &one, &b);
+    CHECK(fabs(b.network_partition - 3e6 / 200e6) < 1e-15 && fabs(b.histogram - a.histogram) < 1e-15);
+    /* sort-merge on one rank: without P_pack the thesis' histogram + partition; with it a pack alone */
+    model_sortmerge_join(&p, &one, &a);
+    CHECK(fabs(a.histogram - 3e6 / 200e6) < 1e-15 && fabs(a.partition - 3e6 / 60e6) < 1e-15);
+    set(&p, "P_pack=500");
+    model_sortmerge_join(&p, &one, &b);
+    CHECK(b.histogram == 0 && fabs(b.partition - 3e6 / 500e6) < 1e-15);
+    model_sortmerge_join(&p, &two, &b); /* two ranks: ranges again */
+    CHECK(b.histogram > 0 && fabs(b.partition - 3e6 / (2 * 60e6)) < 1e-15);
 }
 
 static void cores_per_host(void)
@@ -204,6 +247,7 @@ int main(void)
     bound_switch();
     one_rank();
     beyond_thesis();
+    ranks_sharing();
     cores_per_host();
     CHECK_DONE();
 }
