@@ -5,7 +5,7 @@
  * mapping of a peer's pages on the host, rma_window_map_runs), measured on a small window of every
  * rank at once or given (calibrate's t_win_cost_* parameters); with MPICH before 4.1 it takes the
  * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring, and on a host with more
- * ranks than cores the library default (MPI_Win_allocate) without measuring. */
+ * than two ranks per core the library default (MPI_Win_allocate) without measuring. */
 #ifndef RMB_WINDOW_AUTO_H
 #define RMB_WINDOW_AUTO_H
 #include <stdint.h>
@@ -27,13 +27,17 @@ win_flavor rma_window_cheapest(const double cost[WIN_FLAVORS]);
 /* Whether this MPI library may measure and choose (MPICH before 4.1 may not: RMA_JOIN_DEFAULT_FLAVOR). */
 int rma_window_auto_allowed(void);
 
+/* Whether the hosts' ranks are few enough for the pick (at most two per core); above, the library
+ * default. */
+int rma_window_auto_crowd_ok(const bench_ctx *ctx);
+
 /* Collective over ctx->comm: this rank's cost per byte of each flavour, the slowest rank's, in
  * cost[]: a window of `bytes` per rank allocated, faulted in (rma_window_prefault) and freed, the
  * flavours interleaved over `rounds` rounds, the fastest round kept. */
 void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS]);
 
 /* Collective: fills *out and makes out->chosen the flavour WIN_AUTO means in this process from
- * now on (RMA_JOIN_DEFAULT_FLAVOR with MPICH < 4.1 or on an oversubscribed host). given: costs in s/B (calibrate's parameters) used when every one is positive, else NULL
+ * now on (RMA_JOIN_DEFAULT_FLAVOR with MPICH < 4.1 or above two ranks per core). given: costs in s/B (calibrate's parameters) used when every one is positive, else NULL
  * or measured once on min(max(window_bytes, 256 KiB), 4 MiB) per rank. */
 void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out);
 
