@@ -34,9 +34,15 @@ double model_throughput(double agents, double t_tx);
  * solved by exact mean value analysis over 1..A customers. Throughput = A / t_tx (eq. 5.4 with the
  * erratum). With t_server = t_ack = t_agent = 0 (or unset) the servers have no demand, nothing
  * queues and t_tx is eq. 5.3 (Table 5.1 is this case).
- * Oversubscription: ranks beyond the host's cores (cores_per_host) share them; every time
- * stretches by ranks_per_host / cores_per_host (a first-order term: the polling ranks take their
- * time slices in turn). */
+ * Oversubscription: ranks beyond the host's cores (cores_per_host) share them, m = ranks_per_host /
+ * cores_per_host ranks per core. A rank sharing its core polls without spinning (yields, then
+ * sleeps: rma/notify.h), so a message is seen only once its receiver is scheduled again: that
+ * wait, not the cache-line transfer of t_local_comm, is a message's cost. With t_shared_comm (the
+ * notified-put round trip of two ranks pinned to one core, halved) every message of a host costs
+ * t_shared_comm (between hosts: t_remote_comm plus the same wait), and only the ranks' own work
+ * (t_server, t_ack, t_clean_up's answer, t_agent) stretches by m; the MVA is unchanged, since the
+ * server still serves its agents one message after the other. Without t_shared_comm every time
+ * stretches by m (a first-order term: the polling ranks take their time slices in turn). */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
     double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
@@ -51,7 +57,9 @@ typedef struct {
     double t_end;           /* release acknowledgement beyond t_clean_up */
     double contacts;        /* C: servers a transaction contacts */
     double server_util;     /* utilisation of one server */
-    double oversubscription; /* factor applied to all times (1: none) */
+    double oversubscription; /* ranks per core m (1: none): the stretch of all times, or with
+                              * t_shared_comm of the ranks' own work only */
+    double t_shared_comm;    /* a message's time when ranks share cores (0: not used) */
 } lock_prediction;
 
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *out);

@@ -74,10 +74,15 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
                100 * (tp - in->measured_throughput) / in->measured_throughput);
     else
         printf("%-34s %12s %12.4f\n", "throughput [M tx/s]", "-", tp / 1e6);
-    printf("model: t_tx = eq. 5.3 %.3f us + release ack %.3f + agent %.3f + servers' service %.3f + waiting %.3f us, x %.2f oversubscription "
+    char over[160];
+    if (pr->t_shared_comm > 0)
+        snprintf(over, sizeof over, "ranks share cores: messages at t_shared_comm %.3f us, own work x %.2f", pr->t_shared_comm * 1e6,
+                 pr->oversubscription);
+    else snprintf(over, sizeof over, "x %.2f oversubscription", pr->oversubscription);
+    printf("model: t_tx = eq. 5.3 %.3f us + release ack %.3f + agent %.3f + servers' service %.3f + waiting %.3f us, %s "
            "(%.2f servers contacted, server utilisation %.0f%%)\n",
            pr->t_thesis * 1e6, pr->t_end * 1e6, (p.set[MP_t_agent] ? params_get(&p, MP_t_agent) : 0) * 1e6, pr->t_service * 1e6,
-           pr->t_wait * 1e6, pr->oversubscription, pr->contacts, 100 * pr->server_util);
+           pr->t_wait * 1e6, over, pr->contacts, 100 * pr->server_util);
     printf("model: %.0f agents, %.0f servers, %.2f locks per transaction (MVA, model/lock_model.h), parameters %s%s\n", in->agents,
            in->servers, in->locks_per_txn, p.source, note);
     m->measured_throughput = in->measured_throughput;
