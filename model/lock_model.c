@@ -50,8 +50,10 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     model_params sp;
     if (shared) {
         sp = *p;
-        const double extra = params_get(p, MP_t_shared_comm) - params_get(p, MP_t_local_comm);
-        params_put(&sp, MP_t_local_comm, params_get(p, MP_t_shared_comm));
+        /* a round trip costs a turn of every rank of the host; the calibration's pair had 2 */
+        const double t_msg = params_get(p, MP_t_shared_comm) * s->ranks_per_host / 2;
+        const double extra = t_msg - params_get(p, MP_t_local_comm);
+        params_put(&sp, MP_t_local_comm, t_msg);
         if (p->set[MP_t_remote_comm] && extra > 0) params_put(&sp, MP_t_remote_comm, params_get(p, MP_t_remote_comm) + extra);
         p = &sp;
         o->t_shared_comm = params_get(p, MP_t_local_comm);
