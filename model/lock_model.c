@@ -50,8 +50,8 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     model_params sp;
     if (shared) {
         sp = *p;
-        /* a round trip costs a turn of every rank of the host; the calibration's pair had 2 */
-        const double t_msg = params_get(p, MP_t_shared_comm) * s->ranks_per_host / 2;
+        /* a round trip costs a turn of every rank of a core; the calibration's pair had 2 */
+        const double t_msg = params_get(p, MP_t_shared_comm) * o->oversubscription / 2;
         const double extra = t_msg - params_get(p, MP_t_local_comm);
         params_put(&sp, MP_t_local_comm, t_msg);
         if (p->set[MP_t_remote_comm] && extra > 0) params_put(&sp, MP_t_remote_comm, params_get(p, MP_t_remote_comm) + extra);

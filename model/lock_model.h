@@ -39,13 +39,16 @@ double model_throughput(double agents, double t_tx);
  * sleeps: rma/notify.h), so a message is seen only once its receiver is scheduled again: that
  * wait, not the cache-line transfer of t_local_comm, is a message's cost. t_shared_comm is half
  * the notified-put round trip of two ranks pinned to one core: one turn of a rank (switch, poll,
- * answer, yield). A round trip takes a turn of every polling rank of the host (R = ranks_per_host;
- * measured on 2 cores with Open MPI not yielding itself, 3-8 ranks, 1 server: the round trip was
- * 19-41, 32, 61-121, 65-294 us against R t_shared_comm = 24, 32, 47, 63 us, so the cores did not
- * take turns in parallel), so a message costs t_shared_comm R / 2 (between hosts: t_remote_comm plus
- * the same wait), and only the ranks' own work (t_server, t_ack, t_clean_up's answer, t_agent)
- * stretches by m; the MVA is unchanged: the server still serves its agents one message after the
- * other. Without t_shared_comm every time stretches by m (a first-order term). */
+ * answer, yield). A round trip takes a turn of every rank of a core, m of them (the calibration's
+ * pair: 2), so a message costs t_shared_comm m / 2 (between hosts: t_remote_comm plus the same
+ * wait), and only the ranks' own work (t_server, t_ack, t_clean_up's answer, t_agent) stretches by
+ * m; the MVA is unchanged: the server still serves its agents one message after the other. This
+ * assumes the cores take turns in parallel and no other program's tasks take turns (on this 2-vCPU
+ * VM, when other jobs ran, 4 ranks took turns as on one core: half the throughput), and an MPI
+ * library that does not yield in its own progress (Open MPI does when mpirun knows the host is
+ * oversubscribed, mpi_yield_when_idle: each flush of a notified put gives the core away, 5-10x
+ * slower on 4 ranks, which the calibration, not oversubscribed, does not see).
+ * Without t_shared_comm every time stretches by m (a first-order term). */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
     double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
