@@ -20,6 +20,7 @@
  * outside the pair wait in MPI calls. */
 #include <sched.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
@@ -208,9 +209,12 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local
         double rtt[ROUNDS], send[ROUNDS];
         ping_pong(ctx, ep, local, rtt, send, true);
         put_rounds(p, MP_t_shared_comm, rtt, 0.5);
+        /* Open MPI yields in its own progress when told (mpirun does when it oversubscribes): the
+         * lock runs are then several times slower, so the file says which way this was measured */
+        const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
         snprintf(p->bench[MP_t_shared_comm], sizeof p->bench[MP_t_shared_comm],
-                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, %d rounds of %d",
-                 local, cpu, ROUNDS, ITERS_SHARED);
+                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, %d rounds of %d%s%s",
+                 local, cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
     }
     if (pair && pinned && sched_setaffinity(0, sizeof saved, &saved) != 0)
         fprintf(stderr, "rmabench: calibrate: rank %d: could not restore its CPU affinity\n", ctx->rank);
