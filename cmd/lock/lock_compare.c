@@ -85,6 +85,10 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
            pr->t_wait * 1e6, over, pr->contacts, 100 * pr->server_util);
     printf("model: %.0f agents, %.0f servers, %.2f locks per transaction (MVA, model/lock_model.h), parameters %s%s\n", in->agents,
            in->servers, in->locks_per_txn, p.source, note);
+    if (pr->t_shared_comm > 0 && in->mpi_yields)
+        printf("model: note: the MPI library yields in its own progress here (Open MPI's mpi_yield_when_idle, on when mpirun "
+               "oversubscribes): each notified put gives the core away, which t_shared_comm holds only when calibrated so "
+               "(model/lock_model.h)\n");
     m->measured_throughput = in->measured_throughput;
     m->t_tx = t;
     m->throughput = tp;
