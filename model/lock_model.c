@@ -61,14 +61,17 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     const double work = shared ? o->oversubscription : 1; /* stretch of the ranks' own work */
     o->t_thesis = model_t_tx(p, n, s->remote_prob);
     const double t_comm = (1 - s->remote_prob) * model_t_comm(p, 1) + (s->remote_prob > 0 ? s->remote_prob * model_t_comm(p, 0) : 0);
-    const double t_server = opt_param(p, MP_t_server) * work, t_ack = opt_param(p, MP_t_ack) * work;
+    /* a library yielding in its own progress takes the server's core after every answer: one
+     * message per turn, a message's time (model/lock_model.h) */
+    const bool turn_each = shared && s->mpi_yields;
+    const double t_server = turn_each ? o->t_shared_comm : opt_param(p, MP_t_server) * work, t_ack = opt_param(p, MP_t_ack) * work;
     o->contacts = S * (1 - pow(1 - 1 / S, n));
     /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
     o->t_end = t_ack > 0 ? t_comm + t_ack : 0;
     /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
      * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
      * so it leaves the agent's delay and counts once, where queueing sees it. */
-    const double t_answer = t_server > 0 ? opt_param(p, MP_t_clean_up) * work : 0;
+    const double t_answer = turn_each ? t_server : t_server > 0 ? opt_param(p, MP_t_clean_up) * work : 0;
     const double delay = o->t_thesis - n * t_answer + o->t_end + opt_param(p, MP_t_agent) * work;
     /* service demand of one transaction at one server */
     o->t_service = (n + (t_ack > 0 ? o->contacts : 0)) * t_server;

@@ -46,13 +46,16 @@ double model_throughput(double agents, double t_tx);
  * assumes the cores take turns in parallel and no other program's tasks take turns (on this 2-vCPU
  * VM, when other jobs ran, 4 ranks took turns as on one core: half the throughput), and an MPI
  * library that does not yield in its own progress (Open MPI does when mpirun knows the host is
- * oversubscribed, mpi_yield_when_idle: each flush of a notified put gives the core away and the
- * server answers one message per turn; 1 server/3 agents and 2/2 on 2 cores ran at 2.5-2.9 K tx/s
- * instead of 15-19 K and 11-14 K, which the calibration, not oversubscribed, does not see).
+ * oversubscribed, mpi_yield_when_idle: each flush of a notified put gives the core away; 1 server/3
+ * agents and 2/2 on 2 cores ran at 2.5-2.9 K tx/s instead of 15-19 K and 11-14 K). With such a
+ * library (mpi_yields) the server serves one message per turn: its service per message is a
+ * message's time, which the answer's share of the round trip was; t_shared_comm must then be
+ * calibrated with the library yielding too (OMPI_MCA_mpi_yield_when_idle=1: 4x longer).
  * Without t_shared_comm every time stretches by m (a first-order term). */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
     double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
+    bool mpi_yields;       /* the MPI library yields in its own progress (with t_shared_comm only) */
 } lock_shape;
 
 typedef struct {

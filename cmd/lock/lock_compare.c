@@ -58,7 +58,7 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     for (int k = 0; k < 2; k++)
         if (profile[k][0]) printf("model: %s\n", profile[k]);
     lock_shape shape = {.agents = in->agents, .servers = in->servers, .n_locks = in->locks_per_txn,
-                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host};
+                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host, .mpi_yields = in->mpi_yields};
     model_lock(&p, &shape, &m->pred);
     const lock_prediction *pr = &m->pred;
     double t = pr->t_tx, tp = pr->throughput;
@@ -87,8 +87,8 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
            in->servers, in->locks_per_txn, p.source, note);
     if (pr->t_shared_comm > 0 && in->mpi_yields)
         printf("model: note: the MPI library yields in its own progress here (Open MPI's mpi_yield_when_idle, on when mpirun "
-               "oversubscribes): each notified put gives the core away, which t_shared_comm holds only when calibrated so "
-               "(model/lock_model.h)\n");
+               "oversubscribes): the servers serve one message per turn, and t_shared_comm holds only when calibrated with "
+               "OMPI_MCA_mpi_yield_when_idle=1 too (model/lock_model.h)\n");
     m->measured_throughput = in->measured_throughput;
     m->t_tx = t;
     m->throughput = tp;

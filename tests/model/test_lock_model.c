@@ -119,6 +119,20 @@ int main(void)
     /* more agents at one server queue behind each other: the MVA still applies */
     model_lock(&q, &(lock_shape){.agents = 3, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
     CHECK(pr2.t_wait > 0 && pr2.throughput > one.throughput && pr2.throughput < 3 * one.throughput);
+    /* a library yielding in its own progress: the server serves one message (40 us) per turn, so
+     * agents saturate it at 1 / (11 messages x 40 us); the answer leaves the agent's delay */
+    lock_shape ys = {.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4, .mpi_yields = true};
+    model_lock(&q, &ys, &pr);
+    CHECK(fabs(pr.t_service - 11 * 40e-6) < 1e-15 && fabs(pr.t_tx - (one.t_tx - one.t_service + 10 * 2 * 2.5e-6 - 10 * 40e-6 + pr.t_service)) < 1e-15);
+    ys.agents = 64;
+    model_lock(&q, &ys, &pr);
+    CHECK(pr.throughput <= 1 / (11 * 40e-6) + 1e-6 && pr.throughput > 0.95 / (11 * 40e-6));
+    /* ... and without t_shared_comm the flag changes nothing (every time stretches by m) */
+    model_params nos = q;
+    nos.set[MP_t_shared_comm] = false;
+    model_lock(&nos, &ys, &pr);
+    model_lock(&nos, &(lock_shape){.agents = 64, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
+    CHECK(pr.t_tx == pr2.t_tx && pr.oversubscription == 2 && pr.t_shared_comm == 0);
 
     /* lock_compare: reads a file, predicts Table 5.1's 5% column, fills the CSV columns */
     char path[] = "/tmp/rmb-lockcmp-XXXXXX";
