@@ -98,7 +98,7 @@ int main(void)
     set(&q, "t_shared_comm=40");
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr);
     {
-        double want = 20 * 40e-6 + 10 * 0.5e-6 + 2.5e-6 /* eq. 5.3 at 40 us */ - 10 * 2 * 2.5e-6 /* answers */
+        double want = 20 * 40e-6 + 10 * 2 * 0.5e-6 + 2 * 2.5e-6 /* eq. 5.3 at 40 us */ - 10 * 2 * 2.5e-6 /* answers */
                       + (40e-6 + 2 * 0.25e-6) /* end */ + 2 * 2e-6 /* agent */ + 11 * 2 * 1e-6 /* served */;
         CHECK(fabs(pr.t_tx - want) < 1e-15 && fabs(pr.t_shared_comm - 40e-6) < 1e-18 && fabs(pr.oversubscription - 2) < 1e-12);
     }
@@ -115,7 +115,20 @@ int main(void)
     CHECK(fabs(pr.t_shared_comm - 80e-6) < 1e-18 && pr.t_tx > 1.9 * one.t_tx);
     /* between hosts the receiver's wait adds to the wire: t_remote_comm + 40 us - t_local_comm */
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 1, .remote_prob = 1, .ranks_per_host = 4}, &pr);
-    CHECK(fabs(pr.t_thesis - (2 * (5.6e-6 + 37e-6) + 0.5e-6 + 8.5e-6 + 2.5e-6)) < 1e-15);
+    CHECK(fabs(pr.t_thesis - (2 * (5.6e-6 + 37e-6) + 2 * (0.5e-6 + 8.5e-6 + 2.5e-6))) < 1e-15);
+    /* a message slower to send than the turns (over a network: 30 us here) stretches instead, as
+     * every time does without t_shared_comm */
+    {
+        model_params slow = q, nos = q;
+        set(&slow, "t_local_comm=30"); set(&slow, "t_remote_comm=60");
+        nos = slow;
+        nos.set[MP_t_shared_comm] = false;
+        lock_prediction a, b;
+        lock_shape sh = {.agents = 2, .servers = 2, .n_locks = 10, .remote_prob = 0.5, .ranks_per_host = 4};
+        model_lock(&slow, &sh, &a);
+        model_lock(&nos, &sh, &b);
+        CHECK(fabs(a.t_tx - b.t_tx) < 1e-15 && fabs(a.t_shared_comm - 60e-6) < 1e-18);
+    }
     /* more agents at one server queue behind each other: the MVA still applies */
     model_lock(&q, &(lock_shape){.agents = 3, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
     CHECK(pr2.t_wait > 0 && pr2.throughput > one.throughput && pr2.throughput < 3 * one.throughput);
