@@ -139,6 +139,17 @@ bool bench_oversubscribed(int ranks_on_host, int cores) { return ranks_on_host >
 
 bool bench_poll_yields(int ranks_on_host, int cores) { return bench_oversubscribed(ranks_on_host, cores); }
 
+bool bench_mpi_yields_when_idle(void)
+{
+#ifdef OPEN_MPI
+    const char *y = getenv("OMPI_MCA_mpi_yield_when_idle"), *o = getenv("OMPI_MCA_mpi_oversubscribe");
+    if (y) return strcmp(y, "0") != 0 && strcmp(y, "false") != 0;
+    return o && strcmp(o, "1") == 0;
+#else
+    return false;
+#endif
+}
+
 _Noreturn void bench_mpi_fail(int rank, const char *call, int err, const char *file, int line)
 {
     char msg[MPI_MAX_ERROR_STRING] = "";

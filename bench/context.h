@@ -66,6 +66,11 @@ bool bench_oversubscribed(int ranks_on_host, int cores);
 /* The polling policy: ranks that outnumber their host's cores yield in their polling loops, since
  * a rank that spins takes the core from the rank it waits for. */
 bool bench_poll_yields(int ranks_on_host, int cores);
+/* Whether the MPI library itself yields the core when its progress finds nothing: Open MPI with
+ * mpi_yield_when_idle, which it turns on when mpirun oversubscribes the host (mpi_oversubscribe).
+ * Every flush then gives the core away: the lock model's t_shared_comm (model/lock_model.h) holds
+ * that only when it was calibrated so. */
+bool bench_mpi_yields_when_idle(void);
 
 /* The environment the launch gave this process that tunes an MPI library: every variable named
  * OMPI_MCA_*, MPIR_CVAR_*, MPICH_*, UCX_*, FI_*, PSM2_* or I_MPI_*, as NAME=VALUE joined by ';' in

@@ -31,20 +31,55 @@ const int *model_lock_required(double remote_prob)
 
 static double opt_param(const model_params *p, int i) { return p->set[i] ? params_get(p, i) : 0; }
 
+/* The ranks per core beyond the host's cores (1: none, or cores_per_host unknown). */
+static double ranks_per_core(const model_params *p, const lock_shape *s)
+{
+    if (p->set[MP_cores_per_host] && params_get(p, MP_cores_per_host) >= 1 && s->ranks_per_host > params_get(p, MP_cores_per_host))
+        return s->ranks_per_host / params_get(p, MP_cores_per_host);
+    return 1;
+}
+
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
 {
     *o = (lock_prediction){0};
     const double n = s->n_locks, S = s->servers > 1 ? s->servers : 1, A = s->agents > 1 ? s->agents : 1;
+    o->oversubscription = ranks_per_core(p, s);
+    /* Ranks sharing cores with t_shared_comm known: a message waits for its receiver to be scheduled,
+     * which t_shared_comm measured; the ranks' own times stretch by m. */
+    const bool shared = o->oversubscription > 1 && p->set[MP_t_shared_comm];
+    model_params sp;
+    if (shared) {
+        const double m = o->oversubscription;
+        sp = *p;
+        const int own[] = {MP_t_queue, MP_t_vote, MP_t_clean_up, MP_t_server, MP_t_ack, MP_t_agent};
+        for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+            if (p->set[own[k]]) params_put(&sp, own[k], params_get(p, own[k]) * m);
+        /* a round trip costs a turn of every rank of a core (the calibration's pair: 2); a message
+         * that takes longer to send (over a network) is the ranks' work, stretched like it */
+        const double t_local = params_get(p, MP_t_local_comm);
+        const double t_msg = fmax(params_get(p, MP_t_shared_comm) * m / 2, t_local * m);
+        params_put(&sp, MP_t_local_comm, t_msg);
+        if (p->set[MP_t_remote_comm]) {
+            const double t_remote = params_get(p, MP_t_remote_comm);
+            params_put(&sp, MP_t_remote_comm, fmax(t_remote * m, t_remote + t_msg - t_local));
+        }
+        p = &sp;
+        o->t_shared_comm = t_msg;
+    }
     o->t_thesis = model_t_tx(p, n, s->remote_prob);
     const double t_comm = (1 - s->remote_prob) * model_t_comm(p, 1) + (s->remote_prob > 0 ? s->remote_prob * model_t_comm(p, 0) : 0);
-    const double t_server = opt_param(p, MP_t_server), t_ack = opt_param(p, MP_t_ack);
+    /* a library yielding in its own progress takes the server's core after every answer: one
+     * message per turn, at least a message's time (model/lock_model.h) */
+    const bool turn_each = shared && s->mpi_yields;
+    const double t_server = turn_each ? fmax(o->t_shared_comm, opt_param(p, MP_t_server)) : opt_param(p, MP_t_server);
+    const double t_ack = opt_param(p, MP_t_ack);
     o->contacts = S * (1 - pow(1 - 1 / S, n));
     /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
     o->t_end = t_ack > 0 ? t_comm + t_ack : 0;
     /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
      * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
      * so it leaves the agent's delay and counts once, where queueing sees it. */
-    const double t_answer = t_server > 0 ? opt_param(p, MP_t_clean_up) : 0;
+    const double t_answer = turn_each ? fmax(o->t_shared_comm, opt_param(p, MP_t_clean_up)) : t_server > 0 ? opt_param(p, MP_t_clean_up) : 0;
     const double delay = o->t_thesis - n * t_answer + o->t_end + opt_param(p, MP_t_agent);
     /* service demand of one transaction at one server */
     o->t_service = (n + (t_ack > 0 ? o->contacts : 0)) * t_server;
@@ -57,9 +92,6 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     }
     o->t_wait = S * r - o->t_service;
     o->server_util = x * D;
-    o->oversubscription = 1;
-    if (p->set[MP_cores_per_host] && params_get(p, MP_cores_per_host) >= 1 && s->ranks_per_host > params_get(p, MP_cores_per_host))
-        o->oversubscription = s->ranks_per_host / params_get(p, MP_cores_per_host);
-    o->t_tx = (delay + S * r) * o->oversubscription;
+    o->t_tx = (delay + S * r) * (shared ? 1 : o->oversubscription);
     o->throughput = model_throughput(A, o->t_tx);
 }

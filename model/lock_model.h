@@ -34,12 +34,31 @@ double model_throughput(double agents, double t_tx);
  * solved by exact mean value analysis over 1..A customers. Throughput = A / t_tx (eq. 5.4 with the
  * erratum). With t_server = t_ack = t_agent = 0 (or unset) the servers have no demand, nothing
  * queues and t_tx is eq. 5.3 (Table 5.1 is this case).
- * Oversubscription: ranks beyond the host's cores (cores_per_host) share them; every time
- * stretches by ranks_per_host / cores_per_host (a first-order term: the polling ranks take their
- * time slices in turn). */
+ * Oversubscription: ranks beyond the host's cores (cores_per_host) share them, m = ranks_per_host /
+ * cores_per_host ranks per core. A rank sharing its core polls without spinning (yields, then
+ * sleeps: rma/notify.h), so a message is seen only once its receiver is scheduled again: that
+ * wait, not the cache-line transfer of t_local_comm, is a message's cost. t_shared_comm is half
+ * the notified-put round trip of two ranks pinned to one core: one turn of a rank (switch, poll,
+ * answer, yield). A round trip takes a turn of every rank of a core, m of them (the calibration's
+ * pair: 2), so a message costs t_shared_comm m / 2 (between hosts: t_remote_comm plus the same
+ * wait), or, when sending it takes longer (a network's messages, t_local_comm m or t_remote_comm m),
+ * that: sending is the ranks' work, and their work (t_queue, t_vote, t_clean_up, t_server, t_ack,
+ * t_agent) stretches by m; the MVA is unchanged: the server still serves its agents one message
+ * after the other. (On two namespace hosts sharing 2 cores, TCP messages of 19-80 us, the stretch
+ * wins and the prediction is the one without t_shared_comm, within 3% of the measured.) This
+ * assumes the cores take turns in parallel and no other program's tasks take turns (on this 2-vCPU
+ * VM, when other jobs ran, 4 ranks took turns as on one core: half the throughput), and an MPI
+ * library that does not yield in its own progress (Open MPI does when mpirun knows the host is
+ * oversubscribed, mpi_yield_when_idle: each flush of a notified put gives the core away; 1 server/3
+ * agents and 2/2 on 2 cores ran at 2.5-2.9 K tx/s instead of 15-19 K and 11-14 K). With such a
+ * library (mpi_yields) the server serves one message per turn: its service per message is a
+ * message's time, which the answer's share of the round trip was; t_shared_comm must then be
+ * calibrated with the library yielding too (OMPI_MCA_mpi_yield_when_idle=1: 4x longer).
+ * Without t_shared_comm every time stretches by m (a first-order term). */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
     double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
+    bool mpi_yields;       /* the MPI library yields in its own progress (with t_shared_comm only) */
 } lock_shape;
 
 typedef struct {
@@ -51,7 +70,9 @@ typedef struct {
     double t_end;           /* release acknowledgement beyond t_clean_up */
     double contacts;        /* C: servers a transaction contacts */
     double server_util;     /* utilisation of one server */
-    double oversubscription; /* factor applied to all times (1: none) */
+    double oversubscription; /* ranks per core m (1: none): the stretch of all times, or with
+                              * t_shared_comm of the ranks' own work only */
+    double t_shared_comm;    /* a message's time when ranks share cores (0: not used) */
 } lock_prediction;
 
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *out);

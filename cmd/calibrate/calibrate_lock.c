@@ -5,6 +5,9 @@
  *    lock servers poll: loads on Open MPI, MPI_Iprobe + loads on MPICH), between rank 0 and a rank
  *    on its host / another host. With one rank per host, t_local_comm is rank 0's notified put to
  *    itself (a lower bound, noted in the file).
+ *  - t_shared_comm: the same local round trip, halved, with both ranks pinned to one CPU and
+ *    polling as ranks that share their core (yields, then sleeps): what a message costs when the
+ *    ranks outnumber the cores (the lock benchmark oversubscribed).
  *  - t_vote: MPI_Fetch_and_op(MPI_SUM) + flush round trip to a peer (the 2PC vote); the peer polls
  *    its word with MPI_Fetch_and_op(MPI_NO_OP), which also makes MPICH progress the atomics.
  *  - t_clean_up: the sender's side of one notified put (end of transaction: tell the server, no
@@ -15,7 +18,9 @@
  * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
  * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
  * outside the pair wait in MPI calls. */
+#include <sched.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
@@ -27,6 +32,7 @@
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
 #define ITERS 5000       /* on one host: rounds of a few milliseconds, as long as a scheduler slice */
 #define ITERS_REMOTE 200 /* between hosts a round trip takes 0.1-1 ms over TCP */
+#define ITERS_SHARED 1000 /* two ranks on one core: a round trip is a few to 100 us (yields, sleeps) */
 #define WARMUP 20
 #define ROUNDS 7
 
@@ -91,8 +97,10 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
 
 /* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
  * rank a: seconds per round trip and the median seconds of one notify_send. a == c: a sends to
- * itself and waits for its own message, one message per iteration. */
-static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send, int iters)
+ * itself and waits for its own message, one message per iteration. yield: poll as a rank that
+ * shares its core (the lock benchmark's polling when oversubscribed, rma/notify.h). */
+static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send, int iters,
+                            bool yield)
 {
     unsigned char msg[32] = {0};
     double ts[ITERS];
@@ -103,7 +111,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
         const int peer = ctx->rank == a ? c : a;
         poll_bound pb;
         poll_begin(&pb, ctx->rank == a ? "calibration: lock answer" : "calibration: lock request", ctx->rank, peer, 30.0,
-                   ctx->poll_yield);
+                   yield);
         double t0 = 0;
         bool ok = true;
         for (int i = 0; ok && i < WARMUP + iters; i++) {
@@ -127,10 +135,10 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
 }
 
 /* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
-static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS])
+static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS], bool shared)
 {
-    const int iters = ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
-    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k], iters);
+    const int iters = shared ? ITERS_SHARED : ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
+    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k], iters, shared || ctx->poll_yield);
     MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
     MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
 }
@@ -178,6 +186,46 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
     p->how[MP_t_agent] = "not measured (set it with --set t_agent=US)";
 }
 
+/* t_shared_comm: the local ping-pong with rank 0 and `local` pinned to rank 0's CPU, polling as
+ * ranks that share their core do (no spinning: yields, then sleeps). Collective; each rank's
+ * affinity is restored afterwards. Without sched_setaffinity (not Linux, or refused) it stays unset
+ * and the model falls back to stretching t_local_comm (model/lock_model.h). */
+static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local, model_params *p)
+{
+    int pinned = 1;
+#ifdef __linux__
+    int cpu = sched_getcpu();
+    MPI_Bcast(&cpu, 1, MPI_INT, 0, ctx->comm);
+    cpu_set_t saved, one;
+    const bool pair = ctx->rank == 0 || ctx->rank == local;
+    if (pair) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu < 0 ? 0 : cpu, &one);
+        pinned = sched_getaffinity(0, sizeof saved, &saved) == 0 && sched_setaffinity(0, sizeof one, &one) == 0;
+    }
+    int all = 0;
+    MPI_Allreduce(&pinned, &all, 1, MPI_INT, MPI_LAND, ctx->comm);
+    if (all) {
+        double rtt[ROUNDS], send[ROUNDS];
+        ping_pong(ctx, ep, local, rtt, send, true);
+        put_rounds(p, MP_t_shared_comm, rtt, 0.5);
+        /* Open MPI yields in its own progress when told (mpirun does when it oversubscribes): the
+         * lock runs are then several times slower, so the file says which way this was measured */
+        const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
+        snprintf(p->bench[MP_t_shared_comm], sizeof p->bench[MP_t_shared_comm],
+                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, %d rounds of %d%s%s",
+                 local, cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
+    }
+    if (pair && pinned && sched_setaffinity(0, sizeof saved, &saved) != 0)
+        fprintf(stderr, "rmabench: calibrate: rank %d: could not restore its CPU affinity\n", ctx->rank);
+    if (!all && ctx->rank == 0)
+        fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: sched_setaffinity refused\n");
+#else
+    (void)ep, (void)local, (void)p, (void)pinned;
+    if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: no sched_setaffinity here\n");
+#endif
+}
+
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     (void)o;
@@ -195,14 +243,15 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     /* No second rank on rank 0's host (one rank per host): rank 0 to itself, the same notified put
      * and poll through the MPI library, one message per iteration; no cache line crosses cores, so
      * it is a lower bound, and the file says how it was measured. */
-    ping_pong(ctx, &ep, local > 0 ? local : 0, rtt, send_local);
+    ping_pong(ctx, &ep, local > 0 ? local : 0, rtt, send_local, false);
     put_rounds(p, MP_t_local_comm, rtt, local > 0 ? 0.5 : 1.0);
     if (local < 0)
         p->how[MP_t_local_comm] = "measured by rank 0 to itself (no second rank on its host): a lower bound";
     if (remote > 0) {
-        ping_pong(ctx, &ep, remote, rtt, send);
+        ping_pong(ctx, &ep, remote, rtt, send, false);
         put_rounds(p, MP_t_remote_comm, rtt, 0.5);
     }
+    if (local > 0) calibrate_shared_comm(ctx, &ep, local, p);
     /* the clean-up goes to the transaction's servers: remote ones when there are other hosts */
     put_rounds(p, MP_t_clean_up, remote > 0 ? send : send_local, 1.0);
     params_put(p, MP_t_queue, 0);

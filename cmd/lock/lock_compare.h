@@ -30,6 +30,7 @@ typedef struct {
     double locks_per_txn;   /* N_locks(w) (the workload's mean) */
     double remote_prob;     /* probability a lock is on another server's host (1 - P_local_lock) */
     bool single_host;       /* all ranks on one host: "remote" servers are reached at t_local_comm */
+    bool mpi_yields;        /* the MPI library yields in its own progress (bench_mpi_yields_when_idle) */
     double measured_t_tx_us;       /* <= 0: not measured */
     double measured_throughput;    /* committed transactions per second; <= 0: not measured */
 } lock_model_input;

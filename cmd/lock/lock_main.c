@@ -21,6 +21,7 @@ static void compare_model(lock_session *ls, const lock_totals *t, const lock_fig
                                  .locks_per_txn = f->txns ? f->locks_per_txn : (double)ls->o.locks_per_txn,
                                  .remote_prob = t->agents.lock_requests ? f->remote_share : ls->o.remote_prob,
                                  .single_host = ls->ctx.hosts == 1,
+                                 .mpi_yields = bench_mpi_yields_when_idle(),
                                  .measured_t_tx_us = f->txns ? t->agents.elapsed * f->per_txn_us : 0,
                                  .measured_throughput = t->agents.committed / f->elapsed,
                              });

@@ -42,6 +42,13 @@ done
 for key in t_fao_local t_server t_ack t_agent cores_per_host; do
     grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
 done
+# two ranks on one host: the pair pinned to one CPU (Linux) gives t_shared_comm, slower than t_local_comm
+if [ "$(uname -s)" = Linux ]; then
+    sh=$(sed -n 's/^t_shared_comm = \([0-9.e+-]*\) .*pinned to CPU.*/\1/p' "$tmp/params.txt")
+    lc=$(sed -n 's/^t_local_comm = \([0-9.e+-]*\) .*/\1/p' "$tmp/params.txt")
+    [ -n "$sh" ] && awk -v s="$sh" -v l="$lc" 'BEGIN { exit !(s > l) }' ||
+        { echo "FAIL: t_shared_comm ($sh) missing or not above t_local_comm ($lc)"; fail=1; }
+fi
 # calibration times primitives, never a join's phase functions
 src=$(dirname "$0")/../../cmd/calibrate
 if grep -nE '\b(radix_network_partition|smj_sort_phase|smj_range_partition|radix_windows_alloc|radix_histogram_phase)\(' "$src"/*.c; then

@@ -91,6 +91,61 @@ int main(void)
     lock_prediction pr2;
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr2);
     CHECK(fabs(pr.oversubscription - 2) < 1e-12 && fabs(pr.t_tx - 2 * pr2.t_tx) < 1e-15 && pr2.oversubscription == 1);
+    CHECK(pr.t_shared_comm == 0); /* no t_shared_comm: the stretch above, as before it existed */
+    /* with t_shared_comm, ranks sharing cores pay a turn of every rank of a core per round trip,
+     * t_shared_comm m / 2 per message (request, answer, the end's trip), and only the ranks' own work
+     * stretches: one agent, 10 locks, 4 ranks on 2 cores (m = 2): 40 us per message */
+    set(&q, "t_shared_comm=40");
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr);
+    {
+        double want = 20 * 40e-6 + 10 * 2 * 0.5e-6 + 2 * 2.5e-6 /* eq. 5.3 at 40 us */ - 10 * 2 * 2.5e-6 /* answers */
+                      + (40e-6 + 2 * 0.25e-6) /* end */ + 2 * 2e-6 /* agent */ + 11 * 2 * 1e-6 /* served */;
+        CHECK(fabs(pr.t_tx - want) < 1e-15 && fabs(pr.t_shared_comm - 40e-6) < 1e-18 && fabs(pr.oversubscription - 2) < 1e-12);
+    }
+    const lock_prediction one = pr;
+    /* not oversubscribed: t_shared_comm is not used, the prediction is the one without it */
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
+    CHECK(pr.t_tx == pr2.t_tx && pr.t_shared_comm == 0);
+    /* the turns are per core: twice the ranks on twice the cores cost the same, on the same cores twice */
+    set(&q, "cores_per_host=4");
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 8}, &pr);
+    CHECK(pr.t_tx == one.t_tx);
+    set(&q, "cores_per_host=2");
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 8}, &pr);
+    CHECK(fabs(pr.t_shared_comm - 80e-6) < 1e-18 && pr.t_tx > 1.9 * one.t_tx);
+    /* between hosts the receiver's wait adds to the wire: t_remote_comm + 40 us - t_local_comm */
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 1, .remote_prob = 1, .ranks_per_host = 4}, &pr);
+    CHECK(fabs(pr.t_thesis - (2 * (5.6e-6 + 37e-6) + 2 * (0.5e-6 + 8.5e-6 + 2.5e-6))) < 1e-15);
+    /* a message slower to send than the turns (over a network: 30 us here) stretches instead, as
+     * every time does without t_shared_comm */
+    {
+        model_params slow = q, nos = q;
+        set(&slow, "t_local_comm=30"); set(&slow, "t_remote_comm=60");
+        nos = slow;
+        nos.set[MP_t_shared_comm] = false;
+        lock_prediction a, b;
+        lock_shape sh = {.agents = 2, .servers = 2, .n_locks = 10, .remote_prob = 0.5, .ranks_per_host = 4};
+        model_lock(&slow, &sh, &a);
+        model_lock(&nos, &sh, &b);
+        CHECK(fabs(a.t_tx - b.t_tx) < 1e-15 && fabs(a.t_shared_comm - 60e-6) < 1e-18);
+    }
+    /* more agents at one server queue behind each other: the MVA still applies */
+    model_lock(&q, &(lock_shape){.agents = 3, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
+    CHECK(pr2.t_wait > 0 && pr2.throughput > one.throughput && pr2.throughput < 3 * one.throughput);
+    /* a library yielding in its own progress: the server serves one message (40 us) per turn, so
+     * agents saturate it at 1 / (11 messages x 40 us); the answer leaves the agent's delay */
+    lock_shape ys = {.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4, .mpi_yields = true};
+    model_lock(&q, &ys, &pr);
+    CHECK(fabs(pr.t_service - 11 * 40e-6) < 1e-15 && fabs(pr.t_tx - (one.t_tx - one.t_service + 10 * 2 * 2.5e-6 - 10 * 40e-6 + pr.t_service)) < 1e-15);
+    ys.agents = 64;
+    model_lock(&q, &ys, &pr);
+    CHECK(pr.throughput <= 1 / (11 * 40e-6) + 1e-6 && pr.throughput > 0.95 / (11 * 40e-6));
+    /* ... and without t_shared_comm the flag changes nothing (every time stretches by m) */
+    model_params nos = q;
+    nos.set[MP_t_shared_comm] = false;
+    model_lock(&nos, &ys, &pr);
+    model_lock(&nos, &(lock_shape){.agents = 64, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
+    CHECK(pr.t_tx == pr2.t_tx && pr.oversubscription == 2 && pr.t_shared_comm == 0);
 
     /* lock_compare: reads a file, predicts Table 5.1's 5% column, fills the CSV columns */
     char path[] = "/tmp/rmb-lockcmp-XXXXXX";
