@@ -7,7 +7,9 @@
 # configuration (its sample size is not in the matrix). The runs on two hosts add the transport's
 # primitives measured between the namespace hosts (one rank on each: bw_host, the put curve, the
 # round trips): there Open MPI's one-sided layer is pt2pt over TCP, also within a host, not the
-# shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. Prints one table (configuration, phase,
+# shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. The lock
+# runs with more ranks than cores (Open MPI yields in its own progress there) take t_shared_comm from
+# a second calibration with Open MPI yielding. Prints one table (configuration, phase,
 # predicted, measured, error) and a summary line, and writes validate.csv and validate.png
 # (measured against predicted, log-log, the 1:1 line and a +-15% band) under the output folder.
 #   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]
@@ -21,7 +23,7 @@ usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]'
 quick=0 libs="openmpi mpich" out="" use_hosts=1
 while [ $# -gt 0 ]; do
     case $1 in
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) quick=1 ;;
     --no-hosts) use_hosts=0 ;;
     --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
@@ -146,6 +148,18 @@ sys.stdout.write("".join(net))
 print(f"cores_per_host = {sys.argv[3]}  # cores  the namespace hosts share this machine's cores")
 PY
     fi
+    # Open MPI yields in its own progress when ranks outnumber cores (launch): every flush gives the
+    # core up, so the lock's shared-core message time (t_shared_comm, the model's term for ranks
+    # sharing cores) is calibrated again with that setting for the lock runs that share cores
+    shared=() crowded=0
+    for c in "${locks[@]}"; do set -- $c; [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && crowded=1; done
+    if [ $lib = openmpi ] && [ $crowded = 1 ]; then
+        launch "$lib" 1 2
+        run 300 "$d/calibrate-yield.txt" env OMPI_MCA_mpi_yield_when_idle=1 "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 \
+            --repeats 3 --membw-bytes 16M --output "$d/params-yield.txt"
+        v=$(sed -n 's/^t_shared_comm = \([0-9.e+-]*\) .*/\1/p' "$d/params-yield.txt" 2>/dev/null)
+        [ -n "$v" ] && shared=(--set "t_shared_comm=$v") || echo "  no yielding t_shared_comm: see $d/calibrate-yield.txt"
+    fi
     for c in "${joins[@]}"; do
         set -- $c
         params_for "$1" || continue
@@ -159,8 +173,10 @@ PY
         params_for "$1" || continue
         echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
         launch "$lib" "$1" $(($2 + $3))
+        set_shared=()
+        [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && set_shared=("${shared[@]}")
         run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
-            --duration "$lock_duration" --model "$p" --output "$d/lock.csv"
+            --duration "$lock_duration" --model "$p" "${set_shared[@]}" --output "$d/lock.csv"
     done
 done
 /usr/bin/python3 "$root/model/validate_table.py" "$out" | tee "$out/validate.txt"
