@@ -49,10 +49,13 @@ enum { PUT_CURVE_N = 8 };
     X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     X(P_partition_incache, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate at the network fan-out on blocks in cache (informational: P_partition out of cache)") \
+    X(P_match_r, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per R tuple (the groups): T = |R|/P_match_r + |S|/P_match_s, beside eq. 3.19") \
+    X(P_match_s, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per S tuple (the pairs): see P_match_r") \
     X(P_pack, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge partitioning on one rank: every tuple packed into one array, no ranges (no histogram either)") \
     /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
     ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
     ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
+    ALONE(X, P_match_r) ALONE(X, P_match_s)                                                                     \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (the sort-merge join's packed arrays)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \

@@ -51,6 +51,14 @@ double model_T_merge(int depth, double tuples, double ranks, double P_merge)
     return depth * tuples / (ranks * P_merge);
 }
 
+double model_merge_work(double runs, double ranks, double fanin)
+{
+    const int d = model_merge_depth(runs, ranks, fanin);
+    if (d == 0) return 0;
+    const double last = ceil(runs / ranks / pow(fanin, d - 1) - 1e-9); /* runs the last pass merges */
+    return (d - 1) + (last > 1 ? log2(last) / log2(fanin) : 0);
+}
+
 void model_sortmerge_join(const model_params *p, const join_shape *s, join_prediction *o)
 {
     *o = (join_prediction){0};
@@ -82,9 +90,21 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         o->merge_depth_r = model_merge_depth(o->runs_r, s->ranks, params_get(p, MP_merge_fanin)); /* eq. 3.17 */
         o->merge_depth_s = model_merge_depth(o->runs_s, s->ranks, params_get(p, MP_merge_fanin));
     }
-    o->merge = model_T_merge(o->merge_depth_r, s->r_tuples, s->ranks, model_rate(p, MP_P_merge, s)) + /* eq. 3.18 */
-               model_T_merge(o->merge_depth_s, s->s_tuples, s->ranks, model_rate(p, MP_P_merge, s));
-    o->match = model_T_scan(n, s->ranks, model_rate(p, MP_P_match, s));                                 /* eq. 3.19 */
+    const double P_merge = model_rate(p, MP_P_merge, s);
+    if (fixed_depth) {
+        o->merge = model_T_merge(o->merge_depth_r, s->r_tuples, s->ranks, P_merge) + /* eq. 3.18 */
+                   model_T_merge(o->merge_depth_s, s->s_tuples, s->ranks, P_merge);
+    } else {
+        /* eq. 3.18 with each relation's passes counted by their tree levels (model_merge_work) */
+        const double F = params_get(p, MP_merge_fanin);
+        o->merge = (model_merge_work(o->runs_r, s->ranks, F) * s->r_tuples +
+                    model_merge_work(o->runs_s, s->ranks, F) * s->s_tuples) / (s->ranks * P_merge);
+    }
+    if (p->set[MP_P_match_r] && p->set[MP_P_match_s]) /* beyond eq. 3.19: the scan's cost per R and per S tuple */
+        o->match = model_T_scan(s->r_tuples, s->ranks, model_rate(p, MP_P_match_r, s)) +
+                   model_T_scan(s->s_tuples, s->ranks, model_rate(p, MP_P_match_s, s));
+    else
+        o->match = model_T_scan(n, s->ranks, model_rate(p, MP_P_match, s)); /* eq. 3.19 */
     o->total = o->histogram + o->partition + o->sort + o->merge + o->match;                          /* eq. 3.20 */
     /* sortmerge.c's window_alloc faults the windows in (own pages, and the peers' pages this rank
      * puts into) as the radix join's does: t_win_touch_per_byte; P_sort_run is calibrated on

@@ -7,7 +7,8 @@
  *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
  *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
- *   P_match            smj_match over the two sorted relations */
+ *   P_match            smj_match over the two sorted relations
+ *   P_match_r/_s       its cost per R and per S tuple, from a second shape at 1:4 (measure_match) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ typedef struct {
     size_t run;
     size_t starts[SMJ_FANIN], lens[SMJ_FANIN];
     int runs, depth;
+    const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
+    uint64_t mrn, msn;
     uint64_t matches, checksum;
 } smj_bench;
 
@@ -97,7 +100,42 @@ static void match_body(void *a)
 {
     smj_bench *b = a;
     const uint64_t base[2] = {0, 0};
-    smj_match(b->sorted[0], b->n[0], b->sorted[1], b->n[1], b->rid_bits, 0, base, &b->matches, &b->checksum);
+    smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, &b->matches, &b->checksum);
+}
+
+/* P_match over sorted R and S (1:1, dense R keys, S keys uniform over them); and the scan's cost
+ * per R and per S tuple (P_match_r, P_match_s) from a second shape, 1:4: the first quarter of R
+ * against S with every key k made ceil(k / 4), so each R key has about 4 S tuples, as in a join at
+ * 1:4 (fewer groups: the per-group work is the R tuples' share). Solves t = |R|/P_r + |S|/P_s. */
+static void measure_match(const bench_ctx *ctx, const calibrate_opts *o, smj_bench *b, model_params *p)
+{
+    const int reps = (int)o->repeats;
+    const uint64_t n = b->n[0] + b->n[1], mask = (UINT64_C(1) << b->rid_bits) - 1;
+    char how[CALIBRATE_HOW];
+    b->mr = b->sorted[0], b->mrn = b->n[0], b->ms = b->sorted[1], b->msn = b->n[1];
+    const double rate1 = calibrate_time(ctx, o, reps, 1.0, match_body, b); /* s^-1 */
+    params_put(p, MP_P_match, (double)n * rate1);
+    snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
+    calibrate_note(p, MP_P_match, how, 8);
+
+    uint64_t *s4 = b->packed[1]; /* free after the merge */
+    for (uint64_t j = 0; j < b->n[1]; j++) {
+        const uint64_t v = b->sorted[1][j];
+        s4[j] = ((v >> b->rid_bits) + 3) / 4 << b->rid_bits | (v & mask);
+    }
+    b->mrn = b->n[0] / 4, b->ms = s4;
+    const double rate4 = calibrate_time(ctx, o, reps, 1.0, match_body, b);
+    const double t1 = 1 / rate1, t4 = 1 / rate4, per = t1 / (double)n; /* per = mean time per tuple */
+    double a = (t1 - t4) / (double)(b->n[0] - b->mrn);                 /* per R tuple */
+    if (a < 0.01 * per) a = 0.01 * per;                                 /* noise: keep both positive */
+    double c = (t4 - a * (double)b->mrn) / (double)b->n[1];             /* per S tuple */
+    if (c < 0.05 * per) c = 0.05 * per;
+    params_put(p, MP_P_match_r, 1 / a);
+    params_put(p, MP_P_match_s, 1 / c);
+    snprintf(how, sizeof how, "smj_match at 1:1 (%llu + %llu tuples) and 1:4 (%llu + %llu) per rank: t = |R|/P_r + |S|/P_s",
+             (unsigned long long)b->n[0], (unsigned long long)b->n[1], (unsigned long long)b->mrn, (unsigned long long)b->n[1]);
+    calibrate_note(p, MP_P_match_r, how, 0);
+    calibrate_note(p, MP_P_match_s, how, 8);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -162,9 +200,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     calibrate_note(p, MP_P_merge, how, 16);
 
     for (int rel = 0; rel < 2; rel++) qsort(b.sorted[rel], b.n[rel], 8, cmp_u64);
-    params_put(p, MP_P_match, calibrate_time(ctx, o, reps, (double)n, match_body, &b));
-    snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
-    calibrate_note(p, MP_P_match, how, 8);
+    measure_match(ctx, o, &b, p);
 
     for (int rel = 0; rel < 2; rel++) {
         mem_free_large(b.packed[rel], b.n[rel] * 8);

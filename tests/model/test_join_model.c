@@ -104,6 +104,12 @@ static void sortmerge_table42(void)
 
 static void merge_depth(void)
 {
+    /* the passes' work: full passes, plus the last pass's tree levels over a full tree's */
+    CHECK(fabs(model_merge_work(31, 1, 16) - (1 + 1 / 4.0)) < 1e-12);  /* 16 + 15 -> 2 runs: 1 level of 4 */
+    CHECK(fabs(model_merge_work(256, 1, 16) - 2) < 1e-12);             /* 16^2 exactly: two full passes */
+    CHECK(fabs(model_merge_work(16.0 * 4, 4, 16) - 1) < 1e-12);
+    CHECK(model_merge_work(1, 1, 16) == 0 && fabs(model_merge_work(2, 1, 16) - 0.25) < 1e-12);
+    CHECK(fabs(model_merge_work(257, 1, 16) - (2 + log2(2) / 4)) < 1e-12);
     /* eq. 3.17 at exact powers and around them */
     CHECK(model_merge_depth(4096.0 * 8, 8, 16) == 3);  /* 4096 runs per rank, fan-in 16: 16^3 */
     CHECK(model_merge_depth(4097.0 * 8, 8, 16) == 4);
@@ -223,6 +229,14 @@ static void ranks_sharing(void)
     CHECK(b.histogram == 0 && fabs(b.partition - 3e6 / 500e6) < 1e-15);
     model_sortmerge_join(&p, &two, &b); /* two ranks: ranges again */
     CHECK(b.histogram > 0 && fabs(b.partition - 3e6 / (2 * 60e6)) < 1e-15);
+    /* the matching scan per R and per S tuple, when both are given (else eq. 3.19 with P_match) */
+    CHECK(fabs(b.match - 3e6 / (2 * 300e6)) < 1e-15);
+    set(&p, "P_match_r=100");
+    model_sortmerge_join(&p, &two, &a);
+    CHECK(fabs(a.match - b.match) < 1e-15);
+    set(&p, "P_match_s=400");
+    model_sortmerge_join(&p, &two, &a);
+    CHECK(fabs(a.match - (1e6 / (2 * 100e6) + 2e6 / (2 * 400e6))) < 1e-15);
 }
 
 static void cores_per_host(void)

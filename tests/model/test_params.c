@@ -46,7 +46,7 @@ static void expect_error(const char *text, const char *line_and_reason)
 
 static bool file_has(const char *path, const char *needle)
 {
-    char buf[8192];
+    static char buf[1 << 16]; /* the whole file: every parameter has a line */
     FILE *f = fopen(path, "r");
     if (!f) return false;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
