@@ -31,19 +31,11 @@ const int *model_lock_required(double remote_prob)
 
 static double opt_param(const model_params *p, int i) { return p->set[i] ? params_get(p, i) : 0; }
 
-/* The ranks per core beyond the host's cores (1: none, or cores_per_host unknown). */
-static double ranks_per_core(const model_params *p, const lock_shape *s)
-{
-    if (p->set[MP_cores_per_host] && params_get(p, MP_cores_per_host) >= 1 && s->ranks_per_host > params_get(p, MP_cores_per_host))
-        return s->ranks_per_host / params_get(p, MP_cores_per_host);
-    return 1;
-}
-
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
 {
     *o = (lock_prediction){0};
     const double n = s->n_locks, S = s->servers > 1 ? s->servers : 1, A = s->agents > 1 ? s->agents : 1;
-    o->oversubscription = ranks_per_core(p, s);
+    o->oversubscription = params_ranks_per_core(p, s->ranks_per_host);
     /* Ranks sharing cores with t_shared_comm known: a message waits for its receiver to be scheduled,
      * which t_shared_comm measured; the ranks' own times stretch by m. */
     const bool shared = o->oversubscription > 1 && p->set[MP_t_shared_comm];

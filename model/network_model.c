@@ -49,9 +49,7 @@ double model_rate(const model_params *p, int i, const join_shape *s)
 
 double model_oversubscription(const model_params *p, const join_shape *s)
 {
-    if (!p->set[MP_cores_per_host] || params_get(p, MP_cores_per_host) < 1) return 1;
-    const double f = s->ranks_per_host / params_get(p, MP_cores_per_host);
-    return f > 1 ? f : 1;
+    return params_ranks_per_core(p, s->ranks_per_host);
 }
 
 double model_T_window_alloc(const model_params *p, double bytes_per_rank)

@@ -44,6 +44,13 @@ static int info_index(const char *name)
     return -1;
 }
 
+double params_ranks_per_core(const model_params *p, double ranks_per_host)
+{
+    if (!p->set[MP_cores_per_host] || params_get(p, MP_cores_per_host) < 1) return 1;
+    const double f = ranks_per_host / params_get(p, MP_cores_per_host);
+    return f > 1 ? f : 1;
+}
+
 int params_alone_of(int i)
 {
     char name[64];

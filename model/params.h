@@ -150,6 +150,9 @@ double params_scale(int i);
  * with "NAME: reason" in why. */
 int params_check_value(int i, double v, char *why, size_t whylen);
 const char *params_describe(int i);
+/* Ranks per core of a host running ranks_per_host ranks, when they outnumber its cores
+ * (cores_per_host); 1 when they do not, or the cores are not known. Both models' oversubscription. */
+double params_ranks_per_core(const model_params *p, double ranks_per_host);
 /* P_x_alone's index for a rate P_x that has one (ALONE), else -1. */
 int params_alone_of(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
