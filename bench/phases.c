@@ -1,5 +1,7 @@
 #include "bench/phases.h"
 
+#include "bench/context.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,15 @@ double phases_total(const phase_set *p)
     for (int i = 0; i < p->n; i++)
         if (!p->detail[i]) s += p->t[i];
     return s;
+}
+
+double rmb_wait_all(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    const double t0 = rmb_now();
+    MPI_CHECK(rank, MPI_Barrier(comm));
+    return rmb_now() - t0;
 }
 
 void phases_reduce(const phase_set *p, MPI_Comm comm, phase_stats *out)

@@ -1,8 +1,8 @@
 #include "cmd/results_schema.h"
 
 /* Phase names are the same words in code, phase tables, CSV columns and plot legends. The
- * modelled joins' phases (each with its model_ column), then the reference join's exchange (no
- * model), then the totals. */
+ * modelled joins' phases (each with its model_ column), then the reference join's exchange and the
+ * joins' wait at barriers for the slowest rank (rmb_wait_all; no model), then the totals. */
 #define PHASES(X) X(histogram) X(window_alloc) X(network_partition) X(local_partition) X(build_probe) \
     X(partition) X(sort) X(merge) X(match) X(put) X(flush)
 #define TOTALS(X) X(imbalance) X(total)
@@ -31,8 +31,8 @@ static const char *const columns[] = {
     /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
     "mem_plan_rank", "mem_peak_rank",
     /* join results */
-    PHASES(PHASE_COLS) PHASE_COLS(exchange) TOTALS(PHASE_COLS)
-    PHASES(ROOF_COLS) ROOF_COLS(exchange)
+    PHASES(PHASE_COLS) PHASE_COLS(exchange) PHASE_COLS(wait) TOTALS(PHASE_COLS)
+    PHASES(ROOF_COLS) ROOF_COLS(exchange) ROOF_COLS(wait)
     /* the roofline: where it came from (model file, membw at startup, none) and its bandwidths in
      * GB/s per rank (also `rmabench membw`'s results, with the buffer size it measured on) */
     "roofline_source", "membw_bytes", "membw_read", "membw_write", "membw_write_nt", "membw_copy",

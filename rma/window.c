@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "bench/context.h"
+#include "bench/phases.h"
 #include "bench/memory.h"
 #include "bench/numa_policy.h"
 #include "rma/window_auto.h"
@@ -121,13 +122,13 @@ void rma_window_unlock_all(rma_window *w)
     w->locked_all = 0;
 }
 
-void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
+double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
 {
     for (int i = 0; i < n; i++)
         if (w[i].locked_all) rma_window_unlock_all(&w[i]);
     int rank;
     MPI_Comm_rank(comm, &rank);
-    MPI_CHECK(rank, MPI_Barrier(comm)); /* every origin has unlocked: every put into these windows is complete */
+    const double waited = rmb_wait_all(comm); /* every origin has unlocked: every put into these windows is complete */
     for (int i = 0; i < n; i++) {
         int *model, flag = 0;
         MPI_CHECK(rank, MPI_Win_get_attr(w[i].win, MPI_WIN_MODEL, &model, &flag));
@@ -137,6 +138,7 @@ void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
             MPI_CHECK(rank, MPI_Win_unlock(w[i].rank, w[i].win));
         }
     }
+    return waited;
 }
 
 void rma_window_free(rma_window *w)

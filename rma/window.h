@@ -68,8 +68,9 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
  * rank's puts at their targets), waits at a barrier until every origin has done so, then makes
  * what arrived visible to this rank's own loads: under the separate memory model (the window's
  * MPI_WIN_MODEL attribute) an MPI_Win_sync in a lock of its own window; the unified model, usual
- * on shared memory, needs nothing. Afterwards the owner may read its windows with plain loads. */
-void rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
+ * on shared memory, needs nothing. Afterwards the owner may read its windows with plain loads.
+ * Returns the seconds this rank waited at the barrier (the phase's imbalance: rmb_wait_all). */
+double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
 
 /* A window pool kept across repeated runs (the rack-scale join of thesis 3.2.1 draws its RDMA
  * buffers from a pre-registered pool): rma_window_acquire with slot >= 0 reuses the window kept in that

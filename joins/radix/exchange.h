@@ -8,7 +8,8 @@
  * Each packs its relation first (the put pass's kernel, every partition local), owner by owner, so
  * that what goes to one owner is contiguous; the pieces are then moved in messages of at most the
  * planned --buffer-size. Each returns the seconds spent issuing transfers (put) and waiting for
- * them (flush), and ends with MPI_Barrier like the put design. Their buffers (the pack, for
+ * them (flush), and ends with MPI_Barrier like the put design, whose wait is the pass' imbalance
+ * (radix_pass_times). Their buffers (the pack, for
  * alltoallv a receive buffer, for get a window around the pack) are allocated and first touched
  * with the windows, in the window_alloc phase, as the put design's windows are: fresh pages are
  * not what the network pass compares. */
@@ -71,13 +72,10 @@ uint64_t radix_msg_next(radix_msg_cursor *c, const uint64_t *count, int mine, ui
 uint64_t radix_msg_total(const uint64_t *count, int mine, uint64_t chunk);
 
 void radix_exchange_get(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                        radix_exchange_bufs *b,
-                        double *t_issue, double *t_wait);
+                        radix_exchange_bufs *b, radix_pass_times *t);
 void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                        radix_exchange_bufs *b,
-                             double *t_issue, double *t_wait);
+                        radix_exchange_bufs *b, radix_pass_times *t);
 void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                        radix_exchange_bufs *b,
-                              double *t_issue, double *t_wait);
+                        radix_exchange_bufs *b, radix_pass_times *t);
 
 #endif

@@ -20,11 +20,11 @@ static int to_count(const bench_ctx *ctx, uint64_t items)
 }
 
 void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                              radix_exchange_bufs *b, double *t_issue, double *t_wait)
+                              radix_exchange_bufs *b, radix_pass_times *t)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = ctx->size, me = ctx->rank;
-    *t_issue = *t_wait = 0;
+    *t = (radix_pass_times){0, 0, 0};
     int *c = malloc(4 * (size_t)P * sizeof *c);
     if (!c) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the all-to-all counts\n", me);
@@ -52,7 +52,7 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
         MPI_CHECK(me, MPI_Type_commit(&titem));
         double t0 = MPI_Wtime();
         MPI_CHECK(me, MPI_Alltoallv(pack, sc, sd, titem, recv, rc, rd, titem, ctx->comm));
-        *t_issue += MPI_Wtime() - t0;
+        t->put += MPI_Wtime() - t0;
         MPI_CHECK(me, MPI_Type_free(&titem));
         /* pieces arrive per sender in partition order: each to its place */
         const char *from = recv;
@@ -65,7 +65,5 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
         radix_exchange_free(&ex);
     }
     free(c);
-    double t1 = MPI_Wtime();
-    MPI_CHECK(me, MPI_Barrier(ctx->comm));
-    *t_wait = MPI_Wtime() - t1;
+    t->wait = rmb_wait_all(ctx->comm);
 }

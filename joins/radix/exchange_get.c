@@ -13,11 +13,11 @@
 #include "joins/radix/exchange.h"
 
 void radix_exchange_get(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                        radix_exchange_bufs *b, double *t_issue, double *t_wait)
+                        radix_exchange_bufs *b, radix_pass_times *t)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = ctx->size, me = ctx->rank;
-    *t_issue = *t_wait = 0;
+    *t = (radix_pass_times){0, 0, 0};
     for (int rel = 0; rel < 2; rel++) {
         radix_exchange ex;
         radix_exchange_plan(in, lay, f, rel, &ex);
@@ -46,7 +46,7 @@ void radix_exchange_get(const join_input *in, const radix_layout *lay, const rad
                 MPI_CHECK(me, MPI_Fetch_and_op(&none, &ready, MPI_UINT64_T, me, (MPI_Aint)j * 8, MPI_NO_OP, pw));
                 MPI_CHECK(me, MPI_Win_flush(me, pw));
             }
-            *t_wait += MPI_Wtime() - t0;
+            t->flush += MPI_Wtime() - t0;
             radix_msg_cursor c = {0, 0};
             int piece, inflight = 0;
             uint64_t first, n;
@@ -59,20 +59,20 @@ void radix_exchange_get(const join_input *in, const radix_layout *lay, const rad
                 MPI_CHECK(me, MPI_Get(dst + (ex.dst[i] + first) * item, (int)(n * item), MPI_BYTE, j,
                                       (MPI_Aint)(hdr + (ex.src[i] + first) * item), (int)(n * item), MPI_BYTE, pw));
                 double t2 = MPI_Wtime();
-                *t_issue += t2 - t1;
+                t->put += t2 - t1;
                 if (++inflight == in->opt->buffers_per_partition) {
                     MPI_CHECK(me, MPI_Win_flush(j, pw));
                     inflight = 0;
-                    *t_wait += MPI_Wtime() - t2;
+                    t->flush += MPI_Wtime() - t2;
                 }
             }
             double t3 = MPI_Wtime();
             MPI_CHECK(me, MPI_Win_flush(j, pw));
-            *t_wait += MPI_Wtime() - t3;
+            t->flush += MPI_Wtime() - t3;
         }
-        double t4 = MPI_Wtime();
-        MPI_CHECK(me, MPI_Barrier(ctx->comm)); /* nobody repacks while an owner still pulls */
-        *t_wait += MPI_Wtime() - t4;
+        /* nobody repacks while an owner still pulls; after S, the pass' closing barrier */
+        const double waited = rmb_wait_all(ctx->comm);
+        *(rel == REL_S ? &t->wait : &t->flush) += waited;
         radix_exchange_free(&ex);
     }
 }

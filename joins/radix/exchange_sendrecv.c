@@ -162,7 +162,7 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
 }
 
 void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                             radix_exchange_bufs *b, double *t_issue, double *t_wait)
+                             radix_exchange_bufs *b, radix_pass_times *t)
 {
     sr_state st;
     memset(&st, 0, sizeof st);
@@ -182,9 +182,9 @@ void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, cons
     st.s_cur = sr_alloc(&st, P, sizeof *st.s_cur);
     double t0 = MPI_Wtime();
     for (int rel = 0; rel < 2; rel++) exchange_relation(&st, in, lay, f, rel, &win[rel]);
-    MPI_CHECK(st.me, MPI_Barrier(st.comm));
-    *t_issue = st.t_issue;
-    *t_wait = MPI_Wtime() - t0 - st.t_issue;
+    t->put = st.t_issue;
+    t->flush = MPI_Wtime() - t0 - st.t_issue;
+    t->wait = rmb_wait_all(st.comm);
     free(st.req);
     free(st.idx);
     free(st.status);

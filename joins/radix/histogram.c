@@ -84,6 +84,8 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     free(mine);
     return;
 #endif
+    /* the scans' imbalance, apart from the histogram (the Allreduce would absorb it) */
+    lay->t_wait = rmb_wait_all(ctx->comm);
     /* rma/count.h: counts of any size (2 * np fits an int today; the helper keeps it so) */
     MPI_CHECK(ctx->rank, rma_allreduce_u64(lay->local[REL_R], lay->global[REL_R], 2 * np, MPI_SUM, ctx->comm));
     /* inclusive scan minus own counts = tuples of lower ranks = my offset inside each partition */

@@ -157,7 +157,7 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
 }
 
 void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                             double *t_put, double *t_flush)
+                             radix_pass_times *t)
 {
     const bench_ctx *ctx = in->ctx;
     const join_opts *o = in->opt;
@@ -175,7 +175,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);
     }
-    *t_put = *t_flush = 0;
+    *t = (radix_pass_times){0, 0, 0};
     for (int rel = 0; rel < 2; rel++) {
         rma_window_lock_all(&win[rel]);
         for (uint64_t p = 0; p < np; p++) {
@@ -200,11 +200,11 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         const tuple_t *src = relation_input(in, rel, &n);
         network_pass(src, n, f, rel, np, &st, win[rel].base, &pb);
         putbuf_finish(&pb);
-        *t_put += pb.t_put;
-        *t_flush += pb.t_flush;
+        t->put += pb.t_put;
+        t->flush += pb.t_flush;
         putbuf_free(&pb);
     }
-    rma_windows_end_epoch(win, 2, ctx->comm); /* every put arrived and is visible to the owner's loads */
+    t->wait = rma_windows_end_epoch(win, 2, ctx->comm); /* every put arrived and is visible to the owner's loads */
     free(st.lines);
     free(st.off);
     free(start);

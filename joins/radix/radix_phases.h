@@ -20,6 +20,7 @@ typedef struct {
     int *owner;           /* [p] */
     uint64_t win_items[2];/* items in this rank's window per relation */
     uint64_t max_r_part;  /* largest R partition this rank owns */
+    double t_wait;        /* seconds waited for the other ranks' scans before the collectives */
 } radix_layout;
 
 /* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. */
@@ -30,9 +31,16 @@ void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t npart
 
 /* Collective: windows for R and S sized by the layout (window_alloc). */
 void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2]);
-/* Collective: network-partitioning pass of both relations into the windows; returns seconds spent
- * in MPI_Put and in flush/wait. Ends with MPI_Win_unlock_all + MPI_Barrier. */
+/* Seconds of a network pass, in every --exchange design: issuing transfers (put) and waiting for
+ * them (flush), both inside the pass, and waiting at the pass' closing barrier for the other ranks
+ * (wait: the pass' imbalance, reported as the join's wait phase, not as the pass). */
+typedef struct {
+    double put, flush, wait;
+} radix_pass_times;
+
+/* Collective: network-partitioning pass of both relations into the windows. Ends with
+ * MPI_Win_unlock_all + MPI_Barrier. */
 void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                             double *t_put, double *t_flush);
+                             radix_pass_times *t);
 
 #endif

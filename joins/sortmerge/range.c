@@ -191,6 +191,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     }
     /* (R, S) counts interleaved per target: one collective each serves both relations */
     uint64_t win[2];
+    pl->t_wait = rmb_wait_all(ctx->comm); /* the counts' imbalance, apart from the partition phase */
     MPI_CHECK(ctx->rank, MPI_Reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->comm));
     MPI_CHECK(ctx->rank, rma_scan_u64(hist, scan, 2 * (uint64_t)P, MPI_SUM, ctx->comm));
     MPI_CHECK(ctx->rank, MPI_Alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->comm));

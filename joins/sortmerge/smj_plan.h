@@ -35,6 +35,7 @@ typedef struct {
      * copy holds when it fits there (the run reports both as join_output.reused). */
     uint64_t *spare;
     uint64_t spare_words, spare_used, spare_from;
+    double t_wait;           /* seconds waited for the other ranks' counts before the collectives */
 } smj_plan;
 
 /* words of pl->spare for a buffer of that many words (noting them in spare_used), or NULL when it
@@ -53,7 +54,7 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
 enum { SMJ_SEND_BUFFERS = 2 }; /* the sort phase's send buffers, one run each */
 /* sort_phase.c: cut each target's tuples into runs, sort each in cache, MPI_Put it into the
  * target's window while sorting the next. simd: the packed format's kernel set (unused when wide).
- * Adds "put" and "flush" detail time. */
+ * Adds "put" and "flush" detail time, and the seconds at its closing barrier to "wait". */
 void smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
                     phase_set *ph);
 

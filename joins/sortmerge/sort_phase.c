@@ -96,8 +96,9 @@ void smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], si
         for (int b = 0; b < SMJ_SEND_BUFFERS; b++) complete_slot(slots, b, mode, me);
     for (int rel = 0; rel < RELS; rel++) MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
     t_flush += rmb_now() - t0;
-    rma_windows_end_epoch(win, RELS, ctx->comm);
+    const double waited = rma_windows_end_epoch(win, RELS, ctx->comm);
     phases_add(ph, "put", t_put);
+    phases_add(ph, "wait", waited);
     phases_add(ph, "flush", t_flush);
     if (!spare) free(buf);
 }

@@ -42,7 +42,7 @@ def fig_breakdown(rows, algo):
         for p in phases:
             h = np.array([phase_medians(g, [p])[p] for g in s.points.values()])
             ax.bar(x, h, 0.6, bottom=bottom, label=p, color=style.PHASE_COLORS.get(p),
-                   hatch="//" if p == "imbalance" else None)
+                   hatch={"imbalance": "//", "wait": ".."}.get(p))
             bottom += h
         ax.set_xticks(x, [str(int(k)) for k in s.points])
         ax.set_xlabel("MPI ranks")

@@ -14,9 +14,10 @@ REQUIRED = ["timestamp", "bench", "status", "exit_code", "job_id", "git_commit",
             "commits_per_s", "lock_requests_per_s"]
 
 # Phase names in the order the joins run them (exchange: the reference join's, before its build_probe);
-# put and flush are details of network_partition (radix) and sort (sort-merge).
+# put and flush are details of network_partition (radix) and sort (sort-merge); wait: the joins' time
+# at barriers for the slowest rank (bench/phases.h rmb_wait_all), summed like a phase.
 PHASES = ["histogram", "window_alloc", "network_partition", "local_partition", "exchange", "build_probe",
-          "partition", "sort", "merge", "match", "put", "flush", "imbalance", "total"]
+          "partition", "sort", "merge", "match", "wait", "put", "flush", "imbalance", "total"]
 DETAIL_PHASES = {"put", "flush"}
 
 

@@ -12,6 +12,9 @@ JOIN_PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "loca
                "sortmerge": ["partition", "window_alloc", "sort", "merge", "match"]}
 TXN_PARTS = [("lock", "lat_txn_lock_us"), ("data", "lat_txn_data_us"), ("vote", "lat_txn_vote_us"),
              ("end", "lat_txn_end_us")]
+# on top of a join's phases: its time at barriers for the slowest rank (wait), then the thesis'
+# imbalance (slowest rank's total minus the summed average phases); together the slowest rank's total
+SYNC_PARTS = [("wait", "t_wait_avg"), ("imbalance", "t_imbalance_avg")]
 REQ_PARTS = [("rtt", "lat_req_rtt_us"), ("queue", "lat_req_queue_us"), ("server", "lat_req_server_us")]
 TPCC_TYPES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
@@ -119,7 +122,7 @@ def stacked(ax, res, rows, x, parts, what, xfmt=str, horizontal=False):
     base = np.zeros(len(gs))
     for name, col in parts:
         h = np.array([res.median(what, name, xv, g, col) or 0.0 for xv, g in gs.items()])
-        kw = dict(label=name, color=style.PHASE_COLORS.get(name), hatch="//" if name == "imbalance" else None)
+        kw = dict(label=name, color=style.PHASE_COLORS.get(name), hatch={"imbalance": "//", "wait": ".."}.get(name))
         if horizontal:
             ax.barh(pos, h, 0.6, left=base, **kw)
         else:
@@ -230,7 +233,7 @@ def phases_by(res, rows, outdir, algo, x, xlabel, title, xfmt=str):
     if not a:
         return res.notes.append(f"no verified {algo} runs")
     fig, (ax,) = style.figure(width=6.0, height=3.8)
-    parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + [("imbalance", "t_imbalance_avg")]
+    parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + SYNC_PARTS
     stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
     label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks",
                    title)

@@ -3,7 +3,7 @@ strong scaling (3.10-3.12), the network pass per ranks per host (3.16), skew (3.
 
 from . import data, style, thesis
 from .figure_kit import (
-    JOIN_PHASES, fmt_count, largest_total, phase_share, fmt_size, grouped, join_title, joins, label_and_save, lines,
+    JOIN_PHASES, SYNC_PARTS, fmt_count, largest_total, phase_share, fmt_size, grouped, join_title, joins, label_and_save, lines,
     log2_axis, num, panel, params_value, phases_by, save, stacked, thesis_line, title_and_save)
 
 
@@ -173,7 +173,7 @@ def skew(res, rows, outdir, params):
 def fanout(res, rows, outdir, params):
     rs = joins(rows, "radix")
     fig, (ax,) = style.figure(width=6.0, height=3.8)
-    phases_parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES["radix"]] + [("imbalance", "t_imbalance_avg")]
+    phases_parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES["radix"]] + SYNC_PARTS
     stacked(ax, res, rs, lambda r: int(num(r, "radix_bits")), phases_parts, "radix phases")
     label_and_save(res, fig, ax, outdir, "network fan-out [radix bits]", "time [s], average over ranks",
                    f"Radix join against the network fan-out, {join_title(rs)}, 2 ranks; hatched: imbalance; median of runs")

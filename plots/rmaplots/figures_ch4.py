@@ -3,7 +3,7 @@
 
 from . import data, style, thesis
 from .figure_kit import (
-    JOIN_PHASES, fmt_count, fmt_num, phase_share, groups, join_title, joins, label_and_save, lines, log2_axis, num,
+    JOIN_PHASES, SYNC_PARTS, fmt_count, fmt_num, phase_share, groups, join_title, joins, label_and_save, lines, log2_axis, num,
     phases_by, save, stacked, thesis_line, title_and_save)
 
 
@@ -67,7 +67,7 @@ def fig4_5(res, rows, outdir, params):
     fig, axes = style.figure(ncols=2, width=4.4, height=3.8)
     for ax, algo in zip(axes, ("radix", "sortmerge")):
         a = [r for r in rs if r["algo"] == algo]
-        parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + [("imbalance", "t_imbalance_avg")]
+        parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + SYNC_PARTS
         stacked(ax, res, a, lambda r: (-num(r, "tuples_per_rank"), num(r, "ratio")), parts, f"{algo} phases",
                 xfmt=lambda k: f"{fmt_count(-k[0])}/{fmt_count(-k[0] * k[1])}")
         ax.set_xlabel("|R|/|S| per rank [tuples]")
@@ -131,7 +131,7 @@ def table4_2(res, rows, outdir, params):
         out += [f"**{algo}**, {a[0]['ranks']} ranks, {join_title(a)}", "",
                 f"| phase | ours measured [s] | ours model [s] | ours diff [s] | {thesis.ARIES} measured [s] | thesis model [s] | thesis diff [s] |",
                 "|---|---|---|---|---|---|---|"]
-        for p in JOIN_PHASES[algo] + ["imbalance", "total"]:
+        for p in JOIN_PHASES[algo] + ["wait", "imbalance", "total"]:
             m = res.median("measured", algo, p, a, "t_total_max" if p == "total" else f"t_{p}_avg")
             pr = res.median("model", algo, p, a, f"model_{p}")
             tm, tp = thesis.TABLE_4_2[algo].get(p, (None, None))

@@ -21,7 +21,7 @@ MARKERS = "os^vDP*Xph"
 LINES = ["-", "--", ":", "-."]
 PHASE_COLORS = {"histogram": "#4e79a7", "window_alloc": "#f28e2b", "network_partition": "#e15759",
                 "local_partition": "#76b7b2", "build_probe": "#59a14f", "partition": "#4e79a7", "sort": "#e15759",
-                "merge": "#76b7b2", "match": "#59a14f", "imbalance": "#bab0ac", "put": "#edc948", "flush": "#b07aa1",
+                "merge": "#76b7b2", "match": "#59a14f", "imbalance": "#bab0ac", "wait": "#d4cbc6", "put": "#edc948", "flush": "#b07aa1",
                 "exchange": "#e15759", "lock": "#4e79a7", "data": "#59a14f", "vote": "#f28e2b", "end": "#e15759",
                 "rtt": "#4e79a7", "queue": "#f28e2b", "server": "#59a14f"}
 MAX_PANELS = 6  # configurations a per-configuration figure draws side by side before it refuses

@@ -76,6 +76,12 @@ static void test_spread(void)
     params_put_spread(&p, MP_P_match, edge, 3);
     params_put(&p, MP_P_match, 100e6);
     CHECK(params_spread_warning(&p, MP_P_match, buf, sizeof buf) == 0);
+    const double shown_10[] = {94.98e6, 100e6, 105.02e6}, shown_10_1[] = {94.97e6, 100e6, 105.08e6};
+    params_put_spread(&p, MP_P_match, shown_10, 3); /* 10.04%, shown as 10.0%: not above, as shown */
+    CHECK(params_spread_warning(&p, MP_P_match, buf, sizeof buf) == 0);
+    params_put_spread(&p, MP_P_match, shown_10_1, 3); /* 10.11%, shown as 10.1%: above */
+    CHECK(params_spread_warning(&p, MP_P_match, buf, sizeof buf) == 1 && strstr(buf, "spread 10.1% "));
+    params_put_spread(&p, MP_P_match, edge, 3);
     params_put_spread(&p, MP_P_build, wild, 1); /* one round: no spread */
     CHECK(params_spread_rel(&p, MP_P_build) < 0);
     const char *out = write_file("spread.txt", NULL);
