@@ -154,13 +154,6 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
 
 bool notify_uses_shm(const notify_ep *ep) { return ep->shm.win != MPI_WIN_NULL; }
 
-bool notify_any_shm(const notify_ep *ep)
-{
-    int mine = notify_uses_shm(ep), any = 0;
-    MPI_CHECK(ep->rank, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ep->comm));
-    return any;
-}
-
 const char *notify_shm_state(const notify_ep *ep, bool asked)
 {
     if (ep->transport != NOTIFY_RMA) return NULL;
