@@ -97,22 +97,6 @@ static MPI_Info mailbox_info(void)
     return info;
 }
 
-/* The RMA mailbox window of `bytes` over comm, zeroed, locked for all, the numa policy applied to
- * the pages this rank touches first. */
-static void open_rma(notify_ep *ep, uint64_t bytes)
-{
-    MPI_Info info = mailbox_info();
-    numa_policy_push(); /* --numa: the mailbox pages this rank first touches follow the run's policy */
-    MPI_CHECK(ep->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, ep->comm, &ep->base, &ep->win));
-    if (numa_policy() != NUMA_OFF) numa_touch_pages(ep->base, bytes); /* before any sender can place them */
-    numa_policy_pop();
-    MPI_Info_free(&info);
-    MPI_Win_set_errhandler(ep->win, MPI_ERRORS_RETURN);
-    memset(ep->base, 0, bytes);
-    MPI_CHECK(ep->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, ep->win));
-    MPI_CHECK(ep->rank, MPI_Win_sync(ep->win));
-}
-
 void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_mode poll, bool shm, int my_slots,
                  int msg_bytes, bool yield)
 {
@@ -144,7 +128,11 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
         MPI_Info_free(&info);
     }
     /* the RMA window unless every rank shares one shared mailbox */
-    if (!shm || shm_window_off_node(&ep->shm, comm)) open_rma(ep, bytes);
+    if (!shm || shm_window_off_node(&ep->shm, comm)) { /* --numa: the mailbox pages follow the run's policy */
+        MPI_Info info = mailbox_info();
+        ep->base = rma_locked_window_open(comm, ep->rank, bytes, info, true, &ep->win);
+        MPI_Info_free(&info);
+    }
     ep->win_bytes = bytes;
     ep->mailbox_bytes = bytes * (uint64_t)((ep->win != MPI_WIN_NULL) + (ep->shm.win != MPI_WIN_NULL));
     ep->pending = xcalloc(2 * (size_t)ep->words, sizeof *ep->pending);
@@ -153,13 +141,6 @@ void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_m
 }
 
 bool notify_uses_shm(const notify_ep *ep) { return ep->shm.win != MPI_WIN_NULL; }
-
-bool notify_any_shm(const notify_ep *ep)
-{
-    int mine = notify_uses_shm(ep), any = 0;
-    MPI_CHECK(ep->rank, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ep->comm));
-    return any;
-}
 
 const char *notify_shm_state(const notify_ep *ep, bool asked)
 {

@@ -122,9 +122,8 @@ uint64_t notify_mailbox_aux_bytes(notify_transport t, int my_slots);
  * node store into its shared mailbox (rma only). */
 void notify_open(notify_ep *ep, MPI_Comm comm, notify_transport t, notify_poll_mode poll, bool shm, int my_slots,
                  int msg_bytes, bool yield);
-/* Whether this rank has a shared mailbox (same-node senders store); collective: any rank's. */
+/* Whether this rank has a shared mailbox (same-node senders store). */
 bool notify_uses_shm(const notify_ep *ep);
-bool notify_any_shm(const notify_ep *ep);
 /* Collective: "on" (some ranks share a shared mailbox), "unavailable" (asked for, but the library
  * made no shared window where ranks share a node), "unused" (no two ranks share a node), "off"
  * (not asked for); NULL under --transport msg. For headers and the CSV column notify_shm. */

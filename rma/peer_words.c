@@ -23,13 +23,8 @@ void peer_words_open(peer_words *pw, MPI_Comm comm, int words, notify_poll_mode 
     MPI_Comm_rank(comm, &pw->rank);
     uint64_t bytes = peer_words_bytes(words, 1);
     if (shm) shm_window_open(&pw->shm, comm, bytes, MPI_INFO_NULL);
-    if (!shm || shm_window_off_node(&pw->shm, comm)) {
-        MPI_CHECK(pw->rank, MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, comm, &pw->base, &pw->win));
-        MPI_Win_set_errhandler(pw->win, MPI_ERRORS_RETURN);
-        memset(pw->base, 0, bytes);
-        MPI_CHECK(pw->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, pw->win));
-        MPI_CHECK(pw->rank, MPI_Win_sync(pw->win));
-    }
+    if (!shm || shm_window_off_node(&pw->shm, comm))
+        pw->base = rma_locked_window_open(comm, pw->rank, bytes, MPI_INFO_NULL, false, &pw->win);
     pw->rma_last = calloc((size_t)words, sizeof *pw->rma_last);
     if (!pw->rma_last) {
         fprintf(stderr, "rmabench: rank %d: out of memory for %d counter words\n", pw->rank, words);

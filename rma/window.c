@@ -59,6 +59,20 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
 }
 
+void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info info, bool numa, MPI_Win *win)
+{
+    void *base = NULL;
+    if (numa) numa_policy_push();
+    MPI_CHECK(rank, MPI_Win_allocate((MPI_Aint)bytes, 1, info, comm, &base, win));
+    if (numa && numa_policy() != NUMA_OFF) numa_touch_pages(base, bytes); /* before any peer can place them */
+    if (numa) numa_policy_pop();
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    memset(base, 0, bytes);
+    MPI_CHECK(rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, *win));
+    MPI_CHECK(rank, MPI_Win_sync(*win));
+    return base;
+}
+
 void rma_window_prefault(rma_window *w)
 {
     char *base = w->base;

@@ -7,6 +7,7 @@
 #ifndef RMB_WINDOW_H
 #define RMB_WINDOW_H
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,13 @@ void rma_window_prefault(rma_window *w);
  * one rank per host. */
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes);
+
+/* Collective over comm: an MPI_Win_allocate window of `bytes` (disp_unit 1; info may be
+ * MPI_INFO_NULL) for the words that peers update with atomics and the owner reads in place (notify
+ * mailboxes, peer words): errors return, zeroed, locked for all ranks (MPI_MODE_NOCHECK) for its
+ * whole life, synced. numa: the pages this rank touches first follow --numa (numa_policy_push, and
+ * under a policy a touch before any peer can place them). Returns its base; rank: for messages. */
+void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info info, bool numa, MPI_Win *win);
 
 /* The end of a passive-target epoch in which ranks put into each other's windows. Collective over
  * comm (the windows' group): unlocks each of the n windows (MPI_Win_unlock_all completes this

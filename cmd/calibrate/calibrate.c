@@ -13,19 +13,9 @@
 #include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/output_path.h"
+#include "bench/stats.h"
 #include "bench/version.h"
 #include "rma/window.h"
-
-double calibrate_median(double *v, int n)
-{
-    for (int i = 1; i < n; i++) /* insertion sort: n is small */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
 {
@@ -40,7 +30,7 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
         t[k] = MPI_Wtime() - t0; /* the joins free these buffers outside their phases */
         if (b) mem_free_large(b, bytes);
     }
-    return calibrate_median(t, reps);
+    return stats_median(t, reps);
 }
 
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)

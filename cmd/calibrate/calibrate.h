@@ -62,8 +62,7 @@ double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, d
 /* splitmix64 step: the samples' random keys. */
 uint64_t calibrate_mix(uint64_t *state);
 
-/* Helpers shared by the three: median of v[0..n) (reorders v), and a value agreed over ranks. */
-double calibrate_median(double *v, int n);
+/* Helper shared by the three: a value agreed over ranks (medians: stats_median, bench/stats.h). */
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
 /* This rank's median seconds to allocate `bytes` of fresh private memory (mem_alloc_large) and
  * write every page (then freed, untimed): first touch, which on a VM that hands freed memory back

@@ -7,6 +7,7 @@
 
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
+#include "bench/stats.h"
 
 /* the fewest bytes per tuple each primitive moves to or from memory (calibrate_note) */
 static double mem_bytes[MP_COUNT];
@@ -51,7 +52,7 @@ static void keep_medians(const calibrate_opts *o, const model_params *round, int
         double v[CALIBRATE_ROUNDS_MAX];
         for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
         if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, to, v, (int)o->rounds); /* rates only */
-        params_put(p, to, calibrate_median(v, (int)o->rounds));
+        params_put(p, to, stats_median(v, (int)o->rounds));
         if (!alone) memcpy(p->bench[i], round[o->rounds - 1].bench[i], sizeof p->bench[i]);
         else snprintf(p->bench[to], sizeof p->bench[to], "as %s, by 1 of the %d ranks of each host (the others wait)", params_name(i),
                       ranks_per_host);

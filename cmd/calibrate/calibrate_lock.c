@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cmd/calibrate/calibrate.h"
+#include "bench/stats.h"
 #include "locking/lock_table.h"
 #include "rma/notify.h"
 #include "rma/progress.h"
@@ -128,7 +129,7 @@ static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, d
         }
         if (ctx->rank == a) {
             *rtt = (MPI_Wtime() - t0) / iters;
-            *send = calibrate_median(ts, iters);
+            *send = stats_median(ts, iters);
         }
     }
     MPI_Barrier(ctx->comm);
@@ -149,7 +150,7 @@ static void put_rounds(model_params *p, int i, const double *v, double scale)
     double w[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) w[k] = v[k] * scale;
     params_put_spread(p, i, w, ROUNDS);
-    params_put(p, i, calibrate_median(w, ROUNDS));
+    params_put(p, i, stats_median(w, ROUNDS));
 }
 
 /* t_server: what a lock server spends on one request: its lock-table work (lt_request_lock of an
@@ -177,7 +178,7 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
         t[k] = (MPI_Wtime() - t0) / (TXNS * LOCKS);
         lt_free(&lt);
     }
-    double med = calibrate_allreduce(ctx, calibrate_median(t, ROUNDS), MPI_SUM);
+    double med = calibrate_allreduce(ctx, stats_median(t, ROUNDS), MPI_SUM);
     params_put(p, MP_t_server, med + params_get(p, MP_t_clean_up));
     snprintf(p->bench[MP_t_server], sizeof p->bench[MP_t_server],
              "lt_request_lock (X, random of 1M ids) + its share of lt_release_all, %d-lock transactions x %d, %d rounds: %.3f us; plus t_clean_up (the answer)",

@@ -12,6 +12,7 @@
 
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
+#include "bench/stats.h"
 #include "rma/window.h"
 
 #define PUT_CHUNK (64 * 1024)
@@ -63,7 +64,7 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_targe
         t[r] = put_stream(ctx, pt, peer, total, msg);
         rates[r] = peer >= 0 ? bytes / t[r] : 0;
     }
-    double med = calibrate_median(t, (int)o->repeats);
+    double med = stats_median(t, (int)o->repeats);
     return peer >= 0 ? bytes / med : 0;
 }
 
@@ -100,7 +101,7 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
         if (!touch)
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
     }
-    return calibrate_median(t, repeats);
+    return stats_median(t, repeats);
 }
 
 /* Thesis Fig. 3.7: the put bandwidth per rank against the message size, to a rank on the same host

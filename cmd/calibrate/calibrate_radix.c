@@ -20,6 +20,7 @@
 
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
+#include "bench/stats.h"
 #include "joins/radix/local_partition.h"
 #include "joins/radix/radix_kernels.h"
 #include "joins/radix/radix_plan.h"
@@ -34,7 +35,7 @@ void calibrate_fail(const bench_ctx *ctx, const char *what)
 
 double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = calibrate_median(t, reps);
+    double med = stats_median(t, reps);
     return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM);
 }
 
@@ -56,7 +57,7 @@ static void sleepy_barrier(const bench_ctx *ctx)
 
 static double alone_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = ctx->host_rank == 0 ? calibrate_median(t, reps) : 0;
+    double med = ctx->host_rank == 0 ? stats_median(t, reps) : 0;
     return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM) * ctx->size / ctx->hosts;
 }
 

@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void write_full_lines(const uint64_
     const uint64_t L = 8 / (uint64_t)W;
     for (uint64_t k = 0; k < nf; k++) {
         const uint64_t p = fp[k], end = fq[k] + 1 - m, valid = end - bounds[p];
-        const uint64_t *line = lines + (p * RADIX_SWWC_RING + (fq[k] / L) % RADIX_SWWC_RING) * 8;
+        const uint64_t *line = radix_swwc_line(lines, p, fq[k], L, RADIX_SWWC_RING);
         if (valid >= L)
             radix_stream_line(out + (end - L) * W, line);
         else
@@ -100,7 +100,7 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
     for (uint64_t p = 0; p < fan; p++) { /* tails */
         uint64_t end = off[p] - m, filled = off[p] % L, valid = end - bounds[p];
         if (valid > filled) valid = filled;
-        const uint64_t *line = lines + (p * RADIX_SWWC_RING + (off[p] / L) % RADIX_SWWC_RING) * 8;
+        const uint64_t *line = radix_swwc_line(lines, p, off[p], L, RADIX_SWWC_RING);
         memcpy(out + (end - valid) * W, line + (filled - valid) * W, valid * W * sizeof(uint64_t));
     }
     radix_stream_fence();

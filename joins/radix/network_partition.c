@@ -64,12 +64,6 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
     }
 }
 
-/* The staged line holding item q of partition p */
-static inline const uint64_t *staged_line(const net_state *st, uint64_t p, uint64_t q, uint64_t L)
-{
-    return st->lines + (p * st->ring + ((q / L) & (st->ring - 1))) * 8;
-}
-
 /* W: item width in words; OFFSET: packed rids are offsets from a non-zero first rid (S). Both are
  * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. Full lines
  * are written at the end of each block (RADIX_SWWC_BLOCK: no branch per tuple on a full line; a
@@ -102,11 +96,11 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
             nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
         }
         for (uint64_t k = 0; k < nf; k++)
-            flush_line(st, fp[k], fq[k] + 1 - m, L, W, staged_line(st, fp[k], fq[k], L), win, pb);
+            flush_line(st, fp[k], fq[k] + 1 - m, L, W, radix_swwc_line(st->lines, fp[k], fq[k], L, st->ring), win, pb);
     }
     for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
         uint64_t q = pos[p], filled = q % L;
-        if (filled) flush_line(st, p, q - m, filled, W, staged_line(st, p, q, L), win, pb);
+        if (filled) flush_line(st, p, q - m, filled, W, radix_swwc_line(st->lines, p, q, L, st->ring), win, pb);
     }
     radix_stream_fence();
 }

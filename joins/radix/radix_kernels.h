@@ -81,6 +81,12 @@ void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shi
  * passes' fan-out), one line beyond, written as soon as it fills (blocks of one tuple), so that the
  * staging at thesis scale (2^15 partitions) stays one line per partition. */
 static inline uint64_t radix_net_ring(uint64_t nparts) { return nparts <= 1024 ? RADIX_SWWC_RING : 1; }
+/* The staged line holding item q of partition p, with `ring` lines (a power of two) of L items
+ * per partition: the one staging layout of the local and the network passes. */
+static inline const uint64_t *radix_swwc_line(const uint64_t *lines, uint64_t p, uint64_t q, uint64_t L, uint64_t ring)
+{
+    return lines + (p * ring + ((q / L) & (ring - 1))) * 8;
+}
 typedef struct {
     int max_bits;
     uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */

@@ -26,7 +26,10 @@ static int run(notify_transport t, bool shm, bench_ctx *ctx)
     notify_ep ep;
     int me = ctx->rank, n = ctx->size, senders = n - 1;
     notify_open(&ep, ctx->comm, t, NOTIFY_POLL_AUTO, shm, me == 0 ? SLOTS : 1, (int)sizeof(msg_t), ctx->poll_yield);
-    bool used_shm = notify_any_shm(&ep);
+    /* asked = true even when shm is off: only then does the state say "on" if some rank made a
+     * shared mailbox anyway, which the check at the end must catch */
+    const char *shm_state = notify_shm_state(&ep, true);
+    bool used_shm = shm_state && strcmp(shm_state, "on") == 0;
     int errors = 0;
     poll_bound b;
     if (me == 0) {
