@@ -4,7 +4,10 @@
 # joins; sizes 1M-32M tuples of R per rank, ratios 1:1-1:8, 1-4 ranks on this host, 2 and 4 ranks
 # on two namespace hosts) and `rmabench lock --model` (1 server/1 agent, 1/3, 2/2 on this host,
 # 2/2 across the two hosts with remote locks). None of the matrix is the calibration's
-# configuration (its sample size is not in the matrix). The runs on two hosts add the transport's
+# configuration (its sample size is not in the matrix). After the matrix the same calibration runs
+# once more (params-end.txt, not used for any prediction): the change of each measured parameter
+# between the two is the machine's drift while the matrix ran, printed beside the summary, so that
+# a miss within that drift can be told from a model's. The runs on two hosts add the transport's
 # primitives measured between the namespace hosts (one rank on each: bw_host, the put curve, the
 # round trips): there Open MPI's one-sided layer is pt2pt over TCP, also within a host, not the
 # shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. The lock
@@ -118,7 +121,7 @@ for lib in $libs; do
     d=$out/$lib
     mkdir -p "$d"
     rm -f "$d/joins.csv" "$d/lock.csv"
-    rm -f "$d"/*.txt
+    rm -f "$d"/*.txt  # params-end.txt too: a drift is only of this run's two calibrations
     echo "== $lib: calibrate once: 2 ranks on this host, ${cal_args[*]}"
     launch "$lib" 1 2
     run 600 "$d/calibrate.txt" "${cmd[@]}" "$bin" calibrate "${cal_args[@]}" --output "$d/params.txt"
@@ -178,6 +181,9 @@ PY
         run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
             --duration "$lock_duration" --model "$p" "${set_shared[@]}" --output "$d/lock.csv"
     done
+    echo "   calibrate again after the matrix: the machine's drift (no prediction uses it)"
+    launch "$lib" 1 2
+    run 600 "$d/calibrate-end.txt" "${cmd[@]}" "$bin" calibrate "${cal_args[@]}" --output "$d/params-end.txt"
 done
 /usr/bin/python3 "$root/model/validate_table.py" "$out" | tee "$out/validate.txt"
 status=${PIPESTATUS[0]}

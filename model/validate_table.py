@@ -5,7 +5,11 @@ with like: the measured total (window allocation in it) against the model's tota
 allocation. A join configuration meets the target when its total is within 15% and every phase
 within 20%; the acceptance asks that of at least 90% of them, and of every lock configuration
 within 15%.
-    validate_table.py OUT_DIR   (reads OUT_DIR/<lib>/{joins,lock}.csv, writes OUT_DIR/validate.{csv,png})"""
+The calibration run again after the matrix (params-end.txt) gives the machine's drift while the
+matrix ran: the change of every measured parameter (a line with a spread over rounds) between the
+two calibrations, printed beside the summary, which it does not change.
+    validate_table.py OUT_DIR   (reads OUT_DIR/<lib>/{joins,lock}.csv, params.txt, params-end.txt;
+                                 writes OUT_DIR/validate.{csv,png})"""
 import csv
 import os
 import sys
@@ -18,6 +22,40 @@ TARGET_PHASE, TARGET_TOTAL, TARGET_SHARE = 0.20, 0.15, 0.90
 # a phase under this share of its configuration's measured total (in both the prediction and the
 # measurement) is shown but not held to the phase target: its error is noise of a few milliseconds
 SMALL = 0.02
+
+
+def measured_params(path):
+    """{name: value} of a calibration's parameters measured over rounds (the file records their
+    spread); {} without the file."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return {}
+    out = {}
+    for line in lines:
+        name, eq, rest = line.partition("=")
+        if eq and not line.startswith("#") and " spread " in rest:
+            try:
+                out[name.strip()] = float(rest.split()[0])
+            except ValueError:
+                pass
+    return out
+
+
+def drift(out, lib, big=0.15):
+    """One line: how far the calibration moved between before and after the matrix."""
+    a = measured_params(os.path.join(out, lib, "params.txt"))
+    b = measured_params(os.path.join(out, lib, "params-end.txt"))
+    ch = sorted(((b[k] / a[k] - 1, k) for k in a.keys() & b.keys() if a[k] > 0 and b[k] > 0),
+                key=lambda x: -abs(x[0]))
+    if not ch:
+        return f"drift {lib}: no calibration after the matrix to compare (see {lib}/calibrate-end.txt)"
+    mags = sorted(abs(c) for c, _ in ch)
+    moved = [f"{k} {c:+.0%}" for c, k in ch if abs(c) > big]
+    return (f"drift {lib}: the calibration after the matrix differs from the one the predictions used by a "
+            f"median {mags[len(mags) // 2]:.0%} (max {mags[-1]:.0%}) over {len(ch)} measured parameters; "
+            f"{len(moved)} moved more than {big:.0%}{': ' + ', '.join(moved[:8]) if moved else ''}"
+            f"{' ...' if len(moved) > 8 else ''}")
 
 
 def join_points(lib, rows):
@@ -164,6 +202,8 @@ def main(out):
     print(without_alloc(points, joins, total_of))
     cal = "; ".join(f"{lib}: {v[0]} host(s), {v[1]} ranks, sample {v[2]}" for lib, v in calibrated.items() if len(v) >= 3)
     print(f"calibrated once per library ({cal or 'see the logs'}); no configuration of the matrix is the calibration's")
+    for lib in libs:  # a diagnostic: what the machine did while the matrix ran
+        print(drift(out, lib))
     print(f"validate: {nj} join configurations: totals within 15% in {tot_ok}, phases within 20% in {ph_ok}, both in "
           f"{both} ({both / nj if nj else 0:.0%}; target >= 90% of >= 24); lock within 15% in {lk} of {len(locks)}; "
           f"load {' '.join(open('/proc/loadavg').read().split()[:3])}: {'MET' if met else 'NOT MET'}")

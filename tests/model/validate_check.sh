@@ -3,7 +3,8 @@
 # validation on tiny sizes (accuracy is a benchmark, not a test): one calibration, a join
 # configuration that is not the calibration's, a lock configuration; the table, the summary line,
 # validate.csv with error = (predicted - measured) / measured, the figure, and in the joins' CSV
-# the per-phase errors and the total compared like with like (window allocation on both sides).
+# the per-phase errors and the total compared like with like (window allocation on both sides); the
+# calibration again after the matrix and the drift line computed from the two files.
 #   validate_check.sh SOURCE_ROOT BUILD_DIR
 set -u
 root=$1 build=$(cd "$2" && pwd)
@@ -19,6 +20,8 @@ grep -Eq '^validate: 2 join configurations: totals within 15% in [0-2], phases w
     "$tmp/out" || { echo "FAIL: no summary line"; fail=1; }
 grep -Eq "^calibrated once per library \($mpi: 1 host\(s\), 2 ranks, sample 64K\)" "$tmp/out" || { echo "FAIL: calibration not named"; fail=1; }
 [ -s "$tmp/v/validate.png" ] || { echo "FAIL: no figure"; fail=1; }
+grep -Eq "^drift $mpi: the calibration after the matrix differs from the one the predictions used by a median [0-9]+% \(max [0-9]+%\) over [0-9]+ measured parameters; [0-9]+ moved more than 15%" \
+    "$tmp/out" || { echo "FAIL: no drift line"; fail=1; }
 /usr/bin/python3 - "$tmp/v" "$mpi" <<'PY' || fail=1
 import csv, os, sys
 d, lib = sys.argv[1], sys.argv[2]
@@ -47,6 +50,15 @@ for r in joins:
         bad.append(f"{r['algo']}: model_err_total_without_alloc not of the totals without alloc")
     for p in ("window_alloc", "sort") if r["algo"] == "sortmerge" else ("window_alloc", "network_partition"):
         if r[f"model_err_{p}"] == "": bad.append(f"{r['algo']}: no model_err_{p}")
+# the drift line: every parameter with a spread in both calibrations, the median of |end / start - 1|
+def measured(f):
+    return {l.split("=")[0].strip(): float(l.split("=")[1].split()[0]) for l in open(os.path.join(d, lib, f))
+            if "=" in l and not l.startswith("#") and " spread " in l.split("=", 1)[1]}
+a, b = measured("params.txt"), measured("params-end.txt")
+ch = sorted(abs(b[k] / a[k] - 1) for k in a.keys() & b.keys() if a[k] > 0 and b[k] > 0)
+line = next((l for l in open(os.path.join(d, "..", "out")) if l.startswith(f"drift {lib}:")), "")
+if not ch or f"median {ch[len(ch) // 2]:.0%} (max {ch[-1]:.0%}) over {len(ch)} measured" not in line:
+    bad.append(f"drift line {line.strip()!r} is not of params.txt and params-end.txt ({len(ch)} parameters)")
 lock = list(csv.DictReader(open(os.path.join(d, lib, "lock.csv"), newline="")))
 if len(lock) != 1 or lock[0]["model_err_throughput"] == "": bad.append("lock row without model_err_throughput")
 for b in bad: print("FAIL:", b)
