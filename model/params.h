@@ -78,9 +78,9 @@ enum { PUT_CURVE_N = 8 };
     X(bw_mem_write, "GB/s", 1e9, PB_POSITIVE, "streaming write bandwidth per rank, all ranks writing: the better of ordinary and non-temporal stores") \
     X(bw_mem_copy, "GB/s", 1e9, PB_POSITIVE, "streaming copy bandwidth per rank, bytes read + written, all ranks copying") \
     /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
-    X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "MPI_Win_allocate time independent of size")                                \
+    X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "window_alloc time independent of size: both windows' allocation, first-touch setup, barrier and MPI_Win_free")                                \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
-    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte: in both joins' window_alloc") \
+    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc") \
     X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
     X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
     X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
