@@ -43,15 +43,17 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 static bool runs_body(const bench_ctx *ctx, const calibrate_opts *o) { return !o->alone || ctx->host_rank == 0; }
 
 /* A barrier whose waiting ranks sleep: under o->alone the idle ranks wait here while one rank per
- * host computes, and a rank spinning in MPI_Barrier would take the memory bus or, on SMT
- * siblings, the core the one running shares. Naps of 2 ms: with 50 us naps (20 K wake-ups a
- * second) the rank running alone scanned 17% slower than with both ranks running, on this VM. */
+ * host computes all its rounds, and a rank spinning in MPI_Barrier would take the memory bus or, on
+ * SMT siblings, the core the one running shares. Naps of 20 ms: with 50 us naps (20 K wake-ups a
+ * second) the rank running alone scanned 17% slower than with both ranks running on this VM, and
+ * with 2 ms naps some rates alone still came out 10-40% below a one-rank calibration's (P_match
+ * 379 against 611 M/s); a nap costs at most 20 ms per primitive, once, not per round. */
 static void sleepy_barrier(const bench_ctx *ctx)
 {
     MPI_Request req;
     int done = 0;
     MPI_CHECK(ctx->rank, MPI_Ibarrier(ctx->comm, &req));
-    const struct timespec nap = {0, 2000000};
+    const struct timespec nap = {0, 20000000};
     for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE)) nanosleep(&nap, NULL);
 }
 
@@ -76,14 +78,23 @@ double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, d
     double t[REPS_MAX];
     if (reps > REPS_MAX) reps = REPS_MAX;
     const bool run = runs_body(ctx, o);
+    if (o->alone) { /* the others sleep through all the rounds: no barrier, no wake-up between them */
+        sleepy_barrier(ctx);
+        for (int k = -o->warmup; k < reps && run; k++) {
+            double t0 = MPI_Wtime();
+            body(arg);
+            if (k >= 0) t[k] = MPI_Wtime() - t0;
+        }
+        sleepy_barrier(ctx);
+        return alone_rate_of(ctx, t, reps, n);
+    }
     for (int k = -o->warmup; k < reps; k++) {
-        if (o->alone) sleepy_barrier(ctx);
-        else MPI_Barrier(ctx->comm);
+        MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
-        if (run) body(arg);
+        body(arg);
         if (k >= 0) t[k] = MPI_Wtime() - t0;
     }
-    return o->alone ? alone_rate_of(ctx, t, reps, n) : calibrate_rate_of(ctx, t, reps, n);
+    return calibrate_rate_of(ctx, t, reps, n);
 }
 
 typedef struct {
