@@ -202,8 +202,9 @@ def main(out):
     print(without_alloc(points, joins, total_of))
     cal = "; ".join(f"{lib}: {v[0]} host(s), {v[1]} ranks, sample {v[2]}" for lib, v in calibrated.items() if len(v) >= 3)
     print(f"calibrated once per library ({cal or 'see the logs'}); no configuration of the matrix is the calibration's")
-    for lib in libs:  # a diagnostic: what the machine did while the matrix ran
-        print(drift(out, lib))
+    for lib in libs:  # a diagnostic: what the machine did while the matrix ran (libraries: calibrated)
+        if os.path.exists(os.path.join(out, lib, "params.txt")):
+            print(drift(out, lib))
     print(f"validate: {nj} join configurations: totals within 15% in {tot_ok}, phases within 20% in {ph_ok}, both in "
           f"{both} ({both / nj if nj else 0:.0%}; target >= 90% of >= 24); lock within 15% in {lk} of {len(locks)}; "
           f"load {' '.join(open('/proc/loadavg').read().split()[:3])}: {'MET' if met else 'NOT MET'}")
