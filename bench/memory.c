@@ -106,6 +106,39 @@ void *mem_alloc_large(uint64_t bytes)
     return p;
 }
 
+static struct {
+    void *p;
+    uint64_t bytes;
+} kept[MEM_KEPT_SLOTS];
+
+void *mem_kept_get(int slot, uint64_t bytes, uint64_t *got, bool *fresh)
+{
+    if (kept[slot].p && kept[slot].bytes >= bytes) {
+        void *p = kept[slot].p;
+        *got = kept[slot].bytes;
+        *fresh = false;
+        kept[slot].p = NULL;
+        return p;
+    }
+    mem_free_large(kept[slot].p, kept[slot].bytes); /* too small: its pages go, the new block's come */
+    kept[slot].p = NULL;
+    *got = (bytes + 63) & ~(uint64_t)63;
+    *fresh = true;
+    return mem_alloc_large(*got);
+}
+
+void mem_kept_put(int slot, void *p, uint64_t bytes)
+{
+    if (!p) return;
+    if (kept[slot].p && kept[slot].bytes >= bytes) {
+        mem_free_large(p, bytes);
+        return;
+    }
+    mem_free_large(kept[slot].p, kept[slot].bytes);
+    kept[slot].p = p;
+    kept[slot].bytes = bytes;
+}
+
 void mem_free_large(void *p, uint64_t bytes)
 {
     if (!p) return;

@@ -22,41 +22,11 @@ uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, in
            (uint64_t)nranks * sizeof(uint64_t);
 }
 
-/* The buffer memory of the last freed set, kept for the next one: a join's passes (R, then S; run
- * after run) need the same buffers, and pages kept mapped cost no fault (issue 16: fresh pages
- * only where nothing could be reused; a fresh 4 KiB page costs more than the data written into it
- * on a VM). At most one block is kept per process. */
-static void *kept_mem;
-static size_t kept_bytes;
-
-/* On huge pages where the kernel gives them (mem_alloc_large): 4 KiB pages cost 10-20 us each at
- * first touch on this VM, and the network pass writes every buffer line. Returns the block and its
- * size (the kept block may be larger than asked for). */
-static void *buffers_get(size_t bytes, size_t *got)
-{
-    if (kept_mem && kept_bytes >= bytes) {
-        void *p = kept_mem;
-        *got = kept_bytes;
-        kept_mem = NULL;
-        return p;
-    }
-    mem_free_large(kept_mem, kept_bytes);
-    kept_mem = NULL;
-    *got = (bytes + 63) & ~(size_t)63;
-    return mem_alloc_large(*got);
-}
-
-static void buffers_keep(void *mem, size_t bytes)
-{
-    if (!mem) return;
-    if (kept_mem && kept_bytes >= bytes) {
-        mem_free_large(mem, bytes);
-        return;
-    }
-    mem_free_large(kept_mem, kept_bytes);
-    kept_mem = mem;
-    kept_bytes = bytes;
-}
+/* The buffer memory of the last freed set is kept for the next one (bench/memory.h slot 0): a
+ * join's passes (R, then S; run after run) need the same buffers, and pages kept mapped cost no
+ * fault; on huge pages where the kernel gives them (4 KiB pages cost 10-20 us each at first touch on
+ * this VM, and the network pass writes every buffer line). */
+enum { PUTBUF_KEPT_SLOT = 0 };
 
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,
                 const MPI_Aint *disp, size_t buf_bytes, int nbufs, rma_flush_mode mode)
@@ -77,7 +47,10 @@ int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks
     pb->put_epoch = calloc(slots ? slots : 1, sizeof *pb->put_epoch);
     pb->target_epoch = malloc((size_t)nranks * sizeof *pb->target_epoch);
     pb->mem_bytes = 0;
-    pb->mem = slots ? buffers_get(slots * pb->buf_bytes, &pb->mem_bytes) : NULL;
+    bool fresh;
+    uint64_t got = 0;
+    pb->mem = slots ? mem_kept_get(PUTBUF_KEPT_SLOT, slots * pb->buf_bytes, &got, &fresh) : NULL;
+    pb->mem_bytes = (size_t)got;
     if (!pb->dest || !pb->req || !pb->put_epoch || !pb->target_epoch || (slots && !pb->mem)) {
         putbuf_free(pb);
         return -1;
@@ -155,6 +128,6 @@ void putbuf_free(putbuf_set *pb)
     free(pb->req);
     free(pb->put_epoch);
     free(pb->target_epoch);
-    buffers_keep(pb->mem, pb->mem_bytes);
+    mem_kept_put(PUTBUF_KEPT_SLOT, pb->mem, pb->mem_bytes);
     memset(pb, 0, sizeof *pb);
 }

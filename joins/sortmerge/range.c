@@ -147,7 +147,13 @@ static void alloc_packed(const join_input *in, smj_plan *pl, int rel)
         pl->spare_from = (words + 7) & ~(uint64_t)7; /* the buffers after it start on a cache line */
         return;
     }
-    pl->packed[rel] = mem_alloc_large(words * sizeof(uint64_t));
+    /* kept from the previous run (bench/memory.h slots 1 and 2): R's packed copy, and S's where it
+     * does not fit in R's memory, had been fresh pages in every run, 64 MiB-256 MiB at 16M tuples per
+     * rank; under PVM what the host took back costs up to 2 s/GB again (4 ranks on 2 cores: the
+     * partition phase 5 times its prediction at 1M tuples and 1:4) */
+    bool fresh;
+    pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
+    pl->packed_fresh[rel] = fresh;
     if (!pl->packed[rel]) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
         MPI_Abort(in->ctx->comm, 2);
@@ -210,7 +216,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
          * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
          * (issue 16); R's memory is mapped already */
-        if (pl->capacity[rel] > pl->n[rel] && !pl->packed_in_r[rel])
+        if (pl->capacity[rel] > pl->n[rel] && !pl->packed_in_r[rel] && pl->packed_fresh[rel])
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
@@ -239,7 +245,7 @@ uint64_t *smj_spare(smj_plan *pl, uint64_t words)
 void smj_plan_free(smj_plan *pl)
 {
     for (int rel = 0; rel < RELS; rel++) {
-        if (pl->packed[rel] && !pl->packed_in_r[rel]) mem_free_large(pl->packed[rel], pl->capacity[rel] * (size_t)pl->words * sizeof(uint64_t));
+        if (pl->packed[rel] && !pl->packed_in_r[rel]) mem_kept_put(SMJ_KEPT_SLOT + rel, pl->packed[rel], pl->packed_bytes[rel]);
         free(pl->count[rel]);
         free(pl->local[rel]);
         free(pl->remote[rel]);

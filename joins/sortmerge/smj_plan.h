@@ -8,6 +8,8 @@
 
 enum { REL_R, REL_S, RELS };
 
+enum { SMJ_KEPT_SLOT = 1 }; /* bench/memory.h: packed R in slot 1, packed S in slot 2 */
+
 typedef struct {
     int parts;               /* = ranks: range t goes to rank t */
     smj_format format;       /* packed or wide, as the plan decided (smj_format.h) */
@@ -22,6 +24,8 @@ typedef struct {
     uint64_t *packed[RELS];  /* this rank's tuples (words per tuple each), grouped by target range;
                               * after the sort phase the merge's scratch (capacity: max of n and window) */
     int packed_in_r[RELS];   /* packed[] lives in R's memory (join_input.reusable), not allocated */
+    uint64_t packed_bytes[RELS]; /* else: the bytes of its kept block (bench/memory.h mem_kept_get) */
+    bool packed_fresh[RELS]; /* its pages were mapped for this run, not kept from the last */
     uint64_t capacity[RELS]; /* tuples packed[] holds */
     uint64_t n[RELS];        /* this rank's tuple count */
     uint64_t *count[RELS];   /* [parts] tuples for each target */

@@ -180,13 +180,14 @@ static void beyond_thesis(void)
     model_radix_join(&p, &s, &r0);
     model_sortmerge_join(&p, &s, &m0);
     CHECK(fabs(r0.network_partition - 12e6 / (4 * 100e6)) < 1e-15); /* thesis: eq. 3.4 alone */
-    /* intra-host puts: 3/4 of a rank's 3M tuples, 8 bytes each, at 2 GB/s; fresh packed arrays */
+    /* intra-host puts: 3/4 of a rank's 3M tuples, 8 bytes each, at 2 GB/s; the packed arrays are
+     * kept from run to run (range.c), so first touch is not in the partition */
     set(&p, "bw_put_intra=2"); set(&p, "t_touch_per_byte=0.5");
     model_radix_join(&p, &s, &r1);
     model_sortmerge_join(&p, &s, &m1);
     CHECK(fabs(r1.network_partition - r0.network_partition - 3e6 * 3 / 4 * 8 / 2e9) < 1e-15);
     CHECK(fabs(m1.sort - m0.sort - 3e6 * 3 / 4 * 8 / 2e9) < 1e-15);
-    CHECK(fabs(m1.partition - m0.partition - 3e6 * 8 * 0.5e-9) < 1e-15);
+    CHECK(m1.partition == m0.partition);
     /* 4 ranks on 2 cores: every phase twice as long; enough cores: unchanged */
     set(&p, "cores_per_host=4");
     model_radix_join(&p, &s, &r0);
