@@ -1,7 +1,7 @@
 /* The sort-merge join's primitives, each timed alone on data laid out for it (see
  * calibrate_radix.c for why not the join's phases). Sample: this rank's n tuples of a one-rank
  * workload (dense keys, so every S tuple finds its R as in the join).
- *   P_partition_range  the scatter of the range partitioning: smj_part_of over the splitters of
+ *   P_partition_range  the scatter of the range partitioning: smj_part_lut over the splitters of
  *                      `ranks` equal key ranges and smj_pack into a packed array laid out by range
  *                      (its counting pass is the eq. 3.1 scan, its fresh array t_touch_per_byte)
  *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
@@ -32,6 +32,7 @@ typedef struct {
     const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
     uint64_t mrn, msn;
     uint64_t matches, checksum;
+    smj_range_lut lut;      /* the join's range lookup over the splitters (range_body) */
 } smj_bench;
 
 static void range_body(void *a)
@@ -42,7 +43,7 @@ static void range_body(void *a)
         memcpy(pos, b->start[rel], (size_t)b->parts * sizeof *pos);
         const tuple_t *t = b->rel[rel];
         for (uint64_t i = 0; i < b->n[rel]; i++) {
-            int q = smj_part_of(t[i].key, b->splitters, b->parts);
+            int q = smj_part_lut(t[i].key, b->splitters, b->parts, &b->lut);
             out[pos[q]++] = smj_pack(t[i].key, i, b->rid_bits);
         }
     }
@@ -156,6 +157,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     while ((UINT64_C(1) << b.rid_bits) < big) b.rid_bits++;
     b.parts = ctx->size < 2 ? 2 : ctx->size > 64 ? 64 : ctx->size;
     smj_equal_splitters(b.max_key, b.parts, b.splitters);
+    if (smj_range_lut_init(&b.lut, b.splitters, b.parts, b.max_key)) calibrate_fail(ctx, "the range lookup table");
     for (int rel = 0; rel < 2; rel++) {
         b.packed[rel] = mem_alloc_large(b.n[rel] * 8);
         b.sorted[rel] = mem_alloc_large(b.n[rel] * 8);
@@ -171,7 +173,7 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     memset(b.tmp, 0, big * 8 > b.run * 16 ? big * 8 : b.run * 16);
 
     params_put(p, MP_P_partition_range, calibrate_time(ctx, o, reps, (double)n, range_body, &b));
-    snprintf(how, sizeof how, "smj_part_of + smj_pack scatter into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
+    snprintf(how, sizeof how, "smj_part_lut + smj_pack scatter into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_range, how, 24);
 
     params_put(p, MP_P_pack, calibrate_time(ctx, o, reps, (double)n, pack_body, &b));
@@ -206,5 +208,6 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         mem_free_large(b.packed[rel], b.n[rel] * 8);
         mem_free_large(b.sorted[rel], b.n[rel] * 8);
     }
+    smj_range_lut_free(&b.lut);
     mem_free_large(b.tmp, big * 8 > b.run * 16 ? big * 8 : b.run * 16);
 }

@@ -64,21 +64,23 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
     free(all);
 }
 
-static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, uint64_t *count)
+static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const smj_range_lut *lut,
+                      uint64_t *count)
 {
     memset(count, 0, (size_t)P * sizeof *count);
     if (P == 1) {
         count[0] = n;
         return;
     }
-    for (uint64_t i = 0; i < n; i++) count[smj_part_of(t[i].key, spl, P)]++;
+    for (uint64_t i = 0; i < n; i++) count[smj_part_lut(t[i].key, spl, P, lut)]++;
 }
 
 /* Packs into groups per target: (key - base_t) << rid_bits | (rid - rid_base) computed as
  * (key << rid_bits) + rid - sub[t], sub[t] = (base_t << rid_bits) + rid_base, mod 2^64: exact,
  * since the result fits, and as cheap as packing whole keys. */
-static void scatter_packed(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, int rid_bits, uint64_t rid_base,
-                           const uint64_t *start, uint64_t *pos, uint64_t *sub, uint64_t *out)
+static void scatter_packed(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const smj_range_lut *lut,
+                           int rid_bits, uint64_t rid_base, const uint64_t *start, uint64_t *pos, uint64_t *sub,
+                           uint64_t *out)
 {
     memcpy(pos, start, (size_t)P * sizeof *pos);
     for (int p = 0; p < P; p++) sub[p] = (smj_part_base(spl, p) << rid_bits) + rid_base;
@@ -87,21 +89,21 @@ static void scatter_packed(const tuple_t *t, uint64_t n, const uint64_t *spl, in
         return;
     }
     for (uint64_t i = 0; i < n; i++) {
-        const int p = smj_part_of(t[i].key, spl, P);
+        const int p = smj_part_lut(t[i].key, spl, P, lut);
         out[pos[p]++] = (t[i].key << rid_bits) + t[i].rid - sub[p];
     }
 }
 
 /* The wide format: tuples as generated, grouped per target. */
-static void scatter_wide(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const uint64_t *start, uint64_t *pos,
-                         tuple_t *out)
+static void scatter_wide(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const smj_range_lut *lut,
+                         const uint64_t *start, uint64_t *pos, tuple_t *out)
 {
     if (P == 1) {
         memcpy(out, t, n * sizeof *out);
         return;
     }
     memcpy(pos, start, (size_t)P * sizeof *pos);
-    for (uint64_t i = 0; i < n; i++) out[pos[smj_part_of(t[i].key, spl, P)]++] = t[i];
+    for (uint64_t i = 0; i < n; i++) out[pos[smj_part_lut(t[i].key, spl, P, lut)]++] = t[i];
 }
 
 /* The widest range (keys it may hold) under the splitters. */
@@ -178,6 +180,11 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
         uint64_t widest = widest_range(pl->splitters, P, pl->format.max_key);
         pl->values_u64 = widest > 1 && (pl->rid_bits >= 63 || (widest - 1) >> (63 - pl->rid_bits) != 0);
     }
+    smj_range_lut lut; /* a fixed-size table: the lookup stays short at thesis scale (smj_kernels.h) */
+    if (smj_range_lut_init(&lut, pl->splitters, P, pl->format.max_key)) {
+        fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the range lookup table\n", ctx->rank);
+        MPI_Abort(ctx->comm, 2);
+    }
     const tuple_t *src[RELS] = {in->r, in->s};
     pl->n[REL_R] = in->r_n;
     pl->n[REL_S] = in->s_n;
@@ -189,7 +196,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
         pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        histogram(src[rel], pl->n[rel], pl->splitters, P, pl->count[rel]);
+        histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->count[rel]);
         for (int t = 0; t < P; t++) {
             hist[2 * t + rel] = pl->count[rel][t];
             pl->local[rel][t] = t ? pl->local[rel][t - 1] + pl->count[rel][t - 1] : 0;
@@ -209,10 +216,10 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
         }
         alloc_packed(in, pl, rel);
         if (pl->format.packed)
-            scatter_packed(src[rel], pl->n[rel], pl->splitters, P, pl->rid_bits, pl->rid_base[rel], pl->local[rel], pos,
-                           sub, pl->packed[rel]);
+            scatter_packed(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->rid_bits, pl->rid_base[rel], pl->local[rel],
+                           pos, sub, pl->packed[rel]);
         else
-            scatter_wide(src[rel], pl->n[rel], pl->splitters, P, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
+            scatter_wide(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
          * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
          * (issue 16); R's memory is mapped already */
@@ -220,6 +227,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
+    smj_range_lut_free(&lut);
     free(sub);
     free(hist);
     free(scan);

@@ -63,8 +63,9 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv)); /* partitioned copy, then merge scratch */
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
     /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank
-     * (counts, offsets, splitters: O(P) words), 4 MiB of bookkeeping */
-    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P + (4 << 20));
+     * (counts, offsets, splitters: O(P) words), the range lookup table (fixed: at most 2^16 + 1
+     * 4-byte entries), 4 MiB of bookkeeping */
+    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) + (4 << 20));
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into runs; fan-in runs merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;

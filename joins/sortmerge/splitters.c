@@ -2,6 +2,10 @@
  * are in range.c). */
 #include "joins/sortmerge/smj_kernels.h"
 
+#include <stdlib.h>
+
+#include "joins/generate.h"
+
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
 {
     uint64_t width = max_key / (uint64_t)parts + (max_key % (uint64_t)parts != 0);
@@ -54,4 +58,25 @@ int smj_clamp_splitters(uint64_t *splitters, int parts, uint64_t max_key, uint64
         splitters[t] = prev = s;
     }
     return moved;
+}
+
+int smj_range_lut_init(smj_range_lut *l, const uint64_t *splitters, int parts, uint64_t max_key)
+{
+    l->first = NULL;
+    l->shift = 0;
+    l->nb = 0;
+    if (parts < SMJ_LUT_MIN_PARTS) return 0;
+    const int bits = bits_for(max_key ? max_key : 1);
+    l->shift = bits > SMJ_LUT_BITS ? bits - SMJ_LUT_BITS : 0;
+    const uint64_t nb = l->nb = (max_key >> l->shift) + 1;
+    if (!(l->first = malloc((nb + 1) * sizeof *l->first))) return -1;
+    for (uint64_t b = 0; b < nb; b++) l->first[b] = (uint32_t)smj_part_of(b << l->shift, splitters, parts);
+    l->first[nb] = (uint32_t)(parts - 1);
+    return 0;
+}
+
+void smj_range_lut_free(smj_range_lut *l)
+{
+    free(l->first);
+    l->first = NULL;
 }

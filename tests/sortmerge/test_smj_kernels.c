@@ -263,6 +263,27 @@ static void test_splitters(void)
             CHECK_EQ_U64(smj_part_of(key, sp, parts), below);
         }
     }
+    /* the lookup table gives smj_part_of's answer: few and many parts, repeated and clustered
+     * splitters, keys beyond max_key, table buckets of one key (shift 0) and of many */
+    const uint64_t maxk[] = {50, (uint64_t)1 << 20, (uint64_t)1 << 30};
+    const int many[] = {3, 4, 7, 40, 1000, 5000};
+    for (int m = 0; m < 3; m++)
+        for (int pi = 0; pi < 6; pi++) {
+            const int parts = many[pi];
+            uint64_t *sp = malloc((size_t)parts * sizeof *sp);
+            for (int t = 0; t + 1 < parts; t++) /* half the ranks within the first 1/64 of the keys: skew */
+                sp[t] = t % 2 ? rnd() % (maxk[m] / 64 + 1) : rnd() % (maxk[m] + 1);
+            qsort(sp, (size_t)(parts - 1), 8, cmp_u64);
+            smj_range_lut lut;
+            CHECK(smj_range_lut_init(&lut, sp, parts, maxk[m]) == 0);
+            CHECK((lut.first != NULL) == (parts >= SMJ_LUT_MIN_PARTS));
+            for (int i = 0; i < 20000; i++) {
+                const uint64_t key = i < 100 ? (uint64_t)i : i < 200 ? maxk[m] + (uint64_t)(i - 100) * 1000 : rnd() % (maxk[m] + 1);
+                CHECK_EQ_U64(smj_part_lut(key, sp, parts, &lut), smj_part_of(key, sp, parts));
+            }
+            smj_range_lut_free(&lut);
+            free(sp);
+        }
     /* equal widths over [1, 10] in 3 parts: 4, 4, 2 keys */
     smj_equal_splitters(10, 3, spl);
     for (uint64_t key = 1; key <= 10; key++) CHECK_EQ_U64(smj_part_of(key, spl, 3), (key - 1) / 4);
