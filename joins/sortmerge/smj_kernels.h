@@ -101,8 +101,8 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
 }
 
 /* Many parts (thesis scale: 4096 ranks) make smj_part_of a search of 12 levels, each a load the
- * next depends on: 17 ns a tuple at 2048 parts, 30 ns at 8192, against 1.3 at 2, and the partition
- * looks a key up twice. The lookup table splits the keys into buckets by their top bits (at most
+ * next depends on: 11 ns a key at 2048 parts, 17 at 8192, against 1.2 at 2 (and 60-75 ns while the
+ * search still branched), and the partition looks a key up twice. The lookup table splits the keys into buckets by their top bits (at most
  * SMJ_LUT_BITS of them): first[b] is the part of bucket b's lowest key, first[nb] the last part, so
  * a key's part lies in [first[b], first[b + 1]], mostly one part, searched among those splitters
  * alone. A fixed size (256 KiB at most, whatever the rank count); first == NULL: no table (under 16
