@@ -73,6 +73,9 @@ static inline uint64_t workload_rid_first(const workload *w, int rel) { return r
 
 void generate_r(const workload *w, tuple_t *out); /* r_n tuples */
 void generate_s(const workload *w, tuple_t *out); /* s_n tuples */
+/* generate_s, and workload_expected's matches and checksum of them (expected[0], expected[1]) from
+ * the same draws, in one pass. */
+void generate_s_expected(const workload *w, tuple_t *out, uint64_t expected[2]);
 /* Tuples [first, first + n) of this rank's slice of R (rel 0) or S (rel 1) into out[first..]:
  * what generate_r/s wrote there. */
 void generate_range(const workload *w, int rel, tuple_t *out, uint64_t first, uint64_t n);

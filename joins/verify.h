@@ -8,8 +8,9 @@
 #include "bench/context.h"
 #include "joins/join.h"
 
-/* expected[0] matches, expected[1] checksum over all ranks, from the generator alone. */
-void join_expected(const bench_ctx *ctx, const workload *w, uint64_t expected[2]);
+/* expected[0] matches, expected[1] checksum over all ranks: the sums of every rank's mine[], what
+ * the generator computed alone for its S (generate_s_expected, or workload_expected). */
+void join_expected(const bench_ctx *ctx, const uint64_t mine[2], uint64_t expected[2]);
 /* Sums the run's matches and checksum over ranks into got[]; true when both equal expected[]. */
 bool join_verify(const bench_ctx *ctx, const join_output *out, const uint64_t expected[2], uint64_t got[2]);
 

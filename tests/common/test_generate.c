@@ -25,10 +25,18 @@ static tuple_t *gen_all(uint64_t r_total, int ratio, double sel, double skew, in
     *exp_m = *exp_c = 0;
     for (int k = 0; k < ranks; k++) {
         workload_init(&w, r_total, ratio, sel, skew, SEED, k, ranks, uneven);
-        uint64_t m, c;
-        if (rel == 0) generate_r(&w, all + w.r_off);
-        else generate_s(&w, all + w.s_off);
+        uint64_t m, c, fused[2];
+        if (rel == 0) {
+            generate_r(&w, all + w.r_off);
+        } else { /* the one-pass S with its expected values: the same tuples and the same sums */
+            generate_s_expected(&w, all + w.s_off, fused);
+            tuple_t *again = malloc((w.s_n ? w.s_n : 1) * sizeof(tuple_t));
+            generate_s(&w, again);
+            CHECK(memcmp(again, all + w.s_off, w.s_n * sizeof(tuple_t)) == 0);
+            free(again);
+        }
         workload_expected(&w, &m, &c);
+        if (rel == 1) CHECK(fused[0] == m && fused[1] == c);
         *exp_m += m;
         *exp_c += c;
     }
