@@ -137,7 +137,8 @@ static void choose_splitters(const join_input *in, smj_plan *pl)
  * first touch in a VM: ~15 ms per 128 MiB of huge pages here), so S's copy goes into R's memory,
  * dead once R is partitioned and mapped already, when it fits there (16-byte input tuples hold two
  * packed words); the later phases' buffers follow it (pl->spare_from). */
-static void alloc_packed(const join_input *in, smj_plan *pl, int rel)
+/* Returns whether its pages are fresh (mapped for this run, not R's memory or a kept block). */
+static bool alloc_packed(const join_input *in, smj_plan *pl, int rel)
 {
     pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
     if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
@@ -147,7 +148,7 @@ static void alloc_packed(const join_input *in, smj_plan *pl, int rel)
         pl->packed[rel] = (uint64_t *)(void *)in->reusable[REL_R];
         pl->packed_in_r[rel] = 1;
         pl->spare_from = (words + 7) & ~(uint64_t)7; /* the buffers after it start on a cache line */
-        return;
+        return false;
     }
     /* kept from the previous run (bench/memory.h slots 1 and 2): R's packed copy, and S's where it
      * does not fit in R's memory, had been fresh pages in every run, 64 MiB-256 MiB at 16M tuples per
@@ -155,11 +156,11 @@ static void alloc_packed(const join_input *in, smj_plan *pl, int rel)
      * partition phase 5 times its prediction at 1M tuples and 1:4) */
     bool fresh;
     pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
-    pl->packed_fresh[rel] = fresh;
     if (!pl->packed[rel]) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
         MPI_Abort(in->ctx->comm, 2);
     }
+    return fresh;
 }
 
 void smj_range_partition(const join_input *in, smj_plan *pl)
@@ -214,7 +215,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
             pl->incoming[rel][t] = inc[2 * t + rel];
         }
-        alloc_packed(in, pl, rel);
+        const bool fresh = alloc_packed(in, pl, rel);
         if (pl->format.packed)
             scatter_packed(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->rid_bits, pl->rid_base[rel], pl->local[rel],
                            pos, sub, pl->packed[rel]);
@@ -222,8 +223,8 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
             scatter_wide(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->local[rel], pos, (tuple_t *)(void *)pl->packed[rel]);
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
          * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
-         * (issue 16); R's memory is mapped already */
-        if (pl->capacity[rel] > pl->n[rel] && !pl->packed_in_r[rel] && pl->packed_fresh[rel])
+         * (issue 16); R's memory and a kept block are mapped already */
+        if (fresh && pl->capacity[rel] > pl->n[rel])
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }

@@ -25,7 +25,6 @@ typedef struct {
                               * after the sort phase the merge's scratch (capacity: max of n and window) */
     int packed_in_r[RELS];   /* packed[] lives in R's memory (join_input.reusable), not allocated */
     uint64_t packed_bytes[RELS]; /* else: the bytes of its kept block (bench/memory.h mem_kept_get) */
-    bool packed_fresh[RELS]; /* its pages were mapped for this run, not kept from the last */
     uint64_t capacity[RELS]; /* tuples packed[] holds */
     uint64_t n[RELS];        /* this rank's tuple count */
     uint64_t *count[RELS];   /* [parts] tuples for each target */
@@ -58,8 +57,9 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
 enum { SMJ_SEND_BUFFERS = 2 }; /* the sort phase's send buffers, one run each */
 /* sort_phase.c: cut each target's tuples into runs, sort each in cache, MPI_Put it into the
  * target's window while sorting the next. simd: the packed format's kernel set (unused when wide).
- * Adds "put" and "flush" detail time, and the seconds at its closing barrier to "wait". */
-void smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
-                    phase_set *ph);
+ * Adds "put" and "flush" detail time; returns the seconds it waited at its closing barrier for
+ * the other ranks (the phase's imbalance: the join's "wait", not its sort). */
+double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
+                      phase_set *ph);
 
 #endif
