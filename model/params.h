@@ -52,10 +52,11 @@ enum { PUT_CURVE_N = 8 };
     X(P_match_r, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per R tuple (the groups): T = |R|/P_match_r + |S|/P_match_s, beside eq. 3.19") \
     X(P_match_s, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per S tuple (the pairs): see P_match_r") \
     X(P_pack, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge partitioning on one rank: every tuple packed into one array, no ranges (no histogram either)") \
+    X(P_count_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge histogram: tuples counted per key range (a range lookup per tuple; eq. 3.1's P_scan for the sort-merge join, which falls back to P_scan without it)") \
     /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
     ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
     ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
-    ALONE(X, P_match_r) ALONE(X, P_match_s)                                                                     \
+    ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_count_range)                                             \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (what a first run pays for the sort-merge join's packed arrays; later runs reuse them, so the models leave it out)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \

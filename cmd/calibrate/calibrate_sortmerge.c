@@ -5,6 +5,7 @@
  *                      `ranks` equal key ranges and smj_pack into a packed array laid out by range
  *                      (its counting pass is the eq. 3.1 scan, its fresh array t_touch_per_byte)
  *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
+ *   P_count_range      smj_count_ranges over the same ranges: the sort-merge histogram (eq. 3.1)
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
  *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
  *   P_match            smj_match over the two sorted relations
@@ -33,6 +34,7 @@ typedef struct {
     uint64_t mrn, msn;
     uint64_t matches, checksum;
     smj_range_lut lut;      /* the join's range lookup over the splitters (range_body) */
+    uint64_t lanes[SMJ_COUNT_LANES * 64], count[64]; /* count_body's (parts <= 64) */
 } smj_bench;
 
 static void range_body(void *a)
@@ -47,6 +49,13 @@ static void range_body(void *a)
             out[pos[q]++] = smj_pack(t[i].key, i, b->rid_bits);
         }
     }
+}
+
+static void count_body(void *a)
+{
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++)
+        smj_count_ranges(b->rel[rel], b->n[rel], b->splitters, b->parts, &b->lut, b->lanes, b->count);
 }
 
 /* the one-rank partition: each relation packed in order into one array (sub: the lowest key 1) */
@@ -175,6 +184,10 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     params_put(p, MP_P_partition_range, calibrate_time(ctx, o, reps, (double)n, range_body, &b));
     snprintf(how, sizeof how, "smj_part_lut + smj_pack scatter into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_range, how, 24);
+
+    params_put(p, MP_P_count_range, calibrate_time(ctx, o, reps, (double)n, count_body, &b));
+    snprintf(how, sizeof how, "smj_count_ranges into %d ranges, %llu tuples per rank", b.parts, (unsigned long long)n);
+    calibrate_note(p, MP_P_count_range, how, 16);
 
     params_put(p, MP_P_pack, calibrate_time(ctx, o, reps, (double)n, pack_body, &b));
     snprintf(how, sizeof how, "smj_pack_all, one range, %llu tuples per rank", (unsigned long long)n);

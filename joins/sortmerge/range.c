@@ -65,14 +65,13 @@ static void sampled_splitters(const join_input *in, uint64_t *splitters)
 }
 
 static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, const smj_range_lut *lut,
-                      uint64_t *count)
+                      uint64_t *lanes, uint64_t *count)
 {
-    memset(count, 0, (size_t)P * sizeof *count);
     if (P == 1) {
         count[0] = n;
         return;
     }
-    for (uint64_t i = 0; i < n; i++) count[smj_part_lut(t[i].key, spl, P, lut)]++;
+    smj_count_ranges(t, n, spl, P, lut, lanes, count);
 }
 
 /* Packs into groups per target: (key - base_t) << rid_bits | (rid - rid_base) computed as
@@ -189,15 +188,18 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     const tuple_t *src[RELS] = {in->r, in->s};
     pl->n[REL_R] = in->r_n;
     pl->n[REL_S] = in->s_n;
-    uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *scan = xmalloc(ctx, 2 * (size_t)P * sizeof *scan);
-    uint64_t *inc = xmalloc(ctx, 2 * (size_t)P * sizeof *inc), *pos = xmalloc(ctx, (size_t)P * sizeof *pos);
+    /* the counting lanes (SMJ_COUNT_LANES = 4 words per rank) are the scan's and the Alltoall's
+     * arrays (2 + 2 words per rank), used only after the counts are summed: no words beyond plan() */
+    _Static_assert(SMJ_COUNT_LANES == 4, "the lanes are scan and inc");
+    uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *lanes = xmalloc(ctx, 4 * (size_t)P * sizeof *lanes);
+    uint64_t *scan = lanes, *inc = lanes + 2 * (size_t)P, *pos = xmalloc(ctx, (size_t)P * sizeof *pos);
     uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub);
     for (int rel = 0; rel < RELS; rel++) {
         pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->count[rel]);
+        histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, lanes, pl->count[rel]);
         for (int t = 0; t < P; t++) {
             hist[2 * t + rel] = pl->count[rel][t];
             pl->local[rel][t] = t ? pl->local[rel][t - 1] + pl->count[rel][t - 1] : 0;
@@ -231,8 +233,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     smj_range_lut_free(&lut);
     free(sub);
     free(hist);
-    free(scan);
-    free(inc);
+    free(lanes);
     free(pos);
     /* R and S are packed: the rest of R's memory is free for the later phases' buffers */
     if (in->reusable[REL_R]) {

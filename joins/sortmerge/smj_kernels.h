@@ -128,6 +128,15 @@ static inline int smj_part_lut(uint64_t key, const uint64_t *splitters, int part
     return (int)lo + smj_part_of(key, splitters + lo, (int)(hi - lo) + 1);
 }
 
+/* Tuples per range (the sort-merge histogram, eq. 3.1): count[0 .. parts-1] over n tuples, through
+ * SMJ_COUNT_LANES arrays of counters summed at the end. With few ranges most consecutive keys land
+ * on the same counter, and with one array each increment waits for the previous one's store (2
+ * ranges: 4.6 ns a key against 2.75 with four lanes, 16M random keys here). lanes: scratch of
+ * SMJ_COUNT_LANES * parts words. */
+enum { SMJ_COUNT_LANES = 4 };
+void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, int parts, const smj_range_lut *l,
+                      uint64_t *lanes, uint64_t *count);
+
 /* key: the offset from its range's lowest key; rid: the offset from the relation's first record id */
 static inline uint64_t smj_pack(uint64_t key, uint64_t rid, int rid_bits) { return key << rid_bits | rid; }
 

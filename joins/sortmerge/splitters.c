@@ -3,6 +3,7 @@
 #include "joins/sortmerge/smj_kernels.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "joins/generate.h"
 
@@ -79,4 +80,20 @@ void smj_range_lut_free(smj_range_lut *l)
 {
     free(l->first);
     l->first = NULL;
+}
+
+void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, int parts, const smj_range_lut *l,
+                      uint64_t *lanes, uint64_t *count)
+{
+    const size_t P = (size_t)parts;
+    memset(lanes, 0, SMJ_COUNT_LANES * P * sizeof *lanes);
+    uint64_t i = 0;
+    for (; i + SMJ_COUNT_LANES <= n; i += SMJ_COUNT_LANES)
+        for (size_t k = 0; k < SMJ_COUNT_LANES; k++) lanes[k * P + (size_t)smj_part_lut(t[i + k].key, splitters, parts, l)]++;
+    for (; i < n; i++) lanes[(size_t)smj_part_lut(t[i].key, splitters, parts, l)]++;
+    for (size_t p = 0; p < P; p++) {
+        uint64_t c = 0;
+        for (size_t k = 0; k < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
+        count[p] = c;
+    }
 }

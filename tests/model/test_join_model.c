@@ -91,6 +91,12 @@ static void sortmerge_table42(void)
     /* documented differences (model/sortmerge_model.c): "Partitioning" = histogram + partition is
      * 0.22 + 0.67 = 0.88 s (table: 1.00 s); merging with d = 3 is 0.89 s (table: 1.78 s, twice as much) */
     CHECK(round2(m.histogram + m.partition) == 0.88);
+    /* a calibrated range count replaces P_scan in the histogram alone: 80M / 185M = 0.43 s */
+    set(&p, "P_count_range=185");
+    join_prediction c;
+    model_sortmerge_join(&p, &s, &c);
+    CHECK(round2(c.histogram) == 0.43 && fabs(c.partition - m.partition) < 1e-12);
+    p.set[MP_P_count_range] = false;
     CHECK(round2(m.merge) == 0.89);
     CHECK(fabs(2 * m.merge - 1.7778) < 1e-3);
     CHECK(round2(m.total) == 3.77);

@@ -281,6 +281,27 @@ static void test_splitters(void)
                 const uint64_t key = i < 100 ? (uint64_t)i : i < 200 ? maxk[m] + (uint64_t)(i - 100) * 1000 : rnd() % (maxk[m] + 1);
                 CHECK_EQ_U64(smj_part_lut(key, sp, parts, &lut), smj_part_of(key, sp, parts));
             }
+            /* the counting lanes sum to one count per part, whatever n mod SMJ_COUNT_LANES */
+            for (uint64_t n = 0; n < 10; n += 3) {
+                const uint64_t tn = 997 + n;
+                tuple_t *t = malloc(tn * sizeof *t);
+                uint64_t *cnt = malloc((size_t)parts * sizeof *cnt), *ref = calloc((size_t)parts, sizeof *ref);
+                uint64_t *lanes = malloc(SMJ_COUNT_LANES * (size_t)parts * sizeof *lanes);
+                for (uint64_t i = 0; i < tn; i++) {
+                    t[i].key = i % 5 ? rnd() % (maxk[m] + 1) : sp[(i * 7) % (uint64_t)(parts - 1)]; /* boundaries too */
+                    t[i].rid = i;
+                    ref[smj_part_of(t[i].key, sp, parts)]++;
+                }
+                for (size_t w = 0; w < SMJ_COUNT_LANES * (size_t)parts; w++) lanes[w] = w + 1; /* not zeroed */
+                smj_count_ranges(t, tn, sp, parts, &lut, lanes, cnt);
+                int same = 1;
+                for (int q = 0; q < parts; q++) same &= cnt[q] == ref[q];
+                CHECK(same);
+                free(t);
+                free(cnt);
+                free(ref);
+                free(lanes);
+            }
             smj_range_lut_free(&lut);
             free(sp);
         }
