@@ -3,7 +3,7 @@
  * workload (dense keys, so every S tuple finds its R as in the join).
  *   P_partition_range  the scatter of the range partitioning: smj_part_lut over the splitters of
  *                      `ranks` equal key ranges and smj_pack into a packed array laid out by range
- *                      (its counting pass is the eq. 3.1 scan, its fresh array t_touch_per_byte)
+ *                      (its counting pass is P_count_range, its fresh array t_touch_per_byte)
  *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
  *   P_count_range      smj_count_ranges over the same ranges: the sort-merge histogram (eq. 3.1)
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
@@ -34,7 +34,7 @@ typedef struct {
     uint64_t mrn, msn;
     uint64_t matches, checksum;
     smj_range_lut lut;      /* the join's range lookup over the splitters (range_body) */
-    uint64_t lanes[SMJ_COUNT_LANES * 64], count[64]; /* count_body's (parts <= 64) */
+    uint64_t lanes[SMJ_COUNT_LANES * 64], count[64]; /* smj_count_ranges' (parts <= 64) */
 } smj_bench;
 
 static void range_body(void *a)
@@ -173,9 +173,8 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
         if (!b.packed[rel] || !b.sorted[rel]) calibrate_fail(ctx, "the sort-merge sample");
         memset(b.packed[rel], 0, b.n[rel] * 8);
         memset(b.sorted[rel], 0, b.n[rel] * 8);
-        uint64_t cnt[65] = {0};
-        for (uint64_t i = 0; i < b.n[rel]; i++) cnt[smj_part_of(b.rel[rel][i].key, b.splitters, b.parts)]++;
-        for (int q = 1; q <= b.parts; q++) b.start[rel][q] = b.start[rel][q - 1] + cnt[q - 1];
+        smj_count_ranges(b.rel[rel], b.n[rel], b.splitters, b.parts, &b.lut, b.lanes, b.count);
+        for (int q = 1; q <= b.parts; q++) b.start[rel][q] = b.start[rel][q - 1] + b.count[q - 1];
     }
     b.tmp = mem_alloc_large(big * 8 > b.run * 16 ? big * 8 : b.run * 16);
     if (!b.tmp) calibrate_fail(ctx, "the sort-merge scratch");
