@@ -3,6 +3,7 @@
 
 #include "bench/options.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,40 @@ bool bench_mpi_init(int *argc, char ***argv)
     return true;
 }
 
+/* This kernel's boot id (128 bits): "hosts" with the same one are namespaces or containers of one
+ * machine and share its cores. Where it cannot be read, {UINT64_MAX, host}: unique per host (a
+ * random UUID's top word is never all ones, its version nibble is 4). */
+static void boot_id(int host, uint64_t id[2])
+{
+    id[0] = UINT64_MAX;
+    id[1] = (uint64_t)host;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f) return;
+    char hex[33];
+    int n = 0, c;
+    while (n < 32 && (c = fgetc(f)) != EOF && c != '\n')
+        if (c != '-') hex[n++] = (char)c;
+    fclose(f);
+    hex[n] = 0;
+    uint64_t w[2];
+    if (n == 32 && sscanf(hex, "%16" SCNx64 "%16" SCNx64, &w[0], &w[1]) == 2 && w[0] != UINT64_MAX) {
+        id[0] = w[0];
+        id[1] = w[1];
+    }
+}
+
+/* Collective: the ranks sharing this rank's kernel (O(P) words, freed here). */
+static int ranks_on_my_kernel(const bench_ctx *ctx)
+{
+    uint64_t mine[2], *all = malloc(2 * sizeof *all * (size_t)ctx->size);
+    boot_id(ctx->host_id, mine);
+    MPI_CHECK(ctx->rank, MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, ctx->comm));
+    int n = 0;
+    for (int r = 0; r < ctx->size; r++) n += all[2 * r] == mine[0] && all[2 * r + 1] == mine[1];
+    free(all);
+    return n;
+}
+
 void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -245,15 +280,20 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
     MPI_Comm_size(ctx->host, &ctx->host_size);
     MPI_Allreduce(&ctx->host_size, &ctx->ranks_per_host, 1, MPI_INT, MPI_MAX, ctx->comm);
     ctx->online_cores = bench_online_cores();
-    ctx->oversubscribed = bench_oversubscribed(ctx->host_size, ctx->online_cores);
-    ctx->poll_yield = bench_poll_yields(ctx->host_size, ctx->online_cores);
+    /* namespace "hosts" of one machine (jobs/netem.sh) take turns on its cores: spinning there would
+     * take the core from the rank it waits for, as on one oversubscribed host */
+    ctx->machine_ranks = ranks_on_my_kernel(ctx);
+    if (ctx->machine_ranks < ctx->host_size) ctx->machine_ranks = ctx->host_size;
+    ctx->oversubscribed = bench_oversubscribed(ctx->machine_ranks, ctx->online_cores);
+    ctx->poll_yield = bench_poll_yields(ctx->machine_ranks, ctx->online_cores);
     /* one reduction, O(1) per rank: the maximum of -cores is the fewest cores */
-    int mine[4] = {-ctx->online_cores, ctx->online_cores, ctx->oversubscribed, ctx->poll_yield}, all[4];
-    MPI_CHECK(ctx->rank, MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, ctx->comm));
+    int mine[5] = {-ctx->online_cores, ctx->online_cores, ctx->oversubscribed, ctx->poll_yield, ctx->machine_ranks}, all[5];
+    MPI_CHECK(ctx->rank, MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MAX, ctx->comm));
     ctx->host_cores_min = -all[0];
     ctx->host_cores_max = all[1];
     ctx->any_oversubscribed = all[2];
     ctx->any_poll_yield = all[3];
+    ctx->ranks_per_machine = all[4];
 }
 
 void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose)
@@ -279,7 +319,10 @@ void bench_ctx_print_environment(const bench_ctx *ctx, FILE *f)
     char *env = bench_mpi_env();
     fprintf(f, "environment: %d", ctx->host_cores_min);
     if (ctx->host_cores_max != ctx->host_cores_min) fprintf(f, "-%d", ctx->host_cores_max);
-    fprintf(f, " cores/host, oversubscribed: %s, polling yields: %s, MPI env: %s", ctx->any_oversubscribed ? "yes" : "no",
+    fprintf(f, " cores/host");
+    if (ctx->ranks_per_machine > ctx->ranks_per_host)
+        fprintf(f, ", hosts share a machine: up to %d ranks on its cores", ctx->ranks_per_machine);
+    fprintf(f, ", oversubscribed: %s, polling yields: %s, MPI env: %s", ctx->any_oversubscribed ? "yes" : "no",
             ctx->any_poll_yield ? "yes" : "no", *env ? env : "none");
     free(env);
 }

@@ -23,7 +23,10 @@ typedef struct {
     char mpi_library[64];        /* short: "Open MPI 4.1.4" / "MPICH 4.0.2" */
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING]; /* one line */
     int online_cores;            /* cores of this host, for the polling policy */
-    bool oversubscribed;         /* more ranks on this host than cores */
+    int machine_ranks;           /* ranks on this rank's cores: host_size, or more where "hosts" share
+                                  * one kernel (network namespaces, containers: the same boot id) */
+    int ranks_per_machine;       /* maximum over ranks */
+    bool oversubscribed;         /* more ranks on this rank's cores (machine_ranks) than cores */
     bool poll_yield;             /* this rank's polling loops yield the core (rma/progress.h, rma/notify.h) */
     /* The same on every rank, for the results row and the run header: fewest and most online cores
      * of a host, whether some host is oversubscribed, whether some rank's polling loops yield. */
@@ -48,9 +51,10 @@ void bench_ctx_free(bench_ctx *ctx);
  * 1 KiB of ctx->hostnames). */
 void bench_ctx_print_placement(const bench_ctx *ctx, FILE *f, bool verbose);
 
-/* Rank 0, for run headers: "environment: C cores/host, oversubscribed: yes|no, polling yields:
- * yes|no, MPI env: NAME=VALUE;...|none", the values of the row's columns host_cores (a range where
- * hosts differ), oversubscribed, poll_yield and mpi_env. */
+/* Rank 0, for run headers: "environment: C cores/host[, hosts share a machine: up to R ranks on its
+ * cores], oversubscribed: yes|no, polling yields: yes|no, MPI env: NAME=VALUE;...|none", the values
+ * of the row's columns host_cores (a range where hosts differ), oversubscribed, poll_yield and
+ * mpi_env. */
 void bench_ctx_print_environment(const bench_ctx *ctx, FILE *f);
 
 /* Ranks of host h (O(P)); the world rank at position pos among them in rank order, or -1; the
@@ -61,7 +65,7 @@ int bench_next_on_host(const bench_ctx *ctx);
 
 /* Online cores of this host (sysconf; at least 1). */
 int bench_online_cores(void);
-/* More ranks on a host than it has online cores. */
+/* More ranks on a host (or on the machine its namespace "hosts" share) than it has online cores. */
 bool bench_oversubscribed(int ranks_on_host, int cores);
 /* The polling policy: ranks that outnumber their host's cores yield in their polling loops, since
  * a rank that spins takes the core from the rank it waits for. */

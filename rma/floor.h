@@ -11,7 +11,8 @@
 
 /* Collective over comm. The median round trip in microseconds between ranks a and b (rounds of a few
  * thousand round trips), the same value on every rank; -1 when they do not share a node, the library
- * makes no shared window, a == b, or !spin_ok (ranks that share a core would spin against each other;
+ * makes no shared window, a == b, a round takes longer than 0.25 s (the pair is not running at
+ * once: its cores are shared with ranks or jobs nobody counted), or !spin_ok (ranks that share a core would spin against each other;
  * it must be the same on every rank, as a, b and comm are). */
 double rma_floor_round_trip_us(MPI_Comm comm, int a, int b, bool spin_ok);
 

@@ -100,7 +100,7 @@ void lock_report_header(const lock_session *ls)
         printf("# floor: a cache-line round trip between server rank %d and agent rank %d through shared memory: %.3f us "
                "(C11 stores and loads, no MPI; rma/floor.h)\n", roles->server_rank[0], roles->agent_rank[0], ls->floor_us);
     else
-        printf("# floor: not measured (server 0 and agent 0 on different hosts, ranks sharing cores, or no shared window)\n");
+        printf("# floor: not measured (server 0 and agent 0 on different hosts, ranks sharing cores, not running at once, or no shared window)\n");
     printf("# lock space %" PRIu64 " ids; locality: %s\n", roles->lock_space,
            roles->one_host ? "one host, so agent i and server i mod servers stand for one machine" : "by host");
     printf("# lock servers at ranks");

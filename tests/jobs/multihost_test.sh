@@ -3,7 +3,9 @@
 # bridge, 10.78.0.1 and 10.78.0.2, links unshaped), each process started in its host's namespace
 # with its own hostname (unshare --uts) by netem.sh's ssh stand-in. Both joins and the lock benchmark run across them over TCP (Open MPI:
 # plm_rsh_agent, --bind-to none, tcp btl, osc rdma/pt2pt; MPICH: hydra -launcher ssh
-# -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2; the lock
+# -launcher-exec, UCX_TLS=tcp,self); every run must verify and its CSV rows must say hosts=2, and
+# that the 4 ranks share this machine's cores (oversubscribed and polling yields: a lock run that
+# spun there took minutes in its shared-memory floor measurement, MPICH's old "hang"); the lock
 # run mixes shared-memory notified puts within a host with RMA ones across (notify_shm=on).
 # Namespaces are removed on exit. Exit 77 (skip) where namespaces are not allowed.
 #
@@ -82,6 +84,9 @@ run() {
 }
 run join 2 join --algo both --tuples-per-rank 10K --output "$csv"
 grep -q '^# ranks 4 on 2 host(s), 2 per host (host1' "$D/join.log" || { echo "FAIL: join did not see 4 ranks on 2 hosts"; fail=1; }
+# both namespace hosts run on this machine's cores: 4 ranks on them, so the ranks' polling yields
+grep -q '^# environment: [0-9]* cores/host, hosts share a machine: up to 4 ranks on its cores' "$D/join.log" ||
+    { echo "FAIL: join did not see its 2 hosts share one machine"; fail=1; }
 [[ $(grep -c '^verification: PASS' "$D/join.log") == 2 ]] || { echo "FAIL: join: expected 2 verification PASS lines"; fail=1; }
 if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "note: 'rmabench lock' not built yet: lock part skipped"
@@ -104,6 +109,9 @@ for r in joins + locks:
     if r["hosts"] != "2" or r["ranks"] != "4" or r["ranks_per_host"] != "2": bad.append(f"{where}: hosts {r['hosts']} ranks {r['ranks']} per host {r['ranks_per_host']}")
     if sorted(r["hostnames"].replace(";", ",").replace(" ", ",").split(",")) != ["host1", "host2"]: bad.append(f"{where}: hostnames {r['hostnames']!r}")
     if r["status"] != "ok": bad.append(f"{where}: status {r['status']}")
+    # 4 ranks on this machine's cores (bench/context.c counts the namespace hosts' ranks together)
+    if int(r["host_cores"]) < 4 and (r["oversubscribed"], r["poll_yield"]) != ("yes", "yes"):
+        bad.append(f"{where}: oversubscribed {r['oversubscribed']} poll_yield {r['poll_yield']} with 4 ranks on {r['host_cores']} cores")
 for r in joins:
     if r["verification"] != "PASS": bad.append(f"join {r['algo']}: verification {r['verification']}")
 # 2 ranks per host: notified puts within a host through the shared-memory mailbox, across hosts by RMA
