@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/rmb_mutant.h"
 #include "joins/generate.h"
 
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
@@ -93,7 +94,11 @@ void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, i
     for (; i < n; i++) lanes[(size_t)smj_part_lut(t[i].key, splitters, parts, l)]++;
     for (size_t p = 0; p < P; p++) {
         uint64_t c = 0;
+#ifdef RMB_MUTANT_SMJ_COUNT_LANE /* mutation suite: the last lane is left out of the sum */
+        for (size_t k = 0; k + 1 < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
+#else
         for (size_t k = 0; k < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
+#endif
         count[p] = c;
     }
 }
