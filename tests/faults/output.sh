@@ -4,7 +4,7 @@
 #   output.sh BUILD MPIRUN
 # - --output in a directory that does not exist, a directory, or a device (/dev/full): refused
 #   before MPI_Init, the device left alone (only regular files take rows: tests/faults/output_kinds.sh);
-# - a full disk under the launcher at 2 ranks: a results file on a tmpfs of one page (as root;
+# - a full disk under the launcher at 2 ranks: a results file on a tmpfs of a few pages (as root;
 #   skipped with a message otherwise) that the join's row does not fit: ENOSPC, the rows before
 #   stay byte for byte;
 # - a full disk for `rmabench record`, simulated with a file-size limit (ulimit -f, EFBIG): the row
@@ -36,12 +36,18 @@ expect "/dev/full" 2 '^rmabench: --output: /dev/full: not a regular file \(a cha
     "$mpirun" -n 2 "$bin" "${join[@]}" --output /dev/full
 [[ $(stat -c '%F %t:%T %i' /dev/full) == "$before" ]] && ok "/dev/full left alone" || fail "/dev/full changed"
 
-# a full disk under the launcher: a one-page tmpfs nearly filled with earlier rows
-if [[ $(id -u) == 0 ]] && mkdir "$work/tiny" && mount -t tmpfs -o size=4k,mode=0755 rmb-full "$work/tiny" 2>"$work/mount.err"; then
+# a full disk under the launcher: a tmpfs of the fewest pages that hold the header and an earlier row
+# with at least 512 bytes to spare, then nearly filled by a padded row
+"$bin" record --output "$work/sizing.csv" --set bench=join --set exit_code=1 --set command="earlier run" >/dev/null ||
+    fail "rmabench record (sizing)"
+first=$(stat -c %s "$work/sizing.csv" 2>/dev/null || echo 0)
+cap=$(( (first + 512 + 4095) / 4096 * 4096 ))
+if [[ $(id -u) == 0 ]] && mkdir "$work/tiny" && mount -t tmpfs -o "size=$cap,mode=0755" rmb-full "$work/tiny" 2>"$work/mount.err"; then
     mnt=$work/tiny
     csv=$mnt/results.csv
     "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="earlier run" >/dev/null || fail "rmabench record"
-    pad=$(( 4096 - $(stat -c %s "$csv") - 400 ))   # the next row (about 1 KiB) cannot fit
+    pad=$(( cap - $(stat -c %s "$csv") - 400 ))   # the next row (about 1 KiB) cannot fit
+    (( pad > 0 )) || { fail "full tmpfs: no room to pad ($cap bytes, first row $(stat -c %s "$csv"))"; pad=1; }
     "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="$(head -c "$pad" /dev/zero | tr '\0' x)" >/dev/null ||
         fail "rmabench record (padding)"
     cp "$csv" "$work/full-before.csv"
