@@ -39,6 +39,8 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank);
 
 typedef struct {
     double ranks, ranks_per_host;   /* machines = ranks / ranks_per_host */
+    double ranks_on_cores;          /* ranks sharing one machine's cores and memory: ranks_per_host, or
+                                     * more where hosts are namespaces of one machine (0: ranks_per_host) */
     double r_tuples, s_tuples;      /* |R|, |S| over all ranks */
     int radix_local_passes;         /* d - 1 of eq. 3.8 */
     double window_bytes_per_tuple;  /* bytes a received tuple takes in the window */
@@ -64,14 +66,16 @@ typedef struct {
  * thesis' form, e.g. Table 4.2, is the special case):
  *  - the pass that crosses the network also puts to the other ranks of its own host:
  *    bytes_per_rank * (ranks_per_host - 1) / ranks of its tuples at bw_put_intra per rank;
- *  - ranks beyond a host's cores share them: every phase stretches by ranks_per_host / cores_per_host. */
-/* The rate P_x (MP_x) for a join with s->ranks_per_host ranks of a host running: P_x was measured
+ *  - ranks beyond a machine's cores share them: every phase stretches by ranks_on_cores / cores_per_host. */
+/* The rate P_x (MP_x) for a join with s->ranks_on_cores ranks of a machine running: P_x was measured
  * with all of the calibration's ranks_per_host (the file's) running, P_x_alone (when given) with one;
  * between them the time per tuple is interpolated linearly in the ranks sharing the host; at or
  * above the calibration's ranks per host, or without P_x_alone, P_x itself. */
 double model_rate(const model_params *p, int i, const join_shape *s);
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes);
 double model_oversubscription(const model_params *p, const join_shape *s);
+/* s->ranks_on_cores, or ranks_per_host where it is not given. */
+double model_ranks_on_cores(const join_shape *s);
 
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put

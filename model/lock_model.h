@@ -57,7 +57,8 @@ double model_throughput(double agents, double t_tx);
  * Without t_shared_comm every time stretches by m (a first-order term). */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
-    double ranks_per_host; /* the busiest host's ranks: oversubscription against cores_per_host */
+    double ranks_per_host; /* the ranks on the busiest machine's cores (a host's, or all of its namespace
+                            * hosts'): oversubscription against cores_per_host */
     bool mpi_yields;       /* the MPI library yields in its own progress (with t_shared_comm only) */
 } lock_shape;
 

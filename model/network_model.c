@@ -39,7 +39,7 @@ double model_T_put_intra(const model_params *p, const join_shape *s, double tupl
 
 double model_rate(const model_params *p, int i, const join_shape *s)
 {
-    const double all = params_get(p, i), c = atof(p->info[MI_ranks_per_host]), r = s->ranks_per_host;
+    const double all = params_get(p, i), c = atof(p->info[MI_ranks_per_host]), r = model_ranks_on_cores(s);
     const int a = params_alone_of(i);
     if (a < 0 || !p->set[a] || c <= 1 || r >= c) return all;
     /* time per tuple from alone (r = 1) to all ranks running (r = c), linear in the ranks sharing */
@@ -47,9 +47,11 @@ double model_rate(const model_params *p, int i, const join_shape *s)
     return 1 / t;
 }
 
+double model_ranks_on_cores(const join_shape *s) { return s->ranks_on_cores > 0 ? s->ranks_on_cores : s->ranks_per_host; }
+
 double model_oversubscription(const model_params *p, const join_shape *s)
 {
-    return params_ranks_per_core(p, s->ranks_per_host);
+    return params_ranks_per_core(p, model_ranks_on_cores(s));
 }
 
 double model_T_window_alloc(const model_params *p, double bytes_per_rank)

@@ -132,9 +132,10 @@ for lib in $libs; do
         launch "$lib" 2 2
         run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
             --output "$d/transport-2hosts.txt"
-        # one host's parameters with the transport's replaced; the namespace hosts share this
-        # machine's cores and memory, so no rank of theirs runs alone (no P_*_alone)
-        /usr/bin/python3 - "$d/params.txt" "$d/transport-2hosts.txt" "$((cores / 2 > 0 ? cores / 2 : 1))" \
+        # one host's parameters with the transport's replaced; that the namespace hosts share this
+        # machine's cores and memory the runs see themselves (bench_ctx.ranks_per_machine: the
+        # models' oversubscription and P_*_alone count all of the machine's ranks)
+        /usr/bin/python3 - "$d/params.txt" "$d/transport-2hosts.txt" \
             >"$d/params-2hosts.txt" <<'PY' || echo "  no transport parameters between the hosts: see $d/calibrate-2hosts.txt"
 import re, sys
 name = lambda l: l.split("=")[0].strip()
@@ -144,11 +145,10 @@ if not any(name(l) == "bw_host" for l in net):
     sys.exit(1)
 have = {name(l) for l in net}
 for l in open(sys.argv[1]):
-    if "=" in l and not l.startswith("#") and (name(l) in have or name(l) == "cores_per_host" or name(l).endswith("_alone")):
+    if "=" in l and not l.startswith("#") and name(l) in have:
         continue
     sys.stdout.write(l)
 sys.stdout.write("".join(net))
-print(f"cores_per_host = {sys.argv[3]}  # cores  the namespace hosts share this machine's cores")
 PY
     fi
     # Open MPI yields in its own progress when ranks outnumber cores (launch): every flush gives the

@@ -68,7 +68,8 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     }
     if (note[0] && ctx->rank == 0) printf("model: %s\n", note);
     snprintf(m->source, sizeof m->source, "%s", p.source);
-    join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts,
+    /* namespace hosts of one machine share its cores and memory (bench_ctx.ranks_per_machine) */
+    join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts, .ranks_on_cores = ctx->ranks_per_machine,
                     .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = tuple_bytes};
     /* d - 1 of eq. 3.8: as the join resolved it, else as asked, else the parameter file's, else 1 */
     s.radix_local_passes = out->local_bits ? (int)out->passes

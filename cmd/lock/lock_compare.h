@@ -26,7 +26,7 @@ typedef struct {
 typedef struct {
     double agents;          /* transaction agents running at once */
     double servers;         /* lock servers */
-    double ranks_per_host;  /* the most ranks on one host (oversubscription against cores_per_host) */
+    double ranks_per_host;  /* the most ranks on one machine's cores (oversubscription against cores_per_host) */
     double locks_per_txn;   /* N_locks(w) (the workload's mean) */
     double remote_prob;     /* probability a lock is on another server's host (1 - P_local_lock) */
     bool single_host;       /* all ranks on one host: "remote" servers are reached at t_local_comm */

@@ -17,7 +17,7 @@ static void compare_model(lock_session *ls, const lock_totals *t, const lock_fig
     lock_compare(&ls->model, &(lock_model_input){
                                  .agents = ls->roles.nagents,
                                  .servers = ls->roles.nservers,
-                                 .ranks_per_host = ls->ctx.ranks_per_host,
+                                 .ranks_per_host = ls->ctx.ranks_per_machine, /* namespace hosts share cores */
                                  .locks_per_txn = f->txns ? f->locks_per_txn : (double)ls->o.locks_per_txn,
                                  .remote_prob = t->agents.lock_requests ? f->remote_share : ls->o.remote_prob,
                                  .single_host = ls->ctx.hosts == 1,

@@ -200,6 +200,16 @@ static void beyond_thesis(void)
     set(&p, "cores_per_host=2");
     model_radix_join(&p, &s, &r1);
     CHECK(fabs(r1.total - 2 * r0.total) < 1e-12 && fabs(r1.build_probe - 2 * r0.build_probe) < 1e-15);
+    /* 2 namespace hosts of 2 ranks on one 2-core machine: the stretch of 4 ranks on 2 cores */
+    join_shape ns = s;
+    ns.ranks_per_host = 2;
+    ns.ranks_on_cores = 4;
+    join_prediction n1, n0;
+    model_radix_join(&p, &ns, &n1);
+    CHECK(fabs(model_oversubscription(&p, &ns) - 2) < 1e-12);
+    ns.ranks_on_cores = 0; /* not given: the host's ranks, 2 on 2 cores */
+    model_radix_join(&p, &ns, &n0);
+    CHECK(model_oversubscription(&p, &ns) == 1 && fabs(n1.build_probe - 2 * n0.build_probe) < 1e-15);
 }
 
 /* Rates with fewer ranks of a host running than at calibration (P_*_alone), and the sort-merge
