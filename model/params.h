@@ -97,7 +97,8 @@ enum { PUT_CURVE_N = 8 };
     X(t_ack, "us", 1e-6, PB_NONNEG, "end-of-transaction acknowledgement: the server's MPI_Fetch_and_op to the agent, seen by its poll") \
     X(t_agent, "us", 1e-6, PB_NONNEG, "agent's own work per transaction (generate, bookkeeping), without messages") \
     X(t_fao_local, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on the same host") \
-    X(t_fao_remote, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on another host")
+    X(t_fao_remote, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on another host") \
+    X(t_floor_rtt, "us", 1e-6, PB_POSITIVE, "the machine's state at calibration: a cache-line round trip between two ranks of a host through shared memory (rma/floor.h), in no equation; a lock run whose floor differs says so")
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \

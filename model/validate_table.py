@@ -81,7 +81,20 @@ def join_points(lib, rows):
     return out
 
 
-def lock_points(lib, rows):
+def param(path, name):
+    """One parameter's value from a calibration file (its own unit), or None."""
+    try:
+        for line in open(path):
+            k, eq, rest = line.partition("=")
+            if eq and k.strip() == name:
+                return float(rest.split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def lock_points(lib, rows, floors=None):
+    """Throughput points; floors[cfg] gets the runs' median floor (rma/floor.h) where they measured it."""
     groups = {}
     for r in rows:
         if r.get("bench") != "lock" or not r.get("model_throughput"):
@@ -93,6 +106,8 @@ def lock_points(lib, rows):
         over = " oversubscribed" if any(r.get("oversubscribed") == "yes" for r in rs) else ""
         cfg = f"{key[0]} lock {key[1]}h {key[2]}s/{key[3]}a remote {key[4]:g}{over}"
         out.append((cfg, "throughput", med(rs, "model_throughput"), med(rs, "commits_per_s") or med(rs, "throughput")))
+        if floors is not None and med(rs, "floor_rtt_us"):
+            floors[cfg] = med(rs, "floor_rtt_us")
     return out
 
 
@@ -147,10 +162,11 @@ def figure(points, path):
 def main(out):
     points = []
     libs = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
-    calibrated = {}
+    calibrated, floors, cal_floor = {}, {}, {}
     for lib in libs:
         points += join_points(lib, rows_of(os.path.join(out, lib, "joins.csv")))
-        points += lock_points(lib, rows_of(os.path.join(out, lib, "lock.csv")))
+        points += lock_points(lib, rows_of(os.path.join(out, lib, "lock.csv")), floors)
+        cal_floor[lib] = param(os.path.join(out, lib, "params.txt"), "t_floor_rtt")
         try:
             calibrated[lib] = open(os.path.join(out, lib, "calibrated.txt")).read().split()
         except OSError:
@@ -198,7 +214,10 @@ def main(out):
             print(f"  {c}: {', '.join(bad)}")
     for c, ok in locks.items():
         if not ok:
-            print(f"  {c}: throughput {next(err(pr, me) for cc, _, pr, me in points if cc == c):+.0%}")
+            # the machine's state: the run's floor against the calibration's (rma/floor.h)
+            cf, rf = cal_floor.get(c.split()[0]), floors.get(c)
+            state = f" (floor {rf:.3f} us in the run, {cf:.3f} at calibration)" if cf and rf else ""
+            print(f"  {c}: throughput {next(err(pr, me) for cc, _, pr, me in points if cc == c):+.0%}{state}")
     print(without_alloc(points, joins, total_of))
     cal = "; ".join(f"{lib}: {v[0]} host(s), {v[1]} ranks, sample {v[2]}" for lib, v in calibrated.items() if len(v) >= 3)
     print(f"calibrated once per library ({cal or 'see the logs'}); no configuration of the matrix is the calibration's")

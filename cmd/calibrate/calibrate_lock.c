@@ -26,6 +26,7 @@
 #include "cmd/calibrate/calibrate.h"
 #include "bench/stats.h"
 #include "locking/lock_table.h"
+#include "rma/floor.h"
 #include "rma/notify.h"
 #include "rma/progress.h"
 #include "rma/window.h"
@@ -241,6 +242,20 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, notify_shm_resolve(NOTIFY_SHM_AUTO), 1, 32,
                 ctx->poll_yield); /* as `rmabench lock` by default */
     double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
+    /* the state of the machine the message times below are measured in: on a VM the floor is
+     * bimodal with the host's placement of the virtual CPUs (0.15 or 0.57 us here), and the lock's
+     * round trips follow it (rma/floor.h) */
+    if (local > 0) {
+        const double floor_us = rma_floor_round_trip_us(ctx->comm, 0, local, !ctx->any_poll_yield);
+        if (floor_us > 0) {
+            params_put(p, MP_t_floor_rtt, floor_us * 1e-6);
+            snprintf(p->bench[MP_t_floor_rtt], sizeof p->bench[MP_t_floor_rtt],
+                     "rma_floor_round_trip_us between ranks 0 and %d: C11 stores and loads, median of 7 rounds of 4000", local);
+        } else if (ctx->rank == 0) {
+            fprintf(stderr, "rmabench: calibrate: t_floor_rtt not measured: %s\n",
+                    ctx->any_poll_yield ? "ranks share cores" : "the pair was not running at once");
+        }
+    }
     /* No second rank on rank 0's host (one rank per host): rank 0 to itself, the same notified put
      * and poll through the MPI library, one message per iteration; no cache line crosses cores, so
      * it is a lower bound, and the file says how it was measured. */

@@ -33,6 +33,7 @@ typedef struct {
     bool mpi_yields;        /* the MPI library yields in its own progress (bench_mpi_yields_when_idle) */
     double measured_t_tx_us;       /* <= 0: not measured */
     double measured_throughput;    /* committed transactions per second; <= 0: not measured */
+    double measured_floor_us;      /* this run's floor (rma/floor.h); <= 0: not measured */
 } lock_model_input;
 
 /* Loads path, applies the --set overrides (sets may be NULL) and checks what every run needs

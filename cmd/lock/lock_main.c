@@ -24,6 +24,7 @@ static void compare_model(lock_session *ls, const lock_totals *t, const lock_fig
                                  .mpi_yields = bench_mpi_yields_when_idle(),
                                  .measured_t_tx_us = f->txns ? t->agents.elapsed * f->per_txn_us : 0,
                                  .measured_throughput = t->agents.committed / f->elapsed,
+                                 .measured_floor_us = ls->floor_us,
                              });
 }
 

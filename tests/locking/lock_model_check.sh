@@ -5,7 +5,8 @@
 #    locks the prediction is eq. 5.3's 2·L·t_local_comm + L·t_queue + t_clean_up for the measured L
 #    (locks per transaction), the throughput agents / t_tx;
 # 2. --set NAME=VALUE overrides the file's value in the prediction and model_params;
-# 3. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row.
+# 3. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row;
+# 4. a run whose floor is far from the calibration's t_floor_rtt prints a note naming both.
 #   lock_model_check.sh MPI_CHECK MPIRUN RMABENCH
 set -u
 mpi_check=$1; mpirun=$2; rmabench=$3
@@ -43,6 +44,16 @@ if not (t > 0 and abs(t - want) <= 0.005 * want + 1e-3): bad.append(f"model_t_tx
 if not abs(tp - int(r["agents"]) / (t * 1e-6)) <= 0.005 * tp: bad.append(f"model_throughput {tp} != agents / t_tx")
 if bad: sys.exit("FAIL: " + "; ".join(bad))
 PY
+
+# the machine's state: a run whose floor (rma/floor.h) is far from the calibration's says so
+"$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 -- "$rmabench" lock --transactions-per-agent 100 --model "$tmp/params.txt" \
+    --set t_floor_rtt=1000 >"$tmp/floor.out" 2>&1 || { cat "$tmp/floor.out"; fail=1; }
+if grep -q '^# floor: a cache-line round trip' "$tmp/floor.out"; then
+    grep -Eq '^model: note: the machine.s floor is [0-9.]+ us in this run against 1000\.000 us at calibration \(x 0\.[0-9]+\)' "$tmp/floor.out" ||
+        err "the run measured its floor, but no note that it is far from the calibration's 1000 us"
+else
+    grep -q '^# floor: not measured' "$tmp/floor.out" || err "neither a floor nor 'floor: not measured' in the header"
+fi
 
 # --set overrides a parameter of the file (as rmamodel --set): the prediction and model_params follow it
 "$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 --grep '^model: 1 agents, 1 servers.*parameters .*params\.txt \+ --set' \

@@ -39,6 +39,9 @@ for b in 64 256 1024 4096 16384 65536 262144 1048576; do
     grep -Eq "^bw_put_$b = [0-9.e+-]+  # GB/s" "$tmp/params.txt" || { echo "FAIL: bw_put_$b missing"; fail=1; }
     grep -q "^bw_put_host_$b = " "$tmp/params.txt" && { echo "FAIL: bw_put_host_$b measured on one host"; fail=1; }
 done
+# the machine's state at calibration (rma/floor.h), or the reason it is missing
+grep -Eq "^t_floor_rtt = [0-9.e+-]+  # us  .*bench: rma_floor_round_trip_us between ranks 0 and 1" "$tmp/params.txt" ||
+    grep -q "^rmabench: calibrate: t_floor_rtt not measured: " "$tmp/cal.out" || { echo "FAIL: t_floor_rtt missing, and no reason given"; fail=1; }
 for key in t_fao_local t_server t_ack t_agent cores_per_host; do
     grep -Eq "^$key = " "$tmp/params.txt" || { echo "FAIL: $key missing"; fail=1; }
 done
