@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/memory.h"
 #include "bench/stats.h"
@@ -24,6 +25,44 @@ bool membw_nt_available(void)
 #else
     return false;
 #endif
+}
+
+uint64_t membw_llc_bytes(void)
+{
+    long v = -1;
+#ifdef _SC_LEVEL4_CACHE_SIZE
+    v = sysconf(_SC_LEVEL4_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (v <= 0) v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+uint64_t membw_auto_bytes(uint64_t llc, int ranks)
+{
+    if (ranks < 1) ranks = 1;
+    uint64_t b = (MEMBW_LLC_FACTOR * llc + (uint64_t)ranks - 1) / (uint64_t)ranks;
+    if (b < MEMBW_MIN_AUTO) b = MEMBW_MIN_AUTO;
+    const uint64_t page = (uint64_t)2 << 20;
+    return (b + page - 1) / page * page;
+}
+
+void membw_describe_llc(const membw_result *m, char *buf, size_t n)
+{
+    char b[32], c[32];
+    mem_format((int64_t)m->bytes, b, (int)sizeof b);
+    if (m->llc == 0) {
+        snprintf(buf, n, "%s per buffer and rank (last-level cache unknown)", b);
+        return;
+    }
+    mem_format((int64_t)m->llc, c, (int)sizeof c);
+    snprintf(buf, n, "%d rank(s) x %s = %.1fx the %s last-level cache%s", m->llc_ranks, b,
+             (double)m->bytes * m->llc_ranks / (double)m->llc, c,
+             membw_beyond_llc(m) ? "" : " (within 4x: partly the cache's bandwidth, not memory's)");
 }
 
 static volatile uint64_t sink; /* keeps the read kernel's sum alive */
@@ -100,6 +139,12 @@ void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, const char
                    membw_result *out)
 {
     memset(out, 0, sizeof *out);
+    out->llc = membw_llc_bytes();
+    out->llc_ranks = ctx->ranks_per_machine > 0 ? ctx->ranks_per_machine : 1;
+    if (bytes == 0) { /* the same size on every rank: the largest any rank asks for */
+        uint64_t mine = membw_auto_bytes(out->llc, ctx->machine_ranks > 0 ? ctx->machine_ranks : 1);
+        MPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MAX, ctx->comm);
+    }
     bytes &= ~(uint64_t)63;
     if (bytes < 64) bytes = 64;
     mem_check_host(ctx, (int64_t)(2 * bytes), flag, advice); /* two buffers per rank */

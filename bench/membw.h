@@ -2,7 +2,10 @@
  * phases; issue 16): read, write with ordinary stores, write with non-temporal stores (SSE2
  * _mm_stream_si128 when the CPU has it, detected at run time; else the ordinary store loop) and
  * copy, on buffers far beyond the last-level cache, touched before timing. Used by `rmabench
- * membw`, `rmabench calibrate` (bw_mem_*) and `rmabench join --roofline`. */
+ * membw`, `rmabench calibrate` (bw_mem_*) and `rmabench join --roofline`.
+ * "Far beyond" is STREAM's rule: what the ranks sharing a last-level cache stream through one
+ * kernel is at least MEMBW_LLC_FACTOR times that cache, else part of the figure is the cache's
+ * bandwidth (a 64 MiB buffer per rank fits the 300 MiB L3 some of this project's VMs report). */
 #ifndef RMB_MEMBW_H
 #define RMB_MEMBW_H
 #include <stdbool.h>
@@ -22,12 +25,37 @@ typedef struct {
     bool nt_native;                    /* write_nt used non-temporal stores */
     uint64_t bytes;                    /* per buffer and rank (copy uses two) */
     int repeats;
+    uint64_t llc;                      /* last-level cache of this CPU (bytes; 0: unknown) */
+    int llc_ranks;                     /* most ranks of a machine, all streaming through its LLC */
 } membw_result;
+
+#define MEMBW_LLC_FACTOR 4
+#define MEMBW_MIN_AUTO ((uint64_t)64 << 20)
+
+/* The last-level cache of this CPU in bytes (the highest cache level sysconf knows), 0 when
+ * unknown (MPI-free). */
+uint64_t membw_llc_bytes(void);
+
+/* Bytes per buffer and rank for `ranks` ranks sharing a last-level cache of `llc` bytes: at least
+ * MEMBW_LLC_FACTOR x llc streamed by them together, at least MEMBW_MIN_AUTO, whole 2 MiB pages
+ * (MPI-free). */
+uint64_t membw_auto_bytes(uint64_t llc, int ranks);
+
+/* Whether the buffers of m were far beyond the last-level cache (true when the cache is unknown). */
+static inline bool membw_beyond_llc(const membw_result *m)
+{
+    return m->llc == 0 || (double)m->bytes * m->llc_ranks >= (double)MEMBW_LLC_FACTOR * (double)m->llc;
+}
+
+/* One phrase for headers: "2 ranks x 600 MiB = 4.0x the 300 MiB last-level cache", with
+ * "(within 4x: partly the cache's bandwidth)" when the buffers were not far beyond it. */
+void membw_describe_llc(const membw_result *m, char *buf, size_t n);
 
 /* Whether this CPU gives the non-temporal store kernel (MPI-free). */
 bool membw_nt_available(void);
 
-/* Collective over ctx->comm: checks that two buffers of `bytes` per rank fit the host (else exits 2
+/* Collective over ctx->comm: bytes = 0 takes membw_auto_bytes for this CPU's last-level cache and the
+ * most ranks on one machine (ctx->ranks_per_machine). Checks that two buffers of `bytes` per rank fit the host (else exits 2
  * naming `flag`, with `advice`: mem_check_host), allocates and touches them, runs each kernel
  * `repeats` times with a barrier before every repetition, frees them. Identical result on every rank. */
 void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, const char *flag, const char *advice,

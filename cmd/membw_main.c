@@ -19,11 +19,11 @@
 
 int membw_main(int argc, char **argv)
 {
-    int64_t bytes = (int64_t)256 << 20, repeats = 5;
+    int64_t bytes = 0, repeats = 5; /* bytes 0: bench/membw.h membw_auto_bytes */
     const char *output = NULL;
     bool verbose = false;
     const opt_spec specs[] = {
-        {"bytes", OPT_BYTES, &bytes, "bytes per buffer and rank, far beyond the last-level cache (copy uses two buffers)",
+        {"bytes", OPT_BYTES, &bytes, "bytes per buffer and rank (copy uses two); default: the ranks of a machine together stream 4x its last-level cache, at least 64 MiB each",
          4096, 1ll << 40, NULL, NULL},
         {"repeats", OPT_INT, &repeats, "repetitions per kernel (median kept)", 1, 1000, NULL, NULL},
         {"output", OPT_STRING, &output, "CSV file to append one row to (the shared results schema)", 0, 0, NULL, NULL},
@@ -48,9 +48,9 @@ int membw_main(int argc, char **argv)
     membw_measure(&ctx, (uint64_t)bytes, (int)repeats, "--bytes", "a smaller --bytes", &m);
     int status = 0;
     if (ctx.rank == 0) {
-        char b[32];
-        mem_format((int64_t)m.bytes, b, sizeof b);
-        printf("# rmabench membw: %s per buffer and rank, median of %d; ", b, m.repeats);
+        char llc[160];
+        membw_describe_llc(&m, llc, sizeof llc);
+        printf("# rmabench membw: %s, median of %d; ", llc, m.repeats);
         bench_ctx_print_placement(&ctx, stdout, verbose);
         printf("; %s; commit %s\n", ctx.mpi_library, RMB_GIT_COMMIT);
         printf("# non-temporal stores: %s; copy counts bytes read + written\n",

@@ -71,8 +71,12 @@ static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model
     params_put(p, MP_bw_mem_write, membw_write_best(&m) * 1e9);
     params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);
     char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "bench/membw streaming kernels, %lld bytes per buffer and rank", (long long)o->membw_bytes);
+    char llc[160];
+    membw_describe_llc(&m, llc, sizeof llc);
+    snprintf(how, sizeof how, "bench/membw streaming kernels, per buffer: %.160s", llc);
     for (int i = MP_bw_mem_read; i <= MP_bw_mem_copy; i++) calibrate_note(p, i, how, 0);
+    if (!membw_beyond_llc(&m) && ctx->rank == 0)
+        fprintf(stderr, "rmabench: calibrate: warning: --membw-bytes: %s\n", llc);
 }
 
 /* What the parameter file says about where it was measured, and the host's cores (rank 0). */
@@ -93,7 +97,7 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
-    calibrate_opts o = {.tuples = 4000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 128 << 20};
+    calibrate_opts o = {.tuples = 4000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 0};
     join_opts jdef;
     join_default_opts(&jdef);
     o.window = jdef.window;
@@ -107,7 +111,7 @@ int calibrate_main(int argc, char **argv)
         {"window", OPT_CHOICE, &o.window, "window flavour of the joins to model (the join's --window)", 0, 0,
          win_flavor_names, NULL},
         {"membw-bytes", OPT_BYTES, &o.membw_bytes,
-         "bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*, as rmabench membw --bytes)", 4096,
+         "bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*, as rmabench membw --bytes; default: 4x the last-level cache over a machine's ranks, at least 64 MiB)", 4096,
          1ll << 40, NULL, NULL},
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
         {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (median per parameter kept)", 1,

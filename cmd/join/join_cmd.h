@@ -44,7 +44,7 @@ typedef struct {
     double read, write, copy; /* B/s per rank */
     double write_plain, write_nt; /* measured only (0 from a parameter file) */
     int64_t bytes;            /* measured on buffers of this size (0 from a parameter file) */
-    char source[560];         /* "model FILE", "membw 64 MiB", "none" (CSV roofline_source) */
+    char source[560];         /* "model FILE", "membw 2 rank(s) x 600.0 MiB = 4.0x ...", "none" (CSV roofline_source) */
 } join_roofline;
 
 /* Everything the runs share: the options, the ranks, the data and what the generator expects. */
@@ -87,8 +87,9 @@ typedef struct {
     bool has_bytes;           /* the algorithm gives byte formulas (join_algo.bytes) */
 } join_run_result;
 
-/* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, 64 MiB
- * per rank, runs only with --roofline and no bw_mem_* in --model's file). */
+/* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, sized
+ * beyond the last-level cache as rmabench membw's default, runs only with --roofline and no
+ * bw_mem_* in --model's file). */
 void join_roofline_init(join_session *js);
 /* Fills res->gbs, res->frac from res->st and the algorithm's byte formulas (no MPI). */
 void join_roofline_apply(const join_session *js, join_run_result *res);

@@ -104,7 +104,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"output", OPT_STRING, &o->output, "append one CSV row per run to this file", 0, 0, NULL, NULL},
         {"model", OPT_STRING, &o->model, "model parameter file: print predicted vs measured", 0, 0, NULL, NULL},
         {"roofline", OPT_BOOL, &o->roofline,
-         "measure the memory roofline at startup (rmabench membw, 64 MiB per rank) for the phase table's roofline "
+         "measure the memory roofline at startup (rmabench membw: a machine's ranks stream 4x its last-level cache) for the phase table's roofline "
          "column, unless --model's file has bw_mem_read, bw_mem_write and bw_mem_copy", 0, 0, NULL, NULL},
         {"window", OPT_CHOICE, &o->window,
          "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "

@@ -13,8 +13,6 @@
 #include "bench/membw.h"
 #include "cmd/join/join_cmd.h"
 
-#define ROOFLINE_BYTES ((int64_t)64 << 20)
-
 void join_roofline_init(join_session *js)
 {
     join_roofline *r = &js->roof;
@@ -31,7 +29,7 @@ void join_roofline_init(join_session *js)
     }
     if (!js->o.roofline) return;
     membw_result m;
-    membw_measure(&js->ctx, (uint64_t)ROOFLINE_BYTES, 3, "--roofline",
+    membw_measure(&js->ctx, 0, 3, "--roofline",
                   "a parameter file with bw_mem_read, bw_mem_write and bw_mem_copy (--model)", &m);
     r->on = true;
     r->read = m.rank_median[MEMBW_READ] * 1e9;
@@ -40,7 +38,9 @@ void join_roofline_init(join_session *js)
     r->write = membw_write_best(&m) * 1e9;
     r->copy = m.rank_median[MEMBW_COPY] * 1e9;
     r->bytes = (int64_t)m.bytes;
-    snprintf(r->source, sizeof r->source, "membw %" PRId64 " MiB", r->bytes >> 20);
+    char llc[200];
+    membw_describe_llc(&m, llc, sizeof llc); /* names it when the buffers were not beyond the cache */
+    snprintf(r->source, sizeof r->source, "membw %s", llc);
 }
 
 void join_roofline_apply(const join_session *js, join_run_result *res)

@@ -59,5 +59,26 @@ int main(void)
     CHECK(membw_bound_seconds(0, 3e9, 4e9, 2e9, 4e9) == 1.5);
     CHECK(membw_bound_seconds(1e9, 0, 1e9, 2e9, 4e9) == 1.0);
     CHECK(membw_bound_seconds(0, 0, 1e9, 2e9, 4e9) == 0);
+
+    /* the roofline's buffers: a machine's ranks stream 4x its last-level cache (STREAM's rule), at
+     * least 64 MiB each, whole 2 MiB pages */
+    const uint64_t MiB = (uint64_t)1 << 20;
+    CHECK(membw_auto_bytes(300 * MiB, 2) == 600 * MiB);
+    CHECK(membw_auto_bytes(300 * MiB, 1) == 1200 * MiB);
+    CHECK(membw_auto_bytes(32 * MiB, 64) == 64 * MiB);
+    CHECK(membw_auto_bytes(0, 1) == 64 * MiB);
+    CHECK(membw_auto_bytes(100 * MiB + 1, 1) == 402 * MiB);
+    CHECK(membw_auto_bytes(300 * MiB, 0) == 1200 * MiB);
+    membw_result m = {.bytes = 64 * MiB, .llc = 300 * MiB, .llc_ranks = 2};
+    CHECK(!membw_beyond_llc(&m));
+    char d[200];
+    membw_describe_llc(&m, d, sizeof d);
+    CHECK(strstr(d, "within 4x") != NULL);
+    m.bytes = membw_auto_bytes(m.llc, m.llc_ranks);
+    CHECK(membw_beyond_llc(&m));
+    membw_describe_llc(&m, d, sizeof d);
+    CHECK(strstr(d, "4.0x the 300.0 MiB last-level cache") != NULL && strstr(d, "within") == NULL);
+    m.llc = 0;
+    CHECK(membw_beyond_llc(&m));
     CHECK_DONE();
 }

@@ -37,7 +37,7 @@
 SIZE_RULES=(
     's/--tuples-per-rank 16M/--tuples-per-rank 2K/'               # joins: 2K tuples of R per rank
     's/--repeat 5/--repeat 2/'
-    's/membw --bytes 256M/membw --bytes 16M --repeats 2/'         # memory bandwidth: 16 MiB buffers
+    's/rmabench membw$/rmabench membw --bytes 16M --repeats 2/'  # memory bandwidth: 16 MiB buffers
     's/--duration (5|10)s/--duration 200ms/'                      # lock runs
     's/smj-sortbench 32000000/smj-sortbench 100000/'
     's/(rmabench calibrate) /\1 --tuples 20K --tuples-per-rank 20K --put-bytes 1M --rounds 1 --repeats 1 /'
