@@ -46,6 +46,7 @@ static const char *const columns[] = {
     /* lock parameters */
     "workload", "servers", "agents", "transport",
     "notify_shm", /* rma: shared-memory mailbox within a host: on, unavailable, unused, off (rma/notify.h) */
+    "notify_shm_choice", /* "given", or "auto: " how --notify-shm auto chose (rma/notify_pick.h) */
     "deadlock", "lock_timeout", "remote_prob", "locks_per_txn",
     "isolation", "warehouses", "accounts", "duration", "transactions_per_agent", "vote_no_prob",
     "checked", /* every grant checked by the oracle (yes), or --no-check (no) */

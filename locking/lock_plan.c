@@ -63,6 +63,10 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->agent_slots = 1;
     /* the shared mailbox within a host, the RMA one across hosts: the most a rank of this placement allocates */
     int windows = notify_mailbox_windows(notify_shm_resolve((notify_shm_mode)o->notify_shm), p->hosts, p->ranks_per_host);
+    if (o->notify_shm == NOTIFY_SHM_AUTO) { /* chosen by a measurement at run time (rma/notify_pick.h): the larger */
+        int other = notify_mailbox_windows(!notify_shm_resolve(NOTIFY_SHM_AUTO), p->hosts, p->ranks_per_host);
+        if (other > windows) windows = other;
+    }
     p->server_mailbox = notify_mailbox_bytes(t, p->server_slots, p->server_slots, p->msg_bytes, windows);
     p->agent_mailbox = notify_mailbox_bytes(t, p->agent_slots, p->server_slots, p->msg_bytes, windows);
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);

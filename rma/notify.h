@@ -16,7 +16,7 @@
  *        the target calls MPI: there the target first calls MPI_Iprobe, which runs the progress
  *        engine, then MPI_Win_sync and loads (poll "probe", 4-7 us per lock request here), or
  *        polls with MPI_Fetch_and_op(MPI_NO_OP) on its own window (poll "fao", 8-11 us).
- *   shm (rma transport, --notify-shm; by default on except with Open MPI, notify_shm_resolve below):
+ *   shm (rma transport, --notify-shm; auto measures both paths, rma/notify_pick.h):
  *        between ranks of one shared-memory node the
  *        mailbox is a second window, MPI_Win_allocate_shared over the node's ranks
  *        (MPI_Comm_split_type MPI_COMM_TYPE_SHARED), which MPI guarantees to be accessible with
@@ -60,7 +60,8 @@ extern const char *const notify_poll_names[]; /* "auto", "load", "fao", "probe",
 notify_poll_mode notify_poll_resolve(notify_poll_mode m);
 
 /* Whether same-host senders use the shared-memory mailbox (rma transport) and the shared counter
- * words (rma/peer_words.h). auto: on everywhere but Open MPI. Measured here (2-core VM, 1 server
+ * words (rma/peer_words.h). auto: the library's default, on everywhere but Open MPI, which
+ * --notify-shm auto measures against the other path (rma/notify_pick.h). Measured on the AMD EPYC VM (2 cores, 1 server
  * + 1 agent, 10 locks per transaction, A/B alternating): MPICH 4.0.2 round trip 5-7 us -> 0.8-0.9 us;
  * Open MPI 4.1.4 (osc rdma over vader) 0.66-0.74 us on the RMA path against 0.76-0.85 us through
  * shared memory, although a bare notify ping-pong is 0.60 against 0.65 us: the gain disappears as

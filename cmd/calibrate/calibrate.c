@@ -75,8 +75,11 @@ static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model
     membw_describe_llc(&m, llc, sizeof llc);
     snprintf(how, sizeof how, "bench/membw streaming kernels, per buffer: %.160s", llc);
     for (int i = MP_bw_mem_read; i <= MP_bw_mem_copy; i++) calibrate_note(p, i, how, 0);
-    if (!membw_beyond_llc(&m) && ctx->rank == 0)
-        fprintf(stderr, "rmabench: calibrate: warning: --membw-bytes: %s\n", llc);
+    if (!membw_beyond_llc(&m)) {
+        char line[200];
+        snprintf(line, sizeof line, "--membw-bytes: %.170s", llc);
+        calibrate_warn(ctx, p, line);
+    }
 }
 
 /* What the parameter file says about where it was measured, and the host's cores (rank 0). */

@@ -51,6 +51,8 @@ void calibrate_note(model_params *p, int i, const char *how, double bytes_per_tu
 /* Warns on stderr (rank 0) and records in p->warnings every rate that moves its bytes faster than
  * bw_mem_copy copies them (its sample was in cache, or too small to time). */
 void calibrate_plausibility(const bench_ctx *ctx, model_params *p);
+/* A warning: on stderr (rank 0) and as a "# warning: " line in the parameter file. */
+void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text);
 
 /* Rank-local allocation failure: message and MPI_Abort. */
 void calibrate_fail(const bench_ctx *ctx, const char *what);

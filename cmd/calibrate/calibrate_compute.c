@@ -36,10 +36,16 @@ void calibrate_plausibility(const bench_ctx *ctx, model_params *p)
                      "# warning: implausible: %s = %.4g %s moves %.0f B per tuple at %.1f GB/s, faster than a memory copy (bw_mem_copy %.1f GB/s): its sample is in cache or too small (--tuples)\n",
                      params_name(i), params_get(p, i) / params_scale(i), params_unit(i), mem_bytes[i], bytes_per_s / 1e9,
                      copy / 1e9);
-        size_t len = strlen(p->warnings);
-        snprintf(p->warnings + len, sizeof p->warnings - len, "%s", line);
-        if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: %s", line + 2);
+        calibrate_warn(ctx, p, line + strlen("# warning: "));
     }
+}
+
+void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text)
+{
+    size_t len = strlen(p->warnings);
+    snprintf(p->warnings + len, sizeof p->warnings - len, "# warning: %s%s", text,
+             text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+    if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: warning: %s%s", text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
 }
 
 /* The median over the rounds of each parameter they set, into p (every rank agrees: inputs were

@@ -28,6 +28,7 @@
 #include "locking/lock_table.h"
 #include "rma/floor.h"
 #include "rma/notify.h"
+#include "rma/notify_pick.h"
 #include "rma/progress.h"
 #include "rma/window.h"
 
@@ -97,50 +98,12 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
     return per;
 }
 
-/* One round of lock-request ping-pongs over the lock table's notified puts between a and c; at
- * rank a: seconds per round trip and the median seconds of one notify_send. a == c: a sends to
- * itself and waits for its own message, one message per iteration. yield: poll as a rank that
- * shares its core (the lock benchmark's polling when oversubscribed, rma/notify.h). */
-static void ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, double *rtt, double *send, int iters,
-                            bool yield)
-{
-    unsigned char msg[32] = {0};
-    double ts[ITERS];
-    int slot;
-    *rtt = *send = 0;
-    MPI_Barrier(ctx->comm);
-    if (ctx->rank == a || ctx->rank == c) {
-        const int peer = ctx->rank == a ? c : a;
-        poll_bound pb;
-        poll_begin(&pb, ctx->rank == a ? "calibration: lock answer" : "calibration: lock request", ctx->rank, peer, 30.0,
-                   yield);
-        double t0 = 0;
-        bool ok = true;
-        for (int i = 0; ok && i < WARMUP + iters; i++) {
-            if (i == WARMUP) t0 = MPI_Wtime();
-            if (ctx->rank == c && a != c && !(ok = notify_wait(ep, &slot, msg, &pb))) break;
-            double s0 = MPI_Wtime();
-            notify_send(ep, peer, 0, msg);
-            if (i >= WARMUP) ts[i - WARMUP] = MPI_Wtime() - s0;
-            if (ctx->rank == a) ok = notify_wait(ep, &slot, msg, &pb);
-        }
-        if (!ok) {
-            poll_report_timeout(&pb);
-            MPI_Abort(ctx->comm, 1);
-        }
-        if (ctx->rank == a) {
-            *rtt = (MPI_Wtime() - t0) / iters;
-            *send = stats_median(ts, iters);
-        }
-    }
-    MPI_Barrier(ctx->comm);
-}
-
 /* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
 static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS], bool shared)
 {
     const int iters = shared ? ITERS_SHARED : ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
-    for (int k = 0; k < ROUNDS; k++) ping_pong_round(ctx, ep, 0, c, &rtt[k], &send[k], iters, shared || ctx->poll_yield);
+    for (int k = 0; k < ROUNDS; k++)
+        notify_ping_pong_round(ctx, ep, 0, c, WARMUP, iters, shared || ctx->poll_yield, 0, &rtt[k], &send[k]);
     MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
     MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
 }
@@ -238,9 +201,11 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     }
 
     /* lock requests and answers: one 32-byte slot per rank, as an agent's mailbox */
+    /* the mailbox `rmabench lock` takes by default (--notify-shm auto: measured, rma/notify_pick.h) */
+    notify_shm_pick pick;
+    notify_shm_choose(ctx, NOTIFY_SHM_AUTO, NOTIFY_RMA, NOTIFY_POLL_AUTO, 32, &pick);
     notify_ep ep;
-    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, notify_shm_resolve(NOTIFY_SHM_AUTO), 1, 32,
-                ctx->poll_yield); /* as `rmabench lock` by default */
+    notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, pick.shm, 1, 32, ctx->poll_yield);
     double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
     /* the state of the machine the message times below are measured in: on a VM the floor is
      * bimodal with the host's placement of the virtual CPUs (0.15 or 0.57 us here), and the lock's
@@ -261,6 +226,11 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
      * it is a lower bound, and the file says how it was measured. */
     ping_pong(ctx, &ep, local > 0 ? local : 0, rtt, send_local, false);
     put_rounds(p, MP_t_local_comm, rtt, local > 0 ? 0.5 : 1.0);
+    char how[160];
+    notify_shm_pick_describe(&pick, how, sizeof how);
+    snprintf(p->bench[MP_t_local_comm], sizeof p->bench[MP_t_local_comm],
+             "half the notified-put ping-pong, ranks 0 and %d, %d rounds of %d; --notify-shm auto: %s, %.140s", local > 0 ? local : 0,
+             ROUNDS, ITERS, pick.shm ? "on" : "off", how);
     if (local < 0)
         p->how[MP_t_local_comm] = "measured by rank 0 to itself (no second rank on its host): a lower bound";
     if (remote > 0) {

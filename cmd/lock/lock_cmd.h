@@ -13,6 +13,7 @@
 #include "cmd/lock/lock_compare.h"
 #include "locking/lock_run.h"
 #include "locking/lock_verify.h"
+#include "rma/notify_pick.h"
 
 /* Parses argv[2..] into o (defaults first) and the --set overrides of --model into sets (argv is
  * not changed); exits 0 after --help, 2 on bad input. MPI-free. */
@@ -30,6 +31,7 @@ typedef struct {
     notify_ep ep;
     uint64_t mailbox_bytes[2]; /* rank 0: largest server and agent mailbox as allocated */
     const char *notify_shm;   /* notify_shm_state (rma/notify.h); msg: NULL */
+    notify_shm_pick shm_pick; /* how --notify-shm was resolved (o.notify_shm holds the result, on or off) */
     double floor_us;          /* rma_floor_round_trip_us, server 0 to agent 0; -1: not measured */
     lock_run run;
     rma_window data;          /* bank balances (servers) */

@@ -2,6 +2,7 @@
  * throughput, the latency breakdowns, --model's prediction and the verification. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench/provenance.h"
 #include "cmd/lock/lock_cmd.h"
@@ -16,6 +17,11 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "agents", "%d", ls->roles.nagents);
     record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
     if (ls->notify_shm) record_set(rec, "notify_shm", "%s", ls->notify_shm);
+    if (ls->notify_shm) {
+        char how[160];
+        notify_shm_pick_describe(&ls->shm_pick, how, sizeof how);
+        record_set(rec, "notify_shm_choice", "%s%s", strcmp(how, "given") == 0 ? "" : "auto: ", how);
+    }
     if (ls->floor_us >= 0) record_set(rec, "floor_rtt_us", "%.4f", ls->floor_us);
     record_set(rec, "deadlock", "%s", deadlock_policy_names[o->deadlock]);
     record_set(rec, "lock_timeout", "%g", o->lock_timeout);

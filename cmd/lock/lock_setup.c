@@ -62,6 +62,11 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
     numa_report_init(&ls->ctx, ls->o.numa, ls->o.verbose, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
+    /* --notify-shm auto: the faster mailbox on this system (rma/notify_pick.h), before the plan
+     * counts its windows */
+    notify_shm_choose(&ls->ctx, (notify_shm_mode)ls->o.notify_shm, (notify_transport)ls->o.transport,
+                      (notify_poll_mode)ls->o.notify_poll, (int)sizeof(lock_msg), &ls->shm_pick);
+    ls->o.notify_shm = ls->shm_pick.shm ? NOTIFY_SHM_ON : NOTIFY_SHM_OFF;
     plan_run(ls);
     lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
     measure_mailboxes(ls);
@@ -84,9 +89,12 @@ void lock_report_header(const lock_session *ls)
     const lock_roles *roles = &ls->roles;
     printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", workload_kind_names[o->workload],
            roles->nservers, roles->nagents, notify_transport_names[o->transport]);
-    if (o->transport == NOTIFY_RMA)
-        printf(" (poll %s; shared-memory mailbox within a host: %s%s)", notify_poll_names[ls->ep.poll], ls->notify_shm,
-               o->notify_shm == NOTIFY_SHM_AUTO ? ", --notify-shm auto" : "");
+    if (o->transport == NOTIFY_RMA) {
+        char how[160] = "";
+        if (!ls->shm_pick.measured && strcmp(ls->shm_pick.source, "given") != 0)
+            snprintf(how, sizeof how, ", --notify-shm auto: %s", ls->shm_pick.source);
+        printf(" (poll %s; shared-memory mailbox within a host: %s%s)", notify_poll_names[ls->ep.poll], ls->notify_shm, how);
+    }
     printf(", deadlock %s", deadlock_policy_names[o->deadlock]);
     if (o->deadlock == DL_TIMEOUT) printf(" (%g ms)", o->lock_timeout * 1e3);
     printf(", seed %" PRId64 "\n", o->seed);
@@ -96,6 +104,12 @@ void lock_report_header(const lock_session *ls)
     printf("# ");
     bench_ctx_print_environment(ctx, stdout);
     printf("\n");
+    if (ls->shm_pick.measured) {
+        char how[160];
+        notify_shm_pick_describe(&ls->shm_pick, how, sizeof how);
+        printf("# notify-shm auto: %s (%s; the other path only when %.0f%% faster than the library's default)\n",
+               ls->shm_pick.shm ? "on" : "off", how, NOTIFY_PICK_MARGIN * 100);
+    }
     if (ls->floor_us >= 0)
         printf("# floor: a cache-line round trip between server rank %d and agent rank %d through shared memory: %.3f us "
                "(C11 stores and loads, no MPI; rma/floor.h)\n", roles->server_rank[0], roles->agent_rank[0], ls->floor_us);

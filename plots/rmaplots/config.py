@@ -40,6 +40,9 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # how --window auto chose the flavour (its measured costs vary run to run); the flavour
               # that ran is the window column
               "window_choice",
+              # how --notify-shm auto chose the mailbox (its measured round trips vary run to run);
+              # the mailbox that ran is the notify_shm column
+              "notify_shm_choice",
               # the hardware's cache-line round trip measured before a lock run (rma/floor.h): it
               # varies with where the host runs the VM's CPUs, not with the configuration
               "floor_rtt_us"}
