@@ -191,6 +191,16 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local
 #endif
 }
 
+/* t_local_comm's micro-benchmark, with the mailbox --notify-shm auto picked for it */
+static void note_local_comm(model_params *p, const notify_shm_pick *pick, int peer)
+{
+    char how[160];
+    notify_shm_pick_describe(pick, how, sizeof how);
+    snprintf(p->bench[MP_t_local_comm], sizeof p->bench[MP_t_local_comm],
+             "half the notified-put ping-pong, ranks 0 and %d, %d rounds of %d; --notify-shm auto: %s, %.140s", peer, ROUNDS,
+             ITERS, pick->shm ? "on" : "off", how);
+}
+
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     (void)o;
@@ -226,11 +236,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
      * it is a lower bound, and the file says how it was measured. */
     ping_pong(ctx, &ep, local > 0 ? local : 0, rtt, send_local, false);
     put_rounds(p, MP_t_local_comm, rtt, local > 0 ? 0.5 : 1.0);
-    char how[160];
-    notify_shm_pick_describe(&pick, how, sizeof how);
-    snprintf(p->bench[MP_t_local_comm], sizeof p->bench[MP_t_local_comm],
-             "half the notified-put ping-pong, ranks 0 and %d, %d rounds of %d; --notify-shm auto: %s, %.140s", local > 0 ? local : 0,
-             ROUNDS, ITERS, pick.shm ? "on" : "off", how);
+    note_local_comm(p, &pick, local > 0 ? local : 0);
     if (local < 0)
         p->how[MP_t_local_comm] = "measured by rank 0 to itself (no second rank on its host): a lower bound";
     if (remote > 0) {
