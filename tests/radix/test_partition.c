@@ -129,6 +129,8 @@ int main(void)
             test_pass(7, W, 5, 1, mis);
             test_pass(1000, W, 9, 6, mis);
             test_pass(100003, W, 20, 10, mis);
+            test_pass(100003, W, 20, 8, mis); /* the largest fan-out counted in lanes */
+            test_pass(3, W, 20, 8, mis);      /* fewer items than lanes */
         }
     test_pass(5000, 1, 63, 1, 1); /* top bit */
     test_pass_in(5000, 1, 4, 3, 3, 1);
