@@ -142,31 +142,42 @@ static void meet_after_first(agent_loop *a, const wl_txn *info)
 
 /* Phase 1, lock acquisition: one request at a time, each waiting for its answer; the first refusal
  * ends the phase (the transaction will abort). */
+/* The agent's own work around request i (no message): its server, the contact, the message. */
+static void request_prepare(agent_loop *a, agent_txn *t, int i, lock_msg *m, int *s)
+{
+    *s = lock_server_of(a->run->roles, t->reqs[i].lock_id);
+    int c = contact_server(a, t, *s);
+    if (lock_mode_exclusive_type(t->reqs[i].mode)) a->contacts[c].exclusive = true;
+    *m = (lock_msg){MSG_LOCK, (uint8_t)t->reqs[i].mode, 0, 0, a->agent, t->txn, t->reqs[i].lock_id, {.age = t->age}};
+}
+
+/* ... and after its answer came, dt seconds after the send: the statistics. */
+static void request_record(agent_loop *a, int s, double dt, const lock_msg *resp)
+{
+    agent_stats *st = a->st;
+    st->lock_requests++;
+    if (!lock_server_is_local(a->run->roles, (int)a->agent, s)) st->remote_requests++;
+    st->t_req_total += dt;
+    st->t_req_queue += resp->u.t.queue_ns * 1e-9;
+    st->t_req_server += resp->u.t.server_ns * 1e-9;
+    a->rtt_hist[lat_bucket(dt)]++;
+}
+
 static void acquire_locks(agent_loop *a, agent_txn *t)
 {
-    const lock_roles *roles = a->run->roles;
-    agent_stats *st = a->st;
     t->granted_all = true;
     for (int i = 0; i < t->n; i++) {
-        int s = lock_server_of(roles, t->reqs[i].lock_id);
-        int c = contact_server(a, t, s);
-        if (lock_mode_exclusive_type(t->reqs[i].mode)) a->contacts[c].exclusive = true;
-        lock_msg m = {MSG_LOCK, (uint8_t)t->reqs[i].mode, 0, 0, a->agent, t->txn, t->reqs[i].lock_id, {.age = t->age}};
-        int srank = roles->server_rank[s];
+        lock_msg m, resp;
+        int s;
+        request_prepare(a, t, i, &m, &s);
+        int srank = a->run->roles->server_rank[s];
         double tr = rmb_now();
         notify_send(a->run->ep, srank, (int)a->agent, &m);
-        lock_msg resp;
         recv_response(a->run, &resp, srank);
-        double dt = rmb_now() - tr;
-        st->lock_requests++;
-        if (!lock_server_is_local(roles, (int)a->agent, s)) st->remote_requests++;
-        st->t_req_total += dt;
-        st->t_req_queue += resp.u.t.queue_ns * 1e-9;
-        st->t_req_server += resp.u.t.server_ns * 1e-9;
-        a->rtt_hist[lat_bucket(dt)]++;
+        request_record(a, s, rmb_now() - tr, &resp);
         if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
         if (!resp.granted) {
-            st->refused++;
+            a->st->refused++;
             t->granted_all = false;
             return;
         }
@@ -357,4 +368,45 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
     free(a.contacts);
     free(a.contact_rank);
     free(a.contact_of);
+}
+
+/* The agent loop's own work with every request granted at once and no message (calibrate's t_agent,
+ * model/lock_model.h): the workload's next transaction, per request the same preparation, clock
+ * reads and statistics as acquire_locks, and the end's contact bookkeeping. */
+double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct lock_workload *wl, int txns)
+{
+    size_t ns = (size_t)roles->nservers;
+    lock_run run = {.o = o, .roles = roles};
+    agent_stats st = {0};
+    uint64_t hist[LAT_BUCKETS] = {0};
+    agent_loop a = {&run, (uint32_t)roles->my_index, &st, hist, NULL, calloc(ns, sizeof(contact)),
+                    calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    agent_txn *t = malloc(sizeof *t);
+    double per = -1;
+    if (a.contacts && a.contact_rank && a.contact_of && t) {
+        for (size_t s = 0; s < ns; s++) a.contact_of[s] = -1;
+        const lock_msg granted = {.granted = 1};
+        const double t0 = rmb_now();
+        int done = 0;
+        for (uint32_t local = 0; (int)local < txns; local++) {
+            if (!next_txn(&a, wl, local, t)) break;
+            for (int i = 0; i < t->n; i++) {
+                lock_msg m;
+                int s;
+                request_prepare(&a, t, i, &m, &s);
+                double tr = rmb_now();
+                __asm__ volatile("" : : "r"(&m) : "memory"); /* the message is built, as for notify_send */
+                request_record(&a, s, rmb_now() - tr, &granted);
+            }
+            for (int c = 0; c < t->ncontacts; c++) a.contact_of[a.contacts[c].server] = -1;
+            st.committed++;
+            done++;
+        }
+        per = done > 0 ? (rmb_now() - t0) / done : -1;
+    }
+    free(t);
+    free(a.contacts);
+    free(a.contact_rank);
+    free(a.contact_of);
+    return per;
 }

@@ -162,5 +162,9 @@ void lock_agent_run(lock_run *run, struct lock_workload *wl, agent_stats *st, ui
                     int64_t *bank_delta /* [accounts] or NULL */);
 /* Bytes an agent holds per server (whom the running transaction contacted): for plans. */
 size_t lock_agent_bytes_per_server(void);
+/* Seconds per transaction of the agent's own work beside its messages, over `txns` transactions of
+ * wl (opened for the agent roles->my_index): every request granted at once, no MPI (calibrate's
+ * t_agent). -1 when out of memory. */
+double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct lock_workload *wl, int txns);
 
 #endif
