@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "bench/context.h"
+#include "tests/rma/rma_test.h"
 #include "rma/floor.h"
 
 #ifdef __linux__
@@ -91,11 +92,5 @@ int main(int argc, char **argv) {
   }
 #endif
 
-  int all = 0;
-  MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.comm);
-  if (ctx.rank == 0)
-    printf("verification: %s\n", all ? "FAIL" : "PASS");
-  bench_ctx_free(&ctx);
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return rma_test_finish(&ctx, errors);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/context.h"
+#include "tests/rma/rma_test.h"
 #include "rma/notify_pick.h"
 
 static int errors;
@@ -85,10 +86,5 @@ int main(int argc, char **argv)
     }
     if (ctx.rank == 0) printf("notify-shm auto: %s, %s\n", p.shm ? "on" : "off", how);
 
-    int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.comm);
-    if (ctx.rank == 0) printf("verification: %s\n", all ? "FAIL" : "PASS");
-    bench_ctx_free(&ctx);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return rma_test_finish(&ctx, errors);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench/context.h"
+#include "tests/rma/rma_test.h"
 #include "rma/window.h"
 
 #define FAIL_IF(cond, ...)                                                  \
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
-    int flavor = 0, errors = 0, all = 0;
+    int flavor = 0, errors = 0;
     while (win_flavor_names[flavor] && (argc < 2 || strcmp(win_flavor_names[flavor], argv[1]) != 0)) flavor++;
     if (!win_flavor_names[flavor]) {
         if (ctx.rank == 0) fprintf(stderr, "usage: test_pool allocate|create|create-huge\n");
@@ -113,9 +114,5 @@ int main(int argc, char **argv)
         errors += other_flavour(&ctx, (win_flavor)flavor);
         rma_window_pool_drain();
     }
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.comm);
-    if (ctx.rank == 0) printf("verification: %s\n", all ? "FAIL" : "PASS");
-    bench_ctx_free(&ctx);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return rma_test_finish(&ctx, errors);
 }

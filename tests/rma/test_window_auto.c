@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/context.h"
+#include "tests/rma/rma_test.h"
 #include "rma/window_auto.h"
 
 static int errors;
@@ -75,10 +76,5 @@ int main(int argc, char **argv)
     rma_window_pick_costs(&p, costs, sizeof costs);
     if (ctx.rank == 0) printf("auto: %s (%s: %s)\n", win_flavor_names[p.chosen], p.source, costs);
 
-    int all = 0;
-    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, ctx.comm);
-    if (ctx.rank == 0) printf("verification: %s\n", all ? "FAIL" : "PASS");
-    bench_ctx_free(&ctx);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return rma_test_finish(&ctx, errors);
 }
