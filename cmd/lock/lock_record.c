@@ -16,8 +16,8 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "servers", "%d", ls->roles.nservers);
     record_set(rec, "agents", "%d", ls->roles.nagents);
     record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
-    if (ls->notify_shm) record_set(rec, "notify_shm", "%s", ls->notify_shm);
     if (ls->notify_shm) {
+        record_set(rec, "notify_shm", "%s", ls->notify_shm);
         char how[160];
         notify_shm_pick_describe(&ls->shm_pick, how, sizeof how);
         record_set(rec, "notify_shm_choice", "%s%s", strcmp(how, "given") == 0 ? "" : "auto: ", how);

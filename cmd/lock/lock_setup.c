@@ -62,12 +62,11 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
     numa_report_init(&ls->ctx, ls->o.numa, ls->o.verbose, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
-    /* --notify-shm auto: the faster mailbox on this system (rma/notify_pick.h), before the plan
-     * counts its windows */
+    plan_run(ls); /* refuses bad input before anything is measured; auto plans the larger mailbox */
+    /* --notify-shm auto: the faster mailbox on this system (rma/notify_pick.h) */
     notify_shm_choose(&ls->ctx, (notify_shm_mode)ls->o.notify_shm, (notify_transport)ls->o.transport,
                       (notify_poll_mode)ls->o.notify_poll, (int)sizeof(lock_msg), &ls->shm_pick);
     ls->o.notify_shm = ls->shm_pick.shm ? NOTIFY_SHM_ON : NOTIFY_SHM_OFF;
-    plan_run(ls);
     lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
     measure_mailboxes(ls);
     measure_floor(ls);
