@@ -62,11 +62,13 @@ static void print_params(const model_params *p)
 }
 
 /* The memory roofline (bench/membw.h, as `rmabench membw`): streaming read, write (the better of
- * ordinary and non-temporal stores) and copy per rank, all ranks at once: bw_mem_*. */
-static void calibrate_membw(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+ * ordinary and non-temporal stores) and copy per rank, all ranks at once: bw_mem_*. Resolves
+ * --membw-bytes (0: beyond the last-level cache) for the put curve's target window after it. */
+static void calibrate_membw(const bench_ctx *ctx, calibrate_opts *o, model_params *p)
 {
     membw_result m;
     membw_measure(ctx, (uint64_t)o->membw_bytes, (int)o->repeats, "--membw-bytes", "a smaller --membw-bytes", &m);
+    o->membw_bytes = (int64_t)m.bytes;
     params_put(p, MP_bw_mem_read, m.rank_median[MEMBW_READ] * 1e9);
     params_put(p, MP_bw_mem_write, membw_write_best(&m) * 1e9);
     params_put(p, MP_bw_mem_copy, m.rank_median[MEMBW_COPY] * 1e9);

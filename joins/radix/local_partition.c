@@ -62,20 +62,17 @@ static inline __attribute__((always_inline)) void write_full_lines(const uint64_
     }
 }
 
-/* The pass for a compile-time item width W (1 or 2 words); L = items per cache line.
+/* The scatter of a pass for a compile-time item width W (1 or 2 words), its bounds given; L = items per cache line.
  * Items are staged in cache lines per partition; a full line goes to the output with one
  * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a
  * partition may be partial (written with plain stores), as is the tail. */
-static inline __attribute__((always_inline)) void partition_pass_w(const uint64_t *in, uint64_t n, const int W,
-                                                                    int shift, int bits, uint64_t *out,
-                                                                    uint64_t *bounds, radix_swwc *ws)
+static inline __attribute__((always_inline)) void scatter_w(const uint64_t *in, uint64_t n, const int W, int shift,
+                                                             int bits, uint64_t *out, const uint64_t *bounds,
+                                                             radix_swwc *ws)
 {
     const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W, ring = L * RADIX_SWWC_RING;
     uint64_t *restrict off = ws->off, *restrict lines = ws->lines;
     uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
-    memset(bounds, 0, (fan + 1) * sizeof *bounds);
-    radix_histogram_items(in, n, W, shift, bits, bounds + 1);
-    for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
     /* off[p] = output index + m, where m is the slot of out[0] in its cache line, so that
      * off[p] mod L is the slot of the next item */
     const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
@@ -106,13 +103,28 @@ static inline __attribute__((always_inline)) void partition_pass_w(const uint64_
     radix_stream_fence();
 }
 
+void radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                        const uint64_t *bounds, radix_swwc *ws)
+{
+    if (words == 1)
+        scatter_w(in, n, 1, shift, bits, out, bounds, ws);
+    else
+        scatter_w(in, n, 2, shift, bits, out, bounds, ws);
+}
+
+void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *bounds)
+{
+    const uint64_t fan = UINT64_C(1) << bits;
+    memset(bounds, 0, (fan + 1) * sizeof *bounds);
+    radix_histogram_items(in, n, words, shift, bits, bounds + 1);
+    for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
+}
+
 void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                           uint64_t *bounds, radix_swwc *ws)
 {
-    if (words == 1)
-        partition_pass_w(in, n, 1, shift, bits, out, bounds, ws);
-    else
-        partition_pass_w(in, n, 2, shift, bits, out, bounds, ws);
+    radix_pass_bounds(in, n, words, shift, bits, bounds);
+    radix_scatter_pass(in, n, words, shift, bits, out, bounds, ws);
 }
 
 /* Pass k over region [off, off + n) of src into dst; recursion into every sub-partition. */

@@ -100,6 +100,13 @@ void radix_swwc_free(radix_swwc *ws);
  * into out, bounds[2^bits] = n). Stable within a partition. out must be 8*words-byte aligned. */
 void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                           uint64_t *bounds, radix_swwc *ws);
+/* The bounds a pass over these items takes: their histogram's prefix sums (bounds[2^bits] = n). */
+void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *bounds);
+/* The same pass with bounds[0..2^bits] given (the prefix sums of its items' histogram): the
+ * scatter alone, as the network pass does it once the histogram phase has counted (calibrate's
+ * P_partition, eq. 3.3-3.6; the histogram is eq. 3.1's P_scan). */
+void radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                        const uint64_t *bounds, radix_swwc *ws);
 
 /* --- build + probe one partition ------------------------------------------------------------- */
 /* Bucket-chained hash table (Balkesen et al.): heads[hash] = 1 + index of the last R item with that

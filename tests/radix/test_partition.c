@@ -61,6 +61,14 @@ static void test_pass_in(uint64_t n, int W, int shift, int bits, int misalign, i
     memcpy(next, bounds, fan * sizeof *next);
     for (uint64_t i = 0; i < n; i++) memcpy(ref + next[(in[i * W] >> shift) & mask]++ * W, in + i * W, W * sizeof *ref);
     CHECK(memcmp(ref, out, n * W * sizeof *ref) == 0);
+    /* the scatter alone with the bounds counted apart (the network pass; calibrate's P_partition) */
+    uint64_t *b2 = malloc((fan + 1) * sizeof *b2);
+    radix_pass_bounds(in, n, W, shift, bits, b2);
+    CHECK(memcmp(b2, bounds, (fan + 1) * sizeof *b2) == 0);
+    memset(out, 0, n * W * sizeof *out);
+    radix_scatter_pass(in, n, W, shift, bits, out, b2, &ws);
+    CHECK(memcmp(ref, out, n * W * sizeof *ref) == 0);
+    free(b2);
     free(ref), free(next);
     free(a), free(b), free(in), free(outbuf), free(hist), free(bounds);
     radix_swwc_free(&ws);
