@@ -142,6 +142,31 @@ static void meet_after_first(agent_loop *a, const wl_txn *info)
 
 /* Phase 1, lock acquisition: one request at a time, each waiting for its answer; the first refusal
  * ends the phase (the transaction will abort). */
+/* An agent's loop state for run (its roles and options): the contact tables, nobody contacted.
+ * false when out of memory (whatever was allocated is freed by agent_loop_close). */
+static bool agent_loop_open(agent_loop *a, lock_run *run, agent_stats *st, uint64_t *rtt_hist, int64_t *bank_delta)
+{
+    size_t ns = (size_t)run->roles->nservers;
+    *a = (agent_loop){run, (uint32_t)run->roles->my_index, st, rtt_hist, bank_delta, calloc(ns, sizeof(contact)),
+                      calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    if (!a->contacts || !a->contact_rank || !a->contact_of) return false;
+    for (size_t s = 0; s < ns; s++) a->contact_of[s] = -1;
+    return true;
+}
+
+static void agent_loop_close(agent_loop *a)
+{
+    free(a->contacts);
+    free(a->contact_rank);
+    free(a->contact_of);
+}
+
+/* The end of a transaction's bookkeeping: no server is contacted any more. */
+static void forget_contacts(agent_loop *a, const agent_txn *t)
+{
+    for (int c = 0; c < t->ncontacts; c++) a->contact_of[a->contacts[c].server] = -1;
+}
+
 /* The agent's own work around request i (no message): its server, the contact, the message. */
 static void request_prepare(agent_loop *a, agent_txn *t, int i, lock_msg *m, int *s)
 {
@@ -282,11 +307,11 @@ static void end_txn(agent_loop *a, agent_txn *t)
 #ifdef RMB_MUTANT_LOCK_KEEP_AFTER_COMMIT /* mutation suite: the last server never hears of the commit */
     if (t->commit && nend > 0) nend--;
 #endif
-    for (int c = 0; c < t->ncontacts; c++) {
+    for (int c = 0; c < nend; c++) {
         lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
-        if (c < nend) notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
-        a->contact_of[a->contacts[c].server] = -1;
+        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
     }
+    forget_contacts(a, t);
     a->acks += (uint64_t)nend;
     twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
@@ -339,15 +364,12 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
 {
     const lock_roles *roles = run->roles;
     const lock_opts *o = run->o;
-    size_t ns = (size_t)roles->nservers;
-    agent_loop a = {run, (uint32_t)roles->my_index, st, rtt_hist, bank_delta, calloc(ns, sizeof(contact)),
-                    calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    agent_loop a;
     agent_txn *t = malloc(sizeof *t);
-    if (!a.contacts || !a.contact_rank || !a.contact_of || !t) {
+    if (!agent_loop_open(&a, run, st, rtt_hist, bank_delta) || !t) {
         fprintf(stderr, "rmabench: rank %d: out of memory in the transaction agent\n", run->ctx->rank);
         MPI_Abort(run->ctx->comm, 3);
     }
-    for (size_t s = 0; s < ns; s++) a.contact_of[s] = -1;
     memset(st, 0, sizeof *st);
 
     double start = rmb_now();
@@ -365,9 +387,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
         notify_send(run->ep, roles->server_rank[s], (int)a.agent, &m);
     }
     free(t);
-    free(a.contacts);
-    free(a.contact_rank);
-    free(a.contact_of);
+    agent_loop_close(&a);
 }
 
 /* The agent loop's own work with every request granted at once and no message (calibrate's t_agent,
@@ -375,16 +395,13 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
  * reads and statistics as acquire_locks, and the end's contact bookkeeping. */
 double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct lock_workload *wl, int txns)
 {
-    size_t ns = (size_t)roles->nservers;
     lock_run run = {.o = o, .roles = roles};
     agent_stats st = {0};
     uint64_t hist[LAT_BUCKETS] = {0};
-    agent_loop a = {&run, (uint32_t)roles->my_index, &st, hist, NULL, calloc(ns, sizeof(contact)),
-                    calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    agent_loop a;
     agent_txn *t = malloc(sizeof *t);
     double per = -1;
-    if (a.contacts && a.contact_rank && a.contact_of && t) {
-        for (size_t s = 0; s < ns; s++) a.contact_of[s] = -1;
+    if (agent_loop_open(&a, &run, &st, hist, NULL) && t) {
         const lock_msg granted = {.granted = 1};
         const double t0 = rmb_now();
         int done = 0;
@@ -398,15 +415,13 @@ double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct l
                 __asm__ volatile("" : : "r"(&m) : "memory"); /* the message is built, as for notify_send */
                 request_record(&a, s, rmb_now() - tr, &granted);
             }
-            for (int c = 0; c < t->ncontacts; c++) a.contact_of[a.contacts[c].server] = -1;
+            forget_contacts(&a, t);
             st.committed++;
             done++;
         }
         per = done > 0 ? (rmb_now() - t0) / done : -1;
     }
     free(t);
-    free(a.contacts);
-    free(a.contact_rank);
-    free(a.contact_of);
+    agent_loop_close(&a);
     return per;
 }

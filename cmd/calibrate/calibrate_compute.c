@@ -42,10 +42,10 @@ void calibrate_plausibility(const bench_ctx *ctx, model_params *p)
 
 void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text)
 {
-    size_t len = strlen(p->warnings);
-    snprintf(p->warnings + len, sizeof p->warnings - len, "# warning: %s%s", text,
-             text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
-    if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: warning: %s%s", text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+    const size_t len = strlen(p->warnings), n = strlen(text);
+    const char *nl = n > 0 && text[n - 1] == '\n' ? "" : "\n";
+    snprintf(p->warnings + len, sizeof p->warnings - len, "# warning: %s%s", text, nl);
+    if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: warning: %s%s", text, nl);
 }
 
 /* The median over the rounds of each parameter they set, into p (every rank agrees: inputs were
