@@ -200,6 +200,13 @@ static void beyond_thesis(void)
     set(&p, "cores_per_host=2");
     model_radix_join(&p, &s, &r1);
     CHECK(fabs(r1.total - 2 * r0.total) < 1e-12 && fabs(r1.build_probe - 2 * r0.build_probe) < 1e-15);
+    /* and the windows' allocation and first touch: clearing pages is the cores' work as well */
+    set(&p, "t_win_alloc_fixed=2"); set(&p, "t_win_alloc_per_byte=0.25"); set(&p, "t_win_touch_per_byte=0.5");
+    set(&p, "cores_per_host=4");
+    model_radix_join(&p, &s, &r0);
+    set(&p, "cores_per_host=2");
+    model_radix_join(&p, &s, &r1);
+    CHECK(r0.window_alloc > 0 && fabs(r1.window_alloc - 2 * r0.window_alloc) < 1e-12);
     /* 2 namespace hosts of 2 ranks on one 2-core machine: the stretch of 4 ranks on 2 cores */
     join_shape ns = s;
     ns.ranks_per_host = 2;
