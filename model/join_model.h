@@ -29,6 +29,14 @@ double model_rate_net_bound(double machines, double P, double P_network);
 /* eq. 3.4 / 3.6 (and 3.13 / 3.15): the whole system's rate of the pass that crosses the network,
  * compute-bound (N*T*P) or network-bound (N*T*eq. 3.5), as decided by eq. 3.3. */
 double model_rate_network_pass(double machines, double ranks_per_host, double P, double P_network, bool *network_bound);
+/* Beyond the thesis: eq. 3.4-3.6 hide a compute-bound pass's transfer behind its computation. Where
+ * the transfer needs the CPU (TCP between hosts that share cores, or a target that only progresses
+ * inside MPI calls) it does not: with o = net_overlap (calibrated; unset = 1, the printed form) and
+ * per tuple t_c = 1/P and t_n = ((N-1)/N)/P_network, the time per tuple is
+ *     max(thesis, t_c + t_n - o * min(t_c, t_n)),
+ * so o = 1 is model_rate_network_pass exactly and o = 0 adds transfer and computation. */
+double model_rate_network_pass_overlap(const model_params *p, double machines, double ranks_per_host, double P,
+                                       double P_network, bool *network_bound);
 /* eq. 3.7: local passes run at every rank's full rate. */
 double model_rate_local(double ranks, double P);
 

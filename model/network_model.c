@@ -28,6 +28,18 @@ double model_rate_network_pass(double machines, double ranks_per_host, double P,
     return machines * ranks_per_host * per_rank;
 }
 
+double model_rate_network_pass_overlap(const model_params *p, double machines, double ranks_per_host, double P,
+                                       double P_network, bool *network_bound)
+{
+    const double thesis = model_rate_network_pass(machines, ranks_per_host, P, P_network, network_bound);
+    const double o = p->set[MP_net_overlap] ? params_get(p, MP_net_overlap) : 1;
+    if (machines <= 1 || o >= 1) return thesis;
+    const double per_rank = machines * ranks_per_host, t_thesis = per_rank / thesis;
+    const double t_c = 1 / P, t_n = (machines - 1) / machines / P_network;
+    const double t = t_c + t_n - o * fmin(t_c, t_n);
+    return per_rank / fmax(t_thesis, t);
+}
+
 double model_rate_local(double ranks, double P) { return ranks * P; }
 
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes)

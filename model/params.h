@@ -19,8 +19,8 @@
 
 /* The values a parameter takes (in the file's unit). Rates and the times the equations divide by
  * (directly, or through t_tx = ... + t_clean_up) must be positive: zero would predict infinite
- * throughput or a negative rank count. Pass counts become ints: 0..64. */
-enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES };
+ * throughput or a negative rank count. Pass counts become ints: 0..64. Fractions: 0..1. */
+enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES, PB_FRACTION };
 
 /* One size of the MPI_Put bandwidth curve: bw_put_<bytes> to a rank on the same host, bw_put_host_<bytes>
  * to a rank on another host. */
@@ -70,6 +70,7 @@ enum { PUT_CURVE_N = 8 };
     X(wire_tuple_bytes, "B", 1, PB_AT_LEAST_1, "bytes per tuple sent over the network (8 with compression)")                    \
     /* network */                                                                                                \
     X(bw_host, "GB/s", 1e9, PB_POSITIVE, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
+    X(net_overlap, "fraction", 1, PB_FRACTION, "how much of a network pass's transfer between hosts hides behind its computation: 1 = all (eq. 3.4-3.6 as printed), 0 = none (transfer and computation add up)") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
     /* thesis Fig. 3.7: MPI_Put bandwidth against message size, per rank, all ranks of a host sending */        \
     PUT_CURVE(X, 64) PUT_CURVE(X, 256) PUT_CURVE(X, 1024) PUT_CURVE(X, 4096) PUT_CURVE(X, 16384) PUT_CURVE(X, 65536)  \

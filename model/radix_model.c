@@ -22,7 +22,7 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.8, split into its network pass (eq. 3.3-3.6) and its d-1 local passes (eq. 3.7) */
     o->rate_network_pass =
-        model_rate_network_pass(machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
+        model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
     o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple);
     o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_local, s));
     /* eq. 3.9 + 3.10: one row in Table 4.2 ("Build-Probe") */

@@ -139,7 +139,7 @@ for lib in $libs; do
             >"$d/params-2hosts.txt" <<'PY' || echo "  no transport parameters between the hosts: see $d/calibrate-2hosts.txt"
 import re, sys
 name = lambda l: l.split("=")[0].strip()
-transport = re.compile(r"^(bw_host|bw_put_\w+|t_local_comm|t_remote_comm|t_vote|t_clean_up|t_ack|t_server|t_fao_\w+)$")
+transport = re.compile(r"^(bw_host|net_overlap|bw_put_\w+|t_local_comm|t_remote_comm|t_vote|t_clean_up|t_ack|t_server|t_fao_\w+)$")
 net = [l for l in open(sys.argv[2]) if "=" in l and not l.startswith("#") and transport.match(name(l))]
 if not any(name(l) == "bw_host" for l in net):
     sys.exit(1)

@@ -3,6 +3,7 @@
  *    flush every two puts (the joins' double-buffered send buffers); per-rank bytes/s.
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
+ *  - net_overlap (only across hosts): how much of that transfer hides behind computation (put_overlap).
  *  - bw_put_<bytes>, bw_put_host_<bytes>: the curve of thesis Fig. 3.7 (put_curve).
  *  - t_win_alloc_per_byte: the joins' window flavour (--window) at 1 MiB and at the joins' own
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
@@ -29,15 +30,32 @@ typedef struct {
     const char *src;
 } put_target;
 
-static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t bytes, int msg)
+/* Computation between puts (put_overlap): `units` passes summing an in-cache block, so that the
+ * CPU is busy and the memory bus is not. */
+enum { WORK_WORDS = 4096 };
+static uint64_t work_block[WORK_WORDS];
+static volatile uint64_t work_sink;
+static void work(int units)
+{
+    uint64_t acc = work_sink;
+    for (int u = 0; u < units; u++)
+        for (int i = 0; i < WORK_WORDS; i++) acc = acc * 31 + work_block[i];
+    work_sink = acc;
+}
+
+/* put_stream with `units` of work() before each put (0: none; peer < 0: the work alone). */
+static double put_stream_work(const bench_ctx *ctx, put_target *pt, int peer, int64_t bytes, int msg, int units)
 {
     rma_window *w = &pt->w;
     MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
+    if (peer < 0 && units > 0)
+        for (int64_t c = 0; c < bytes / msg; c++) work(units);
     if (peer >= 0) {
         int64_t chunks = bytes / msg, in_window = (int64_t)(w->bytes / (uint64_t)msg);
         int64_t first = pt->cursor / msg;
         for (int64_t c = 0; c < chunks; c++) {
+            if (units > 0) work(units);
             MPI_CHECK(ctx->rank, MPI_Put(pt->src, msg, MPI_BYTE, peer, (MPI_Aint)(((first + c) % in_window) * msg), msg,
                                          MPI_BYTE, w->win));
             if (c % 2 == 1) MPI_CHECK(ctx->rank, MPI_Win_flush(peer, w->win));
@@ -48,6 +66,46 @@ static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t
     double t = MPI_Wtime() - t0;
     MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
     return t;
+}
+
+static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t bytes, int msg)
+{
+    return put_stream_work(ctx, pt, peer, bytes, msg, 0);
+}
+
+/* net_overlap: how much of the transfer to another host hides behind computation, as a network
+ * pass interleaves them (64 KiB puts, a flush every two). Every rank puts to its peer on the next
+ * host, all at once: the transfer alone (t_n), the same number of work blocks alone (t_c, sized so
+ * that t_c ~ t_n, where the overlap shows most), and both interleaved (t_b); overlap = (t_c + t_n -
+ * t_b) / min(t_c, t_n) in [0, 1], the mean over ranks of their medians. */
+static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p)
+{
+    const int64_t bytes = o->put_bytes < (int64_t)PUT_CHUNK * 512 ? o->put_bytes : (int64_t)PUT_CHUNK * 512;
+    const int64_t chunks = bytes / PUT_CHUNK > 0 ? bytes / PUT_CHUNK : 1;
+    const int nrep = (int)o->repeats;
+    double tn[100], tc[100], tb[100];
+    put_stream(ctx, pt, peer, bytes / 4, PUT_CHUNK); /* warm-up */
+    for (int r = 0; r < nrep; r++) tn[r] = put_stream(ctx, pt, peer, bytes, PUT_CHUNK);
+    const double t_n = stats_median(tn, nrep);
+    for (int i = 0; i < WORK_WORDS; i++) work_block[i] = (uint64_t)i * 0x9e3779b97f4a7c15u;
+    double t0 = MPI_Wtime();
+    work(64);
+    const double unit = (MPI_Wtime() - t0) / 64;
+    int units = (int)(t_n / (double)chunks / (unit > 0 ? unit : 1e-6) + 0.5);
+    if (units < 1) units = 1;
+    for (int r = 0; r < nrep; r++) {
+        tc[r] = put_stream_work(ctx, pt, -1, chunks * PUT_CHUNK, PUT_CHUNK, units);
+        tb[r] = put_stream_work(ctx, pt, peer, chunks * PUT_CHUNK, PUT_CHUNK, units);
+    }
+    const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    double f = (t_c + t_n - t_b) / (t_c < t_n ? t_c : t_n);
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    params_put(p, MP_net_overlap, calibrate_allreduce(ctx, f, MPI_SUM));
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how,
+             "%lld x (in-cache work + MPI_Put of %d B), a flush every 2, every rank to its peer on the next host; "
+             "rank 0: transfer %.2f ms, work %.2f ms, both %.2f ms", (long long)chunks, PUT_CHUNK, t_n * 1e3, t_c * 1e3, t_b * 1e3);
+    calibrate_note(p, MP_net_overlap, how, 0);
 }
 
 /* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
@@ -196,6 +254,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
         MPI_CHECK(ctx->rank, MPI_Allreduce(rates, host_rates, nrep, MPI_DOUBLE, MPI_SUM, ctx->host));
         for (int r = 0; r < nrep; r++) host_rates[r] /= hs;
         put_bw_spread(ctx, p, MP_bw_host, host_rates, nrep, ctx->comm, ctx->hosts);
+        put_overlap(ctx, o, &pt, peer, p);
     }
     params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
     put_curve(ctx, o, &pt, intra_peer, p);

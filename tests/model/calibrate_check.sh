@@ -78,6 +78,7 @@ done
     { cat "$tmp/out"; echo "FAIL: join --model with bw_mem_*"; fail=1; }
 # One host measures no inter-host terms: each command still answers, naming the default profile
 grep -q '^bw_host = ' "$tmp/params.txt" && { echo "FAIL: bw_host measured on one host"; fail=1; }
+grep -q '^net_overlap = ' "$tmp/params.txt" && { echo "FAIL: net_overlap measured on one host"; fail=1; }
 for args in "join --algo radix --ranks 16 --ranks-per-host 8 --tuples-per-rank 1M" \
             "lock --agents 4 --locks-per-txn 4 --remote-prob 0.5" "cores-per-host --algo sortmerge"; do
     "$rmamodel" $args --params "$tmp/params.txt" >"$tmp/out" 2>&1 || { echo "FAIL: rmamodel $args"; fail=1; }

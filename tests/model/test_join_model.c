@@ -10,6 +10,7 @@
  * thesis' observation that fewer ranks per node run faster. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tests/check.h"
 #include "model/join_model.h"
@@ -144,6 +145,32 @@ static void bound_switch(void)
     /* deep in the network-bound regime the rate approaches N/(N-1) * P_network per rank */
     double far = model_rate_net_bound(N, 1e15, Pn);
     CHECK(fabs(far - N / (N - 1) * Pn) / far < 1e-6);
+}
+
+/* net_overlap: unset or 1 is the printed eq. 3.4-3.6; 0 adds the remote share's transfer to the
+ * computation; in between, the time falls with the overlap; one host has nothing to overlap. */
+static void network_overlap(void)
+{
+    model_params p;
+    params_init(&p);
+    const double N = 2, P = 100e6, Pn = 200e6, tc = 1 / P, tn = (N - 1) / N / Pn;
+    bool nb;
+    const double thesis = model_rate_network_pass(N, 2, P, Pn, &nb);
+    CHECK(model_rate_network_pass_overlap(&p, N, 2, P, Pn, &nb) == thesis && !nb);
+    set(&p, "net_overlap=1");
+    CHECK(model_rate_network_pass_overlap(&p, N, 2, P, Pn, &nb) == thesis);
+    set(&p, "net_overlap=0");
+    const double none = model_rate_network_pass_overlap(&p, N, 2, P, Pn, &nb);
+    CHECK(fabs(none - N * 2 / (tc + tn)) / none < 1e-12);
+    set(&p, "net_overlap=0.5");
+    const double half = model_rate_network_pass_overlap(&p, N, 2, P, Pn, &nb);
+    CHECK(fabs(half - N * 2 / (tc + 0.5 * tn)) / half < 1e-12 && half > none && half < thesis);
+    /* network-bound: never faster than the printed eq. 3.5 */
+    const double slow = 20e6, bound = model_rate_network_pass(N, 2, P, slow, &nb);
+    CHECK(nb && model_rate_network_pass_overlap(&p, N, 2, P, slow, &nb) <= bound);
+    CHECK(model_rate_network_pass_overlap(&p, 1, 2, P, 0, &nb) == model_rate_network_pass(1, 2, P, 0, &nb));
+    char err[200];
+    CHECK(params_set(&p, "net_overlap=1.5", err, sizeof err) != 0 && strstr(err, "net_overlap"));
 }
 
 static void one_rank(void)
@@ -287,5 +314,6 @@ int main(void)
     beyond_thesis();
     ranks_sharing();
     cores_per_host();
+    network_overlap();
     CHECK_DONE();
 }
