@@ -8,12 +8,14 @@
  *  - t_win_alloc_per_byte: the joins' window flavour (--window) at 1 MiB and at the joins' own
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
  *    t_win_alloc_fixed and t_win_touch_per_byte: the whole of what the joins' window_alloc does
- *    (allocation, first touch of every page, the barrier, MPI_Win_free) at 4 MiB and at the joins'
- *    size: its intercept, and its slope beyond the allocation's. */
+ *    (allocation, first touch of every page, the barrier, MPI_Win_free) at two pages (the fixed
+ *    part) and at the joins' size: its slope beyond the allocation's. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/calibrate/calibrate.h"
+#include "bench/membw.h"
 #include "bench/memory.h"
 #include "bench/stats.h"
 #include "rma/window.h"
@@ -141,11 +143,21 @@ static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *
  * rma_window_alloc only; touch = 1: also the first touch of every page, a barrier (nobody puts into
  * a window its owner is still touching) and MPI_Win_free, as the joins' window_alloc phases do.
  * Slowest rank, median over the repeats. */
-static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor)
+/* Written before each allocation (untimed), so that the pages a window gets are not still in the
+ * cache from the one freed before it: a join's windows come after other phases' traffic. Without
+ * it a repeated 16 MiB window cost 0.07 s/GB here against 0.16 with, and 0.24 in the joins. */
+typedef struct {
+    char *buf;
+    uint64_t bytes;
+} cache_evictor;
+
+static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor,
+                             const cache_evictor *ev)
 {
     double t[100];
     for (int r = 0; r < repeats; r++) {
         rma_window w[2];
+        if (ev->buf) memset(ev->buf, r & 0xff, ev->bytes);
         MPI_Barrier(ctx->comm);
         double t0 = MPI_Wtime();
         for (int rel = 0; rel < 2; rel++) {
@@ -273,20 +285,23 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (large < 4 * small) large = 4 * small;
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
     int reps_large = reps; /* a join-sized window costs about half a second; fresh memory varies on a VM */
-    double ts = win_alloc_time(ctx, small, reps, 0, flavor), tl = win_alloc_time(ctx, large, reps_large, 0, flavor);
+    const uint64_t llc = membw_llc_bytes(), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
+    cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
+    if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
+    double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev);
     double per_byte = (tl - ts) / (double)(large - small);
     if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
-    /* The whole sequence at two sizes: its fixed part holds what the allocation alone does not (the
-     * barrier, MPI_Win_free of both windows, each window's first-touch setup), which a line through
-     * the allocation alone left out: window_alloc at 1M tuples per rank on 2 ranks was predicted
-     * 1.75 ms for 4.4 ms. The small point is 4 MiB, two windows of one 2 MiB page each, so that
-     * first touch costs there what it costs per byte in a join's windows (huge pages). */
-    const uint64_t small_full = 4u << 20;
-    double us = win_alloc_time(ctx, small_full, reps, 1, flavor), ul = win_alloc_time(ctx, large, reps_large, 1, flavor);
-    double slope = large > small_full ? (ul - us) / (double)(large - small_full) : 0;
+    /* The whole sequence (allocation, first touch, the barrier, MPI_Win_free of both windows): its
+     * fixed part timed on its own, at two windows of one page each, and its slope through the
+     * joins' size. The intercept of a line through 4 MiB and the joins' size had come out 0 in one
+     * calibration of two (noise at the small point times the long lever), while window_alloc at 1M
+     * tuples per rank on 2 ranks took 0.4-0.8 ms beyond its bytes. */
+    const uint64_t tiny = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
+    double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev);
+    if (ev.buf) mem_free_large(ev.buf, ev.bytes);
+    double slope = (ul - fixed) / (double)(large - tiny);
     if (slope < per_byte) slope = per_byte; /* noise: touching cannot make a window cheaper */
-    double fixed = us - slope * (double)small_full;
-    params_put(p, MP_t_win_alloc_fixed, fixed > 0 ? fixed : 0);
+    params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
 }
