@@ -53,13 +53,15 @@ if [ $quick = 1 ]; then
     cal_args=(--tuples 64K --tuples-per-rank 100K --repeats 1 --rounds 1 --membw-bytes 16M --put-bytes 1M)
     joins=("1 2 100K 2")
     locks=("1 1 1 0")
-    join_flags=(--repeat 1) lock_duration=0.3s
+    join_flags=() lock_duration=0.3s
 else
     cal_args=(--tuples 4M --tuples-per-rank 8M)
     joins=("1 1 2M 1" "1 1 8M 4" "1 2 1M 1" "1 2 2M 8" "1 2 8M 1" "1 2 16M 2" "1 2 32M 1" "1 4 1M 4" "1 4 2M 1"
            "2 2 2M 1" "2 2 8M 2" "2 4 1M 1")
     locks=("1 1 1 0" "1 1 3 0" "1 2 2 0" "2 2 2 0.5")
-    join_flags=(--repeat 2 --warmup 1) lock_duration=2s
+    # repeats per configuration: repeats_for below (a 1M-tuple run takes 40 ms, and a median of two
+    # such runs moved 30-50% between validations on this VM)
+    join_flags=(--warmup 1) lock_duration=2s
 fi
 
 # --- two hosts -------------------------------------------------------------------------------------
@@ -77,6 +79,16 @@ if [ $use_hosts = 1 ]; then
         use_hosts=0
     fi
 fi
+
+# repeats_for TUPLES RATIO: runs per join configuration, so that each takes about as many tuples
+# as 64M per rank (3 to 15; 1 with --quick): small runs are short, and a VM's hiccup is a large part of them
+repeats_for() {
+    [ $quick = 1 ] && { echo 1; return; }
+    local n=${1%[KMG]} u=${1: -1}
+    case $u in K) n=$((n << 10)) ;; M) n=$((n << 20)) ;; G) n=$((n << 30)) ;; *) n=$1 ;; esac
+    local r=$(((64 << 20) / (n * (1 + $2))))
+    echo $((r < 3 ? 3 : r > 15 ? 15 : r))
+}
 
 # launch LIB HOSTS RANKS: the launcher of RANKS ranks on one host or on the two namespace hosts
 launch() {
@@ -169,6 +181,7 @@ PY
         echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
         launch "$lib" "$1" "$2"
         run 900 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
+            --repeat "$(repeats_for "$3" "$4")" \
             --model "$p" --output "$d/joins.csv"
     done
     for c in "${locks[@]}"; do
