@@ -209,11 +209,19 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local
         double rtt[ROUNDS], send[ROUNDS];
         ping_pong(ctx, ep, local, rtt, send, true);
         put_rounds(p, MP_t_shared_comm, rtt, 0.5);
+        /* The slowest round, not the median: here the rounds fall in two groups (about 2.5 and
+         * 4.2-5.3 us), in proportions that change from one calibration to the next, and the lock
+         * runs on shared cores (1 server + 3 agents, 2 + 2 on 2 cores: 15-17 K tx/s in both
+         * validations) matched the slower group: predicted within 10% with a median of 5.0 us,
+         * +76-122% with one of 2.5 */
+        double slowest = rtt[0];
+        for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
+        params_put(p, MP_t_shared_comm, 0.5 * slowest);
         /* Open MPI yields in its own progress when told (mpirun does when it oversubscribes): the
          * lock runs are then several times slower, so the file says which way this was measured */
         const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
         snprintf(p->bench[MP_t_shared_comm], sizeof p->bench[MP_t_shared_comm],
-                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, %d rounds of %d%s%s",
+                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, slowest of %d rounds of %d%s%s",
                  local, cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
     }
     if (pair && pinned && sched_setaffinity(0, sizeof saved, &saved) != 0)
