@@ -74,9 +74,9 @@ void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info i
 /* The end of a passive-target epoch in which ranks put into each other's windows. Collective over
  * comm (the windows' group): unlocks each of the n windows (MPI_Win_unlock_all completes this
  * rank's puts at their targets), waits at a barrier until every origin has done so, then makes
- * what arrived visible to this rank's own loads: under the separate memory model (the window's
- * MPI_WIN_MODEL attribute) an MPI_Win_sync in a lock of its own window; the unified model, usual
- * on shared memory, needs nothing. Afterwards the owner may read its windows with plain loads.
+ * what arrived visible to this rank's own loads: an MPI_Win_sync in a lock of its own window (the
+ * separate model's copy, the unified model's memory barrier). Afterwards the owner may read its
+ * windows with plain loads.
  * Returns the seconds this rank waited at the barrier (the phase's imbalance: rmb_wait_all). */
 double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
 
