@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench/rmb_mutant.h"
+#include "bench/fastclock.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/twopc.h"
@@ -196,10 +197,10 @@ static void acquire_locks(agent_loop *a, agent_txn *t)
         int s;
         request_prepare(a, t, i, &m, &s);
         int srank = a->run->roles->server_rank[s];
-        double tr = rmb_now();
+        double tr = rmb_fast_now();
         notify_send(a->run->ep, srank, (int)a->agent, &m);
         recv_response(a->run, &resp, srank);
-        request_record(a, s, rmb_now() - tr, &resp);
+        request_record(a, s, rmb_fast_now() - tr, &resp);
         if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
         if (!resp.granted) {
             a->st->refused++;
@@ -345,15 +346,15 @@ static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn
 static void run_txn(agent_loop *a, agent_txn *t)
 {
     agent_stats *st = a->st;
-    double t0 = rmb_now();
+    double t0 = rmb_fast_now();
     acquire_locks(a, t);
-    double t1 = rmb_now();
+    double t1 = rmb_fast_now();
     access_data(a, t);
-    double t2 = rmb_now();
+    double t2 = rmb_fast_now();
     vote(a, t);
-    double t3 = rmb_now();
+    double t3 = rmb_fast_now();
     end_txn(a, t);
-    double t4 = rmb_now();
+    double t4 = rmb_fast_now();
     st->t_lock += t1 - t0;
     st->t_data += t2 - t1;
     st->t_vote += t3 - t2;
@@ -372,15 +373,15 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
     }
     memset(st, 0, sizeof *st);
 
-    double start = rmb_now();
+    double start = rmb_fast_now();
     for (uint32_t local = 0;; local++) {
         if (o->transactions_per_agent > 0 ? (int64_t)local >= o->transactions_per_agent
-                                          : rmb_now() - start >= o->duration)
+                                          : rmb_fast_now() - start >= o->duration)
             break;
         if (!next_txn(&a, wl, local, t)) break;
         run_txn(&a, t);
     }
-    st->elapsed = rmb_now() - start;
+    st->elapsed = rmb_fast_now() - start;
     /* tell every server this agent is done (no answer: the slot is never written again) */
     for (int s = 0; s < roles->nservers; s++) {
         lock_msg m = {MSG_DONE, 0, 0, 0, a.agent, 0, 0, {0}};
@@ -399,11 +400,12 @@ double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct l
     agent_stats st = {0};
     uint64_t hist[LAT_BUCKETS] = {0};
     agent_loop a;
+    rmb_fast_clock_init(); /* the clock of a lock run's agents (lock_run_role) */
     agent_txn *t = malloc(sizeof *t);
     double per = -1;
     if (agent_loop_open(&a, &run, &st, hist, NULL) && t) {
         const lock_msg granted = {.granted = 1};
-        const double t0 = rmb_now();
+        const double t0 = rmb_fast_now();
         int done = 0;
         for (uint32_t local = 0; (int)local < txns; local++) {
             if (!next_txn(&a, wl, local, t)) break;
@@ -411,15 +413,15 @@ double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct l
                 lock_msg m;
                 int s;
                 request_prepare(&a, t, i, &m, &s);
-                double tr = rmb_now();
+                double tr = rmb_fast_now();
                 __asm__ volatile("" : : "r"(&m) : "memory"); /* the message is built, as for notify_send */
-                request_record(&a, s, rmb_now() - tr, &granted);
+                request_record(&a, s, rmb_fast_now() - tr, &granted);
             }
             forget_contacts(&a, t);
             st.committed++;
             done++;
         }
-        per = done > 0 ? (rmb_now() - t0) / done : -1;
+        per = done > 0 ? (rmb_fast_now() - t0) / done : -1;
     }
     free(t);
     agent_loop_close(&a);

@@ -1,5 +1,6 @@
 #include "locking/lock_run.h"
 
+#include "bench/fastclock.h"
 #include "locking/twopc.h"
 #include "locking/workloads/tpcc.h"
 
@@ -76,6 +77,7 @@ void lock_run_role(lock_run *run, lock_workload *wl, agent_stats *ast, server_st
 {
     memset(ast, 0, sizeof *ast);
     memset(sst, 0, sizeof *sst);
+    rmb_fast_clock_init(); /* the agents' and servers' clock (bench/fastclock.h), before the start */
     MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
     if (run->roles->i_am_server) lock_server_run(run, sst);
     else lock_agent_run(run, wl, ast, rtt_hist, bank_delta);

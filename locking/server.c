@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/fastclock.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/twopc.h"
@@ -65,7 +66,7 @@ static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lo
 static void emit_answer(void *arg, const lt_answer *a)
 {
     lock_run *run = arg;
-    double now = rmb_now();
+    double now = rmb_fast_now();
     send_answer(run, a->req.agent, a->req.txn, a->req.lock_id, a->req.mode, a->granted, now - a->since,
                 a->proc0 + (now - run->step_start));
 }
@@ -89,7 +90,7 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
         lt_outcome out = lt_request_lock(lt, &r, t0, 0, &why);
         /* LT_WAITING: the answer comes later; the processing time so far stays with the waiter */
         if (out != LT_WAITING)
-            send_answer(run, m->agent, m->txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_now() - t0);
+            send_answer(run, m->agent, m->txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_fast_now() - t0);
         break;
     }
     case MSG_VOTE: {
@@ -128,7 +129,7 @@ void lock_server_run(lock_run *run, server_stats *st)
     int done = 0, nagents = run->roles->nagents;
     unsigned spin = notify_ep_spin_polls(run->ep, run->ctx->poll_yield);
     unsigned idle = 0, backoff = 0, since_expire = 0;
-    double last_msg = rmb_now();
+    double last_msg = rmb_fast_now();
 
     while (done < nagents) {
         int slot;
@@ -137,7 +138,7 @@ void lock_server_run(lock_run *run, server_stats *st)
             /* Idle: check the waiting groups for timeouts (every 16 empty polls: reading the clock
              * on every poll would slow the answer to the next request). */
             if ((++idle & 15) == 0) {
-                double now = rmb_now();
+                double now = rmb_fast_now();
                 if (lt_has_waiters(&lt)) expire(run, &lt, now);
                 if (now - last_msg > (double)o->wait_bound_s + o->lock_timeout) {
                     fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
@@ -148,7 +149,7 @@ void lock_server_run(lock_run *run, server_stats *st)
             notify_pace_idle(&run->ep->pace, &backoff, spin);
             continue;
         }
-        double t0 = rmb_now();
+        double t0 = rmb_fast_now();
         run->step_start = last_msg = t0;
         idle = backoff = 0;
         st->messages++;
@@ -156,7 +157,7 @@ void lock_server_run(lock_run *run, server_stats *st)
         /* a server that is never idle still has to bound the waits */
         if (++since_expire >= 1024) {
             since_expire = 0;
-            if (lt_has_waiters(&lt)) expire(run, &lt, rmb_now());
+            if (lt_has_waiters(&lt)) expire(run, &lt, rmb_fast_now());
         }
     }
     st->lt = lt.st;
