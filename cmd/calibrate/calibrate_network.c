@@ -284,7 +284,10 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
         large = (uint64_t)(avail / 4 / ctx->ranks_per_host);
     if (large < 4 * small) large = 4 * small;
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
-    int reps_large = reps; /* a join-sized window costs about half a second; fresh memory varies on a VM */
+    /* a join-sized window costs 20-50 ms here, and fresh memory varies on a VM: with 3 repeats the
+     * first touch per byte moved 0.146-0.195 s/GB between calibrations while the joins' own
+     * window_alloc held at 21.4-22.3 ms (2 x 8M tuples); the median of 7 (--repeats 1: 1) */
+    int reps_large = o->repeats < 3 ? (int)o->repeats : 7;
     const uint64_t llc = membw_llc_bytes(), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
     cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
     if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
