@@ -7,13 +7,6 @@
 
 double rmb_fast_tick_s = 0;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool rmb_fast_clock_init(void)
 {
     static bool done = false;
@@ -25,10 +18,10 @@ bool rmb_fast_clock_init(void)
     __get_cpuid(0x80000007u, &a, &b, &c, &d);
     if (!(d & (1u << 8))) return false; /* the counter's rate may change with the core's clock */
     /* the rate over 20 ms, between two readings of each clock taken back to back */
-    const double m0 = mono_s();
+    const double m0 = rmb_monotonic_s();
     const uint64_t c0 = __rdtsc();
     double m1;
-    do m1 = mono_s();
+    do m1 = rmb_monotonic_s();
     while (m1 - m0 < 0.02);
     const uint64_t c1 = __rdtsc();
     if (c1 > c0) rmb_fast_tick_s = (m1 - m0) / (double)(c1 - c0);

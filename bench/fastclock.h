@@ -15,6 +15,15 @@
 
 extern double rmb_fast_tick_s; /* seconds per tick; 0: no invariant counter, CLOCK_MONOTONIC */
 
+/* CLOCK_MONOTONIC in seconds: the fallback, the counter's reference, and the clock of what must not
+ * call MPI (the watchdog thread, numa_policy). */
+static inline double rmb_monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Measures the counter's rate (about 20 ms, once per process; later calls return at once). True
  * when the counter is used. */
 bool rmb_fast_clock_init(void);
@@ -24,9 +33,7 @@ static inline double rmb_fast_now(void)
 #if defined(__x86_64__)
     if (rmb_fast_tick_s > 0) return (double)__rdtsc() * rmb_fast_tick_s;
 #endif
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return rmb_monotonic_s();
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/fastclock.h"
 #include "bench/rmb_config.h"
 #if RMB_HAVE_NUMA
 #include <numa.h>
@@ -93,13 +94,6 @@ void numa_touch_pages(void *p, uint64_t bytes)
     /* An atomic OR with 0 is a write (it faults the page in as writable) that keeps the byte. */
     for (uint64_t off = 0; off < bytes; off += (uint64_t)page) __atomic_fetch_or(c + off, 0, __ATOMIC_RELAXED);
     __atomic_fetch_or(c + bytes - 1, 0, __ATOMIC_RELAXED);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #if RMB_HAVE_NUMA
@@ -203,7 +197,7 @@ void numa_policy_pop(void)
 double numa_placement_check(const void *p, uint64_t bytes)
 {
     if (!st.available || !p || !bytes || st.nintended == 0) return -1;
-    double t0 = now_s();
+    double t0 = rmb_monotonic_s();
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t first = (uintptr_t)p & ~(page - 1), last = ((uintptr_t)p + bytes - 1) & ~(page - 1);
     uint64_t npages = (last - first) / page + 1;
@@ -224,7 +218,7 @@ double numa_placement_check(const void *p, uint64_t bytes)
     numa_placement_record(f);
     st.checks++;
     st.pages_counted += c.counted;
-    st.check_seconds += now_s() - t0;
+    st.check_seconds += rmb_monotonic_s() - t0;
     return f;
 }
 
@@ -247,7 +241,7 @@ void numa_policy_push(void) {}
 void numa_policy_pop(void) {}
 double numa_placement_check(const void *p, uint64_t bytes)
 {
-    (void)p; (void)bytes; (void)now_s;
+    (void)p; (void)bytes;
     return -1;
 }
 

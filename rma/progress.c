@@ -1,5 +1,7 @@
 #include "rma/progress.h"
 
+#include "bench/fastclock.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -46,13 +48,6 @@ static struct {
     atomic_flag started;
 } watchdog = {.started = ATOMIC_FLAG_INIT};
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A blocked call is the same value of rma_blocking.call seen at every wake-up (the sequence number
  * tells two calls to the same peer apart), so the thread times it with its own clock. */
 static void *watchdog_main(void *arg)
@@ -64,7 +59,7 @@ static void *watchdog_main(void *arg)
         struct timespec tick = {0, 100 * 1000 * 1000};
         nanosleep(&tick, NULL);
         uint64_t call = atomic_load_explicit(&rma_blocking.call, memory_order_acquire);
-        double now = monotonic_s();
+        double now = rmb_monotonic_s();
         if (call != seen) {
             seen = call;
             since = now;
