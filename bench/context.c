@@ -1,5 +1,7 @@
 #include "bench/context.h"
+
 #include "bench/ranges.h"
+#include "bench/yield_wait.h"
 
 #include "bench/options.h"
 
@@ -286,6 +288,7 @@ void bench_ctx_init(bench_ctx *ctx, MPI_Comm comm)
     if (ctx->machine_ranks < ctx->host_size) ctx->machine_ranks = ctx->host_size;
     ctx->oversubscribed = bench_oversubscribed(ctx->machine_ranks, ctx->online_cores);
     ctx->poll_yield = bench_poll_yields(ctx->machine_ranks, ctx->online_cores);
+    rmb_waits_yield(ctx->poll_yield); /* the blocking waits too (bench/yield_wait.h) */
     /* one reduction, O(1) per rank: the maximum of -cores is the fewest cores */
     int mine[5] = {-ctx->online_cores, ctx->online_cores, ctx->oversubscribed, ctx->poll_yield, ctx->machine_ranks}, all[5];
     MPI_CHECK(ctx->rank, MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MAX, ctx->comm));

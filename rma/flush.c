@@ -2,10 +2,11 @@
 
 #include <stddef.h>
 
+#include "bench/yield_wait.h"
 #include "rma/count.h"
 
-const char *const rma_flush_names[] = {"window", "request", NULL};
-const char *const rma_flush_calls[] = {"MPI_Put + MPI_Win_flush to the target", "MPI_Rput + MPI_Wait"};
+const char *const rma_flush_names[] = {"window", "request", "auto", NULL};
+const char *const rma_flush_calls[] = {"MPI_Put + MPI_Win_flush to the target", "MPI_Rput + MPI_Wait", "resolved at startup"};
 
 int rma_put_start(rma_flush_mode mode, const void *buf, uint64_t n, MPI_Datatype type, int target, MPI_Aint disp,
                   MPI_Win win, MPI_Request *req)
@@ -23,6 +24,12 @@ int rma_put_start(rma_flush_mode mode, const void *buf, uint64_t n, MPI_Datatype
 
 int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *req)
 {
-    if (mode == RMA_FLUSH_REQUEST) return MPI_Wait(req, MPI_STATUS_IGNORE);
+    if (mode == RMA_FLUSH_REQUEST) return rmb_wait(req); /* yields where ranks outnumber cores */
     return MPI_Win_flush(target, win);
+}
+
+rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores)
+{
+    if (mode != RMA_FLUSH_AUTO) return mode;
+    return ranks_outnumber_cores ? RMA_FLUSH_REQUEST : RMA_FLUSH_WINDOW;
 }

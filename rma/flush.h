@@ -3,15 +3,18 @@
  * sort-merge join's sort phase), so that the flag means the same in both:
  *   RMA_FLUSH_WINDOW   MPI_Put; before reuse MPI_Win_flush to the buffer's target (completes every
  *                      put this origin issued to that target, at the target)
- *   RMA_FLUSH_REQUEST  MPI_Rput; before reuse MPI_Wait on that put's request (local completion)
+ *   RMA_FLUSH_REQUEST  MPI_Rput; before reuse MPI_Wait on that put's request (local completion),
+ *                      which gives the core up where ranks outnumber cores (bench/yield_wait.h)
+ *   RMA_FLUSH_AUTO     a flag value only, resolved before a run (rma_flush_resolve)
  * Both need a passive-target epoch (MPI_Win_lock_all). */
 #ifndef RMB_RMA_FLUSH_H
 #define RMB_RMA_FLUSH_H
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { RMA_FLUSH_WINDOW = 0, RMA_FLUSH_REQUEST = 1 } rma_flush_mode;
-extern const char *const rma_flush_names[]; /* {"window", "request", NULL}, indexed by rma_flush_mode */
+typedef enum { RMA_FLUSH_WINDOW = 0, RMA_FLUSH_REQUEST = 1, RMA_FLUSH_AUTO = 2 } rma_flush_mode;
+extern const char *const rma_flush_names[]; /* {"window", "request", "auto", NULL}, indexed by rma_flush_mode */
 extern const char *const rma_flush_calls[]; /* the MPI calls of each mode, for run headers */
 
 /* Starts a put of n items of type from buf to target's displacement disp (bytes, disp_unit 1), in
@@ -23,5 +26,11 @@ int rma_put_start(rma_flush_mode mode, const void *buf, uint64_t n, MPI_Datatype
 /* Completes a put started by rma_put_start so that its buffer may be reused: MPI_Wait(req), or
  * MPI_Win_flush(target, win). Returns the MPI error code. */
 int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *req);
+/* --flush auto: request where some host's ranks outnumber its cores (bench_ctx.any_poll_yield, the
+ * same on every rank), else window. MPI_Win_flush has no nonblocking form, so a rank waiting in it
+ * cannot give the core to the rank it waits for, and MPICH 4.0.2 spins there: 4 ranks on 2 cores,
+ * radix 1M 1:4, network pass 0.65-0.73 s with window, 0.14-0.16 s with request (Open MPI, which
+ * yields in its own progress: 0.06-0.07 s either way). Other modes are returned as given. */
+rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores);
 
 #endif

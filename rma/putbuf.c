@@ -4,6 +4,7 @@
 
 #include "bench/context.h"
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
 
 uint64_t putbuf_bytes(int remote_dests, size_t buf_bytes, int nbufs)
 {
@@ -113,8 +114,8 @@ void putbuf_finish(putbuf_set *pb)
         for (int d = 0; d < pb->ndest; d++) {
             const putbuf_dest *pd = &pb->dest[d];
             if (pd->target < 0) continue;
-            for (int b = 0; b < pb->nbufs; b++) /* MPI_Wait each: gcc misreads MPICH's MPI_STATUSES_IGNORE */
-                MPI_CHECK(pb->rank, MPI_Wait(&pb->req[pd->first + b], MPI_STATUS_IGNORE));
+            for (int b = 0; b < pb->nbufs; b++) /* each alone: gcc misreads MPICH's MPI_STATUSES_IGNORE */
+                MPI_CHECK(pb->rank, rmb_wait(&pb->req[pd->first + b])); /* yields where ranks outnumber cores */
         }
     } else {
         MPI_CHECK(pb->rank, MPI_Win_flush_all(pb->win));

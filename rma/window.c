@@ -7,6 +7,7 @@
 
 #include "bench/context.h"
 #include "bench/phases.h"
+#include "bench/yield_wait.h"
 #include "bench/memory.h"
 #include "bench/numa_policy.h"
 #include "rma/window_auto.h"
@@ -121,7 +122,7 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
      * RMA_JOIN_DEFAULT_FLAVOR); it costs nothing measurable and is kept */
     MPI_CHECK(w->rank, MPI_Win_flush_all(w->win));
     rma_window_unlock_all(w);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
+    MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm));
 }
 
 void rma_window_lock_all(rma_window *w)

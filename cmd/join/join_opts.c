@@ -25,7 +25,7 @@ void join_default_opts(join_opts *o)
     o->repeat = 1;
     o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
     o->passes = -1;
-    o->flush = RMA_FLUSH_WINDOW;
+    o->flush = RMA_FLUSH_AUTO; /* window, or request where ranks outnumber cores (rma/flush.h) */
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
     o->buffer_memory = JOIN_DEFAULT_BUFFER_MEMORY;
@@ -84,6 +84,10 @@ static int check_plan_flags(const join_opts *o, char *err, size_t errlen)
     return flag ? OPT_ERROR : OPT_OK;
 }
 
+static const char flush_help[] =
+    "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait (a waiting rank gives the core up "
+    "where ranks outnumber cores); auto (default): request where ranks outnumber cores, else window";
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false;
@@ -112,7 +116,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
          "on a window of up to 4 MiB); with MPICH < 4.1 auto is create",
          0, 0, win_flavor_names, NULL},
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
-        {"flush", OPT_CHOICE, &o->flush, "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait", 0, 0, rma_flush_names, NULL},
+        {"flush", OPT_CHOICE, &o->flush, flush_help, 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
         {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default 1)", 1, 1e7, NULL, NULL},

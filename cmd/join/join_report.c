@@ -96,6 +96,10 @@ void join_report_header(const join_session *js)
         printf("# window auto: %s (%s%s%s)\n", win_flavor_names[js->window_pick.chosen], js->window_pick.source,
                costs[0] ? ": " : "", costs);
     }
+    if (js->flush_auto)
+        printf("# flush auto: %s (%s)\n", rma_flush_names[js->o.flush],
+               js->ctx.any_poll_yield ? "ranks outnumber cores: a rank waiting for its puts gives the core up"
+                                      : "a core per rank");
     numa_report_print_header(&js->numa);
     const join_roofline *r = &js->roof;
     if (r->on)

@@ -136,6 +136,8 @@ void join_setup(join_session *js, int argc, char **argv)
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     pick_window(js);        /* before R and S take their memory, as the roofline */
+    js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
+    js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield);
     join_roofline_init(js);
     generate(js);
 }

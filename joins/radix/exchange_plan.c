@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
 #include "joins/radix/exchange.h"
 #include "rma/count.h"
 
@@ -117,7 +118,7 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
         memset(b->pw.base, 0, b->hdr);
         rma_window_lock_all(&b->pw);
         MPI_CHECK(ctx->rank, MPI_Win_sync(b->pw.win));
-        MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* every flag is cleared before anyone sets one */
+        MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* every flag is cleared before anyone sets one */
         b->pack = (char *)b->pw.base + b->hdr;
         return;
     }

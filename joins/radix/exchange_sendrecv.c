@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "joins/radix/exchange.h"
+#include "bench/yield_wait.h"
 
 enum { TAG_DATA = 0x5ec0, TAG_CREDIT = 0x5ec1 };
 
@@ -125,7 +126,7 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
         expect_credits(st, j);
     }
     /* the receives are posted before any rank sends: the first K messages of a pair find theirs */
-    MPI_CHECK(me, MPI_Barrier(st->comm));
+    MPI_CHECK(me, rmb_barrier(st->comm));
     radix_pack_relation(in, f, rel, lay->nparts, ex->pack_off, (uint64_t *)(void *)st->pack);
     for (int k = 0; k < ex->mine; k++) { /* own pieces: a copy */
         const size_t i = (size_t)me * (size_t)ex->mine + (size_t)k;

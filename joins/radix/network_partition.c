@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/rmb_mutant.h"
+#include "bench/yield_wait.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"
 
@@ -24,7 +25,7 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
         rma_window_prefault(&win[rel]);
     }
     /* nobody may put into a window its owner is still touching */
-    MPI_CHECK(in->ctx->rank, MPI_Barrier(in->ctx->comm));
+    MPI_CHECK(in->ctx->rank, rmb_barrier(in->ctx->comm)); /* bench/yield_wait.h */
     /* the pages this rank will put into on the other ranks of its host, mapped here as well */
     for (int rel = 0; rel < 2; rel++)
         rma_window_map_runs(&win[rel], in->ctx, lay->nparts, lay->owner, lay->base[rel], lay->prefix[rel], lay->local[rel],

@@ -11,6 +11,7 @@
 
 #include "joins/join.h"
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_format.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
@@ -123,7 +124,7 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
                            ctx->comm, o->window_pool ? rel : -1);
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
+    MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
     for (int rel = 0; rel < RELS; rel++) /* and the peers' pages this rank's runs go to (rma/window.h) */
         rma_window_map_runs(&win[rel], ctx, (uint64_t)pl->parts, NULL, pl->remote[rel], NULL, pl->count[rel],
                             (size_t)pl->words * sizeof(uint64_t));

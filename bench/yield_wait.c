@@ -1,0 +1,28 @@
+#include "bench/yield_wait.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+
+static atomic_bool yielding;
+
+void rmb_waits_yield(bool on) { atomic_store_explicit(&yielding, on, memory_order_relaxed); }
+
+bool rmb_waits_yielding(void) { return atomic_load_explicit(&yielding, memory_order_relaxed); }
+
+int rmb_wait(MPI_Request *req)
+{
+    if (!rmb_waits_yielding()) return MPI_Wait(req, MPI_STATUS_IGNORE);
+    for (;;) {
+        int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        sched_yield();
+    }
+}
+
+int rmb_barrier(MPI_Comm comm)
+{
+    if (!rmb_waits_yielding()) return MPI_Barrier(comm);
+    MPI_Request req;
+    int rc = MPI_Ibarrier(comm, &req);
+    return rc != MPI_SUCCESS ? rc : rmb_wait(&req);
+}

@@ -1,0 +1,119 @@
+/* MPI test of the blocking waits that give the core up (bench/yield_wait.h) and of --flush auto
+ * (rma_flush_resolve), with the yielding forced on or off (argv[1]: on | off) whatever the cores:
+ * - rmb_barrier: rank r arrives r x 40 ms late; no rank may leave before the last one arrived
+ *   (each measures from a common start, MPI_Barrier before it);
+ * - rmb_wait on a receive whose send comes 40 ms later: it returns the message, the request is
+ *   MPI_REQUEST_NULL afterwards, and it did not return before the send was posted;
+ * - rmb_wait on a put's request (MPI_Rput through rma_put_start/rma_put_complete, request mode):
+ *   after the end of the epoch the target holds the words;
+ * - auto resolves to request where ranks outnumber cores, else window; given modes stay.
+ * Prints verification: PASS|FAIL. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/context.h"
+#include "bench/yield_wait.h"
+#include "rma/flush.h"
+#include "rma/window.h"
+#include "tests/rma/rma_test.h"
+
+enum { LATE_MS = 40, WORDS = 512 };
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int check_barrier(const bench_ctx *ctx)
+{
+    MPI_Barrier(ctx->comm);
+    const double t0 = MPI_Wtime();
+    sleep_ms(ctx->rank * LATE_MS);
+    if (rmb_barrier(ctx->comm) != MPI_SUCCESS) return 1;
+    const double waited = MPI_Wtime() - t0, last = (ctx->size - 1) * LATE_MS * 1e-3;
+    if (waited < last - 0.005) {
+        printf("rank %d: left rmb_barrier after %.3f s, before the last rank arrived (%.3f s)\n", ctx->rank, waited, last);
+        return 1;
+    }
+    return 0;
+}
+
+static int check_wait(const bench_ctx *ctx)
+{
+    if (ctx->size < 2 || ctx->rank > 1) return 0;
+    uint64_t v = 0;
+    if (ctx->rank == 1) {
+        sleep_ms(LATE_MS);
+        v = 0xC0FFEE;
+        MPI_Send(&v, 1, MPI_UINT64_T, 0, 7, ctx->comm);
+        return 0;
+    }
+    MPI_Request req;
+    const double t0 = MPI_Wtime();
+    MPI_Irecv(&v, 1, MPI_UINT64_T, 1, 7, ctx->comm, &req);
+    int rc = rmb_wait(&req);
+    const double waited = MPI_Wtime() - t0;
+    int e = rc != MPI_SUCCESS || v != 0xC0FFEE || req != MPI_REQUEST_NULL || waited < LATE_MS * 1e-3 - 0.005;
+    if (e) printf("rank 0: rmb_wait: rc %d, value 0x%llx, request %s, after %.3f s\n", rc, (unsigned long long)v,
+                  req == MPI_REQUEST_NULL ? "null" : "still set", waited);
+    return e;
+}
+
+static int check_put(const bench_ctx *ctx)
+{
+    const int n = ctx->size, me = ctx->rank, to = (me + 1) % n, from = (me + n - 1) % n;
+    rma_window w;
+    rma_window_alloc(&w, WORDS * sizeof(uint64_t), WIN_ALLOCATE, ctx->comm);
+    memset(w.base, 0, WORDS * sizeof(uint64_t));
+    MPI_Barrier(ctx->comm);
+    uint64_t src[WORDS];
+    for (int i = 0; i < WORDS; i++) src[i] = (uint64_t)me << 32 | (uint64_t)i;
+    rma_window_lock_all(&w);
+    MPI_Request req;
+    int e = rma_put_start(RMA_FLUSH_REQUEST, src, WORDS, MPI_UINT64_T, to, 0, w.win, &req) != MPI_SUCCESS;
+    e |= rma_put_complete(RMA_FLUSH_REQUEST, to, w.win, &req) != MPI_SUCCESS || req != MPI_REQUEST_NULL;
+    rma_windows_end_epoch(&w, 1, ctx->comm);
+    const uint64_t *got = w.base;
+    for (int i = 0; i < WORDS && !e; i++)
+        if (got[i] != ((uint64_t)from << 32 | (uint64_t)i)) {
+            printf("rank %d: word %d is 0x%llx after a put from rank %d\n", me, i, (unsigned long long)got[i], from);
+            e = 1;
+        }
+    rma_window_free(&w);
+    return e;
+}
+
+static int check_resolve(void)
+{
+    return rma_flush_resolve(RMA_FLUSH_AUTO, true) != RMA_FLUSH_REQUEST ||
+           rma_flush_resolve(RMA_FLUSH_AUTO, false) != RMA_FLUSH_WINDOW ||
+           rma_flush_resolve(RMA_FLUSH_WINDOW, true) != RMA_FLUSH_WINDOW ||
+           rma_flush_resolve(RMA_FLUSH_REQUEST, false) != RMA_FLUSH_REQUEST;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    bench_ctx ctx;
+    bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    const int on = argc > 1 && strcmp(argv[1], "on") == 0;
+    rmb_waits_yield(on); /* after bench_ctx_init, which set it from the cores */
+    int e = 0;
+    if (rmb_waits_yielding() != on) {
+        printf("rank %d: rmb_waits_yield(%d) did not hold\n", ctx.rank, on);
+        e = 1;
+    }
+    e += check_barrier(&ctx);
+    e += check_wait(&ctx);
+    e += check_put(&ctx);
+    if (check_resolve()) {
+        printf("rank %d: rma_flush_resolve maps auto wrongly\n", ctx.rank);
+        e++;
+    }
+    if (ctx.rank == 0) printf("yield_wait %s: %d rank(s)\n", on ? "on" : "off", ctx.size);
+    return rma_test_finish(&ctx, e);
+}
