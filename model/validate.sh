@@ -3,7 +3,8 @@
 # configuration (2 ranks on this host, a 4M-tuple sample), then predict and measure a matrix of other configurations with `rmabench join --model` (both
 # joins; sizes 1M-32M tuples of R per rank, ratios 1:1-1:8, 1-4 ranks on this host, 2 and 4 ranks
 # on two namespace hosts) and `rmabench lock --model` (1 server/1 agent, 1/3, 2/2 on this host,
-# 2/2 across the two hosts with remote locks). None of the matrix is the calibration's
+# 2/2 across the two hosts with remote locks), three times over (rounds; each entry is the median
+# of all its runs). None of the matrix is the calibration's
 # configuration (its sample size is not in the matrix). After the matrix the same calibration runs
 # once more (params-end.txt, not used for any prediction): the change of each measured parameter
 # between the two is the machine's drift while the matrix ran, printed beside the summary, so that
@@ -26,7 +27,7 @@ usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]'
 quick=0 libs="openmpi mpich" out="" use_hosts=1
 while [ $# -gt 0 ]; do
     case $1 in
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) quick=1 ;;
     --no-hosts) use_hosts=0 ;;
     --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
@@ -63,6 +64,12 @@ else
     # such runs moved 30-50% between validations on this VM)
     join_flags=(--warmup 1) lock_duration=2s
 fi
+# The matrix is run `rounds` times over, each configuration's repeats split between the rounds,
+# and every table entry is the median over all of its runs: a machine's slow spell (a VM's, which
+# lasts seconds to minutes: the same radix build_probe ran 0.020 s in one process and 0.035 s in the
+# next, 0.027-0.035 within one) then falls on all configurations alike instead of on one.
+rounds=3
+[ $quick = 1 ] && rounds=1
 
 # --- two hosts -------------------------------------------------------------------------------------
 netem=$root/jobs/netem.sh
@@ -80,14 +87,16 @@ if [ $use_hosts = 1 ]; then
     fi
 fi
 
-# repeats_for TUPLES RATIO: runs per join configuration, so that each takes about as many tuples
-# as 64M per rank (3 to 15; 1 with --quick): small runs are short, and a VM's hiccup is a large part of them
+# repeats_for TUPLES RATIO: runs per join configuration and round, so that each configuration takes
+# about as many tuples as 64M per rank over all rounds (3 to 15, split between the rounds; 1 with
+# --quick): small runs are short, and a VM's hiccup is a large part of them
 repeats_for() {
     [ $quick = 1 ] && { echo 1; return; }
     local n=${1%[KMG]} u=${1: -1}
     case $u in K) n=$((n << 10)) ;; M) n=$((n << 20)) ;; G) n=$((n << 30)) ;; *) n=$1 ;; esac
     local r=$(((64 << 20) / (n * (1 + $2))))
-    echo $((r < 3 ? 3 : r > 15 ? 15 : r))
+    r=$((r < 3 ? 3 : r > 15 ? 15 : r))
+    echo $(((r + rounds - 1) / rounds)) # per round
 }
 
 # launch LIB HOSTS RANKS: the launcher of RANKS ranks on one host or on the two namespace hosts
@@ -175,24 +184,27 @@ PY
         v=$(sed -n 's/^t_shared_comm = \([0-9.e+-]*\) .*/\1/p' "$d/params-yield.txt" 2>/dev/null)
         [ -n "$v" ] && shared=(--set "t_shared_comm=$v") || echo "  no yielding t_shared_comm: see $d/calibrate-yield.txt"
     fi
-    for c in "${joins[@]}"; do
-        set -- $c
-        params_for "$1" || continue
-        echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
-        launch "$lib" "$1" "$2"
-        run 900 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
-            --repeat "$(repeats_for "$3" "$4")" \
-            --model "$p" --output "$d/joins.csv"
-    done
-    for c in "${locks[@]}"; do
-        set -- $c
-        params_for "$1" || continue
-        echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
-        launch "$lib" "$1" $(($2 + $3))
-        set_shared=()
-        [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && set_shared=("${shared[@]}")
-        run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
-            --duration "$lock_duration" --model "$p" "${set_shared[@]}" --output "$d/lock.csv"
+    for round in $(seq "$rounds"); do
+        [ "$rounds" = 1 ] || echo "   round $round of $rounds"
+        for c in "${joins[@]}"; do
+            set -- $c
+            params_for "$1" || continue
+            echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
+            launch "$lib" "$1" "$2"
+            run 900 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
+                --repeat "$(repeats_for "$3" "$4")" \
+                --model "$p" --output "$d/joins.csv"
+        done
+        for c in "${locks[@]}"; do
+            set -- $c
+            params_for "$1" || continue
+            echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
+            launch "$lib" "$1" $(($2 + $3))
+            set_shared=()
+            [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && set_shared=("${shared[@]}")
+            run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
+                --duration "$lock_duration" --model "$p" "${set_shared[@]}" --output "$d/lock.csv"
+        done
     done
     echo "   calibrate again after the matrix: the machine's drift (no prediction uses it)"
     launch "$lib" 1 2

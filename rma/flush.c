@@ -11,6 +11,7 @@ const char *const rma_flush_calls[] = {"MPI_Put + MPI_Win_flush to the target", 
 int rma_put_start(rma_flush_mode mode, const void *buf, uint64_t n, MPI_Datatype type, int target, MPI_Aint disp,
                   MPI_Win win, MPI_Request *req)
 {
+    if (mode == RMA_FLUSH_AUTO) return MPI_ERR_ARG; /* resolve it first (rma_flush_resolve) */
     int count;
     MPI_Datatype dt;
     int rc = rma_count_type(n, type, &count, &dt); /* above INT_MAX: one derived type (rma/count.h) */
@@ -28,8 +29,23 @@ int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *
     return MPI_Win_flush(target, win);
 }
 
-rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores)
+rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores, const char **why)
 {
-    if (mode != RMA_FLUSH_AUTO) return mode;
-    return ranks_outnumber_cores ? RMA_FLUSH_REQUEST : RMA_FLUSH_WINDOW;
+    const char *because = "given";
+    if (mode == RMA_FLUSH_AUTO) {
+        mode = RMA_FLUSH_REQUEST;
+        if (ranks_outnumber_cores)
+            because = "ranks outnumber cores: a rank waiting for its puts gives the core up";
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+        else
+            because = "library-safe (MPICH < 4.1)";
+#else
+        else {
+            mode = RMA_FLUSH_WINDOW;
+            because = "a core per rank";
+        }
+#endif
+    }
+    if (why) *why = because;
+    return mode;
 }

@@ -61,6 +61,7 @@ typedef struct {
     bool window_auto;         /* --window auto: o.window is what the pick chose (window_pick) */
     rma_window_pick window_pick;
     bool flush_auto;          /* --flush auto: o.flush is what it resolved to (rma_flush_resolve) */
+    const char *flush_why;    /* and why */
     const join_algo *algos[2];
     join_plan plans[2];       /* what each algorithm planned (join_algo.plan) */
     int nalgos;

@@ -97,9 +97,7 @@ void join_report_header(const join_session *js)
                costs[0] ? ": " : "", costs);
     }
     if (js->flush_auto)
-        printf("# flush auto: %s (%s)\n", rma_flush_names[js->o.flush],
-               js->ctx.any_poll_yield ? "ranks outnumber cores: a rank waiting for its puts gives the core up"
-                                      : "a core per rank");
+        printf("# flush auto: %s (%s)\n", rma_flush_names[js->o.flush], js->flush_why);
     numa_report_print_header(&js->numa);
     const join_roofline *r = &js->roof;
     if (r->on)

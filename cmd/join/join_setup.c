@@ -137,7 +137,7 @@ void join_setup(join_session *js, int argc, char **argv)
     js->o.numa = js->numa.policy;
     pick_window(js);        /* before R and S take their memory, as the roofline */
     js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
-    js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield);
+    js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield, &js->flush_why);
     join_roofline_init(js);
     generate(js);
 }

@@ -6,7 +6,8 @@
  *   MPI_REQUEST_NULL afterwards, and it did not return before the send was posted;
  * - rmb_wait on a put's request (MPI_Rput through rma_put_start/rma_put_complete, request mode):
  *   after the end of the epoch the target holds the words;
- * - auto resolves to request where ranks outnumber cores, else window; given modes stay.
+ * - auto resolves to request where ranks outnumber cores or the library is MPICH < 4.1, else window;
+ *   given modes stay; rma_put_start refuses an unresolved auto.
  * Prints verification: PASS|FAIL. */
 #include <mpi.h>
 #include <stdint.h>
@@ -89,10 +90,20 @@ static int check_put(const bench_ctx *ctx)
 
 static int check_resolve(void)
 {
-    return rma_flush_resolve(RMA_FLUSH_AUTO, true) != RMA_FLUSH_REQUEST ||
-           rma_flush_resolve(RMA_FLUSH_AUTO, false) != RMA_FLUSH_WINDOW ||
-           rma_flush_resolve(RMA_FLUSH_WINDOW, true) != RMA_FLUSH_WINDOW ||
-           rma_flush_resolve(RMA_FLUSH_REQUEST, false) != RMA_FLUSH_REQUEST;
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+    const rma_flush_mode spare_cores = RMA_FLUSH_REQUEST; /* library-safe */
+#else
+    const rma_flush_mode spare_cores = RMA_FLUSH_WINDOW;
+#endif
+    const char *why = NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    uint64_t word = 0;
+    return rma_flush_resolve(RMA_FLUSH_AUTO, true, &why) != RMA_FLUSH_REQUEST || !why ||
+           rma_flush_resolve(RMA_FLUSH_AUTO, false, NULL) != spare_cores ||
+           rma_flush_resolve(RMA_FLUSH_WINDOW, true, NULL) != RMA_FLUSH_WINDOW ||
+           rma_flush_resolve(RMA_FLUSH_REQUEST, false, NULL) != RMA_FLUSH_REQUEST ||
+           /* an unresolved auto is refused, never taken for one of the modes */
+           rma_put_start(RMA_FLUSH_AUTO, &word, 1, MPI_UINT64_T, 0, 0, MPI_WIN_NULL, &req) != MPI_ERR_ARG;
 }
 
 int main(int argc, char **argv)
