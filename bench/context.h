@@ -75,6 +75,13 @@ bool bench_poll_yields(int ranks_on_host, int cores);
  * Every flush then gives the core away: the lock model's t_shared_comm (model/lock_model.h) holds
  * that only when it was calibrated so. */
 bool bench_mpi_yields_when_idle(void);
+/* 1 when built against MPICH before 4.1, whose one-sided layer needs the library-safe choices:
+ * MPI_Win_create windows (rma/window.h) and --flush request (rma/flush.h); else 0. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define RMB_MPICH_BEFORE_4_1 1
+#else
+#define RMB_MPICH_BEFORE_4_1 0
+#endif
 
 /* The environment the launch gave this process that tunes an MPI library: every variable named
  * OMPI_MCA_*, MPIR_CVAR_*, MPICH_*, UCX_*, FI_*, PSM2_* or I_MPI_*, as NAME=VALUE joined by ';' in

@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 
+#include "bench/context.h"
 #include "bench/yield_wait.h"
 #include "rma/count.h"
 
@@ -32,19 +33,12 @@ int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *
 rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores, const char **why)
 {
     const char *because = "given";
-    if (mode == RMA_FLUSH_AUTO) {
+    if (mode == RMA_FLUSH_AUTO && ranks_outnumber_cores) {
         mode = RMA_FLUSH_REQUEST;
-        if (ranks_outnumber_cores)
-            because = "ranks outnumber cores: a rank waiting for its puts gives the core up";
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
-        else
-            because = "library-safe (MPICH < 4.1)";
-#else
-        else {
-            mode = RMA_FLUSH_WINDOW;
-            because = "a core per rank";
-        }
-#endif
+        because = "ranks outnumber cores: a rank waiting for its puts gives the core up";
+    } else if (mode == RMA_FLUSH_AUTO) {
+        mode = RMB_MPICH_BEFORE_4_1 ? RMA_FLUSH_REQUEST : RMA_FLUSH_WINDOW;
+        because = RMB_MPICH_BEFORE_4_1 ? "library-safe (MPICH < 4.1)" : "a core per rank";
     }
     if (why) *why = because;
     return mode;

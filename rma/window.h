@@ -23,11 +23,7 @@ enum { WIN_FLAVORS = 3 };
  * windows (caught by verification; 0 of 110 on MPI_Win_create windows, which were also faster:
  * 0.74 s against 1.1 s); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot
  * (pmodels/mpich#6110, fixed for 4.1). --window allocate still selects it. */
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
-#define RMA_JOIN_DEFAULT_FLAVOR WIN_CREATE
-#else
-#define RMA_JOIN_DEFAULT_FLAVOR WIN_ALLOCATE
-#endif
+#define RMA_JOIN_DEFAULT_FLAVOR (RMB_MPICH_BEFORE_4_1 ? WIN_CREATE : WIN_ALLOCATE)
 extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", "auto", NULL} */
 
 typedef struct {

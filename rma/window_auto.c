@@ -13,14 +13,8 @@ win_flavor rma_window_cheapest(const double cost[WIN_FLAVORS])
     return best < 0 ? RMA_JOIN_DEFAULT_FLAVOR : (win_flavor)best;
 }
 
-int rma_window_auto_allowed(void)
-{
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
-    return 0; /* MPI_Win_allocate lost tuples there (rma/window.h): never choose it by measurement */
-#else
-    return 1;
-#endif
-}
+/* not with MPICH < 4.1: MPI_Win_allocate lost tuples there (rma/window.h), never choose it by measurement */
+int rma_window_auto_allowed(void) { return !RMB_MPICH_BEFORE_4_1; }
 
 /* One window of flavour f: get, fault in, map the next host peer's pages as the joins do with
  * MPI_Win_allocate, free; seconds on this rank. */

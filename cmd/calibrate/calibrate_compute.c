@@ -70,7 +70,6 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     join_opts jo;
     join_default_opts(&jo);
     jo.window = o->window;
-    jo.flush = rma_flush_resolve(jo.flush, ctx->any_poll_yield, NULL); /* as a join here would */
     /* the sample: a one-rank workload of --tuples R tuples on every rank (dense keys: every S
      * tuple finds its R, as in the join) */
     workload w;

@@ -25,7 +25,7 @@ void join_default_opts(join_opts *o)
     o->repeat = 1;
     o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
     o->passes = -1;
-    o->flush = RMA_FLUSH_AUTO; /* window, or request where ranks outnumber cores (rma/flush.h) */
+    o->flush = RMA_FLUSH_AUTO; /* rma_flush_resolve: request where ranks outnumber cores or with MPICH < 4.1 */
     o->buffer_size = 64 * 1024;
     o->buffers_per_partition = 2;
     o->buffer_memory = JOIN_DEFAULT_BUFFER_MEMORY;
@@ -86,7 +86,7 @@ static int check_plan_flags(const join_opts *o, char *err, size_t errlen)
 
 static const char flush_help[] =
     "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait (a waiting rank gives the core up "
-    "where ranks outnumber cores); auto (default): request where ranks outnumber cores, else window";
+    "where ranks outnumber cores); auto (default): request where ranks outnumber cores or with MPICH < 4.1, else window";
 
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {

@@ -90,11 +90,7 @@ static int check_put(const bench_ctx *ctx)
 
 static int check_resolve(void)
 {
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
-    const rma_flush_mode spare_cores = RMA_FLUSH_REQUEST; /* library-safe */
-#else
-    const rma_flush_mode spare_cores = RMA_FLUSH_WINDOW;
-#endif
+    const rma_flush_mode spare_cores = RMB_MPICH_BEFORE_4_1 ? RMA_FLUSH_REQUEST : RMA_FLUSH_WINDOW; /* library-safe */
     const char *why = NULL;
     MPI_Request req = MPI_REQUEST_NULL;
     uint64_t word = 0;
