@@ -23,6 +23,13 @@ COUNTED = {"radix": ("histogram", "network_partition", "local_partition", "build
 AFTER_ALLOC = {"radix": ("network_partition", "local_partition", "build_probe"),
                "sortmerge": ("partition", "sort", "merge", "match")}
 FAULTS_MAX = 16
+# The phases that put also take the MPI library's own faults. Open MPI 4.1 (vader) takes none after the
+# warm-up; MPICH 4.0 (ch4:ucx) faults in its own transport buffers inside uct_sm_ep_put_bcopy (perf
+# record -e minor-faults), 4-98 a pass at this size and timing-dependent, so there those phases get
+# LIBRARY_ALLOWANCE: a fresh set of send buffers is still caught (500-1000 faults), and the Open MPI
+# build of this test keeps the strict bound on the same code.
+PUTTING = {"radix": ("network_partition",), "sortmerge": ("sort",)}
+LIBRARY_ALLOWANCE = 256
 ALL = {"radix": COUNTED["radix"] + ("window_alloc",), "sortmerge": COUNTED["sortmerge"] + ("window_alloc",)}
 fail = []
 
@@ -80,8 +87,12 @@ with tempfile.TemporaryDirectory() as d:
                 fail.append(f"{a}: t_{ph}_faults = {r.get(f't_{ph}_faults')!r}")
         for ph in AFTER_ALLOC.get(a, ()):
             f = num(r, f"t_{ph}_faults")
-            if f is None or f > FAULTS_MAX:
-                fail.append(f"{a}: {ph} took {r.get(f't_{ph}_faults')!r} minor faults in a warm run (at most {FAULTS_MAX})")
+            most = FAULTS_MAX
+            if ph in PUTTING[a] and not r.get("mpi_library", "").startswith("Open MPI"):
+                most = LIBRARY_ALLOWANCE
+            if f is None or f > most:
+                fail.append(f"{a}: {ph} took {r.get(f't_{ph}_faults')!r} minor faults in a warm run (at most {most}, "
+                            f"{r.get('mpi_library')})")
         if r.get("window") not in ("allocate", "create", "create-huge") or not r.get("window_choice", "").startswith("auto: "):
             fail.append(f"{a}: window {r.get('window')!r}, window_choice {r.get('window_choice')!r} (--window auto)")
         if num(r, "t_window_alloc_gbs") is not None:
