@@ -42,11 +42,12 @@ double model_rate_network_pass_overlap(const model_params *p, double machines, d
 
 double model_rate_local(double ranks, double P) { return ranks * P; }
 
-double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes)
+double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes, int bw)
 {
-    if (!p->set[MP_bw_put_intra] || s->ranks_per_host <= 1) return 0;
+    if (!p->set[bw]) bw = MP_bw_put_intra;
+    if (!p->set[bw] || s->ranks_per_host <= 1) return 0;
     const double per_rank = (s->r_tuples + s->s_tuples) / s->ranks;
-    return per_rank * (s->ranks_per_host - 1) / s->ranks * tuple_bytes / params_get(p, MP_bw_put_intra);
+    return per_rank * (s->ranks_per_host - 1) / s->ranks * tuple_bytes / params_get(p, bw);
 }
 
 double model_rate(const model_params *p, int i, const join_shape *s)

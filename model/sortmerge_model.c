@@ -81,7 +81,7 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
     /* eq. 3.13-3.15: P_sort, compute- or network-bound; eq. 3.16: T_sort = (|R|+|S|) / P_sort */
     o->rate_network_pass =
         model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_sort_run, s), o->P_network, &o->network_bound);
-    o->sort = n / o->rate_network_pass + model_T_put_intra(p, s, 8); /* packed runs */
+    o->sort = n / o->rate_network_pass + model_T_put_intra(p, s, 8, MP_bw_put_sort); /* packed runs */
     bool fixed_depth = p->set[MP_merge_depth] && params_get(p, MP_merge_depth) > 0;
     if (!fixed_depth || p->set[MP_sort_run_length]) {
         o->runs_r = model_runs(s->r_tuples, params_get(p, MP_sort_run_length)); /* eq. 3.12 */

@@ -7,6 +7,8 @@
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
  *  - net_overlap (only across hosts): how much of that transfer hides behind computation (put_overlap).
+ *  - bw_put_sort: the sort phase's pattern on the host, one run's put after each run's worth of
+ *    in-cache work at every rank (put_busy).
  *  - bw_put_<bytes>, bw_put_host_<bytes>: the curve of thesis Fig. 3.7 (put_curve).
  *  - t_win_alloc_per_byte: the joins' window flavour (--window) at 1 MiB and at the joins' own
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
@@ -53,6 +55,16 @@ static void work(int units)
     for (int u = 0; u < units; u++)
         for (int i = 0; i < WORK_WORDS; i++) acc = acc * 31 + work_block[i];
     work_sink = acc;
+}
+
+/* The seconds of one work() unit on this rank (put_overlap, put_busy size their work with it). */
+static double work_unit(void)
+{
+    for (int i = 0; i < WORK_WORDS; i++) work_block[i] = (uint64_t)i * 0x9e3779b97f4a7c15u;
+    double t0 = MPI_Wtime();
+    work(64);
+    const double unit = (MPI_Wtime() - t0) / 64;
+    return unit > 0 ? unit : 1e-6;
 }
 
 /* All ranks with a peer put `bytes` to it in messages of `msg` bytes from two send buffers, as the
@@ -107,11 +119,7 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
     put_stream(ctx, pt, peer, bytes / 4, PUT_CHUNK); /* warm-up */
     for (int r = 0; r < nrep; r++) tn[r] = put_stream(ctx, pt, peer, bytes, PUT_CHUNK);
     const double t_n = stats_median(tn, nrep);
-    for (int i = 0; i < WORK_WORDS; i++) work_block[i] = (uint64_t)i * 0x9e3779b97f4a7c15u;
-    double t0 = MPI_Wtime();
-    work(64);
-    const double unit = (MPI_Wtime() - t0) / 64;
-    int units = (int)(t_n / (double)chunks / (unit > 0 ? unit : 1e-6) + 0.5);
+    int units = (int)(t_n / (double)chunks / work_unit() + 0.5);
     if (units < 1) units = 1;
     for (int r = 0; r < nrep; r++) {
         tc[r] = put_stream_work(ctx, pt, -1, chunks * PUT_CHUNK, PUT_CHUNK, units);
@@ -127,6 +135,45 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
              "rank 0: transfer %.2f ms, work %.2f ms, both %.2f ms", (long long)chunks, PUT_CHUNK, put_calls(pt), t_n * 1e3,
              t_c * 1e3, t_b * 1e3);
     calibrate_note(p, MP_net_overlap, how, 0);
+}
+
+/* bw_put_sort: what the sort phase's puts add to its work. Every rank of the host alternates one
+ * run's worth of in-cache work (sort_run_length / P_sort_run, as long as sorting a run takes) with
+ * the put of a run (sort_run_length x 8 B, the packed tuples) to the next rank, completed as the
+ * joins' --flush auto does; the same work alone; per rank bytes / (both - work). The transfer rate
+ * with both ends in MPI calls (bw_put_intra) is not what a sort phase gets where the target
+ * progresses RMA only inside its own MPI calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples, spent
+ * 0.29 s completing its puts for 128 MiB (0.45 GB/s) against 5-7 GB/s in the put curve. */
+static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p)
+{
+    if (!p->set[MP_P_sort_run] || !p->set[MP_sort_run_length]) return;
+    const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
+    int64_t msg = (int64_t)params_get(p, MP_sort_run_length) * 8;
+    if (msg > sizes[PUT_CURVE_N - 1]) msg = sizes[PUT_CURVE_N - 1]; /* the put source's size */
+    if (msg > (int64_t)pt->w.bytes / 4) msg = (int64_t)pt->w.bytes / 4;
+    const int64_t runs = o->put_bytes / msg < 8 ? 8 : o->put_bytes / msg > 32 ? 32 : o->put_bytes / msg;
+    const double t_run = params_get(p, MP_sort_run_length) / params_get(p, MP_P_sort_run);
+    int units = (int)(t_run / work_unit() + 0.5);
+    if (units < 1) units = 1;
+    const int nrep = (int)o->repeats;
+    double tc[100], tb[100];
+    put_stream_work(ctx, pt, peer, runs * msg / 4 > msg ? runs * msg / 4 : msg, (int)msg, units); /* warm-up */
+    for (int r = 0; r < nrep; r++) {
+        tc[r] = put_stream_work(ctx, pt, -1, runs * msg, (int)msg, units);
+        tb[r] = put_stream_work(ctx, pt, peer, runs * msg, (int)msg, units);
+    }
+    const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
+    const double added = t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
+    const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
+    const double sum = calibrate_allreduce(ctx, peer >= 0 ? (double)(runs * msg) / added : 0, MPI_SUM) * ctx->size;
+    if (have <= 0) return;
+    params_put(p, MP_bw_put_sort, sum / have);
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "%lld x (%.2f ms of in-cache work, a run's sort + a put of %lld B; %s), every rank to the next "
+             "rank on its host; bytes / (both - work); rank 0: work %.2f ms, both %.2f ms", (long long)runs, t_run * 1e3,
+             (long long)msg, put_calls(pt), t_c * 1e3, t_b * 1e3);
+    calibrate_note(p, MP_bw_put_sort, how, 0);
 }
 
 /* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
@@ -271,6 +318,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
     if (have > 0) params_put(p, MP_bw_put_intra, mean / have);
     if (have > 0) put_bw_spread(ctx, p, MP_bw_put_intra, rates, nrep, ctx->comm, have);
+    if (have > 0) put_busy(ctx, o, &pt, intra_peer, p);
     char how[CALIBRATE_HOW];
     snprintf(how, sizeof how, "puts of %d B (%s) into a window of flavour %s, %lld B per rank, every rank to the next rank on its host",
              PUT_CHUNK, put_calls(&pt), win_flavor_names[o->window], (long long)o->put_bytes);
