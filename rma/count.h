@@ -22,7 +22,8 @@
 int rma_count_type(uint64_t n, MPI_Datatype type, int *count, MPI_Datatype *dt);
 void rma_count_type_free(MPI_Datatype type, MPI_Datatype *dt);
 
-/* MPI_Allreduce / MPI_Scan of n uint64_t with op, in pieces that fit an int. Return an MPI error code. */
+/* MPI_Allreduce / MPI_Scan of n uint64_t with op, in pieces that fit an int (where waits yield,
+ * bench/yield_wait.h: MPI_Iallreduce / MPI_Iscan and rmb_wait). Return an MPI error code. */
 int rma_allreduce_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm);
 int rma_scan_u64(const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op, MPI_Comm comm);
 /* The same in pieces of at most `piece` elements (0: RMA_COUNT_PIECE), so that tests split small arrays. */

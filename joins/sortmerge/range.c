@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 #include "rma/count.h"
@@ -208,9 +209,9 @@ void smj_range_partition(const join_input *in, smj_plan *pl)
     /* (R, S) counts interleaved per target: one collective each serves both relations */
     uint64_t win[2];
     pl->t_wait = rmb_wait_all(ctx->comm); /* the counts' imbalance, apart from the partition phase */
-    MPI_CHECK(ctx->rank, MPI_Reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    MPI_CHECK(ctx->rank, rmb_reduce_scatter_block(hist, win, 2, MPI_UINT64_T, MPI_SUM, ctx->comm));
     MPI_CHECK(ctx->rank, rma_scan_u64(hist, scan, 2 * (uint64_t)P, MPI_SUM, ctx->comm));
-    MPI_CHECK(ctx->rank, MPI_Alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->comm));
+    MPI_CHECK(ctx->rank, rmb_alltoall(hist, 2, MPI_UINT64_T, inc, 2, MPI_UINT64_T, ctx->comm));
     for (int rel = 0; rel < RELS; rel++) {
         pl->window[rel] = win[rel];
         for (int t = 0; t < P; t++) {

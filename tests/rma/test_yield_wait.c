@@ -6,6 +6,8 @@
  *   MPI_REQUEST_NULL afterwards, and it did not return before the send was posted;
  * - rmb_wait on a put's request (MPI_Rput through rma_put_start/rma_put_complete, request mode):
  *   after the end of the epoch the target holds the words;
+ * - rma_allreduce_u64_pieces / rma_scan_u64_pieces (MPI_Iallreduce / MPI_Iscan and rmb_wait when
+ *   on) in pieces of 3 of 10 words: the sums and prefix sums every rank can compute;
  * - auto resolves to request where ranks outnumber cores or the library is MPICH < 4.1, else window;
  *   given modes stay; rma_put_start refuses an unresolved auto.
  * Prints verification: PASS|FAIL. */
@@ -17,6 +19,7 @@
 
 #include "bench/context.h"
 #include "bench/yield_wait.h"
+#include "rma/count.h"
 #include "rma/flush.h"
 #include "rma/window.h"
 #include "tests/rma/rma_test.h"
@@ -88,6 +91,25 @@ static int check_put(const bench_ctx *ctx)
     return e;
 }
 
+static int check_reductions(const bench_ctx *ctx)
+{
+    enum { N = 10 };
+    uint64_t in[N], sum[N], prefix[N];
+    for (int i = 0; i < N; i++) in[i] = (uint64_t)(ctx->rank + 1) * 1000 + (uint64_t)i;
+    int e = rma_allreduce_u64_pieces(in, sum, N, MPI_SUM, ctx->comm, 3) != MPI_SUCCESS;
+    e |= rma_scan_u64_pieces(in, prefix, N, MPI_SUM, ctx->comm, 3) != MPI_SUCCESS;
+    const uint64_t p = (uint64_t)ctx->size, r = (uint64_t)ctx->rank + 1;
+    for (int i = 0; i < N && !e; i++) { /* sum over ranks q = 1..P of q * 1000 + i */
+        const uint64_t all = 1000 * p * (p + 1) / 2 + p * (uint64_t)i, upto = 1000 * r * (r + 1) / 2 + r * (uint64_t)i;
+        if (sum[i] != all || prefix[i] != upto) {
+            printf("rank %d: word %d: allreduce %llu (expected %llu), scan %llu (expected %llu)\n", ctx->rank, i,
+                   (unsigned long long)sum[i], (unsigned long long)all, (unsigned long long)prefix[i], (unsigned long long)upto);
+            e = 1;
+        }
+    }
+    return e;
+}
+
 static int check_resolve(void)
 {
     const rma_flush_mode spare_cores = RMB_MPICH_BEFORE_4_1 ? RMA_FLUSH_REQUEST : RMA_FLUSH_WINDOW; /* library-safe */
@@ -117,6 +139,7 @@ int main(int argc, char **argv)
     e += check_barrier(&ctx);
     e += check_wait(&ctx);
     e += check_put(&ctx);
+    e += check_reductions(&ctx);
     if (check_resolve()) {
         printf("rank %d: rma_flush_resolve maps auto wrongly\n", ctx.rank);
         e++;
