@@ -61,6 +61,12 @@ double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
 /* Times body(arg) reps times (after o->warmup untimed runs), all ranks starting together: the
  * mean over ranks of n / this rank's median seconds. */
 double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg);
+/* The same for two bodies timed alternately in every repetition (a, b, a, b, ...), so that a slow
+ * spell of the machine falls on both alike and a parameter from their difference (P_match_r/_s)
+ * does not take it for a cost: rate[0], rate[1] = 1 / median seconds of body_a, body_b (mean over
+ * ranks; with o->alone each host's first rank's). */
+void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
+                         void (*body_b)(void *), void *arg, double rate[2]);
 /* splitmix64 step: the samples' random keys. */
 uint64_t calibrate_mix(uint64_t *state);
 

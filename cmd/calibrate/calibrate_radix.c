@@ -100,6 +100,25 @@ double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, d
     return calibrate_rate_of(ctx, t, reps, n);
 }
 
+void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
+                         void (*body_b)(void *), void *arg, double rate[2])
+{
+    double t[2][REPS_MAX];
+    void (*const body[2])(void *) = {body_a, body_b};
+    if (reps > REPS_MAX) reps = REPS_MAX;
+    const bool run = runs_body(ctx, o);
+    if (o->alone) sleepy_barrier(ctx);
+    for (int k = -o->warmup; k < reps && run; k++)
+        for (int i = 0; i < 2; i++) {
+            if (!o->alone) MPI_Barrier(ctx->comm);
+            double t0 = MPI_Wtime();
+            body[i](arg);
+            if (k >= 0) t[i][k] = MPI_Wtime() - t0;
+        }
+    if (o->alone) sleepy_barrier(ctx);
+    for (int i = 0; i < 2; i++) rate[i] = o->alone ? alone_rate_of(ctx, t[i], reps, 1.0) : calibrate_rate_of(ctx, t[i], reps, 1.0);
+}
+
 typedef struct {
     const tuple_t *r, *s;
     uint64_t r_n, s_n;

@@ -32,6 +32,7 @@ typedef struct {
     int runs, depth;
     const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
     uint64_t mrn, msn;
+    const uint64_t *s4;      /* S with about 4 tuples per R key (match_body_1to4) */
     uint64_t matches, checksum;
     smj_range_lut lut;      /* the join's range lookup over the splitters (range_body) */
     uint64_t lanes[SMJ_COUNT_LANES * 64], count[64]; /* smj_count_ranges' (parts <= 64) */
@@ -113,37 +114,54 @@ static void match_body(void *a)
     smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, &b->matches, &b->checksum);
 }
 
+/* the two shapes of measure_match */
+static void match_body_1to1(void *a)
+{
+    smj_bench *b = a;
+    b->mr = b->sorted[0], b->mrn = b->n[0], b->ms = b->sorted[1], b->msn = b->n[1];
+    match_body(b);
+}
+
+static void match_body_1to4(void *a)
+{
+    smj_bench *b = a;
+    b->mr = b->sorted[0], b->mrn = b->n[0] / 4, b->ms = b->s4, b->msn = b->n[1];
+    match_body(b);
+}
+
 /* P_match over sorted R and S (1:1, dense R keys, S keys uniform over them); and the scan's cost
  * per R and per S tuple (P_match_r, P_match_s) from a second shape, 1:4: the first quarter of R
  * against S with every key k made ceil(k / 4), so each R key has about 4 S tuples, as in a join at
- * 1:4 (fewer groups: the per-group work is the R tuples' share). Solves t = |R|/P_r + |S|/P_s. */
+ * 1:4 (fewer groups: the per-group work is the R tuples' share). Solves t = |R|/P_r + |S|/P_s. The
+ * two shapes are timed alternately (calibrate_time_pair): timed one after the other, a slow spell
+ * of the VM on one of them had spread P_match_r by 52-370% over the rounds of one calibration. */
 static void measure_match(const bench_ctx *ctx, const calibrate_opts *o, smj_bench *b, model_params *p)
 {
     const int reps = (int)o->repeats;
     const uint64_t n = b->n[0] + b->n[1], mask = (UINT64_C(1) << b->rid_bits) - 1;
     char how[CALIBRATE_HOW];
-    b->mr = b->sorted[0], b->mrn = b->n[0], b->ms = b->sorted[1], b->msn = b->n[1];
-    const double rate1 = calibrate_time(ctx, o, reps, 1.0, match_body, b); /* s^-1 */
-    params_put(p, MP_P_match, (double)n * rate1);
-    snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
-    calibrate_note(p, MP_P_match, how, 8);
-
     uint64_t *s4 = b->packed[1]; /* free after the merge */
     for (uint64_t j = 0; j < b->n[1]; j++) {
         const uint64_t v = b->sorted[1][j];
         s4[j] = ((v >> b->rid_bits) + 3) / 4 << b->rid_bits | (v & mask);
     }
-    b->mrn = b->n[0] / 4, b->ms = s4;
-    const double rate4 = calibrate_time(ctx, o, reps, 1.0, match_body, b);
+    b->s4 = s4;
+    double rate[2]; /* s^-1 */
+    calibrate_time_pair(ctx, o, reps, match_body_1to1, match_body_1to4, b, rate);
+    const double rate1 = rate[0], rate4 = rate[1];
+    const uint64_t r4 = b->n[0] / 4; /* match_body_1to4's R (every rank, also those that did not run it) */
+    params_put(p, MP_P_match, (double)n * rate1);
+    snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
+    calibrate_note(p, MP_P_match, how, 8);
     const double t1 = 1 / rate1, t4 = 1 / rate4, per = t1 / (double)n; /* per = mean time per tuple */
-    double a = (t1 - t4) / (double)(b->n[0] - b->mrn);                 /* per R tuple */
+    double a = (t1 - t4) / (double)(b->n[0] - r4);                 /* per R tuple */
     if (a < 0.01 * per) a = 0.01 * per;                                 /* noise: keep both positive */
-    double c = (t4 - a * (double)b->mrn) / (double)b->n[1];             /* per S tuple */
+    double c = (t4 - a * (double)r4) / (double)b->n[1];             /* per S tuple */
     if (c < 0.05 * per) c = 0.05 * per;
     params_put(p, MP_P_match_r, 1 / a);
     params_put(p, MP_P_match_s, 1 / c);
     snprintf(how, sizeof how, "smj_match at 1:1 (%llu + %llu tuples) and 1:4 (%llu + %llu) per rank: t = |R|/P_r + |S|/P_s",
-             (unsigned long long)b->n[0], (unsigned long long)b->n[1], (unsigned long long)b->mrn, (unsigned long long)b->n[1]);
+             (unsigned long long)b->n[0], (unsigned long long)b->n[1], (unsigned long long)r4, (unsigned long long)b->n[1]);
     calibrate_note(p, MP_P_match_r, how, 0);
     calibrate_note(p, MP_P_match_s, how, 8);
 }
