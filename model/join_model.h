@@ -74,15 +74,16 @@ typedef struct {
  * thesis' form, e.g. Table 4.2, is the special case):
  *  - the pass that crosses the network also puts to the other ranks of its own host:
  *    bytes_per_rank * (ranks_per_host - 1) / ranks of its tuples at bw_put_intra per rank (the
- *    sort-merge join's sort phase at bw_put_sort where calibrated: its puts go to targets busy
- *    sorting, which MPICH 4.0 progresses only inside their MPI calls);
+ *    radix network pass at bw_put_net, the sort-merge sort phase at bw_put_sort where calibrated:
+ *    their puts go to targets busy partitioning or sorting, which MPICH 4.0 progresses only inside
+ *    their MPI calls);
  *  - ranks beyond a machine's cores share them: every phase stretches by ranks_on_cores / cores_per_host. */
 /* The rate P_x (MP_x) for a join with s->ranks_on_cores ranks of a machine running: P_x was measured
  * with all of the calibration's ranks_per_host (the file's) running, P_x_alone (when given) with one;
  * between them the time per tuple is interpolated linearly in the ranks sharing the host; at or
  * above the calibration's ranks per host, or without P_x_alone, P_x itself. */
 double model_rate(const model_params *p, int i, const join_shape *s);
-/* bw: the bandwidth parameter (MP_bw_put_intra, MP_bw_put_sort; an unset one falls back to bw_put_intra). */
+/* bw: the bandwidth parameter (MP_bw_put_net, MP_bw_put_sort; an unset one falls back to bw_put_intra). */
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes, int bw);
 double model_oversubscription(const model_params *p, const join_shape *s);
 /* s->ranks_on_cores, or ranks_per_host where it is not given. */

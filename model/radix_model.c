@@ -23,7 +23,7 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
     /* eq. 3.8, split into its network pass (eq. 3.3-3.6) and its d-1 local passes (eq. 3.7) */
     o->rate_network_pass =
         model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
-    o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple, MP_bw_put_intra);
+    o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple, MP_bw_put_net);
     o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_local, s));
     /* eq. 3.9 + 3.10: one row in Table 4.2 ("Build-Probe") */
     o->build_probe = model_T_build(s->r_tuples, s->ranks, model_rate(p, MP_P_build, s)) +

@@ -7,8 +7,8 @@
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
  *  - net_overlap (only across hosts): how much of that transfer hides behind computation (put_overlap).
- *  - bw_put_sort: the sort phase's pattern on the host, one run's put after each run's worth of
- *    in-cache work at every rank (put_busy).
+ *  - bw_put_sort, bw_put_net: the sort phase's and the radix network pass's patterns on the host,
+ *    one put after each put's worth of in-cache work at every rank (put_busy).
  *  - bw_put_<bytes>, bw_put_host_<bytes>: the curve of thesis Fig. 3.7 (put_curve).
  *  - t_win_alloc_per_byte: the joins' window flavour (--window) at 1 MiB and at the joins' own
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
@@ -137,43 +137,57 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
     calibrate_note(p, MP_net_overlap, how, 0);
 }
 
-/* bw_put_sort: what the sort phase's puts add to its work. Every rank of the host alternates one
- * run's worth of in-cache work (sort_run_length / P_sort_run, as long as sorting a run takes) with
- * the put of a run (sort_run_length x 8 B, the packed tuples) to the next rank, completed as the
- * joins' --flush auto does; the same work alone; per rank bytes / (both - work). The transfer rate
- * with both ends in MPI calls (bw_put_intra) is not what a sort phase gets where the target
- * progresses RMA only inside its own MPI calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples, spent
- * 0.29 s completing its puts for 128 MiB (0.45 GB/s) against 5-7 GB/s in the put curve. */
-static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p)
+/* What a pass's puts add to its work on the host, where the targets compute too: every rank
+ * alternates t_work seconds of in-cache work with one put of msg bytes to the next rank, completed
+ * as the joins' --flush auto does; the same work alone; per rank bytes / (both - work), into param.
+ * The transfer rate with both ends in MPI calls (bw_put_intra) is not what a pass gets where the
+ * target progresses RMA only inside its own MPI calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples,
+ * spent 0.29 s completing its sort phase's puts of 128 MiB (0.45 GB/s) against 5-7 GB/s in the put
+ * curve. Two patterns: the sort phase's (bw_put_sort: a run's put, 1 MiB, per run sorted) and the
+ * radix network pass's (bw_put_net: a send buffer's put, 64 KiB, per buffer's worth of partitioning,
+ * ranks_per_host / (ranks_per_host - 1) of it since the rest stays on the rank). */
+static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p, int param,
+                     int64_t msg, double t_work, const char *work_name)
 {
-    if (!p->set[MP_P_sort_run] || !p->set[MP_sort_run_length]) return;
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
-    int64_t msg = (int64_t)params_get(p, MP_sort_run_length) * 8;
     if (msg > sizes[PUT_CURVE_N - 1]) msg = sizes[PUT_CURVE_N - 1]; /* the put source's size */
     if (msg > (int64_t)pt->w.bytes / 4) msg = (int64_t)pt->w.bytes / 4;
-    const int64_t runs = o->put_bytes / msg < 8 ? 8 : o->put_bytes / msg > 32 ? 32 : o->put_bytes / msg;
-    const double t_run = params_get(p, MP_sort_run_length) / params_get(p, MP_P_sort_run);
-    int units = (int)(t_run / work_unit() + 0.5);
+    const int64_t puts = o->put_bytes / msg < 8 ? 8 : o->put_bytes / msg > 256 ? 256 : o->put_bytes / msg;
+    int units = (int)(t_work / work_unit() + 0.5);
     if (units < 1) units = 1;
     const int nrep = (int)o->repeats;
     double tc[100], tb[100];
-    put_stream_work(ctx, pt, peer, runs * msg / 4 > msg ? runs * msg / 4 : msg, (int)msg, units); /* warm-up */
+    put_stream_work(ctx, pt, peer, puts * msg / 4 > msg ? puts * msg / 4 : msg, (int)msg, units); /* warm-up */
     for (int r = 0; r < nrep; r++) {
-        tc[r] = put_stream_work(ctx, pt, -1, runs * msg, (int)msg, units);
-        tb[r] = put_stream_work(ctx, pt, peer, runs * msg, (int)msg, units);
+        tc[r] = put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units);
+        tb[r] = put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
     }
     const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
     const double added = t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
-    const double sum = calibrate_allreduce(ctx, peer >= 0 ? (double)(runs * msg) / added : 0, MPI_SUM) * ctx->size;
+    const double sum = calibrate_allreduce(ctx, peer >= 0 ? (double)(puts * msg) / added : 0, MPI_SUM) * ctx->size;
     if (have <= 0) return;
-    params_put(p, MP_bw_put_sort, sum / have);
+    params_put(p, param, sum / have);
     char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "%lld x (%.2f ms of in-cache work, a run's sort + a put of %lld B; %s), every rank to the next "
-             "rank on its host; bytes / (both - work); rank 0: work %.2f ms, both %.2f ms", (long long)runs, t_run * 1e3,
-             (long long)msg, put_calls(pt), t_c * 1e3, t_b * 1e3);
-    calibrate_note(p, MP_bw_put_sort, how, 0);
+    snprintf(how, sizeof how, "%lld x (%.3f ms of in-cache work, %s + a put of %lld B; %s), every rank to the next "
+             "rank on its host; bytes / (both - work); rank 0: work %.2f ms, both %.2f ms", (long long)puts, t_work * 1e3,
+             work_name, (long long)msg, put_calls(pt), t_c * 1e3, t_b * 1e3);
+    calibrate_note(p, param, how, 0);
+}
+
+/* bw_put_sort and bw_put_net (put_busy), from the rates calibrate_compute measured. */
+static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p)
+{
+    if (p->set[MP_P_sort_run] && p->set[MP_sort_run_length]) {
+        const double run = params_get(p, MP_sort_run_length);
+        put_busy(ctx, o, pt, peer, p, MP_bw_put_sort, (int64_t)run * 8, run / params_get(p, MP_P_sort_run), "a run's sort");
+    }
+    if (p->set[MP_P_partition]) { /* the same on every rank: the calls are collective */
+        const double rph = ctx->ranks_per_host > 1 ? ctx->ranks_per_host : 2;
+        const double tuples = (double)PUT_CHUNK / 8 * rph / (rph - 1); /* 8-byte packed tuples */
+        put_busy(ctx, o, pt, peer, p, MP_bw_put_net, PUT_CHUNK, tuples / params_get(p, MP_P_partition), "a buffer's partitioning");
+    }
 }
 
 /* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
@@ -318,7 +332,7 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
     if (have > 0) params_put(p, MP_bw_put_intra, mean / have);
     if (have > 0) put_bw_spread(ctx, p, MP_bw_put_intra, rates, nrep, ctx->comm, have);
-    if (have > 0) put_busy(ctx, o, &pt, intra_peer, p);
+    if (have > 0) put_busy_both(ctx, o, &pt, intra_peer, p);
     char how[CALIBRATE_HOW];
     snprintf(how, sizeof how, "puts of %d B (%s) into a window of flavour %s, %lld B per rank, every rank to the next rank on its host",
              PUT_CHUNK, put_calls(&pt), win_flavor_names[o->window], (long long)o->put_bytes);
