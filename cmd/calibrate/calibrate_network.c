@@ -332,11 +332,13 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     double mean = calibrate_allreduce(ctx, bw_intra, MPI_SUM) * ctx->size;
     if (have > 0) params_put(p, MP_bw_put_intra, mean / have);
     if (have > 0) put_bw_spread(ctx, p, MP_bw_put_intra, rates, nrep, ctx->comm, have);
-    if (have > 0) put_busy_both(ctx, o, &pt, intra_peer, p);
     char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "puts of %d B (%s) into a window of flavour %s, %lld B per rank, every rank to the next rank on its host",
-             PUT_CHUNK, put_calls(&pt), win_flavor_names[o->window], (long long)o->put_bytes);
-    calibrate_note(p, MP_bw_put_intra, how, 1);
+    if (have > 0) {
+        snprintf(how, sizeof how, "puts of %d B (%s) into a window of flavour %s, %lld B per rank, every rank to the next rank on its host",
+                 PUT_CHUNK, put_calls(&pt), win_flavor_names[o->window], (long long)o->put_bytes);
+        calibrate_note(p, MP_bw_put_intra, how, 1);
+        put_busy_both(ctx, o, &pt, intra_peer, p);
+    }
 
     /* between hosts, all ranks of every host sending at once (eq. 3.2) */
     if (ctx->hosts > 1) {

@@ -74,49 +74,42 @@ uint64_t calibrate_mix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* Times `body(arg)` reps times after o->warmup untimed runs, all ranks starting together; the
- * mean over ranks of n / (this rank's median). With o->alone only each host's first rank runs. */
-double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg)
-{
-    double t[REPS_MAX];
-    if (reps > REPS_MAX) reps = REPS_MAX;
-    const bool run = runs_body(ctx, o);
-    if (o->alone) { /* the others sleep through all the rounds: no barrier, no wake-up between them */
-        sleepy_barrier(ctx);
-        for (int k = -o->warmup; k < reps && run; k++) {
-            double t0 = MPI_Wtime();
-            body(arg);
-            if (k >= 0) t[k] = MPI_Wtime() - t0;
-        }
-        sleepy_barrier(ctx);
-        return alone_rate_of(ctx, t, reps, n);
-    }
-    for (int k = -o->warmup; k < reps; k++) {
-        MPI_Barrier(ctx->comm);
-        double t0 = MPI_Wtime();
-        body(arg);
-        if (k >= 0) t[k] = MPI_Wtime() - t0;
-    }
-    return calibrate_rate_of(ctx, t, reps, n);
-}
-
-void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
-                         void (*body_b)(void *), void *arg, double rate[2])
+/* Times nb bodies alternately (body[0], body[1], ..., body[0], ...) reps times after o->warmup
+ * untimed rounds, all ranks starting each together; rate[i] = the mean over ranks of n[i] / (this
+ * rank's median of body[i]). With o->alone only each host's first rank runs, and the others sleep
+ * through all the rounds: no barrier, no wake-up between them. */
+static void time_bodies(const bench_ctx *ctx, const calibrate_opts *o, int reps, int nb, void (*const *body)(void *),
+                        void *arg, const double *n, double *rate)
 {
     double t[2][REPS_MAX];
-    void (*const body[2])(void *) = {body_a, body_b};
     if (reps > REPS_MAX) reps = REPS_MAX;
     const bool run = runs_body(ctx, o);
     if (o->alone) sleepy_barrier(ctx);
     for (int k = -o->warmup; k < reps && run; k++)
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < nb; i++) {
             if (!o->alone) MPI_Barrier(ctx->comm);
             double t0 = MPI_Wtime();
             body[i](arg);
             if (k >= 0) t[i][k] = MPI_Wtime() - t0;
         }
     if (o->alone) sleepy_barrier(ctx);
-    for (int i = 0; i < 2; i++) rate[i] = o->alone ? alone_rate_of(ctx, t[i], reps, 1.0) : calibrate_rate_of(ctx, t[i], reps, 1.0);
+    for (int i = 0; i < nb; i++)
+        rate[i] = o->alone ? alone_rate_of(ctx, t[i], reps, n[i]) : calibrate_rate_of(ctx, t[i], reps, n[i]);
+}
+
+double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg)
+{
+    double rate;
+    time_bodies(ctx, o, reps, 1, &body, arg, &n, &rate);
+    return rate;
+}
+
+void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
+                         void (*body_b)(void *), void *arg, double rate[2])
+{
+    void (*const body[2])(void *) = {body_a, body_b};
+    const double one[2] = {1.0, 1.0};
+    time_bodies(ctx, o, reps, 2, body, arg, one, rate);
 }
 
 typedef struct {
