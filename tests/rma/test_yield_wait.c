@@ -7,13 +7,15 @@
  * - rmb_wait on a put's request (MPI_Rput through rma_put_start/rma_put_complete, request mode):
  *   after the end of the epoch the target holds the words;
  * - rma_allreduce_u64_pieces / rma_scan_u64_pieces (MPI_Iallreduce / MPI_Iscan and rmb_wait when
- *   on) in pieces of 3 of 10 words: the sums and prefix sums every rank can compute;
+ *   on) in pieces of 3 of 10 words: the sums and prefix sums every rank can compute; and
+ *   rmb_reduce_scatter_block / rmb_alltoall: each rank's block sums and the blocks addressed to it;
  * - auto resolves to request where ranks outnumber cores or the library is MPICH < 4.1, else window;
  *   given modes stay; rma_put_start refuses an unresolved auto.
  * Prints verification: PASS|FAIL. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -107,6 +109,26 @@ static int check_reductions(const bench_ctx *ctx)
             e = 1;
         }
     }
+    /* rmb_reduce_scatter_block: rank t gets the sums of block t; rmb_alltoall: rank t gets block t of every rank */
+    const int P = ctx->size, me = ctx->rank;
+    uint64_t *blocks = malloc(2 * (size_t)P * sizeof *blocks), *got = malloc(2 * (size_t)P * sizeof *got), mine[2];
+    if (!blocks || !got) return 1;
+    for (int t = 0; t < P; t++) blocks[2 * t] = (uint64_t)me * 100 + (uint64_t)t, blocks[2 * t + 1] = 7;
+    e |= rmb_reduce_scatter_block(blocks, mine, 2, MPI_UINT64_T, MPI_SUM, ctx->comm) != MPI_SUCCESS;
+    e |= rmb_alltoall(blocks, 2, MPI_UINT64_T, got, 2, MPI_UINT64_T, ctx->comm) != MPI_SUCCESS;
+    const uint64_t ranks_sum = (uint64_t)P * (uint64_t)(P - 1) / 2;
+    if (!e && (mine[0] != 100 * ranks_sum + (uint64_t)P * (uint64_t)me || mine[1] != 7 * (uint64_t)P)) {
+        printf("rank %d: reduce_scatter_block gave %llu, %llu\n", me, (unsigned long long)mine[0], (unsigned long long)mine[1]);
+        e = 1;
+    }
+    for (int q = 0; q < P && !e; q++)
+        if (got[2 * q] != (uint64_t)q * 100 + (uint64_t)me || got[2 * q + 1] != 7) {
+            printf("rank %d: alltoall block from rank %d is %llu, %llu\n", me, q, (unsigned long long)got[2 * q],
+                   (unsigned long long)got[2 * q + 1]);
+            e = 1;
+        }
+    free(blocks);
+    free(got);
     return e;
 }
 
