@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     uint64_t m, c;
     t0 = now();
     const uint64_t rid_base[2] = {0, 0}; /* a self-join: both sides are the same offsets */
-    smj_match(sorted, n, sorted, n, 25, 0, rid_base, &m, &c);
+    smj_match(sorted, n, sorted, n, 25, 0, rid_base, simd, &m, &c);
     double t_match = now() - t0;
     printf("smj-sortbench: %zu tuples, run %zu, %s, fan-in %d\n", n, run, smj_simd_name(simd), fanin);
     printf("sort  %.4f s  %7.1f M tuples/s  (%zu runs; wall %.4f s)\n", t_sort, n / t_sort / 1e6, runs, w_sort);

@@ -111,7 +111,7 @@ static void match_body(void *a)
 {
     smj_bench *b = a;
     const uint64_t base[2] = {0, 0};
-    smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, &b->matches, &b->checksum);
+    smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, b->simd, &b->matches, &b->checksum);
 }
 
 /* the two shapes of measure_match */

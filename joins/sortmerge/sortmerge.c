@@ -205,7 +205,7 @@ static void run(const join_input *in, join_output *out)
     f0 = rmb_minflt();
     if (pl.words == 1)
         smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.key_base, pl.rid_base,
-                  &out->matches, &out->checksum);
+                  simd, &out->matches, &out->checksum);
     else
         smj_wide_match((const tuple_t *)(void *)sorted[REL_R], pl.window[REL_R], (const tuple_t *)(void *)sorted[REL_S],
                        pl.window[REL_S], &out->matches, &out->checksum);

@@ -171,35 +171,53 @@ static void test_merge_passes(void)
     free(ref);
 }
 
-/* Duplicates on both sides, keys only in R, keys only in S, vs nested loops. */
+/* Duplicates on both sides, keys only in R, keys only in S, vs nested loops, on every kernel set:
+ * N:M keys; unique R keys (a primary key) spread out, dense with 1-8 S tuples each (the generator's
+ * joins), with a few R keys doubled, and with S groups longer than a vector block. */
+enum { MATCH_NM, MATCH_UNIQUE, MATCH_DENSE, MATCH_FEW_DUPS, MATCH_LONG_GROUPS, MATCH_PATTERNS };
+
 static void test_match(void)
 {
-    const int rid_bits = 20;
     const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
-    for (int trial = 0; trial < 30; trial++) {
+    for (int trial = 0; trial < 400; trial++) {
+        const int rid_bits = trial % 4 == 3 ? 33 : 20, pattern = trial % MATCH_PATTERNS;
         /* packed keys are offsets from their range's lowest key */
         const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
-        /* a handful of R tuples; R keys with duplicates (N:M), and unique R keys (a primary key) */
-        const int unique = trial % 3 == 2;
-        size_t rn = trial < 5 ? (size_t)trial : rnd() % 500, sn = rnd() % 2000;
+        size_t rn = trial < 40 ? (size_t)trial / 2 : rnd() % 600, sn = trial < 40 ? (size_t)trial : rnd() % 2400;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
-        uint64_t keys = unique ? 2 * rn + 1 : 1 + rnd() % 300;
-        for (size_t i = 0; i < rn; i++) r[i] = smj_pack(unique ? 1 + 2 * i : 1 + rnd() % keys, i, rid_bits);
-        for (size_t i = 0; i < sn; i++) s[i] = smj_pack(1 + rnd() % (keys * 2), i, rid_bits);
+        uint64_t keys = 1 + rnd() % 300; /* MATCH_NM */
+        for (size_t i = 0; i < rn; i++) {
+            uint64_t k = 1 + rnd() % keys;
+            if (pattern == MATCH_UNIQUE) k = 1 + 2 * i;
+            if (pattern == MATCH_DENSE || pattern == MATCH_LONG_GROUPS) k = 1 + i;
+            if (pattern == MATCH_FEW_DUPS) k = 1 + i - (i > 0 && rnd() % 40 == 0); /* now and then the last key again */
+            r[i] = smj_pack(k, i, rid_bits);
+        }
+        for (size_t i = 0; i < sn; i++) {
+            uint64_t span = pattern == MATCH_NM ? keys * 2 : pattern == MATCH_UNIQUE ? 2 * rn + 2 : rn + 2;
+            uint64_t k = 1 + rnd() % span;
+            if (pattern == MATCH_LONG_GROUPS) k = 1 + rnd() % (rn / 12 + 1) * 12; /* ~12 x sn / rn per key */
+            s[i] = smj_pack(k, i, rid_bits);
+        }
+        const uint64_t mask = (UINT64_C(1) << rid_bits) - 1;
         uint64_t m_ref = 0, c_ref = 0;
         for (size_t i = 0; i < rn; i++)
             for (size_t j = 0; j < sn; j++)
                 if (r[i] >> rid_bits == s[j] >> rid_bits) {
                     m_ref++;
-                    c_ref += match_term(rid_base[0] + (r[i] & ((1u << rid_bits) - 1)),
-                                        rid_base[1] + (s[j] & ((1u << rid_bits) - 1)), key_base + (r[i] >> rid_bits));
+                    c_ref += match_term(rid_base[0] + (r[i] & mask), rid_base[1] + (s[j] & mask), key_base + (r[i] >> rid_bits));
                 }
         qsort(r, rn, 8, cmp_u64);
         qsort(s, sn, 8, cmp_u64);
-        uint64_t m, c;
-        smj_match(r, rn, s, sn, rid_bits, key_base, rid_base, &m, &c);
-        CHECK_EQ_U64(m, m_ref);
-        CHECK_EQ_U64(c, c_ref);
+        for (int si = 0; si < nsimd; si++) {
+            uint64_t m, c;
+            smj_match(r, rn, s, sn, rid_bits, key_base, rid_base, simd_paths[si], &m, &c);
+            if (m != m_ref || c != c_ref)
+                fprintf(stderr, "match %s trial %d (pattern %d, %zu x %zu) wrong\n", smj_simd_name(simd_paths[si]), trial,
+                        pattern, rn, sn);
+            CHECK_EQ_U64(m, m_ref);
+            CHECK_EQ_U64(c, c_ref);
+        }
         free(r);
         free(s);
     }
