@@ -1,5 +1,6 @@
 /* smj-sortbench: the sort-merge join's kernels timed alone on one core, MPI-free: the sort phase's
- * in-cache run sort (without the network), the merge phase's passes, the matching scan.
+ * in-cache run sort (without the network), the merge phase's passes, the matching scan (a self-join
+ * of the sorted tuples, and the joins' 1:1 and 1:4 shapes with a primary key).
  *   smj-sortbench [tuples (default 16M)] [run size (0 = fit L2)] [simd: auto|avx512|avx2|scalar] [fan-in (16)]
  * Times are CPU seconds of this process (the sort also in wall seconds). The sort line is the reference for the join's sort phase (same tuples per rank, same run size). */
 #include <stdio.h>
@@ -86,10 +87,30 @@ int main(int argc, char **argv)
     const uint64_t rid_base[2] = {0, 0}; /* a self-join: both sides are the same offsets */
     smj_match(sorted, n, sorted, n, 25, 0, rid_base, simd, &m, &c);
     double t_match = now() - t0;
+    /* the join's shapes: a primary key R (keys 1..|R| in order) and S with exactly q tuples per R
+     * key, sorted (1:1 and 1:4, |R| + |S| = n), in the buffer the merge no longer needs */
+    uint64_t *pk = sorted == dst ? out : dst;
+    double t_pk[2];
+    uint64_t m_pk[2];
+    for (int shape = 0; shape < 2; shape++) {
+        const size_t q = shape ? 4 : 1, rn = n / (q + 1), sn = rn * q;
+        for (size_t i = 0; i < rn; i++) pk[i] = (uint64_t)(i + 1) << 25 | (i & ((1u << 25) - 1));
+        for (size_t j = 0; j < sn; j++) pk[rn + j] = (uint64_t)(j / q + 1) << 25 | (j & ((1u << 25) - 1));
+        t0 = now();
+        smj_match(pk, rn, pk + rn, sn, 25, 0, rid_base, simd, &m_pk[shape], &c);
+        t_pk[shape] = now() - t0;
+        if (m_pk[shape] != sn) {
+            fprintf(stderr, "smj-sortbench: the 1:%zu match found %llu pairs, not %zu\n", q, (unsigned long long)m_pk[shape], sn);
+            return 1;
+        }
+    }
     printf("smj-sortbench: %zu tuples, run %zu, %s, fan-in %d\n", n, run, smj_simd_name(simd), fanin);
     printf("sort  %.4f s  %7.1f M tuples/s  (%zu runs; wall %.4f s)\n", t_sort, n / t_sort / 1e6, runs, w_sort);
     printf("merge %.4f s  %7.1f M tuples/s  (%d passes)\n", t_merge, n / t_merge / 1e6, passes);
     printf("match %.4f s  %7.1f M tuples/s  (self-join, %llu matches)\n", t_match, 2 * n / t_match / 1e6,
            (unsigned long long)m);
+    for (int shape = 0; shape < 2; shape++)
+        printf("match %.4f s  %7.1f M tuples/s  (1:%d, a primary key R: %llu matches)\n", t_pk[shape], n / t_pk[shape] / 1e6,
+               shape ? 4 : 1, (unsigned long long)m_pk[shape]);
     return 0;
 }

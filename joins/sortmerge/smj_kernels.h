@@ -55,7 +55,7 @@ uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *s
 /* Matching scan over two packed, sorted relations of one range: counts pairs with equal keys (any
  * N:M) and sums match_term(r_rid, s_rid, key) over them; key_base: the range's lowest key (packed
  * keys are offsets from it); rid_base[0], rid_base[1]: the first record id of R and of S (packed
- * rids are offsets from them). simd: the kernel set (AVX-512 has a vector scan, the others scalar). */
+ * rids are offsets from them). simd: the kernel set (AVX-512, and AVX2 up to 1:2, scan in blocks; match.c). */
 void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t key_base,
                const uint64_t rid_base[2], int simd, uint64_t *matches, uint64_t *checksum);
 

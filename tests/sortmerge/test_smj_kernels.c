@@ -172,9 +172,10 @@ static void test_merge_passes(void)
 }
 
 /* Duplicates on both sides, keys only in R, keys only in S, vs nested loops, on every kernel set:
- * N:M keys; unique R keys (a primary key) spread out, dense with 1-8 S tuples each (the generator's
- * joins), with a few R keys doubled, and with S groups longer than a vector block. */
-enum { MATCH_NM, MATCH_UNIQUE, MATCH_DENSE, MATCH_FEW_DUPS, MATCH_LONG_GROUPS, MATCH_PATTERNS };
+ * N:M keys; unique R keys (a primary key) spread out, dense with S keys at random, with exactly q S
+ * tuples each (q = 1..9: the generator's 1:q joins, groups aligned to the vector blocks or not),
+ * with a few R keys doubled, and with S groups longer than a vector block. */
+enum { MATCH_NM, MATCH_UNIQUE, MATCH_DENSE, MATCH_EXACT, MATCH_FEW_DUPS, MATCH_LONG_GROUPS, MATCH_PATTERNS };
 
 static void test_match(void)
 {
@@ -189,14 +190,18 @@ static void test_match(void)
         for (size_t i = 0; i < rn; i++) {
             uint64_t k = 1 + rnd() % keys;
             if (pattern == MATCH_UNIQUE) k = 1 + 2 * i;
-            if (pattern == MATCH_DENSE || pattern == MATCH_LONG_GROUPS) k = 1 + i;
+            if (pattern == MATCH_DENSE || pattern == MATCH_EXACT || pattern == MATCH_LONG_GROUPS) k = 1 + i;
             if (pattern == MATCH_FEW_DUPS) k = 1 + i - (i > 0 && rnd() % 40 == 0); /* now and then the last key again */
             r[i] = smj_pack(k, i, rid_bits);
         }
+        const uint64_t q = 1 + (uint64_t)trial / MATCH_PATTERNS % 9; /* MATCH_EXACT: S tuples per R key */
+        if (pattern == MATCH_EXACT) sn = rn * q;
+        s = realloc(s, (sn + 1) * 8);
         for (size_t i = 0; i < sn; i++) {
             uint64_t span = pattern == MATCH_NM ? keys * 2 : pattern == MATCH_UNIQUE ? 2 * rn + 2 : rn + 2;
             uint64_t k = 1 + rnd() % span;
             if (pattern == MATCH_LONG_GROUPS) k = 1 + rnd() % (rn / 12 + 1) * 12; /* ~12 x sn / rn per key */
+            if (pattern == MATCH_EXACT) k = 1 + i / q;
             s[i] = smj_pack(k, i, rid_bits);
         }
         const uint64_t mask = (UINT64_C(1) << rid_bits) - 1;
