@@ -20,6 +20,28 @@ static double clock_s(clockid_t id)
 static double now(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 static double wall(void) { return clock_s(CLOCK_MONOTONIC); }
 
+/* The matching scan on the joins' shapes: a primary key R (keys 1..|R| in order) and S with exactly
+ * q tuples per R key, sorted (1:1 and 1:4, |R| + |S| = n), in pk (n words). Returns 1 on a wrong
+ * count. */
+static int time_pk_shapes(uint64_t *pk, size_t n, int simd, double t[2], uint64_t m[2])
+{
+    const uint64_t rid_base[2] = {0, 0};
+    for (int shape = 0; shape < 2; shape++) {
+        const size_t q = shape ? 4 : 1, rn = n / (q + 1), sn = rn * q;
+        for (size_t i = 0; i < rn; i++) pk[i] = (uint64_t)(i + 1) << 25 | (i & ((1u << 25) - 1));
+        for (size_t j = 0; j < sn; j++) pk[rn + j] = (uint64_t)(j / q + 1) << 25 | (j & ((1u << 25) - 1));
+        uint64_t c;
+        double t0 = now();
+        smj_match(pk, rn, pk + rn, sn, 25, 0, rid_base, simd, &m[shape], &c);
+        t[shape] = now() - t0;
+        if (m[shape] != sn) {
+            fprintf(stderr, "smj-sortbench: the 1:%zu match found %llu pairs, not %zu\n", q, (unsigned long long)m[shape], sn);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static const char *const usage_line =
     "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx2|scalar (available)] [fan-in >= 2]\n";
 
@@ -87,23 +109,9 @@ int main(int argc, char **argv)
     const uint64_t rid_base[2] = {0, 0}; /* a self-join: both sides are the same offsets */
     smj_match(sorted, n, sorted, n, 25, 0, rid_base, simd, &m, &c);
     double t_match = now() - t0;
-    /* the join's shapes: a primary key R (keys 1..|R| in order) and S with exactly q tuples per R
-     * key, sorted (1:1 and 1:4, |R| + |S| = n), in the buffer the merge no longer needs */
-    uint64_t *pk = sorted == dst ? out : dst;
     double t_pk[2];
     uint64_t m_pk[2];
-    for (int shape = 0; shape < 2; shape++) {
-        const size_t q = shape ? 4 : 1, rn = n / (q + 1), sn = rn * q;
-        for (size_t i = 0; i < rn; i++) pk[i] = (uint64_t)(i + 1) << 25 | (i & ((1u << 25) - 1));
-        for (size_t j = 0; j < sn; j++) pk[rn + j] = (uint64_t)(j / q + 1) << 25 | (j & ((1u << 25) - 1));
-        t0 = now();
-        smj_match(pk, rn, pk + rn, sn, 25, 0, rid_base, simd, &m_pk[shape], &c);
-        t_pk[shape] = now() - t0;
-        if (m_pk[shape] != sn) {
-            fprintf(stderr, "smj-sortbench: the 1:%zu match found %llu pairs, not %zu\n", q, (unsigned long long)m_pk[shape], sn);
-            return 1;
-        }
-    }
+    if (time_pk_shapes(sorted == dst ? out : dst, n, simd, t_pk, m_pk)) return 1;
     printf("smj-sortbench: %zu tuples, run %zu, %s, fan-in %d\n", n, run, smj_simd_name(simd), fanin);
     printf("sort  %.4f s  %7.1f M tuples/s  (%zu runs; wall %.4f s)\n", t_sort, n / t_sort / 1e6, runs, w_sort);
     printf("merge %.4f s  %7.1f M tuples/s  (%d passes)\n", t_merge, n / t_merge / 1e6, passes);
