@@ -192,6 +192,10 @@ static void leaves_fill(radix_bench *b, uint64_t n, uint64_t r_leaf, uint64_t ra
     }
 }
 
+/* the two shapes of the probe's slope (arg: radix_bench *[2], the 1:1 and the 1:4 leaves) */
+static void probe_shape_1to1(void *a) { build_probe_body(((radix_bench **)a)[0]); }
+static void probe_shape_1to4(void *a) { build_probe_body(((radix_bench **)a)[1]); }
+
 /* P_build, P_probe on leaves of the join's leaf size (the sample's memory reused) */
 static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, radix_bench *bb, double join_part,
                                 int total_bits, model_params *p)
@@ -208,24 +212,37 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     if (radix_table_reserve(&b.table, b.r_leaf)) calibrate_fail(ctx, "the hash table");
     b.build_only = 1;
     double build = calibrate_time(ctx, o, reps, (double)(b.leaves * b.r_leaf), build_probe_body, &b);
+    const uint64_t build_leaves = b.leaves;
     b.build_only = 0;
     /* The probe: the slope per S item between leaves at 1:1 and at 1:4, t = R a + S c, rather than
      * one build and probe less a separately timed build: that difference of two medians had spread
-     * 47% over rounds and came out 23-36% slower than the joins' probes. */
+     * 47% over rounds and came out 23-36% slower than the joins' probes. The two shapes, half the
+     * sample each, are timed alternately (calibrate_time_pair): timed one after the other, a slow
+     * spell of the VM on one of them had spread P_probe by 23-112% over the rounds of one
+     * calibration. */
+    radix_bench b4 = b;
+    /* items: n words, out: 2n; each shape covers n/2 items, at least one leaf: a leaf of the
+     * join's size may not fit a small sample, which then probes smaller leaves (the note says) */
+    const uint64_t probe_leaf = r_leaf < n / 10 ? r_leaf : (n / 10 ? n / 10 : 1);
+    leaves_fill(&b, n / 2, probe_leaf, 1);
+    b4.leaf_r = b.items + b.leaves * b.r_leaf;
+    b4.leaf_s = b.out + b.leaves * b.s_leaf;
+    leaves_fill(&b4, n / 2, probe_leaf, 4);
     const double r1 = (double)(b.leaves * b.r_leaf), s1 = (double)(b.leaves * b.s_leaf);
-    double t1 = 1.0 / calibrate_time(ctx, o, reps, 1.0, build_probe_body, &b); /* seconds */
-    leaves_fill(&b, n, r_leaf, 4);
-    const double r4 = (double)(b.leaves * b.r_leaf), s4 = (double)(b.leaves * b.s_leaf);
-    double t4 = 1.0 / calibrate_time(ctx, o, reps, 1.0, build_probe_body, &b);
+    const double r4 = (double)(b4.leaves * b4.r_leaf), s4 = (double)(b4.leaves * b4.s_leaf);
+    radix_bench *shapes[2] = {&b, &b4};
+    double rate[2];
+    calibrate_time_pair(ctx, o, reps, probe_shape_1to1, probe_shape_1to4, shapes, rate);
+    const double t1 = 1.0 / rate[0], t4 = 1.0 / rate[1]; /* seconds */
     double c = (r1 * t4 - r4 * t1) / (r1 * s4 - r4 * s1);
     if (c < 0.05 * t4 / s4) c = 0.05 * t4 / s4; /* noise: keep it positive */
     params_put(p, MP_P_build, build);
     params_put(p, MP_P_probe, 1 / c);
     snprintf(how, sizeof how, "radix_build_probe with one S item per leaf, %llu leaves of %llu R items (the join's leaf at %lld tuples per rank)",
-             (unsigned long long)(r1 / (double)r_leaf), (unsigned long long)r_leaf, (long long)o->tuples_per_rank);
+             (unsigned long long)build_leaves, (unsigned long long)r_leaf, (long long)o->tuples_per_rank);
     calibrate_note(p, MP_P_build, how, 8);
-    snprintf(how, sizeof how, "radix_build_probe per S item: slope between leaves of %llu R with %llu S (%.2f ms) and %llu S (%.2f ms)",
-             (unsigned long long)r_leaf, (unsigned long long)r_leaf, t1 * 1e3, (unsigned long long)(4 * r_leaf), t4 * 1e3);
+    snprintf(how, sizeof how, "radix_build_probe per S item: slope between leaves of %llu R with %llu S (%.2f ms) and %llu S (%.2f ms), timed alternately",
+             (unsigned long long)probe_leaf, (unsigned long long)probe_leaf, t1 * 1e3, (unsigned long long)(4 * probe_leaf), t4 * 1e3);
     calibrate_note(p, MP_P_probe, how, 8);
 
     bb->table = b.table;
