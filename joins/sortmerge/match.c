@@ -29,8 +29,8 @@ typedef struct {
 
 /* The checksum terms of the pairs of r[0..rn) x s[0..sn), all of key k (the range's offset).
  * match_pre is linear: the rid bases and the range's key base are in pre0, the key offset goes in
- * once per group, the R rid once per R tuple. Locals only: a sum kept in the scan's struct may
- * alias the tuples (both uint64_t), and was stored and reloaded for every pair (N:M 40% slower). */
+ * once per group, the R rid once per R tuple. Sums in locals, not in the scan's struct, which the
+ * compiler must assume may alias the tuples (both uint64_t). */
 static inline uint64_t group_terms(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, uint64_t mask,
                                    uint64_t pre_key)
 {
@@ -64,7 +64,9 @@ static inline void match_key(match_scan *x)
     x->j = je;
 }
 
-/* The branchy merge from the heads to the end of either relation (in locals, as group_terms). */
+/* The branchy merge from the heads to the end of either relation (in locals, as group_terms). Its
+ * fused group scan below matters: a separate scan for the group's end and then group_terms took a
+ * self-join of 8M random keys (smj-sortbench) 0.10 s against 0.075. */
 static void match_scalar(match_scan *x)
 {
     const int b = x->rid_bits;
