@@ -71,6 +71,19 @@ static void require(model_params *p, const int *which)
 
 static const char *const algo_names[] = {"radix", "sortmerge", NULL};
 
+/* The join as the parameter file describes it: its local passes, its tuples' window bytes. */
+static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, int64_t tpr, int64_t ratio)
+{
+    join_shape s = {.ranks = (double)ranks, .ranks_per_host = (double)rph,
+                    .r_tuples = (double)tpr * (double)ranks, .s_tuples = (double)tpr * (double)ranks * (double)ratio};
+    s.radix_local_passes = p->set[MP_radix_local_passes] ? (int)params_get(p, MP_radix_local_passes) : 1;
+    /* a calibrated file (P_count_local set) describes rmabench's passes: the histogram phase counts
+     * the first, the others count for themselves (at thesis scale the first does too: not modelled) */
+    s.radix_local_counted = p->set[MP_P_count_local] && s.radix_local_passes > 1 ? s.radix_local_passes - 1 : 0;
+    s.window_bytes_per_tuple = p->set[MP_wire_tuple_bytes] ? params_get(p, MP_wire_tuple_bytes) : 16;
+    return s;
+}
+
 static int cmd_join(int argc, char **argv)
 {
     const char *path = NULL;
@@ -96,10 +109,7 @@ static int cmd_join(int argc, char **argv)
     bool multi = ranks / rph > 1;
     require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
 
-    join_shape s = {.ranks = (double)ranks, .ranks_per_host = (double)rph,
-                    .r_tuples = (double)tpr * (double)ranks, .s_tuples = (double)tpr * (double)ranks * (double)ratio};
-    s.radix_local_passes = p.set[MP_radix_local_passes] ? (int)params_get(&p, MP_radix_local_passes) : 1;
-    s.window_bytes_per_tuple = p.set[MP_wire_tuple_bytes] ? params_get(&p, MP_wire_tuple_bytes) : 16;
+    join_shape s = shape_of(&p, ranks, rph, tpr, ratio);
     join_prediction m;
     if (algo == 0) model_radix_join(&p, &s, &m);
     else model_sortmerge_join(&p, &s, &m);

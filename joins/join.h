@@ -123,6 +123,7 @@ typedef struct {
     /* Parameters as the algorithm resolved them ("auto" made explicit) for the report and the CSV
      * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
+    int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase) */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
     uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
@@ -141,6 +142,7 @@ typedef struct {
     uint64_t r_total, s_total; /* global |R|, |S| */
     int tuple_bytes;           /* 8 packed or 16: the format that ran (join_output.tuple_bytes) */
     int passes;                /* radix: local passes; sort-merge: merge passes (join_output.passes) */
+    int counted;               /* radix: local passes that read their items once more to count them */
 } join_bytes_shape;
 
 /* A join algorithm. The command calls, on every rank of ctx->comm:

@@ -51,6 +51,8 @@ typedef struct {
                                      * more where hosts are namespaces of one machine (0: ranks_per_host) */
     double r_tuples, s_tuples;      /* |R|, |S| over all ranks */
     int radix_local_passes;         /* d - 1 of eq. 3.8 */
+    int radix_local_counted;        /* of those, passes that count their items first (at P_count_local);
+                                     * 0: the thesis' eq. 3.7, its P_partition_local covering the count */
     double window_bytes_per_tuple;  /* bytes a received tuple takes in the window */
 } join_shape;
 

@@ -41,7 +41,8 @@ enum { PUT_CURVE_N = 8 };
     /* join compute rates, per rank (thesis: per thread) */                                                      \
     X(P_scan, "Mtuples/s", 1e6, PB_POSITIVE, "histogram scan rate (eq. 3.1)")                                                 \
     X(P_partition, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate of the network pass, partition_bits fan-out (eq. 3.3-3.6)") \
-    X(P_partition_local, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate of a local pass, partition_local_bits fan-out (eq. 3.7)") \
+    X(P_partition_local, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate of a local pass whose counts are known (the scatter), partition_local_bits fan-out (eq. 3.7; the thesis' rate includes the count)") \
+    X(P_count_local, "Mtuples/s", 1e6, PB_POSITIVE, "counting a local pass's 8-byte items (its histogram), where the pass counts them itself: beside eq. 3.7 (unset: P_scan)") \
     X(P_build, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache hash table build rate (eq. 3.9)")                                     \
     X(P_probe, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache hash table probe rate (eq. 3.10)")                                    \
     X(P_partition_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge range partitioning rate (eq. 3.7 for the sort-merge join)") \
@@ -56,7 +57,7 @@ enum { PUT_CURVE_N = 8 };
     /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
     ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
     ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
-    ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_count_range)                                             \
+    ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_count_range) ALONE(X, P_count_local)                     \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (what a first run pays for the sort-merge join's packed arrays; later runs reuse them, so the models leave it out)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \

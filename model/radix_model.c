@@ -25,6 +25,11 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
         model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
     o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple, MP_bw_put_net);
     o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_local, s));
+    /* beside eq. 3.7: a pass whose counts the histogram phase did not deliver reads its items once
+     * more to count them (joins/radix/local_partition.c); without P_count_local, at eq. 3.1's scan rate */
+    if (s->radix_local_counted > 0)
+        o->local_partition += s->radix_local_counted * n /
+                              model_rate_local(s->ranks, model_rate(p, p->set[MP_P_count_local] ? MP_P_count_local : MP_P_scan, s));
     /* eq. 3.9 + 3.10: one row in Table 4.2 ("Build-Probe") */
     o->build_probe = model_T_build(s->r_tuples, s->ranks, model_rate(p, MP_P_build, s)) +
                      model_T_probe(s->s_tuples, s->ranks, model_rate(p, MP_P_probe, s));

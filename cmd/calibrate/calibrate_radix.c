@@ -2,7 +2,9 @@
  * the join: a phase that deviates from its equation must show up as a deviation). All ranks run
  * them at once, so memory bandwidth is shared as in a join. The sample: n tuples per rank of a
  * one-rank workload (joins/generate.h), and the same tuples packed into 8-byte words.
- *   P_scan              radix_histogram_tuples over R and S (16-byte tuples, the network fan-out)
+ *   P_scan              radix_histogram_tuples over R and S (16-byte tuples, the join's bins: the
+ *                       network fan-out times the first local pass's where the histogram phase
+ *                       counts that pass)
  *   P_partition         radix_scatter_pass at the network fan-out, out of cache, its bounds counted
  *                       before the timing (the network pass has them from the histogram phase, eq.
  *                       3.1; with radix_partition_pass, which counts its own, the network pass was
@@ -11,9 +13,12 @@
  *                       scatter and an 8 B -> 8 B scatter over the same tuples
  *   P_partition_incache the same 8 B pass on a block that fits half the L2 cache (how much of the
  *                       out-of-cache rate is memory; informational)
- *   P_partition_local   radix_partition_pass, 8-byte words, at the fan-out of the join's first local
+ *   P_partition_local   radix_scatter_pass, 8-byte words, at the fan-out of the join's first local
  *                       pass at --tuples-per-rank, over blocks of the size of the join's network
- *                       partitions there
+ *                       partitions there, each block's bounds counted untimed (the histogram phase
+ *                       counts the join's first pass)
+ *   P_count_local       radix_pass_bounds over the same blocks: what a pass that counts its own
+ *                       items adds (the passes after the first, or a first one over the bins' cap)
  *   P_build, P_probe    radix_build_probe over leaves of the join's leaf size (R keys dense in a leaf,
  *                       in random order; S keys uniform over them): build alone (no S), then both. */
 #include <stdio.h>
@@ -123,6 +128,7 @@ typedef struct {
     uint64_t block;       /* partition the items in blocks of this many (0: all at once) */
     uint64_t *net_bounds[2]; /* P_partition: the bounds of R and S (words 2) or of the packed items, counted untimed */
     int scatter;             /* partition_body scatters with net_bounds (the network pass) instead of whole passes */
+    uint64_t *block_bounds;  /* P_partition_local: every block's bounds, counted untimed (NULL: counted in the pass) */
     /* build/probe */
     uint64_t *leaf_r, *leaf_s, r_leaf, s_leaf, leaves;
     radix_table table;
@@ -149,10 +155,14 @@ static void partition_body(void *a)
         if (b->words == 2) radix_scatter_pass((const uint64_t *)b->s, b->s_n, 2, 0, b->bits, b->out + 2 * b->r_n, b->net_bounds[1], &b->swwc);
         return;
     }
-    for (uint64_t off = 0; off < n; off += block) {
+    for (uint64_t off = 0, k = 0; off < n; off += block, k++) {
         uint64_t len = n - off < block ? n - off : block;
-        radix_partition_pass(in + off * (uint64_t)b->words, len, b->words, shift, b->bits, b->out + off * (uint64_t)b->words,
-                             b->bounds, &b->swwc);
+        if (b->block_bounds)
+            radix_scatter_pass(in + off * (uint64_t)b->words, len, b->words, shift, b->bits,
+                               b->out + off * (uint64_t)b->words, b->block_bounds + k * ((UINT64_C(1) << b->bits) + 1), &b->swwc);
+        else
+            radix_partition_pass(in + off * (uint64_t)b->words, len, b->words, shift, b->bits,
+                                 b->out + off * (uint64_t)b->words, b->bounds, &b->swwc);
     }
     if (b->words == 2) /* S after R: the tuples are two arrays */
         for (uint64_t off = 0; off < b->s_n; off += block) {
@@ -160,6 +170,14 @@ static void partition_body(void *a)
             radix_partition_pass((const uint64_t *)b->s + 2 * off, len, 2, 0, b->bits, b->out + 2 * (b->r_n + off),
                                  b->bounds, &b->swwc);
         }
+}
+
+/* The count of every block of partition_body's (8-byte items): P_count_local */
+static void count_body(void *a)
+{
+    radix_bench *b = a;
+    for (uint64_t off = 0; off < b->n; off += b->block)
+        radix_pass_bounds(b->items + off, b->n - off < b->block ? b->n - off : b->block, 1, 32, b->bits, b->bounds);
 }
 
 static void build_probe_body(void *a)
@@ -248,6 +266,33 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     bb->table = b.table;
 }
 
+/* P_partition_local and P_count_local: the join's first local pass at --tuples-per-rank, its
+ * scatter (the bounds of every block counted untimed) and its count apart. */
+static void measure_local_pass(const bench_ctx *ctx, const calibrate_opts *o, radix_bench *b, const radix_local_plan plan,
+                               double join_part, int reps, int scan_reps, model_params *p)
+{
+    const uint64_t n = b->n;
+    char how[CALIBRATE_HOW];
+    b->bits = plan.passes ? plan.bits[0] : 1;
+    b->block = (uint64_t)(2 * join_part) > 64 ? (uint64_t)(2 * join_part) : 64; /* R and S of one partition */
+    const uint64_t nblocks = (n + b->block - 1) / b->block, stride = (UINT64_C(1) << b->bits) + 1;
+    if (!(b->block_bounds = malloc(nblocks * stride * 8))) calibrate_fail(ctx, "the local pass's bounds");
+    for (uint64_t k = 0; k < nblocks; k++)
+        radix_pass_bounds(b->items + k * b->block, n - k * b->block < b->block ? n - k * b->block : b->block, 1, 32, b->bits,
+                          b->block_bounds + k * stride);
+    params_put(p, MP_P_partition_local, calibrate_time(ctx, o, reps, (double)n, partition_body, b));
+    free(b->block_bounds);
+    b->block_bounds = NULL;
+    params_put(p, MP_P_count_local, calibrate_time(ctx, o, scan_reps, (double)n, count_body, b));
+    params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
+    params_put(p, MP_radix_local_passes, plan.passes);
+    snprintf(how, sizeof how, "radix_scatter_pass 8->8 B (bounds counted untimed), 2^%d fan-out, blocks of %llu items (a join partition at %lld tuples per rank), %llu per rank",
+             b->bits, (unsigned long long)b->block, (long long)o->tuples_per_rank, (unsigned long long)n);
+    calibrate_note(p, MP_P_partition_local, how, 16);
+    snprintf(how, sizeof how, "radix_pass_bounds 8 B, 2^%d bins, the same blocks, %llu per rank", b->bits, (unsigned long long)n);
+    calibrate_note(p, MP_P_count_local, how, 8);
+}
+
 void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
                      const tuple_t *r, const tuple_t *s, model_params *p)
 {
@@ -262,7 +307,9 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     const radix_format join_f = {.words = 1, .radix_bits = bits};
     const radix_local_plan plan = radix_plan_local(jo, (uint64_t)(join_part * 1.01), &join_f);
     const int max_bits = plan.passes && plan.bits[0] > bits ? plan.bits[0] : bits;
-    b.hist = calloc((size_t)1 << max_bits, 8);
+    /* the join's histogram phase counts its first local pass too where the bins fit (radix_plan.h) */
+    const int sub_bits = radix_plan_sub_bits(jo, o->tuples_per_rank * (uint64_t)ctx->size, bits, &join_f);
+    b.hist = calloc((size_t)1 << (bits + sub_bits > max_bits ? bits + sub_bits : max_bits), 8);
     b.bounds = malloc((((size_t)1 << max_bits) + 1) * 8);
     if (!b.items || !b.out || !b.hist || !b.bounds || radix_swwc_init(&b.swwc, max_bits))
         calibrate_fail(ctx, "the radix sample");
@@ -272,8 +319,10 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
 
     /* a scan takes a few milliseconds: more repetitions than the rest (3x, at least 9) */
     const int scan_reps = 3 * reps < 9 ? 9 : 3 * reps;
+    b.bits = bits + sub_bits;
     params_put(p, MP_P_scan, calibrate_time(ctx, o, scan_reps, (double)n, scan_body, &b));
-    snprintf(how, sizeof how, "radix_histogram_tuples, 2^%d bins, %llu tuples (16 B) per rank", bits, (unsigned long long)n);
+    b.bits = bits;
+    snprintf(how, sizeof how, "radix_histogram_tuples, 2^%d bins, %llu tuples (16 B) per rank", bits + sub_bits, (unsigned long long)n);
     calibrate_note(p, MP_P_scan, how, 16);
 
     b.net_bounds[0] = malloc((((size_t)1 << bits) + 1) * 8);
@@ -302,14 +351,7 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
              (unsigned long long)b.block, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_incache, how, 0);
 
-    b.bits = plan.passes ? plan.bits[0] : 1;
-    b.block = (uint64_t)(2 * join_part) > 64 ? (uint64_t)(2 * join_part) : 64; /* R and S of one partition */
-    params_put(p, MP_P_partition_local, calibrate_time(ctx, o, reps, (double)n, partition_body, &b));
-    params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
-    params_put(p, MP_radix_local_passes, plan.passes);
-    snprintf(how, sizeof how, "radix_partition_pass 8->8 B, 2^%d fan-out, blocks of %llu items (a join partition at %lld tuples per rank), %llu per rank",
-             b.bits, (unsigned long long)b.block, (long long)o->tuples_per_rank, (unsigned long long)n);
-    calibrate_note(p, MP_P_partition_local, how, 16);
+    measure_local_pass(ctx, o, &b, plan, join_part, reps, scan_reps, p);
 
     measure_build_probe(ctx, o, &b, join_part, plan.total_bits, p);
 

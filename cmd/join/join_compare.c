@@ -76,6 +76,9 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
                            : o->passes >= 0 ? (int)o->passes
                            : p.set[MP_radix_local_passes] ? (int)params_get(&p, MP_radix_local_passes)
                                                           : 1;
+    /* the passes that counted their items as the join resolved it (the first is counted by the
+     * histogram phase where its bins fit) */
+    s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);
     else model_sortmerge_join(&p, &s, pr);

@@ -1,6 +1,7 @@
 /* Histogram phase: local histograms of R and S over the network radix bits, the global histogram
  * (MPI_Allreduce), the partition-to-rank assignment, every partition's place in its owner's window,
- * and this rank's private write offset inside each partition (MPI_Scan). */
+ * and this rank's private write offset inside each partition (MPI_Scan); optionally the owners'
+ * counts of their first local pass (MPI_Reduce_scatter). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,47 @@ void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t npart
     free(load);
 }
 
-void radix_histogram_phase(const join_input *in, int bits, int assign, radix_layout *lay)
+/* Owners' counts of the first local pass: fine[rel][j * np + p] (this rank's tuples of partition p
+ * in sub-partition j) summed over ranks, each owner receiving its partitions' (MPI_Reduce_scatter
+ * with the owners' shares: 2^(sub_bits + 1) words per owned partition). */
+static void reduce_sub_counts(const bench_ctx *ctx, radix_layout *lay, uint64_t *fine[2], int sub_bits)
+{
+    const uint64_t np = lay->nparts, fan = UINT64_C(1) << sub_bits, per = 2 * fan, P = (uint64_t)ctx->size;
+    int *counts = calloc(P, sizeof *counts);
+    uint64_t *at = calloc(P, sizeof *at), *send = malloc(np * per * sizeof *send);
+    if (!counts || !at || !send) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the sub-partition histograms\n", ctx->rank);
+        MPI_Abort(ctx->comm, 1);
+    }
+    uint64_t owned = 0;
+    for (uint64_t p = 0; p < np; p++) {
+        counts[lay->owner[p]] += (int)per; /* np * per <= RADIX_SUB_BINS_MAX words: fits an int */
+        owned += lay->owner[p] == ctx->rank;
+    }
+    for (uint64_t o = 1; o < P; o++) at[o] = at[o - 1] + (uint64_t)counts[o - 1];
+    for (uint64_t p = 0; p < np; p++) { /* owner by owner, their partitions in order */
+#ifdef RMB_MUTANT_RADIX_SUB_ORDER /* mutation suite: packed in partition order, whoever owns them */
+        uint64_t *dst = send + p * per;
+#else
+        uint64_t *dst = send + at[lay->owner[p]];
+#endif
+        at[lay->owner[p]] += per;
+        for (int rel = 0; rel < 2; rel++)
+            for (uint64_t j = 0; j < fan; j++) dst[(uint64_t)rel * fan + j] = fine[rel][j * np + p];
+    }
+    lay->sub = malloc((owned ? owned : 1) * per * sizeof *lay->sub);
+    if (!lay->sub) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate the sub-partition counts\n", ctx->rank);
+        MPI_Abort(ctx->comm, 1);
+    }
+    MPI_CHECK(ctx->rank, MPI_Reduce_scatter(send, lay->sub, counts, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    lay->sub_bits = sub_bits;
+    free(counts);
+    free(at);
+    free(send);
+}
+
+void radix_histogram_phase(const join_input *in, int bits, int sub_bits, int assign, radix_layout *lay)
 {
     const bench_ctx *ctx = in->ctx;
     const uint64_t np = UINT64_C(1) << bits;
@@ -67,8 +108,24 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
         MPI_Abort(ctx->comm, 1);
     }
 
-    radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
-    radix_histogram_tuples(in->s, in->s_n, bits, lay->local[REL_S]);
+    /* with sub_bits, fine[rel][j * np + p] over bits + sub_bits key bits; the partitions' counts are
+     * their sums over j */
+    uint64_t *fine[2] = {NULL, NULL};
+    if (sub_bits > 0) {
+        fine[REL_R] = calloc(2 * (np << sub_bits), sizeof(uint64_t));
+        if (!fine[REL_R]) {
+            fprintf(stderr, "rmabench: rank %d: cannot allocate the sub-partition histograms\n", ctx->rank);
+            MPI_Abort(ctx->comm, 1);
+        }
+        fine[REL_S] = fine[REL_R] + (np << sub_bits);
+        radix_histogram_tuples(in->r, in->r_n, bits + sub_bits, fine[REL_R]);
+        radix_histogram_tuples(in->s, in->s_n, bits + sub_bits, fine[REL_S]);
+        for (int rel = 0; rel < 2; rel++)
+            for (uint64_t i = 0; i < (np << sub_bits); i++) lay->local[rel][i & (np - 1)] += fine[rel][i];
+    } else {
+        radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
+        radix_histogram_tuples(in->s, in->s_n, bits, lay->local[REL_S]);
+    }
 #ifdef RMB_MUTANT_RADIX_NO_EXCHANGE /* mutation suite: every rank keeps its own tuples and joins them */
     memcpy(lay->global[REL_R], lay->local[REL_R], 2 * np * sizeof(uint64_t));
     for (uint64_t p = 0; p < np; p++) lay->owner[p] = ctx->rank;
@@ -82,6 +139,7 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     lay->win_items[REL_R] = mine[2 * ctx->rank];
     lay->win_items[REL_S] = mine[2 * ctx->rank + 1];
     free(mine);
+    free(fine[REL_R]); /* the local passes count for themselves */
     return;
 #endif
     /* the scans' imbalance, apart from the histogram (the Allreduce would absorb it) */
@@ -106,11 +164,14 @@ void radix_histogram_phase(const join_input *in, int bits, int assign, radix_lay
     lay->win_items[REL_R] = fill[2 * ctx->rank];
     lay->win_items[REL_S] = fill[2 * ctx->rank + 1];
     free(fill);
+    if (sub_bits > 0) reduce_sub_counts(ctx, lay, fine, sub_bits);
+    free(fine[REL_R]);
 }
 
 void radix_layout_free(radix_layout *lay)
 {
     free(lay->local[REL_R]);
     free(lay->owner);
+    free(lay->sub);
     memset(lay, 0, sizeof *lay);
 }

@@ -47,34 +47,44 @@ void radix_swwc_free(radix_swwc *ws)
 }
 
 /* Write the full lines listed in fq/fp (fq: the staging index of a line's last item, fp: its
- * partition) to the output; the first line of a partition may begin before it (plain stores). */
-static inline __attribute__((always_inline)) void write_full_lines(const uint64_t *fq, const uint64_t *fp,
-                                                                  uint64_t nf, const int W, uint64_t m,
-                                                                  const uint64_t *lines, uint64_t *out,
-                                                                  const uint64_t *bounds)
+ * partition) to the output; the first line of a partition may begin before it (plain stores). A
+ * line that would end past its partition (bounds that undercount it) is not written: returns how
+ * many were not. */
+static inline __attribute__((always_inline)) uint64_t write_full_lines(const uint64_t *fq, const uint64_t *fp,
+                                                                      uint64_t nf, const int W, uint64_t m,
+                                                                      const uint64_t *lines, uint64_t *out,
+                                                                      const uint64_t *bounds)
 {
     const uint64_t L = 8 / (uint64_t)W;
+    uint64_t bad = 0;
     for (uint64_t k = 0; k < nf; k++) {
         const uint64_t p = fp[k], end = fq[k] + 1 - m, valid = end - bounds[p];
         const uint64_t *line = radix_swwc_line(lines, p, fq[k], L, RADIX_SWWC_RING);
-        if (valid >= L)
+        if (end > bounds[p + 1])
+            bad++;
+        else if (valid >= L)
             radix_stream_line(out + (end - L) * W, line);
         else
             memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
     }
+    return bad;
 }
 
 /* The scatter of a pass for a compile-time item width W (1 or 2 words), its bounds given; L = items per cache line.
  * Items are staged in cache lines per partition; a full line goes to the output with one
  * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a
- * partition may be partial (written with plain stores), as is the tail. */
-static inline __attribute__((always_inline)) void scatter_w(const uint64_t *in, uint64_t n, const int W, int shift,
+ * partition may be partial (written with plain stores), as is the tail. Bounds that disagree with
+ * the items (counted elsewhere: the histogram phase counts the first local pass) write nothing
+ * outside a partition's own range, and return -1: one compare per line, and one per partition at
+ * the end. */
+static inline __attribute__((always_inline)) int scatter_w(const uint64_t *in, uint64_t n, const int W, int shift,
                                                              int bits, uint64_t *out, const uint64_t *bounds,
                                                              radix_swwc *ws)
 {
     const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1, L = 8 / (uint64_t)W, ring = L * RADIX_SWWC_RING;
     uint64_t *restrict off = ws->off, *restrict lines = ws->lines;
     uint64_t fq[RADIX_SWWC_BLOCK(8)], fp[RADIX_SWWC_BLOCK(8)]; /* L <= 8 */
+    uint64_t bad = 0;
     /* off[p] = output index + m, where m is the slot of out[0] in its cache line, so that
      * off[p] mod L is the slot of the next item */
     const uint64_t m = ((uintptr_t)out % 64) / (8 * (uint64_t)W);
@@ -94,24 +104,26 @@ static inline __attribute__((always_inline)) void scatter_w(const uint64_t *in, 
             fp[nf] = p;
             nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
         }
-        write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
+        bad += write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }
     for (uint64_t p = 0; p < fan; p++) { /* tails */
         uint64_t end = off[p] - m, filled = off[p] % L, valid = end - bounds[p];
+        if (end != bounds[p + 1]) { /* more or fewer items than the bounds said */
+            bad++;
+            continue;
+        }
         if (valid > filled) valid = filled;
         const uint64_t *line = radix_swwc_line(lines, p, off[p], L, RADIX_SWWC_RING);
         memcpy(out + (end - valid) * W, line + (filled - valid) * W, valid * W * sizeof(uint64_t));
     }
     radix_stream_fence();
+    return bad ? -1 : 0;
 }
 
-void radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
-                        const uint64_t *bounds, radix_swwc *ws)
+int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                       const uint64_t *bounds, radix_swwc *ws)
 {
-    if (words == 1)
-        scatter_w(in, n, 1, shift, bits, out, bounds, ws);
-    else
-        scatter_w(in, n, 2, shift, bits, out, bounds, ws);
+    return words == 1 ? scatter_w(in, n, 1, shift, bits, out, bounds, ws) : scatter_w(in, n, 2, shift, bits, out, bounds, ws);
 }
 
 void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *bounds)
@@ -122,32 +134,46 @@ void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int
     for (uint64_t p = 0; p < fan; p++) bounds[p + 1] += bounds[p];
 }
 
+/* A pass whose counts disagree with its items is a fault of the counting code (or, for counts
+ * from the histogram phase, of the network pass): it leaves every partition empty (whatever the
+ * output held would be joined as it stands: stale items of one key are a quadratic build/probe),
+ * says so once, and the join's result is then short, which its verification reports (a lost lane
+ * of the histogram had corrupted memory instead). */
+static void pass_failed(uint64_t *bounds, uint64_t fan, uint64_t n, uint64_t counted, const char *why)
+{
+    static int said;
+    if (!said++)
+        fprintf(stderr, "rmabench: radix: a partitioning pass %s (%" PRIu64 " counted, %" PRIu64 " items): partitions left empty\n",
+                why, counted, n);
+    for (uint64_t p = 0; p <= fan; p++) bounds[p] = n;
+}
+
+/* The pass with the counts given (counts[p] items go to partition p) or, counts NULL, counted here. */
+static void partition_pass_counts(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+                                  uint64_t *bounds, radix_swwc *ws, const uint64_t *counts)
+{
+    const uint64_t fan = UINT64_C(1) << bits;
+    if (counts) {
+        bounds[0] = 0;
+        for (uint64_t p = 0; p < fan; p++) bounds[p + 1] = bounds[p] + counts[p];
+    } else {
+        radix_pass_bounds(in, n, words, shift, bits, bounds);
+    }
+    /* the scatter would write past the partitions with fewer or more than n counted */
+    if (bounds[fan] != n) pass_failed(bounds, fan, n, bounds[fan], "counted the wrong number of items");
+    else if (radix_scatter_pass(in, n, words, shift, bits, out, bounds, ws)) pass_failed(bounds, fan, n, n, "found partitions of other sizes than counted");
+}
+
 void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                           uint64_t *bounds, radix_swwc *ws)
 {
-    radix_pass_bounds(in, n, words, shift, bits, bounds);
-    /* The scatter trusts the counts: with fewer or more than n it would write outside the
-     * partitions, past the output. A count that disagrees with the items is a fault of the
-     * counting code: the pass writes nothing and leaves every partition empty (whatever the output
-     * held would be joined as it stands: stale items of one key are a quadratic build/probe), says
-     * so once, and the join's result is then short, which its verification reports (a lost lane
-     * of the histogram had corrupted memory instead). */
-    const uint64_t fan = UINT64_C(1) << bits;
-    if (bounds[fan] != n) {
-        static int said;
-        if (!said++)
-            fprintf(stderr, "rmabench: radix: a partitioning pass counted %" PRIu64 " of its %" PRIu64 " items: not scattered\n",
-                    bounds[fan], n);
-        for (uint64_t p = 0; p <= fan; p++) bounds[p] = n;
-        return;
-    }
-    radix_scatter_pass(in, n, words, shift, bits, out, bounds, ws);
+    partition_pass_counts(in, n, words, shift, bits, out, bounds, ws, NULL);
 }
 
 /* Pass k over region [off, off + n) of src into dst; recursion into every sub-partition. */
 static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n, const radix_format *f, int bit,
                           const radix_local_plan *plan, int k, uint64_t leaf, uint64_t *leaf_bounds,
-                          radix_local_ws *ws)
+                          radix_local_ws *ws, const uint64_t *counts)
 {
     if (k == plan->passes) {
         leaf_bounds[leaf] = off;
@@ -155,8 +181,8 @@ static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n
     }
     const int W = f->words, b = plan->bits[k];
     uint64_t *bounds = ws->level_bounds[k];
-    radix_partition_pass(src + off * (uint64_t)W, n, W, radix_key_shift(f, bit), b, dst + off * (uint64_t)W, bounds,
-                         &ws->swwc);
+    partition_pass_counts(src + off * (uint64_t)W, n, W, radix_key_shift(f, bit), b, dst + off * (uint64_t)W, bounds,
+                          &ws->swwc, counts);
     const uint64_t fan = UINT64_C(1) << b;
     if (k + 1 == plan->passes) {
         for (uint64_t i = 0; i < fan; i++) leaf_bounds[leaf * fan + i] = off + bounds[i];
@@ -167,7 +193,7 @@ static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n
     memcpy(mine, bounds, (fan + 1) * sizeof *mine);
     for (uint64_t i = 0; i < fan; i++)
         partition_rec(dst, src, off + mine[i], mine[i + 1] - mine[i], f, bit + b, plan, k + 1, leaf * fan + i,
-                      leaf_bounds, ws);
+                      leaf_bounds, ws, NULL);
     free(mine);
 }
 
@@ -191,9 +217,10 @@ void radix_local_ws_free(radix_local_ws *ws)
 }
 
 uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
-                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws)
+                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws,
+                                const uint64_t *first_counts)
 {
-    partition_rec(a, b, 0, n, f, f->radix_bits, plan, 0, 0, leaf_bounds, ws);
+    partition_rec(a, b, 0, n, f, f->radix_bits, plan, 0, 0, leaf_bounds, ws, first_counts);
     leaf_bounds[UINT64_C(1) << plan->total_bits] = n;
     return plan->passes % 2 ? b : a;
 }

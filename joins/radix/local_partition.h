@@ -22,8 +22,12 @@ void radix_local_ws_free(radix_local_ws *ws);
 
 /* Partition the n items of a (out of place, ping-ponging between a and b, both n items);
  * leaf_bounds[0 .. 2^total_bits] receive the final partition starts (item indices into the
- * returned buffer, which is a for an even number of passes, else b). */
+ * returned buffer, which is a for an even number of passes, else b). first_counts: the first
+ * pass's 2^bits[0] partition sizes, counted before (the histogram phase: radix_sub_counts), or
+ * NULL: the pass counts them (one more read of the items). Counts that disagree with the items
+ * leave every leaf empty (stderr says so; the join's verification fails). */
 uint64_t *radix_local_partition(uint64_t *a, uint64_t *b, uint64_t n, const radix_format *f,
-                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws);
+                                const radix_local_plan *plan, uint64_t *leaf_bounds, radix_local_ws *ws,
+                                const uint64_t *first_counts);
 
 #endif

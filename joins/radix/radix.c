@@ -110,11 +110,14 @@ static int plan_buffers(const join_opts *o, const workload *w, uint64_t np, int 
 
 /* Per-rank arrays, O(np + P) words: histograms (histogram.c: 8 words per partition), owners, the
  * sized assignment's sort and loads, the network pass's staging lines and offsets
- * (network_partition.c), the put buffers' bookkeeping, the local passes' workspace and bounds. */
-static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, const radix_local_plan *lp)
+ * (network_partition.c), the put buffers' bookkeeping, the local passes' workspace and bounds;
+ * the first local pass's counts (at most RADIX_SUB_BINS_MAX bins: fine histograms, the reduction's
+ * send and receive buffers, 2 words a bin each, and P counts). */
+static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, const radix_local_plan *lp, int sub_bits)
 {
     const uint64_t P = (uint64_t)ranks, remote = ranks > 1 ? np - 1 : 0;
     uint64_t b = np * (8 * 8 + sizeof(int)) + 2 * P * 8;
+    if (sub_bits > 0) b += 3 * 2 * (np << sub_bits) * 8 + P * (sizeof(int) + 8);
     if (o->assign == ASSIGN_SIZED) b += np * 16 + P * 8;
     b += np * (64 * radix_net_ring(np) + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
     b += putbuf_state_bytes(np, remote, (int)o->buffers_per_partition, ranks);
@@ -157,14 +160,16 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
         out->copy_bytes += (int64_t)((o->exchange == EXCHANGE_ALLTOALLV ? 2 : 1) * mine * item);
     }
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
-    out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp));
+    const int sub_bits = radix_plan_sub_bits(o, w->r_total, b, &f);
+    out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp, sub_bits));
     char bsize[32], budget[32];
     mem_format(out->buffer_size, bsize, sizeof bsize);
     mem_format(o->buffer_memory, budget, sizeof budget);
     snprintf(out->detail, sizeof out->detail,
-             "%" PRIu64 " partitions (%d radix bits), %d local pass(es)%s; %" PRId64 " send buffers of %s (%" PRId64
+             "%" PRIu64 " partitions (%d radix bits), %d local pass(es)%s%s; %" PRId64 " send buffers of %s (%" PRId64
              " per remote partition, --buffer-memory %s)", np, b, lp.passes,
-             lp.passes ? " as the sizes tell" : "", out->buffers, bsize, o->buffers_per_partition, budget);
+             lp.passes ? " as the sizes tell" : "", sub_bits ? ", the first counted in the histogram phase" : "",
+             out->buffers, bsize, o->buffers_per_partition, budget);
     return 0;
 }
 
@@ -214,7 +219,7 @@ static void run(const join_input *in, join_output *out)
     long f0 = rmb_minflt(), f1;
     double t = rmb_now();
     radix_layout lay;
-    radix_histogram_phase(in, bits, o->assign, &lay);
+    radix_histogram_phase(in, bits, radix_plan_sub_bits(o, in->wl->r_total, bits, &f), o->assign, &lay);
     double t1 = rmb_now();
     phases_add(ph, "histogram", t1 - t - lay.t_wait);
     phases_add(ph, "wait", lay.t_wait);
@@ -240,6 +245,7 @@ static void run(const join_input *in, join_output *out)
     /* Per owned partition: local partitioning of its R and S pieces, then build + probe of every
      * resulting pair. Interleaved so the scratch buffers hold one partition (fresh memory is costly). */
     radix_local_plan plan = plan_local(o, &lay, &f);
+    const bool counted = plan.passes > 0 && lay.sub_bits == plan.bits[0]; /* the first pass's counts arrived */
     const uint64_t leaves = UINT64_C(1) << plan.total_bits;
     uint64_t max_part[2] = {0, 0};
     for (uint64_t p = 0; p < lay.nparts; p++)
@@ -280,12 +286,14 @@ static void run(const join_input *in, join_output *out)
     long flt_local = 0, flt_bp = 0, f4 = rmb_minflt(); /* the scratch above counts as local_partition's */
     flt_local += f4 - f1;
     double t_local = 0, t_bp = 0, t4 = rmb_now();
-    for (uint64_t p = 0; p < lay.nparts; p++) {
+    for (uint64_t p = 0, k = 0; p < lay.nparts; p++) {
         if (lay.owner[p] != ctx->rank) continue;
         uint64_t *fin[2];
         for (int rel = 0; rel < 2; rel++)
             fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][p] * W, scratch[rel],
-                                             lay.global[rel][p], &f, &plan, bounds[rel], &lws);
+                                             lay.global[rel][p], &f, &plan, bounds[rel], &lws,
+                                             counted ? radix_sub_counts(&lay, k, rel) : NULL);
+        k++;
         double t5 = rmb_now();
         long f5 = rmb_minflt();
         t_local += t5 - t4;
@@ -319,6 +327,7 @@ static void run(const join_input *in, join_output *out)
     out->radix_bits = bits;
     out->local_bits = plan.passes ? plan.bits[0] : 0;
     out->passes = plan.passes;
+    out->local_counted = plan.passes - counted;
     out->tuple_bytes = 8 * f.words;
     if (table.arena_used) /* R written over up to the table's end */
         out->reused[REL_R] = ((uint64_t)((char *)(table.arena + table.arena_used) - (char *)in->reusable[REL_R]) +

@@ -6,7 +6,9 @@
  *   network_partition  reads the input, 16 n; writes every tuple once into a window, t n (its own
  *                      through a staging line and memcpy, the others' by MPI_Put); the remote share
  *                      is staged through the send buffers: written and read once more there
- *   local_partition    per pass reads and writes the rank's received tuples: passes x t n each way
+ *   local_partition    per pass reads and writes the rank's received tuples: passes x t n each way,
+ *                      and reads them once more in each pass that counts them (the first pass's
+ *                      counts come from the histogram phase where they fit: join_output.local_counted)
  *   build_probe        reads R's and S's final partitions once: t n (the hash table fits the L2)
  *   window_alloc, put, flush: none counted (allocation and first touch; time inside network_partition) */
 #include <string.h>
@@ -24,7 +26,10 @@ join_phase_bytes radix_phase_bytes(const char *phase, const join_bytes_shape *s)
     else if (strcmp(phase, "network_partition") == 0) {
         b.read = in * n + remote * t * n;
         b.written = t * n + remote * t * n;
-    } else if (strcmp(phase, "local_partition") == 0) b.read = b.written = s->passes * t * n;
+    } else if (strcmp(phase, "local_partition") == 0) {
+        b.written = s->passes * t * n;
+        b.read = (s->passes + s->counted) * t * n;
+    }
     else if (strcmp(phase, "build_probe") == 0) b.read = t * n;
     return b;
 }

@@ -104,8 +104,10 @@ void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, 
 void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *bounds);
 /* The same pass with bounds[0..2^bits] given (the prefix sums of its items' histogram): the
  * scatter alone, as the network pass does it once the histogram phase has counted (calibrate's
- * P_partition, eq. 3.3-3.6; the histogram is eq. 3.1's P_scan). */
-void radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
+ * P_partition, eq. 3.3-3.6; the histogram is eq. 3.1's P_scan). Returns 0, or -1 when a partition
+ * held more or fewer items than its bounds (nothing was then written outside its bounds; the
+ * output is not the partitioned items). */
+int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                         const uint64_t *bounds, radix_swwc *ws);
 
 /* --- build + probe one partition ------------------------------------------------------------- */

@@ -20,11 +20,22 @@ typedef struct {
     int *owner;           /* [p] */
     uint64_t win_items[2];/* items in this rank's window per relation */
     uint64_t max_r_part;  /* largest R partition this rank owns */
+    int sub_bits;         /* > 0: sub holds the first local pass's counts (radix_sub_counts) */
+    uint64_t *sub;        /* [k][rel][j] tuples of the k-th partition this rank owns (in partition
+                           * order) in its sub-partition j of 2^sub_bits: key bits [bits, bits + sub_bits) */
     double t_wait;        /* seconds waited for the other ranks' scans before the collectives */
 } radix_layout;
 
-/* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. */
-void radix_histogram_phase(const join_input *in, int bits, int assign, radix_layout *lay);
+/* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. With
+ * sub_bits > 0 the histograms count the next sub_bits key bits too (the first local pass's
+ * fan-out: a finer histogram costs the memory-bound scan nothing), and MPI_Reduce_scatter gives each
+ * owner its partitions' sub-partition sizes, so that the local pass need not count them. */
+void radix_histogram_phase(const join_input *in, int bits, int sub_bits, int assign, radix_layout *lay);
+/* The first local pass's counts of the k-th owned partition, relation rel (NULL without). */
+static inline const uint64_t *radix_sub_counts(const radix_layout *lay, uint64_t k, int rel)
+{
+    return lay->sub_bits ? lay->sub + ((k * 2 + (uint64_t)rel) << lay->sub_bits) : NULL;
+}
 void radix_layout_free(radix_layout *lay);
 /* Assignment of partitions to ranks from the global sizes (deterministic). */
 void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t nparts, int ranks, int assign, int *owner);

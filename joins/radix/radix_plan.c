@@ -36,3 +36,11 @@ radix_local_plan radix_plan_local(const join_opts *o, uint64_t max_r_part, const
     }
     return pl;
 }
+
+int radix_plan_sub_bits(const join_opts *o, uint64_t r_total, int bits, const radix_format *f)
+{
+    const uint64_t np = UINT64_C(1) << bits;
+    radix_local_plan lp = radix_plan_local(o, (r_total + np - 1) / np, f);
+    if (lp.passes == 0 || (np << lp.bits[0]) > RADIX_SUB_BINS_MAX) return 0;
+    return lp.bits[0];
+}

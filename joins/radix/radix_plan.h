@@ -14,5 +14,14 @@ int radix_plan_bits(const join_opts *o, int ranks);
  * else passes of at most 10 bits, spread evenly, until a partition and its hash table fit half the
  * L2 cache; never more key bits than 64 less the network bits. */
 radix_local_plan radix_plan_local(const join_opts *o, uint64_t max_r_part, const radix_format *f);
+/* Sub-partition bins (per relation) up to which the histogram phase counts the first local pass
+ * for the owners (radix_histogram_phase): 2^16, 512 KiB a relation, whatever the rank count (at
+ * thesis scale, 2^15 partitions, only a 2-way first pass fits; the pass then counts for itself). */
+#define RADIX_SUB_BINS_MAX (UINT64_C(1) << 16)
+/* The first local pass's fan-out bits that the histogram phase counts, 0 for none: the plan's
+ * first pass for a largest R partition of ceil(|R| / 2^bits) (R's keys are a permutation of 1..|R|),
+ * when its bins fit RADIX_SUB_BINS_MAX. The join uses the counts only if the plan it makes from
+ * the global histogram begins with a pass of these bits. */
+int radix_plan_sub_bits(const join_opts *o, uint64_t r_total, int bits, const radix_format *f);
 
 #endif

@@ -20,6 +20,9 @@ int main(void)
     /* input 32000 + send buffers read 0.5 x 8 x 2000; windows 8 x 2000 + send buffers 8000 */
     CHECK(is(radix_phase_bytes("network_partition", &r), 40000, 24000));
     CHECK(is(radix_phase_bytes("local_partition", &r), 16000, 16000));
+    r.counted = 1; /* the pass counts its items: one more read */
+    CHECK(is(radix_phase_bytes("local_partition", &r), 32000, 16000));
+    r.counted = 0;
     CHECK(is(radix_phase_bytes("build_probe", &r), 16000, 0));
     CHECK(is(radix_phase_bytes("window_alloc", &r), 0, 0));
     CHECK(is(radix_phase_bytes("put", &r), 0, 0));

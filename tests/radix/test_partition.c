@@ -105,7 +105,7 @@ static void test_local_passes(void)
     radix_local_ws ws;
     CHECK(radix_local_ws_init(&ws, &plan) == 0);
     uint64_t *leaf = malloc(((1u << 7) + 1) * sizeof *leaf);
-    uint64_t *fin = radix_local_partition(a + off, b + off, n, &f, &plan, leaf, &ws);
+    uint64_t *fin = radix_local_partition(a + off, b + off, n, &f, &plan, leaf, &ws, NULL);
     fin -= off;
     CHECK(fin == a); /* two passes end where they started */
     CHECK_EQ_U64(leaf[0], 0);
@@ -127,6 +127,75 @@ static void test_local_passes(void)
     free(a), free(b), free(orig), free(got), free(leaf);
 }
 
+/* The first pass's counts given (the histogram phase's, radix.c): the same leaves as counting them
+ * here; counts that disagree with the items, in their sum or only in how they split it, leave every
+ * leaf empty. */
+static void test_local_passes_counted(void)
+{
+    const uint64_t n = 30011;
+    radix_format f = {.words = 1, .radix_bits = 3, .rid_bits = 20};
+    radix_local_plan plan = {2, {4, 3, 0, 0}, 7};
+    uint64_t *src = malloc(n * 8), *a = malloc(n * 8), *b = malloc(n * 8), *a2 = malloc(n * 8), *b2 = malloc(n * 8);
+    for (uint64_t i = 0; i < n; i++) src[i] = radix_pack(next_rand() >> 24, i, f.radix_bits, f.rid_bits);
+    uint64_t counts[16] = {0};
+    radix_histogram_items(src, n, 1, radix_key_shift(&f, f.radix_bits), 4, counts);
+    radix_local_ws ws;
+    CHECK(radix_local_ws_init(&ws, &plan) == 0);
+    uint64_t *leaf = malloc(129 * 8), *leaf2 = malloc(129 * 8);
+    memcpy(a, src, n * 8);
+    memcpy(a2, src, n * 8);
+    uint64_t *fin = radix_local_partition(a, b, n, &f, &plan, leaf, &ws, NULL);
+    uint64_t *fin2 = radix_local_partition(a2, b2, n, &f, &plan, leaf2, &ws, counts);
+    CHECK(memcmp(leaf, leaf2, 129 * 8) == 0);
+    CHECK(memcmp(fin, fin2 - (a2 - a), n * 8) == 0);
+    for (int wrong = 0; wrong < 3; wrong++) {
+        uint64_t bad[16];
+        memcpy(bad, counts, sizeof bad);
+        if (wrong == 0) bad[5]++;                 /* one too many in all */
+        else if (wrong == 1) bad[0]--, bad[15]++; /* the sum right, two partitions not */
+        else bad[7] += 2, bad[8]--, bad[9]--;
+        memcpy(a2, src, n * 8);
+        radix_local_partition(a2, b2, n, &f, &plan, leaf2, &ws, bad);
+        int empty = 1;
+        for (int k = 0; k <= 128; k++) empty &= leaf2[k] == n;
+        CHECK(empty);
+    }
+    radix_local_ws_free(&ws);
+    free(src), free(a), free(b), free(a2), free(b2), free(leaf), free(leaf2);
+}
+
+/* The scatter with bounds that disagree with the items: -1, and no item outside its partition's
+ * range as the bounds give it, nothing past the output (a guard word). */
+static void test_scatter_wrong_bounds(int W, int misalign)
+{
+    const uint64_t n = 20000, fan = 16, G = 64;
+    uint64_t *in = malloc(n * W * 8), *outbuf = aligned_alloc(64, (n + G + 8) * W * 8), *out = outbuf + misalign * W;
+    for (uint64_t i = 0; i < n * W; i++) in[i] = next_rand();
+    uint64_t bounds[17], good[17];
+    radix_pass_bounds(in, n, W, 3, 4, good);
+    radix_swwc ws;
+    CHECK(radix_swwc_init(&ws, 4) == 0);
+    for (int c = 0; c < 3; c++) {
+        memcpy(bounds, good, sizeof bounds);
+        if (c == 0) bounds[1] -= 9;      /* partition 0 gets 9 more than its range, partition 1 fewer */
+        else if (c == 1) bounds[15] += 3; /* the last partition's range 3 short, the 15th 3 long */
+        else for (uint64_t p = 1; p < fan; p++) bounds[p] -= p;
+        const uint64_t sentinel = 0x5e5e5e5e5e5e5e5eull;
+        for (uint64_t i = 0; i < (n + G) * W; i++) out[i] = sentinel;
+        CHECK(radix_scatter_pass(in, n, W, 3, 4, out, bounds, &ws) == -1);
+        int outside = 0;
+        for (uint64_t p = 0; p < fan; p++)
+            for (uint64_t i = bounds[p]; i < bounds[p + 1]; i++)
+                if (out[i * W] != sentinel && ((out[i * W] >> 3) & 15) != p) outside++;
+        for (uint64_t i = n * W; i < (n + G) * W; i++) outside += out[i] != sentinel;
+        CHECK(outside == 0);
+    }
+    memcpy(bounds, good, sizeof bounds);
+    CHECK(radix_scatter_pass(in, n, W, 3, 4, out, bounds, &ws) == 0);
+    radix_swwc_free(&ws);
+    free(in), free(outbuf);
+}
+
 int main(void)
 {
     test_tuple_histogram();
@@ -144,6 +213,11 @@ int main(void)
     test_pass_in(5000, 1, 4, 3, 3, 1);
     test_pass_in(5000, 2, 4, 3, 1, 1);
     test_local_passes();
+    test_local_passes_counted();
+    for (int W = 1; W <= 2; W++) {
+        test_scatter_wrong_bounds(W, 0);
+        test_scatter_wrong_bounds(W, 3);
+    }
     CHECK(radix_local_bits_needed(0, 8, 1 << 20) == 0);
     CHECK(radix_local_bits_needed(1 << 20, 8, 1 << 20) == 5); /* 16 MiB / 512 KiB = 32 */
     CHECK(radix_l2_bytes() >= 64 * 1024);
