@@ -125,6 +125,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"pack-bits", OPT_INT, &o->pack_bits,
          "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
          NULL, NULL},
+        {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's local scatter (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
         OPT_VERBOSE(&o->verbose),
         OPT_END,
     };
@@ -154,7 +155,6 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"ranges", OPT_CHOICE, &o->ranges, "range boundaries: from a key sample, or equal-width (the thesis')", 0, 0, join_ranges_names, NULL},
         {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "multi-way merge fan-in (0 = 16)", 0, 4096, NULL, NULL},
-        {"simd", OPT_CHOICE, &o->simd, "sort kernels (auto = the best the CPU has)", 0, 0, join_simd_names, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {common, radix, sortmerge, NULL};

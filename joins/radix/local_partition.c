@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/rmb_mutant.h"
+
 uint64_t radix_l2_bytes(void)
 {
 #ifdef _SC_LEVEL2_CACHE_SIZE
@@ -30,6 +32,7 @@ int radix_swwc_init(radix_swwc *ws, int max_bits)
 {
     size_t fan = (size_t)1 << max_bits;
     ws->max_bits = max_bits;
+    ws->simd = radix_scatter_avx512_available();
     ws->lines = aligned_alloc(64, fan * 64 * RADIX_SWWC_RING);
     ws->off = malloc(fan * sizeof(uint64_t));
     if (!ws->lines || !ws->off) {
@@ -93,17 +96,24 @@ static inline __attribute__((always_inline)) int scatter_w(const uint64_t *in, u
     for (uint64_t i0 = 0; i0 < n; i0 += RADIX_SWWC_BLOCK(L)) {
         const uint64_t bn = n - i0 < RADIX_SWWC_BLOCK(L) ? n - i0 : RADIX_SWWC_BLOCK(L);
         uint64_t nf = 0;
-        for (uint64_t i = i0; i < i0 + bn; i++) {
-            const uint64_t *t = in + i * (uint64_t)W;
-            const uint64_t p = (t[0] >> shift) & mask, q = off[p];
-            uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
-            item[0] = t[0];
-            if (W == 2) item[1] = t[1];
-            off[p] = q + 1;
-            fq[nf] = q;
-            fp[nf] = p;
-            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
-        }
+        if (W == 1 && ws->simd && bn == RADIX_SWWC_BLOCK(8))
+            nf = radix_scatter_block_avx512(in + i0, shift, mask, off, lines, fq, fp);
+        else
+            for (uint64_t i = i0; i < i0 + bn; i++) {
+                const uint64_t *t = in + i * (uint64_t)W;
+                const uint64_t p = (t[0] >> shift) & mask, q = off[p];
+                uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
+                item[0] = t[0];
+                if (W == 2) item[1] = t[1];
+#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: an item in 8 shares the next one's slot */
+                off[p] = q + (i % 8 != 7);
+#else
+                off[p] = q + 1;
+#endif
+                fq[nf] = q;
+                fp[nf] = p;
+                nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+            }
         bad += write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }
     for (uint64_t p = 0; p < fan; p++) { /* tails */

@@ -40,6 +40,7 @@ typedef struct {
     unsigned char *remote;
     uint64_t m;           /* slot of window item 0 in its cache line */
     int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
+    int simd;             /* packed tuples staged by the AVX-512 loop (radix_pack_block_avx512) */
 } net_state;
 
 /* Write a staged line of partition p: its first `filled` slots end at window index `end`; slots of
@@ -85,17 +86,20 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
     for (uint64_t i0 = 0; i0 < n; i0 += block) {
         const uint64_t bn = n - i0 < block ? n - i0 : block;
         uint64_t nf = 0;
-        for (uint64_t i = i0; i < i0 + bn; i++) {
-            const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask, q = pos[p];
-            uint64_t *item = lines + p * 8 * R + (q & (ring - 1)) * W;
-            /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
-            item[0] = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
-            if (W == 2) item[1] = rid;
-            pos[p] = q + 1;
-            fq[nf] = q;
-            fp[nf] = p;
-            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
-        }
+        if (W == 1 && st->simd && bn == RADIX_SWWC_BLOCK(8)) /* R == RADIX_SWWC_RING */
+            nf = radix_pack_block_avx512(in + i0, rb, ridb, minus_base, mask, pos, lines, fq, fp);
+        else
+            for (uint64_t i = i0; i < i0 + bn; i++) {
+                const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask, q = pos[p];
+                uint64_t *item = lines + p * 8 * R + (q & (ring - 1)) * W;
+                /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
+                item[0] = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
+                if (W == 2) item[1] = rid;
+                pos[p] = q + 1;
+                fq[nf] = q;
+                fp[nf] = p;
+                nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+            }
         for (uint64_t k = 0; k < nf; k++)
             flush_line(st, fp[k], fq[k] + 1 - m, L, W, radix_swwc_line(st->lines, fp[k], fq[k], L, st->ring), win, pb);
     }
@@ -143,6 +147,7 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
     st.start = off; /* every slot of a line is this rank's */
     st.m = ((uintptr_t)dst % 64) / (8 * (uint64_t)f->words);
     st.stream = (uintptr_t)dst % (8 * (uint64_t)f->words) == 0;
+    st.simd = radix_simd_wanted(in->opt);
     uint64_t n;
     const tuple_t *src = relation_input(in, rel, &n);
     network_pass(src, n, f, rel, np, &st, dst, NULL);
@@ -171,6 +176,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         MPI_Abort(ctx->comm, 1);
     }
     *t = (radix_pass_times){0, 0, 0};
+    st.simd = radix_simd_wanted(o);
     for (int rel = 0; rel < 2; rel++) {
         rma_window_lock_all(&win[rel]);
         for (uint64_t p = 0; p < np; p++) {

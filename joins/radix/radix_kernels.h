@@ -91,8 +91,20 @@ typedef struct {
     int max_bits;
     uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */
     uint64_t *off;     /* 2^max_bits write offsets */
+    int simd;          /* 1: 8-byte items go through the AVX-512 loop (scatter_avx512.c); init: where
+                        * the CPU has it (radix_scatter_avx512_available), callers may clear it */
 } radix_swwc;
 int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
+/* The AVX-512 scatter loop (AVX512F, CD and VPOPCNTDQ; never in a build with -Dsimd=scalar): one
+ * block of RADIX_SWWC_BLOCK(8) 8-byte items, as the scalar loop of local_partition.c does it. */
+int radix_scatter_avx512_available(void);
+uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift, uint64_t mask, uint64_t *off, uint64_t *lines,
+                                    uint64_t *fq, uint64_t *fp);
+/* The network pass's: RADIX_SWWC_BLOCK(8) tuples packed (radix_pack, plus `add`: the rids'
+ * offset) and staged by their low key bits (mask), its offsets and lines those of 2^10 partitions
+ * or fewer (radix_net_ring: RADIX_SWWC_RING lines each). */
+uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bits, int rid_bits, uint64_t add, uint64_t mask,
+                                 uint64_t *off, uint64_t *lines, uint64_t *fq, uint64_t *fp);
 void radix_swwc_free(radix_swwc *ws);
 
 /* Scatter n items of `words` words from `in` to `out` (n items, out-of-place) by

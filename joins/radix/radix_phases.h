@@ -40,6 +40,13 @@ void radix_layout_free(radix_layout *lay);
 /* Assignment of partitions to ranks from the global sizes (deterministic). */
 void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t nparts, int ranks, int assign, int *owner);
 
+/* --simd: the AVX-512 scatter loops (scatter_avx512.c) where the CPU has them, unless avx2 or
+ * scalar is asked for. */
+static inline int radix_simd_wanted(const join_opts *o)
+{
+    return (o->simd == SIMD_AUTO || o->simd == SIMD_AVX512) && radix_scatter_avx512_available();
+}
+
 /* Collective: windows for R and S sized by the layout (window_alloc). */
 void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2]);
 /* Seconds of a network pass, in every --exchange design: issuing transfers (put) and waiting for

@@ -10,6 +10,8 @@
 #include "joins/radix/local_partition.h"
 
 static unsigned long long rng = 88172645463325252ull;
+/* the scatter loop under test: 0 scalar, 1 AVX-512 (main runs everything with each this CPU has) */
+static int use_simd;
 static uint64_t next_rand(void) { return check_rand(&rng); }
 
 static int cmp_u64(const void *a, const void *b)
@@ -42,6 +44,7 @@ static void test_pass_in(uint64_t n, int W, int shift, int bits, int misalign, i
     CHECK_EQ_U64(sum, n);
     radix_swwc ws;
     CHECK(radix_swwc_init(&ws, bits) == 0);
+    ws.simd = use_simd;
     radix_partition_pass(in, n, W, shift, bits, out, bounds, &ws);
     CHECK_EQ_U64(bounds[0], 0);
     CHECK_EQ_U64(bounds[fan], n);
@@ -104,6 +107,7 @@ static void test_local_passes(void)
     uint64_t *orig = signature(a + off, n, 1);
     radix_local_ws ws;
     CHECK(radix_local_ws_init(&ws, &plan) == 0);
+    ws.swwc.simd = use_simd;
     uint64_t *leaf = malloc(((1u << 7) + 1) * sizeof *leaf);
     uint64_t *fin = radix_local_partition(a + off, b + off, n, &f, &plan, leaf, &ws, NULL);
     fin -= off;
@@ -141,6 +145,7 @@ static void test_local_passes_counted(void)
     radix_histogram_items(src, n, 1, radix_key_shift(&f, f.radix_bits), 4, counts);
     radix_local_ws ws;
     CHECK(radix_local_ws_init(&ws, &plan) == 0);
+    ws.swwc.simd = use_simd;
     uint64_t *leaf = malloc(129 * 8), *leaf2 = malloc(129 * 8);
     memcpy(a, src, n * 8);
     memcpy(a2, src, n * 8);
@@ -175,6 +180,7 @@ static void test_scatter_wrong_bounds(int W, int misalign)
     radix_pass_bounds(in, n, W, 3, 4, good);
     radix_swwc ws;
     CHECK(radix_swwc_init(&ws, 4) == 0);
+    ws.simd = use_simd;
     for (int c = 0; c < 3; c++) {
         memcpy(bounds, good, sizeof bounds);
         if (c == 0) bounds[1] -= 9;      /* partition 0 gets 9 more than its range, partition 1 fewer */
@@ -196,9 +202,9 @@ static void test_scatter_wrong_bounds(int W, int misalign)
     free(in), free(outbuf);
 }
 
-int main(void)
+/* Every pass test with the scatter loop given (scalar, or AVX-512 where the CPU has it). */
+static void test_scatter_loops(void)
 {
-    test_tuple_histogram();
     for (int W = 1; W <= 2; W++)
         for (int mis = 0; mis < 4; mis++) {
             test_pass(0, W, 0, 3, mis);
@@ -217,6 +223,15 @@ int main(void)
     for (int W = 1; W <= 2; W++) {
         test_scatter_wrong_bounds(W, 0);
         test_scatter_wrong_bounds(W, 3);
+    }
+}
+
+int main(void)
+{
+    test_tuple_histogram();
+    for (use_simd = 0; use_simd <= radix_scatter_avx512_available(); use_simd++) {
+        printf("scatter loop: %s\n", use_simd ? "AVX-512" : "scalar");
+        test_scatter_loops();
     }
     CHECK(radix_local_bits_needed(0, 8, 1 << 20) == 0);
     CHECK(radix_local_bits_needed(1 << 20, 8, 1 << 20) == 5); /* 16 MiB / 512 KiB = 32 */
