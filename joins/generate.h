@@ -88,6 +88,7 @@ void generate_range(const workload *w, int rel, tuple_t *out, uint64_t first, ui
  * different key always gives a different term. */
 #define MATCH_R_MUL UINT64_C(0xD1B54A32D192ED03)
 #define MATCH_KEY_MUL UINT64_C(0x9E3779B97F4A7C15)
+#define MATCH_MIX_MUL UINT64_C(0xD6E8FEB86659FD93) /* match_mix's multiplier (the vector kernels' too) */
 static inline uint64_t match_pre(uint64_t r_rid, uint64_t s_rid, uint64_t key)
 {
     return r_rid * MATCH_R_MUL + s_rid + key * MATCH_KEY_MUL;
@@ -95,7 +96,7 @@ static inline uint64_t match_pre(uint64_t r_rid, uint64_t s_rid, uint64_t key)
 static inline uint64_t match_mix(uint64_t z)
 {
     z ^= z >> 32;
-    z *= UINT64_C(0xD6E8FEB86659FD93);
+    z *= MATCH_MIX_MUL;
     return z ^ (z >> 32);
 }
 static inline uint64_t match_term(uint64_t r_rid, uint64_t s_rid, uint64_t key)

@@ -31,6 +31,7 @@
 #include "bench/stats.h"
 #include "joins/radix/local_partition.h"
 #include "joins/radix/radix_kernels.h"
+#include "joins/radix/radix_phases.h"
 #include "joins/radix/radix_plan.h"
 
 #define REPS_MAX 100
@@ -313,6 +314,7 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     b.bounds = malloc((((size_t)1 << max_bits) + 1) * 8);
     if (!b.items || !b.out || !b.hist || !b.bounds || radix_swwc_init(&b.swwc, max_bits))
         calibrate_fail(ctx, "the radix sample");
+    b.swwc.simd = b.table.simd = radix_simd_wanted(jo); /* the join's kernels at its --simd */
     memset(b.out, 0, n * 16); /* faulted in: first touch is t_touch_per_byte's */
     for (uint64_t i = 0; i < w->r_n; i++) b.items[i] = r[i].key << 32 | i;
     for (uint64_t i = 0; i < w->s_n; i++) b.items[w->r_n + i] = s[i].key << 32 | i;

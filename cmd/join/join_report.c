@@ -57,7 +57,7 @@ static void print_resolved(const join_session *js, const join_run_result *res)
     char bytes[32];
     if (res->algo_id == ALGO_RADIX)
         printf("# radix resolved: radix bits %" PRId64 " (%" PRId64 " partitions), %" PRId64
-               " local partitioning pass(es), the first of %" PRId64 " bits%s, scatter %s\n", out->radix_bits,
+               " local partitioning pass(es), the first of %" PRId64 " bits%s; kernels %s\n", out->radix_bits,
                (int64_t)1 << out->radix_bits, out->passes, out->local_bits,
                out->passes > out->local_counted ? ", counted in the histogram phase" : "", out->simd_used);
     else if (res->algo_id == ALGO_SORTMERGE) {

@@ -87,11 +87,16 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
         heads[h] = (uint32_t)(i + 1);
     }
     uint64_t m = 0, c = 0;
-    uint64_t probes = s_n;
+    uint64_t probes = s_n, first = 0;
+    if (W == 1 && t->simd) { /* 8 at a time; the rest below */
+        const radix_probe_consts k = {hash_shift, rid_bits, f->radix_bits, mask, keymask, khi_mul, pre0, part,
+                                      {f->rid_base[0], f->rid_base[1]}};
+        first = radix_probe_avx512(r, s, s_n, &k, heads, next, &m, &c);
+    }
 #ifdef RMB_MUTANT_RADIX_DUP_TUPLE /* mutation suite: the first S item of partition 0 is probed twice */
     if (part == 0 && s_n > 0) probes++;
 #endif
-    for (uint64_t jj = 0; jj < probes; jj++) {
+    for (uint64_t jj = first; jj < probes; jj++) {
         const uint64_t j = jj < s_n ? jj : 0;
         const uint64_t w = s[j * W];
         for (uint32_t idx = heads[(w >> hash_shift) & mask]; idx; idx = next[idx - 1]) {

@@ -32,7 +32,7 @@ int radix_swwc_init(radix_swwc *ws, int max_bits)
 {
     size_t fan = (size_t)1 << max_bits;
     ws->max_bits = max_bits;
-    ws->simd = radix_scatter_avx512_available();
+    ws->simd = radix_avx512_available();
     ws->lines = aligned_alloc(64, fan * 64 * RADIX_SWWC_RING);
     ws->off = malloc(fan * sizeof(uint64_t));
     if (!ws->lines || !ws->off) {

@@ -30,7 +30,7 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
                  b, o->passes, o->local_bits);
         return -1;
     }
-    if (o->simd == SIMD_AVX512 && !radix_scatter_avx512_available()) {
+    if (o->simd == SIMD_AVX512 && !radix_avx512_available()) {
         snprintf(err, errlen, "--simd: the radix join's avx512 scatter is not available here (CPU without AVX512F/CD/VPOPCNTDQ, or built with -Dsimd=scalar)");
         return -1;
     }
@@ -261,8 +261,8 @@ static void run(const join_input *in, join_output *out)
     radix_table table;
     memset(&table, 0, sizeof table);
     if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
-    lws.swwc.simd = radix_simd_wanted(o); /* --simd: the local passes' scatter loop */
-    out->simd_used = plan.passes == 0 ? "none" : lws.swwc.simd && f.words == 1 ? "avx512" : "scalar";
+    lws.swwc.simd = table.simd = radix_simd_wanted(o); /* --simd: the local passes' scatter, the probe */
+    out->simd_used = table.simd && f.words == 1 ? "avx512" : "scalar"; /* packed items only */
     for (int rel = 0; rel < 2; rel++) {
         if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
         /* the input relation is dead after the network pass: its pages, already mapped, hold the

@@ -92,12 +92,14 @@ typedef struct {
     uint64_t *lines;   /* 2^max_bits x RADIX_SWWC_RING lines of 8 words, 64-byte aligned */
     uint64_t *off;     /* 2^max_bits write offsets */
     int simd;          /* 1: 8-byte items go through the AVX-512 loop (scatter_avx512.c); init: where
-                        * the CPU has it (radix_scatter_avx512_available), callers may clear it */
+                        * the CPU has it (radix_avx512_available), callers may clear it */
 } radix_swwc;
 int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
-/* The AVX-512 scatter loop (AVX512F, CD and VPOPCNTDQ; never in a build with -Dsimd=scalar): one
- * block of RADIX_SWWC_BLOCK(8) 8-byte items, as the scalar loop of local_partition.c does it. */
-int radix_scatter_avx512_available(void);
+/* The radix join's AVX-512 kernels (scatter_avx512.c, probe_avx512.c) need AVX512F, CD, DQ and
+ * VPOPCNTDQ (Ice Lake, Sapphire Rapids, Zen 4 have them); never in a build with -Dsimd=scalar. */
+int radix_avx512_available(void);
+/* The AVX-512 scatter loop: one block of RADIX_SWWC_BLOCK(8) 8-byte items, as the scalar loop of
+ * local_partition.c does it. */
 uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift, uint64_t mask, uint64_t *off, uint64_t *lines,
                                     uint64_t *fq, uint64_t *fp);
 /* The network pass's: RADIX_SWWC_BLOCK(8) tuples packed (radix_pack, plus `add`: the rids'
@@ -128,6 +130,7 @@ int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int
 typedef struct {
     uint32_t *heads, *next;
     uint64_t head_cap, next_cap;
+    int simd;          /* 1: packed S items probe 8 at a time in AVX-512 (probe_avx512.c); 0 (zeroed) scalar */
     /* memory to carve heads and next from before allocating (dead input, already mapped: no fresh
      * pages); arena_used: the most words of it taken. NULL: allocate. */
     uint32_t *arena;
@@ -136,6 +139,18 @@ typedef struct {
 int radix_table_reserve(radix_table *t, uint64_t r_n); /* 0 or -1 (no memory) */
 void radix_table_free(radix_table *t);
 uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition of r_n items */
+
+/* The AVX-512 probe of 8-byte items (probe_avx512.c): the first s_n rounded down to 8 S items against
+ * a built table (heads, next of nb = mask + 1 buckets); adds matches and checksum terms as
+ * build_probe.c's scalar loop does (the caller passes its per-partition constants). Returns the
+ * items probed. */
+typedef struct {
+    int hash_shift, rid_bits, radix_bits;
+    uint64_t mask, keymask, khi_mul, pre0;
+    uint64_t part, rid_base[2]; /* for the mutation suite's swapped-rid fault */
+} radix_probe_consts;
+uint64_t radix_probe_avx512(const uint64_t *r, const uint64_t *s, uint64_t s_n, const radix_probe_consts *k,
+                            const uint32_t *heads, const uint32_t *next, uint64_t *matches, uint64_t *checksum);
 
 /* Join one partition pair of network partition `part` (the keys' low radix_bits bits, which packed
  * items lack): every S item against every R item with an equal key (R keys need not be unique).

@@ -44,7 +44,7 @@ void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t npart
  * scalar is asked for. */
 static inline int radix_simd_wanted(const join_opts *o)
 {
-    return (o->simd == SIMD_AUTO || o->simd == SIMD_AVX512) && radix_scatter_avx512_available();
+    return (o->simd == SIMD_AUTO || o->simd == SIMD_AVX512) && radix_avx512_available();
 }
 
 /* Collective: windows for R and S sized by the layout (window_alloc). */

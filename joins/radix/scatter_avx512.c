@@ -16,11 +16,11 @@
 
 _Static_assert(RADIX_SWWC_RING == 8, "a partition's staging ring is 2^6 items (the slot's shift below)");
 
-int radix_scatter_avx512_available(void)
+int radix_avx512_available(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-           __builtin_cpu_supports("avx512vpopcntdq");
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vpopcntdq");
 }
 
 #define AVX512_SCATTER __attribute__((target("avx512f,avx512cd,avx512vpopcntdq")))
@@ -83,7 +83,7 @@ AVX512_SCATTER uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bit
     return nf;
 }
 #else
-int radix_scatter_avx512_available(void) { return 0; }
+int radix_avx512_available(void) { return 0; }
 uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift, uint64_t mask, uint64_t *off, uint64_t *lines,
                                     uint64_t *fq, uint64_t *fp)
 {

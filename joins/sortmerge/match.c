@@ -130,7 +130,7 @@ AVX512 static void match_avx512(match_scan *x)
     const __m128i sh = _mm_cvtsi32_si128(b);
     const __m512i vmask = _mm512_set1_epi64((long long)x->mask), vpre0 = _mm512_set1_epi64((long long)x->pre0);
     const __m512i key_mul = _mm512_set1_epi64((long long)MATCH_KEY_MUL), r_mul = _mm512_set1_epi64((long long)MATCH_R_MUL);
-    const __m512i mix_mul = _mm512_set1_epi64((long long)UINT64_C(0xD6E8FEB86659FD93));
+    const __m512i mix_mul = _mm512_set1_epi64((long long)MATCH_MIX_MUL);
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), seven = _mm512_set1_epi64(7);
     __m512i acc = _mm512_setzero_si512();
     uint64_t m = 0;
@@ -198,7 +198,7 @@ AVX2 static void match_avx2(match_scan *x)
     const __m128i sh = _mm_cvtsi32_si128(b);
     const __m256i vmask = _mm256_set1_epi64x((long long)x->mask), vpre0 = _mm256_set1_epi64x((long long)x->pre0);
     const __m256i key_mul = _mm256_set1_epi64x((long long)MATCH_KEY_MUL), r_mul = _mm256_set1_epi64x((long long)MATCH_R_MUL);
-    const __m256i mix_mul = _mm256_set1_epi64x((long long)UINT64_C(0xD6E8FEB86659FD93));
+    const __m256i mix_mul = _mm256_set1_epi64x((long long)MATCH_MIX_MUL);
     const __m256i key_mul_hi = _mm256_srli_epi64(key_mul, 32), r_mul_hi = _mm256_srli_epi64(r_mul, 32),
                   mix_mul_hi = _mm256_srli_epi64(mix_mul, 32);
     __m256i acc = _mm256_setzero_si256();

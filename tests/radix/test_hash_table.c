@@ -9,6 +9,8 @@
 #include "joins/radix/radix_kernels.h"
 
 static unsigned long long rng = 2463534242ull;
+/* the probe under test: 0 scalar, 1 AVX-512 (packed items; main runs every case with each this CPU has) */
+static int use_simd;
 static uint64_t next_rand(void) { return check_rand(&rng); }
 
 static void reference(const tuple_t *r, uint64_t rn, const tuple_t *s, uint64_t sn, uint64_t *m, uint64_t *c)
@@ -38,6 +40,7 @@ static void one_case(uint64_t rn, uint64_t sn, uint64_t key_range, int hash_bits
     reference(r, rn, s, sn, &em, &ec);
     radix_table t = {0};
     CHECK(radix_table_reserve(&t, rn) == 0);
+    t.simd = use_simd;
     radix_format packed = {1, radix_bits, rid_bits, {r_base, s_base}}, plain = {2, radix_bits, 64, {0, 0}};
     uint64_t m = 0, c = 0;
     radix_build_probe(rp, rn, sp, sn, &packed, 1, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
@@ -52,7 +55,7 @@ static void one_case(uint64_t rn, uint64_t sn, uint64_t key_range, int hash_bits
     free(r), free(s), free(rp), free(sp);
 }
 
-int main(void)
+static void all_cases(void)
 {
     one_case(0, 10, 5, 0);
     one_case(10, 0, 5, 0);
@@ -77,12 +80,23 @@ int main(void)
         for (uint64_t i = 0; i < rn; i++, sn++) s[sn] = radix_pack(rn + 1 + i, sn, 0, 20);
         radix_table t = {0};
         CHECK(radix_table_reserve(&t, rn) == 0);
+        t.simd = use_simd;
         uint64_t m = 0, c = 0;
         radix_build_probe(r, rn, s, sn, &f, 0, radix_key_shift(&f, 0), &t, &m, &c);
         CHECK_EQ_U64(m, 4 * rn);
         CHECK_EQ_U64(c, ec);
         radix_table_free(&t);
         free(r), free(s);
+    }
+    one_case(7, 15, 4, 0);        /* fewer S items than a vector, then one vector and 7 more */
+    one_case(64, 800, 16, 2);     /* long chains: 4 R items a key, 16 keys a bucket */
+}
+
+int main(void)
+{
+    for (use_simd = 0; use_simd <= radix_avx512_available(); use_simd++) {
+        printf("probe: %s\n", use_simd ? "AVX-512" : "scalar");
+        all_cases();
     }
     CHECK_DONE();
 }

@@ -229,7 +229,7 @@ static void test_scatter_loops(void)
 int main(void)
 {
     test_tuple_histogram();
-    for (use_simd = 0; use_simd <= radix_scatter_avx512_available(); use_simd++) {
+    for (use_simd = 0; use_simd <= radix_avx512_available(); use_simd++) {
         printf("scatter loop: %s\n", use_simd ? "AVX-512" : "scalar");
         test_scatter_loops();
     }
