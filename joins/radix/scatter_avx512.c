@@ -26,20 +26,16 @@ int radix_avx512_available(void)
 #define AVX512_SCATTER __attribute__((target("avx512f,avx512cd,avx512vpopcntdq")))
 
 /* Place 8 items k of partitions p: their slots, the offsets past them, the lines they complete
- * (appended to fq/fp at *nf). */
+ * (appended to fq/fp at *nf). ranked 0 only under the mutation suite's fault (the local passes'). */
 AVX512_SCATTER static inline __attribute__((always_inline)) void place8(__m512i k, __m512i p, uint64_t *off,
                                                                        uint64_t *lines, uint64_t *fq, uint64_t *fp,
-                                                                       uint64_t *nf)
+                                                                       uint64_t *nf, const int ranked)
 {
     const __m512i one = _mm512_set1_epi64(1), ring = _mm512_set1_epi64(8 * RADIX_SWWC_RING - 1),
                   last = _mm512_set1_epi64(7);
     /* lane i's rank among the earlier lanes of its partition; the scatter of the offsets writes
      * lanes in order, so the last lane of a partition leaves its offset + 1 */
-#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: items of one vector that share a partition share a slot */
-    const __m512i rank = _mm512_setzero_si512();
-#else
-    const __m512i rank = _mm512_popcnt_epi64(_mm512_conflict_epi64(p));
-#endif
+    const __m512i rank = ranked ? _mm512_popcnt_epi64(_mm512_conflict_epi64(p)) : _mm512_setzero_si512();
     const __m512i q = _mm512_add_epi64(_mm512_i64gather_epi64(p, (const void *)off, 8), rank);
     const __m512i q1 = _mm512_add_epi64(q, one);
     _mm512_i64scatter_epi64((void *)off, p, q1, 8);
@@ -60,7 +56,11 @@ AVX512_SCATTER uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift
     uint64_t nf = 0;
     for (int j = 0; j < RADIX_SWWC_BLOCK(8); j += 8) {
         const __m512i k = _mm512_loadu_si512((const void *)(in + j));
-        place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf);
+#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: items of one vector that share a partition share a slot */
+        place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 0);
+#else
+        place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 1);
+#endif
     }
     return nf;
 }
@@ -78,7 +78,7 @@ AVX512_SCATTER uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bit
         const __m512i key = _mm512_permutex2var_epi64(lo, even, hi), rid = _mm512_permutex2var_epi64(lo, odd, hi);
         /* radix_pack: the key above its radix bits, then the rid (its offset from the first rid) */
         const __m512i w = _mm512_add_epi64(_mm512_add_epi64(_mm512_sll_epi64(_mm512_srl_epi64(key, rb), ridb), rid), vadd);
-        place8(w, _mm512_and_si512(key, vmask), off, lines, fq, fp, &nf);
+        place8(w, _mm512_and_si512(key, vmask), off, lines, fq, fp, &nf, 1);
     }
     return nf;
 }
