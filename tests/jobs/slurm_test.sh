@@ -35,7 +35,20 @@ mkdir -p "$D/state" "$D/spool" "$D/tmp"
 mungekey --create --keyfile="$D/munge.key" --force 2>/dev/null || { echo "FAIL: mungekey"; exit 1; }
 munged --key-file="$D/munge.key" --socket="$D/munge.socket" --pid-file="$D/munged.pid" \
     --log-file="$D/munged.log" --seed-file="$D/munged.seed" --force || { fail=1; echo "FAIL: munged did not start"; exit 1; }
-port=$((20000 + RANDOM % 20000))   # a private port pair: other runs of this test may be live
+# A private port pair that nothing holds: other runs of this test may be live, and the MPI tests
+# beside it open connections from the kernel's ephemeral range (a random pair inside it once met
+# "slurmd: Address already in use"), so below that range, and tried before use.
+low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "$low" -gt 12000 ] 2>/dev/null || low=32768
+port=
+for _ in $(seq 20); do
+    p=$((10000 + RANDOM % (low - 10002)))
+    if python3 -c 'import socket, sys
+for q in (int(sys.argv[1]), int(sys.argv[1]) + 1):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("", q)); s.close()' "$p" 2>/dev/null
+    then port=$p; break; fi
+done
+[ -n "$port" ] || { echo "FAIL: no free port pair below $low"; exit 1; }
 cat >"$D/slurm.conf" <<CONF
 ClusterName=rmbtest
 SlurmctldHost=localhost
