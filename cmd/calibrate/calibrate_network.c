@@ -205,20 +205,19 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
          * (MPICH 4.0.2, in-cache work: bw_put_net 9.2 GB/s, and the joins' network pass 36-45%
          * slower than predicted, its put and flush rows 2.5x the put curve's time) */
         streaming.words = UINT64_C(32) << 20; /* 256 MiB read, 128 MiB written per rank */
-        streaming.src = mem_alloc_large(streaming.words * 8);
-        streaming.dst = mem_alloc_large(streaming.words * 4);
-        if (streaming.src && streaming.dst) {
-            memset(streaming.src, 1, streaming.words * 8);
-            memset(streaming.dst, 0, streaming.words * 4);
-        } else {
-            mem_free_large(streaming.src, streaming.words * 8), mem_free_large(streaming.dst, streaming.words * 4);
-            streaming.src = streaming.dst = NULL;
+        uint64_t *src = mem_alloc_large(streaming.words * 8), *dst = mem_alloc_large(streaming.words * 4);
+        if (src && dst) { /* else work() stays in cache */
+            memset(src, 1, streaming.words * 8);
+            memset(dst, 0, streaming.words * 4);
+            streaming.src = src;
+            streaming.dst = dst;
         }
         put_busy(ctx, o, pt, peer, p, MP_bw_put_net, PUT_CHUNK, tuples / params_get(p, MP_P_partition),
                  streaming.src ? "a buffer's partitioning's memory traffic (16 B read, 8 B written a tuple, out of cache)"
                                : "a buffer's partitioning (in cache: no memory for the streaming work)");
-        if (streaming.src) mem_free_large(streaming.src, streaming.words * 8), mem_free_large(streaming.dst, streaming.words * 4);
         streaming.src = streaming.dst = NULL;
+        mem_free_large(src, streaming.words * 8); /* NULL-safe */
+        mem_free_large(dst, streaming.words * 4);
     }
 }
 

@@ -125,7 +125,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"pack-bits", OPT_INT, &o->pack_bits,
          "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
          NULL, NULL},
-        {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's local scatter (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
+        {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's scatters and probe (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
         OPT_VERBOSE(&o->verbose),
         OPT_END,
     };

@@ -149,12 +149,17 @@ void radix_pass_bounds(const uint64_t *in, uint64_t n, int words, int shift, int
  * output held would be joined as it stands: stale items of one key are a quadratic build/probe),
  * says so once, and the join's result is then short, which its verification reports (a lost lane
  * of the histogram had corrupted memory instead). */
-static void pass_failed(uint64_t *bounds, uint64_t fan, uint64_t n, uint64_t counted, const char *why)
+static void pass_failed(uint64_t *bounds, uint64_t fan, uint64_t n, uint64_t counted)
 {
     static int said;
-    if (!said++)
-        fprintf(stderr, "rmabench: radix: a partitioning pass %s (%" PRIu64 " counted, %" PRIu64 " items): partitions left empty\n",
-                why, counted, n);
+    if (!said++) {
+        if (counted != n)
+            fprintf(stderr, "rmabench: radix: a partitioning pass counted the wrong number of items (%" PRIu64
+                    " counted, %" PRIu64 " items): partitions left empty\n", counted, n);
+        else
+            fprintf(stderr, "rmabench: radix: a partitioning pass found partitions of other sizes than counted (%" PRIu64
+                    " items): partitions left empty\n", n);
+    }
     for (uint64_t p = 0; p <= fan; p++) bounds[p] = n;
 }
 
@@ -170,8 +175,8 @@ static void partition_pass_counts(const uint64_t *in, uint64_t n, int words, int
         radix_pass_bounds(in, n, words, shift, bits, bounds);
     }
     /* the scatter would write past the partitions with fewer or more than n counted */
-    if (bounds[fan] != n) pass_failed(bounds, fan, n, bounds[fan], "counted the wrong number of items");
-    else if (radix_scatter_pass(in, n, words, shift, bits, out, bounds, ws)) pass_failed(bounds, fan, n, n, "found partitions of other sizes than counted");
+    if (bounds[fan] != n || radix_scatter_pass(in, n, words, shift, bits, out, bounds, ws))
+        pass_failed(bounds, fan, n, bounds[fan]);
 }
 
 void radix_partition_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,

@@ -31,7 +31,7 @@ static int check(const join_opts *o, const workload *w, int ranks, char *err, si
         return -1;
     }
     if (o->simd == SIMD_AVX512 && !radix_avx512_available()) {
-        snprintf(err, errlen, "--simd: the radix join's avx512 scatter is not available here (CPU without AVX512F/CD/VPOPCNTDQ, or built with -Dsimd=scalar)");
+        snprintf(err, errlen, "--simd: the radix join's avx512 kernels are not available here (CPU without AVX512F/CD/DQ/VPOPCNTDQ, or built with -Dsimd=scalar)");
         return -1;
     }
     if (o->passes == 0 && (w->r_total >> b) > UINT32_MAX / 2) {
