@@ -146,6 +146,9 @@ static int cmd_join(int argc, char **argv)
         else
             printf("%-22s %10.4f  eq. 3.18 with d_R = d_S = %d (merge_depth)\n", "merge", m.merge, m.merge_depth_r);
         printf("%-22s %10.4f  %s\n", "match", m.match, "eq. 3.19");
+        if (m.sort_wait > 0)
+            printf("%-22s %10.4f  the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest), in the total\n",
+                   "sort_wait", m.sort_wait);
     }
     printf("%-22s %10.4f  %s\n", "total", m.total, algo == 0 ? "eq. 3.11" : "eq. 3.20");
     if (m.alloc_modelled) {

@@ -62,6 +62,7 @@ typedef struct {
     double partition, sort, merge, match;
     double total;             /* eq. 3.11 / 3.20: the thesis' phases only */
     double total_with_alloc;  /* total + window_alloc */
+    double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
     bool alloc_modelled;      /* t_win_alloc_* given: window_alloc is a prediction, else 0 */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
     double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */

@@ -108,7 +108,14 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
                    model_T_scan(s->s_tuples, s->ranks, model_rate(p, MP_P_match_s, s));
     else
         o->match = model_T_scan(n, s->ranks, model_rate(p, MP_P_match, s)); /* eq. 3.19 */
-    o->total = o->histogram + o->partition + o->sort + o->merge + o->match;                          /* eq. 3.20 */
+    /* beyond eq. 3.20: the total is the slowest rank's, and where one rank's put completions wait for
+     * its target's progress (MPICH 4.0) that rank's sort takes longer than the mean one
+     * (bw_put_sort_slowest); the others wait for it at the end of the epoch */
+    if (p->set[MP_bw_put_sort_slowest] && p->set[MP_bw_put_sort]) {
+        const double slowest = model_T_put_intra(p, s, 8, MP_bw_put_sort_slowest) - model_T_put_intra(p, s, 8, MP_bw_put_sort);
+        o->sort_wait = slowest > 0 ? slowest : 0;
+    }
+    o->total = o->histogram + o->partition + o->sort + o->merge + o->match + o->sort_wait;           /* eq. 3.20 */
     /* sortmerge.c's window_alloc faults the windows in (own pages, and the peers' pages this rank
      * puts into) as the radix join's does: t_win_touch_per_byte; P_sort_run is calibrated on
      * windows already faulted in */

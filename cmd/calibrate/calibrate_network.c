@@ -24,9 +24,11 @@
 #include "bench/memory.h"
 #include "bench/stats.h"
 #include "rma/flush.h"
+#include "rma/putbuf.h"
 #include "rma/window.h"
 
 #define PUT_CHUNK (64 * 1024)
+#define PUT_DESTS_MAX 64 /* bw_put_net's partitions: 2 x 64 KiB buffers each */
 
 /* Where the next put lands: each measurement goes on through the target window instead of starting
  * at offset 0 again, so that a repeat does not find the lines it writes still in the cache. */
@@ -152,43 +154,114 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
     calibrate_note(p, MP_net_overlap, how, 0);
 }
 
+/* `chunks` puts of `msg` bytes through the joins' send buffers (rma/putbuf.h: 2 buffers per
+ * destination, the other buffer's put completed right after a put, a progress poke after each) to
+ * `dests` destinations in turn, all in peer's window (regions of it, each wrapping at its end),
+ * with `units` of work() before each put, as the radix network pass fills its partitions' buffers;
+ * returns this rank's seconds (peer < 0: the work alone). */
+static double put_buffers_work(const bench_ctx *ctx, put_target *pt, int peer, int dests, int64_t chunks, int64_t msg,
+                               int units, double *in_calls)
+{
+    *in_calls = 0;
+    MPI_Barrier(ctx->comm);
+    double t0 = MPI_Wtime();
+    if (peer < 0) {
+        for (int64_t c = 0; c < chunks; c++) work(units);
+    } else {
+        const MPI_Aint region = (MPI_Aint)(pt->w.bytes / (uint64_t)dests / (uint64_t)msg * (uint64_t)msg);
+        int target[PUT_DESTS_MAX];
+        MPI_Aint disp[PUT_DESTS_MAX];
+        for (int d = 0; d < dests; d++) {
+            target[d] = peer;
+            disp[d] = (MPI_Aint)d * region;
+        }
+        putbuf_set pb;
+        if (putbuf_init(&pb, pt->w.win, ctx->comm, ctx->rank, ctx->size, dests, target, disp, (size_t)msg, 2,
+                        pt->mode) != 0)
+            calibrate_fail(ctx, "the send buffers of bw_put_net");
+        for (int64_t c = 0; c < chunks; c++) {
+            const int d = (int)(c % dests);
+            putbuf_dest *pd = &pb.dest[d];
+            if (d == 0 && units > 0) work(units * dests);
+            if (pd->disp + (MPI_Aint)msg > (MPI_Aint)d * region + region) pd->disp = (MPI_Aint)d * region;
+            pd->fill = (size_t)msg; /* the buffer's contents do not matter, its size does */
+            putbuf_send(&pb, d);
+        }
+        putbuf_finish(&pb);
+        *in_calls = pb.t_put + pb.t_flush;
+        putbuf_free(&pb);
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
+    return t;
+}
+
 /* What a pass's puts add to its work on the host, where the targets compute too: every rank
- * alternates t_work seconds of in-cache work with one put of msg bytes to the next rank, completed
- * as the joins' --flush auto does; the same work alone; per rank bytes / (both - work), into param.
- * The transfer rate with both ends in MPI calls (bw_put_intra) is not what a pass gets where the
- * target progresses RMA only inside its own MPI calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples,
- * spent 0.29 s completing its sort phase's puts of 128 MiB (0.45 GB/s) against 5-7 GB/s in the put
- * curve. Two patterns: the sort phase's (bw_put_sort: a run's put, 1 MiB, per run sorted) and the
- * radix network pass's (bw_put_net: a send buffer's put, 64 KiB, per buffer's worth of partitioning,
- * ranks_per_host / (ranks_per_host - 1) of it since the rest stays on the rank). */
+ * alternates t_work seconds of work with one put of msg bytes to the next rank, completed as the
+ * joins' --flush auto does, and the same work alone. The transfer rate with both ends in MPI calls
+ * (bw_put_intra) is not what a pass gets where the target progresses RMA only inside its own MPI
+ * calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples, spent 0.29 s completing its sort phase's puts
+ * of 128 MiB (0.45 GB/s) against 5-7 GB/s in the put curve. Two patterns:
+ *  - the sort phase's (bw_put_sort, dests 0): a run's put, 1 MiB, per run sorted, put_stream_work's
+ *    two buffers (the other one completed before the next put); per rank bytes / (both - work);
+ *  - the radix network pass's (bw_put_net): a send buffer's put, 64 KiB, per buffer's worth of
+ *    partitioning (ranks_per_host / (ranks_per_host - 1) of it: the rest stays on the rank), through
+ *    the joins' send buffers to `dests` partitions (put_buffers_work); per rank bytes / (the time
+ *    inside the put and completion calls), as the pass's put and flush rows count it. MPICH's
+ *    completions grow with the puts in flight (one network pass of 2 ranks x 8M: 0.005-0.016 s at
+ *    1 remote partition, 0.023-0.036 s at 8), and both - work hid half of them: while one rank
+ *    waits, the other's work has the memory to itself (2.9 GB/s against 1.6 in the calls). */
 static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p, int param,
-                     int64_t msg, double t_work, const char *work_name)
+                     int64_t msg, int dests, double t_work, const char *work_name)
 {
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
     if (msg > sizes[PUT_CURVE_N - 1]) msg = sizes[PUT_CURVE_N - 1]; /* the put source's size */
     if (msg > (int64_t)pt->w.bytes / 4) msg = (int64_t)pt->w.bytes / 4;
-    const int64_t puts = o->put_bytes / msg < 8 ? 8 : o->put_bytes / msg > 256 ? 256 : o->put_bytes / msg;
+    /* 4x the curve's bytes: which rank waits for the other's progress (MPICH) is settled by
+     * chance, and 16 puts of 1 MiB gave bw_put_sort 0.46-0.78 GB/s between calibrations */
+    const int64_t want = 4 * o->put_bytes / msg, puts = want < 8 ? 8 : want > 1024 ? 1024 : want;
     int units = (int)(t_work / work_unit() + 0.5);
     if (units < 1) units = 1;
     const int nrep = (int)o->repeats;
-    double tc[100], tb[100];
-    put_stream_work(ctx, pt, peer, puts * msg / 4 > msg ? puts * msg / 4 : msg, (int)msg, units); /* warm-up */
+    double tc[100], tb[100], tk[100], calls;
+    const int64_t warm = puts / 4 > 1 ? puts / 4 : 1;
+    if (dests > 0) put_buffers_work(ctx, pt, peer, dests, warm, msg, units, &calls);
+    else put_stream_work(ctx, pt, peer, warm * msg, (int)msg, units);
     for (int r = 0; r < nrep; r++) {
         tc[r] = put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units);
-        tb[r] = put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
+        tb[r] = dests > 0 ? put_buffers_work(ctx, pt, peer, dests, puts, msg, units, &tk[r])
+                          : put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
     }
     const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
-    const double added = t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
+    double added = t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
+    if (dests > 0) added = stats_median(tk, nrep);
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
-    const double sum = calibrate_allreduce(ctx, peer >= 0 ? (double)(puts * msg) / added : 0, MPI_SUM) * ctx->size;
+    const double sum = calibrate_allreduce(ctx, peer >= 0 && added > 0 ? (double)(puts * msg) / added : 0, MPI_SUM) * ctx->size;
     if (have <= 0) return;
     params_put(p, param, sum / have);
-    char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "%lld x (%.3f ms of work, %s + a put of %lld B; %s), every rank to the next "
-             "rank on its host; bytes / (both - work); rank 0: work %.2f ms, both %.2f ms", (long long)puts, t_work * 1e3,
-             work_name, (long long)msg, put_calls(pt), t_c * 1e3, t_b * 1e3);
+    if (param == MP_bw_put_sort) { /* the rank that waited longest (MPI_MAX over all ranks) */
+        const double most = calibrate_allreduce(ctx, peer >= 0 ? added : 0, MPI_MAX);
+        if (most > 0) params_put(p, MP_bw_put_sort_slowest, (double)(puts * msg) / most);
+        calibrate_note(p, MP_bw_put_sort_slowest, "as bw_put_sort: bytes / the largest (both - work) over the ranks", 0);
+    }
+    char how[CALIBRATE_HOW], to[48] = "";
+    if (dests > 0) snprintf(to, sizeof to, " to %d partitions (rma/putbuf)", dests);
+    const int len = snprintf(how, sizeof how, "%lld x (%.3f ms of %s + a put of %lld B%s; %s) to the next rank on "
+                             "the host; bytes / %s; rank 0: work %.1f, both %.1f, calls %.1f ms", (long long)puts, t_work * 1e3,
+                             work_name, (long long)msg, to, put_calls(pt), dests > 0 ? "time in the calls" : "(both - work)",
+                             t_c * 1e3, t_b * 1e3, added * 1e3);
+    if (len >= (int)sizeof how) memcpy(how + sizeof how - 4, "...", 4); /* a long note is cut, visibly */
     calibrate_note(p, param, how, 0);
+}
+
+/* The radix network pass's remote partitions per rank at this calibration's ranks and fan-out
+ * (partition_bits, round-robin owners), at most PUT_DESTS_MAX. */
+static int net_dests(const bench_ctx *ctx, const model_params *p)
+{
+    const int64_t parts = p->set[MP_partition_bits] ? INT64_C(1) << (int)params_get(p, MP_partition_bits) : 16;
+    int64_t remote = parts - parts / (ctx->size > 0 ? ctx->size : 1);
+    return remote < 1 ? 1 : remote > PUT_DESTS_MAX ? PUT_DESTS_MAX : (int)remote;
 }
 
 /* bw_put_sort and bw_put_net (put_busy), from the rates calibrate_compute measured. */
@@ -196,7 +269,7 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
 {
     if (p->set[MP_P_sort_run] && p->set[MP_sort_run_length]) {
         const double run = params_get(p, MP_sort_run_length);
-        put_busy(ctx, o, pt, peer, p, MP_bw_put_sort, (int64_t)run * 8, run / params_get(p, MP_P_sort_run), "a run's sort");
+        put_busy(ctx, o, pt, peer, p, MP_bw_put_sort, (int64_t)run * 8, 0, run / params_get(p, MP_P_sort_run), "in-cache work");
     }
     if (p->set[MP_P_partition]) { /* the same on every rank: the calls are collective */
         const double rph = ctx->ranks_per_host > 1 ? ctx->ranks_per_host : 2;
@@ -212,9 +285,9 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
             streaming.src = src;
             streaming.dst = dst;
         }
-        put_busy(ctx, o, pt, peer, p, MP_bw_put_net, PUT_CHUNK, tuples / params_get(p, MP_P_partition),
-                 streaming.src ? "a buffer's partitioning's memory traffic (16 B read, 8 B written a tuple, out of cache)"
-                               : "a buffer's partitioning (in cache: no memory for the streaming work)");
+        put_busy(ctx, o, pt, peer, p, MP_bw_put_net, PUT_CHUNK, net_dests(ctx, p), tuples / params_get(p, MP_P_partition),
+                 streaming.src ? "streaming work (16 B read, 8 B written a tuple)"
+                               : "in-cache work (no memory for streaming)");
         streaming.src = streaming.dst = NULL;
         mem_free_large(src, streaming.words * 8); /* NULL-safe */
         mem_free_large(dst, streaming.words * 4);

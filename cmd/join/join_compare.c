@@ -50,6 +50,28 @@ static void print_row(const char *name, const double *measured, const double *mo
     printf("%-24s %12s %10s %10s %10s\n", name, ms, md, df, pc);
 }
 
+/* The totals' rows. Like with like: the measured total holds window_alloc, so it is compared with
+ * the model's total that holds it too, and the thesis' total (eq. 3.11 / 3.20, no allocation) with
+ * the measured total less its window_alloc. The measured total is the slowest rank's; the model's
+ * holds no imbalance beyond the sort's slowest rank (sort_wait): the mean total over ranks is shown
+ * beside the slowest rank's. */
+static void print_totals(join_model_ctx *m, const phase_stats *st, const join_prediction *pr, const double *alloc_meas,
+                         double over)
+{
+    print_row("imbalance", &st->imbalance, NULL);
+    if (pr->sort_wait > 0)
+        printf("%-24s the totals hold %.4f s: the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest)\n",
+               "model: slowest rank", pr->sort_wait * over);
+    m->meas_total = st->total_max;
+    m->meas_total_without_alloc = st->total_max - (alloc_meas ? *alloc_meas : 0);
+    print_row("total", &st->total_max, pr->alloc_modelled ? &pr->total_with_alloc : NULL);
+    print_row("total_without_alloc", &m->meas_total_without_alloc, &pr->total);
+    if (pr->alloc_modelled) {
+        double avg = st->total_avg;
+        print_row("total_without_imbalance", &avg, &pr->total_with_alloc);
+    }
+}
+
 void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
                   const join_output *out, const phase_stats *st)
 {
@@ -112,19 +134,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
         for (const row *r = rows; r->phase; r++) known |= strcmp(r->phase, st->name[i]) == 0;
         if (!known) print_row(st->name[i], &st->avg[i], NULL);
     }
-    /* Like with like: the measured total holds window_alloc, so it is compared with the model's
-     * total that holds it too, and the thesis' total (eq. 3.11 / 3.20, no allocation) with the
-     * measured total less its window_alloc. The model has no imbalance term: the mean total over
-     * ranks is shown beside the slowest rank's. */
-    print_row("imbalance", &st->imbalance, NULL);
-    m->meas_total = st->total_max;
-    m->meas_total_without_alloc = st->total_max - (alloc_meas ? *alloc_meas : 0);
-    print_row("total", &st->total_max, pr->alloc_modelled ? &pr->total_with_alloc : NULL);
-    print_row("total_without_alloc", &m->meas_total_without_alloc, &pr->total);
-    if (pr->alloc_modelled) {
-        double avg = st->total_avg;
-        print_row("total_without_imbalance", &avg, &pr->total_with_alloc);
-    }
+    print_totals(m, st, pr, alloc_meas, model_oversubscription(&p, &s));
     printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
            pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
            p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);

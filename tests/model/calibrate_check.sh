@@ -39,6 +39,16 @@ for b in 64 256 1024 4096 16384 65536 262144 1048576; do
     grep -Eq "^bw_put_$b = [0-9.e+-]+  # GB/s" "$tmp/params.txt" || { echo "FAIL: bw_put_$b missing"; fail=1; }
     grep -q "^bw_put_host_$b = " "$tmp/params.txt" && { echo "FAIL: bw_put_host_$b measured on one host"; fail=1; }
 done
+# the network pass's puts: through the joins' send buffers to its remote partitions at 2 ranks and
+# the calibrated fan-out (round-robin owners: half of them), timed inside the calls
+bits=$(sed -n 's/^partition_bits = \([0-9]*\) .*/\1/p' "$tmp/params.txt")
+if [ -z "$bits" ]; then
+    echo "FAIL: partition_bits missing"; fail=1
+else
+    dests=$(( (1 << bits) / 2 ))
+    grep -Eq "^bw_put_net = [0-9.e+-]+  # GB/s  .*bench: [0-9]+ x \(.* to $dests partitions \(rma/putbuf\).*bytes / time in the calls" \
+        "$tmp/params.txt" || { echo "FAIL: bw_put_net not measured to $dests partitions in the calls: $(grep '^bw_put_net' "$tmp/params.txt")"; fail=1; }
+fi
 # the machine's state at calibration (rma/floor.h), or the reason it is missing
 grep -Eq "^t_floor_rtt = [0-9.e+-]+  # us  .*bench: rma_floor_round_trip_us between ranks 0 and 1" "$tmp/params.txt" ||
     grep -q "^rmabench: calibrate: t_floor_rtt not measured: " "$tmp/cal.out" || { echo "FAIL: t_floor_rtt missing, and no reason given"; fail=1; }

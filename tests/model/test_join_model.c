@@ -304,10 +304,35 @@ static void cores_per_host(void)
     CHECK(model_cores_per_host(3.6e9 / 8, 110e6, 2).exact > q.exact * 1.99);
 }
 
+/* The slowest rank's sort (bw_put_sort_slowest): the total grows by exactly the time its puts take
+ * beyond the mean rank's, the sort row (the mean over ranks) does not; a slowest rate at or above the
+ * mean adds nothing; without it the total is eq. 3.20's. 2 ranks on one host, 8M tuples each. */
+static void sort_slowest_rank(void)
+{
+    model_params p;
+    params_init(&p);
+    set(&p, "P_scan=370"); set(&p, "P_partition_range=120"); set(&p, "P_sort_run=45");
+    set(&p, "P_merge=270"); set(&p, "P_match=370"); set(&p, "merge_depth=1");
+    set(&p, "bw_put_intra=4"); set(&p, "bw_put_sort=0.5");
+    join_shape s = {.ranks = 2, .ranks_per_host = 2, .r_tuples = 16e6, .s_tuples = 16e6, .window_bytes_per_tuple = 8};
+    join_prediction a, b, c;
+    model_sortmerge_join(&p, &s, &a);
+    CHECK(a.sort_wait == 0);
+    set(&p, "bw_put_sort_slowest=0.25");
+    model_sortmerge_join(&p, &s, &b);
+    /* a rank's remote share: 16M tuples x 1/2 x 8 B = 64 MB; at 0.25 against 0.5 GB/s: 0.128 s more */
+    CHECK(fabs(b.sort_wait - 0.128) < 1e-9);
+    CHECK(fabs(b.total - a.total - 0.128) < 1e-9 && b.sort == a.sort);
+    set(&p, "bw_put_sort_slowest=0.6");
+    model_sortmerge_join(&p, &s, &c);
+    CHECK(c.sort_wait == 0 && c.total == a.total);
+}
+
 int main(void)
 {
     radix_table42();
     sortmerge_table42();
+    sort_slowest_rank();
     merge_depth();
     bound_switch();
     one_rank();
