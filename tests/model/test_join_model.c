@@ -75,12 +75,18 @@ static void radix_table42(void)
     CHECK(fabs(q.total_with_alloc - q.total - q.window_alloc) < 1e-12);
 }
 
+/* Table 4.2's sort-merge rates, at merge depth d (eq. 3.18). */
+static void smj_table42_params(model_params *p, const char *depth)
+{
+    params_init(p);
+    set(p, "P_scan=370"); set(p, "P_partition_range=120"); set(p, "P_sort_run=45");
+    set(p, "P_merge=270"); set(p, "P_match=370"); set(p, depth);
+}
+
 static void sortmerge_table42(void)
 {
     model_params p;
-    params_init(&p);
-    set(&p, "P_scan=370"); set(&p, "P_partition_range=120"); set(&p, "P_sort_run=45");
-    set(&p, "P_merge=270"); set(&p, "P_match=370"); set(&p, "merge_depth=3");
+    smj_table42_params(&p, "merge_depth=3");
     set(&p, "bw_host=12.48"); set(&p, "wire_tuple_bytes=8");
     join_shape s = table42_shape();
     join_prediction m;
@@ -310,9 +316,7 @@ static void cores_per_host(void)
 static void sort_slowest_rank(void)
 {
     model_params p;
-    params_init(&p);
-    set(&p, "P_scan=370"); set(&p, "P_partition_range=120"); set(&p, "P_sort_run=45");
-    set(&p, "P_merge=270"); set(&p, "P_match=370"); set(&p, "merge_depth=1");
+    smj_table42_params(&p, "merge_depth=1");
     set(&p, "bw_put_intra=4"); set(&p, "bw_put_sort=0.5");
     join_shape s = {.ranks = 2, .ranks_per_host = 2, .r_tuples = 16e6, .s_tuples = 16e6, .window_bytes_per_tuple = 8};
     join_prediction a, b, c;
