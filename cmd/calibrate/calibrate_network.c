@@ -163,34 +163,31 @@ static double put_buffers_work(const bench_ctx *ctx, put_target *pt, int peer, i
                                int units, double *in_calls)
 {
     *in_calls = 0;
+    if (peer < 0) return put_stream_work(ctx, pt, peer, chunks * msg, (int)msg, units); /* the work alone */
     MPI_Barrier(ctx->comm);
     double t0 = MPI_Wtime();
-    if (peer < 0) {
-        for (int64_t c = 0; c < chunks; c++) work(units);
-    } else {
-        const MPI_Aint region = (MPI_Aint)(pt->w.bytes / (uint64_t)dests / (uint64_t)msg * (uint64_t)msg);
-        int target[PUT_DESTS_MAX];
-        MPI_Aint disp[PUT_DESTS_MAX];
-        for (int d = 0; d < dests; d++) {
-            target[d] = peer;
-            disp[d] = (MPI_Aint)d * region;
-        }
-        putbuf_set pb;
-        if (putbuf_init(&pb, pt->w.win, ctx->comm, ctx->rank, ctx->size, dests, target, disp, (size_t)msg, 2,
-                        pt->mode) != 0)
-            calibrate_fail(ctx, "the send buffers of bw_put_net");
-        for (int64_t c = 0; c < chunks; c++) {
-            const int d = (int)(c % dests);
-            putbuf_dest *pd = &pb.dest[d];
-            if (d == 0 && units > 0) work(units * dests);
-            if (pd->disp + (MPI_Aint)msg > (MPI_Aint)d * region + region) pd->disp = (MPI_Aint)d * region;
-            pd->fill = (size_t)msg; /* the buffer's contents do not matter, its size does */
-            putbuf_send(&pb, d);
-        }
-        putbuf_finish(&pb);
-        *in_calls = pb.t_put + pb.t_flush;
-        putbuf_free(&pb);
+    const MPI_Aint region = (MPI_Aint)(pt->w.bytes / (uint64_t)dests / (uint64_t)msg * (uint64_t)msg);
+    int target[PUT_DESTS_MAX];
+    MPI_Aint disp[PUT_DESTS_MAX];
+    for (int d = 0; d < dests; d++) {
+        target[d] = peer;
+        disp[d] = (MPI_Aint)d * region;
     }
+    putbuf_set pb;
+    if (putbuf_init(&pb, pt->w.win, ctx->comm, ctx->rank, ctx->size, dests, target, disp, (size_t)msg, 2,
+                    pt->mode) != 0)
+        calibrate_fail(ctx, "the send buffers of bw_put_net");
+    for (int64_t c = 0; c < chunks; c++) {
+        const int d = (int)(c % dests);
+        putbuf_dest *pd = &pb.dest[d];
+        if (d == 0 && units > 0) work(units * dests);
+        if (pd->disp + (MPI_Aint)msg > (MPI_Aint)d * region + region) pd->disp = (MPI_Aint)d * region;
+        pd->fill = (size_t)msg; /* the buffer's contents do not matter, its size does */
+        putbuf_send(&pb, d);
+    }
+    putbuf_finish(&pb);
+    *in_calls = pb.t_put + pb.t_flush;
+    putbuf_free(&pb);
     double t = MPI_Wtime() - t0;
     MPI_Barrier(ctx->comm); /* targets keep calling MPI until every origin is done (MPICH progress) */
     return t;
@@ -211,8 +208,8 @@ static double put_buffers_work(const bench_ctx *ctx, put_target *pt, int peer, i
  *    completions grow with the puts in flight (one network pass of 2 ranks x 8M: 0.005-0.016 s at
  *    1 remote partition, 0.023-0.036 s at 8), and both - work hid half of them: while one rank
  *    waits, the other's work has the memory to itself (2.9 GB/s against 1.6 in the calls). */
-static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p, int param,
-                     int64_t msg, int dests, double t_work, const char *work_name)
+static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p, int param,
+                       int64_t msg, int dests, double t_work, const char *work_name)
 {
     const int sizes[PUT_CURVE_N] = PUT_CURVE_SIZES;
     if (msg > sizes[PUT_CURVE_N - 1]) msg = sizes[PUT_CURVE_N - 1]; /* the put source's size */
@@ -234,17 +231,12 @@ static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *
     }
     const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
-    double added = t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
-    if (dests > 0) added = stats_median(tk, nrep);
+    const double added = dests > 0 ? stats_median(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
     const double sum = calibrate_allreduce(ctx, peer >= 0 && added > 0 ? (double)(puts * msg) / added : 0, MPI_SUM) * ctx->size;
-    if (have <= 0) return;
+    const double most = calibrate_allreduce(ctx, peer >= 0 ? added : 0, MPI_MAX); /* the rank that waited longest */
+    if (have <= 0) return 0;
     params_put(p, param, sum / have);
-    if (param == MP_bw_put_sort) { /* the rank that waited longest (MPI_MAX over all ranks) */
-        const double most = calibrate_allreduce(ctx, peer >= 0 ? added : 0, MPI_MAX);
-        if (most > 0) params_put(p, MP_bw_put_sort_slowest, (double)(puts * msg) / most);
-        calibrate_note(p, MP_bw_put_sort_slowest, "as bw_put_sort: bytes / the largest (both - work) over the ranks", 0);
-    }
     char how[CALIBRATE_HOW], to[48] = "";
     if (dests > 0) snprintf(to, sizeof to, " to %d partitions (rma/putbuf)", dests);
     const int len = snprintf(how, sizeof how, "%lld x (%.3f ms of %s + a put of %lld B%s; %s) to the next rank on "
@@ -253,6 +245,7 @@ static void put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *
                              t_c * 1e3, t_b * 1e3, added * 1e3);
     if (len >= (int)sizeof how) memcpy(how + sizeof how - 4, "...", 4); /* a long note is cut, visibly */
     calibrate_note(p, param, how, 0);
+    return most > 0 ? (double)(puts * msg) / most : 0;
 }
 
 /* The radix network pass's remote partitions per rank at this calibration's ranks and fan-out
@@ -269,7 +262,12 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
 {
     if (p->set[MP_P_sort_run] && p->set[MP_sort_run_length]) {
         const double run = params_get(p, MP_sort_run_length);
-        put_busy(ctx, o, pt, peer, p, MP_bw_put_sort, (int64_t)run * 8, 0, run / params_get(p, MP_P_sort_run), "in-cache work");
+        const double slowest = put_busy(ctx, o, pt, peer, p, MP_bw_put_sort, (int64_t)run * 8, 0,
+                                        run / params_get(p, MP_P_sort_run), "in-cache work");
+        if (slowest > 0) {
+            params_put(p, MP_bw_put_sort_slowest, slowest);
+            calibrate_note(p, MP_bw_put_sort_slowest, "as bw_put_sort: bytes / the largest (both - work) over the ranks", 0);
+        }
     }
     if (p->set[MP_P_partition]) { /* the same on every rank: the calls are collective */
         const double rph = ctx->ranks_per_host > 1 ? ctx->ranks_per_host : 2;
