@@ -76,7 +76,7 @@ void model_join_finish(const model_params *p, const join_shape *s, join_predicti
 {
     const double over = model_oversubscription(p, s);
     double *phase[] = {&o->histogram, &o->network_partition, &o->local_partition, &o->build_probe,
-                       &o->partition, &o->sort, &o->merge, &o->match, &o->total};
+                       &o->partition, &o->sort, &o->merge, &o->match, &o->sort_wait, &o->total};
     for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) *phase[i] *= over;
     o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;

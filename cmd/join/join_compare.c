@@ -55,13 +55,12 @@ static void print_row(const char *name, const double *measured, const double *mo
  * the measured total less its window_alloc. The measured total is the slowest rank's; the model's
  * holds no imbalance beyond the sort's slowest rank (sort_wait): the mean total over ranks is shown
  * beside the slowest rank's. */
-static void print_totals(join_model_ctx *m, const phase_stats *st, const join_prediction *pr, const double *alloc_meas,
-                         double over)
+static void print_totals(join_model_ctx *m, const phase_stats *st, const join_prediction *pr, const double *alloc_meas)
 {
     print_row("imbalance", &st->imbalance, NULL);
     if (pr->sort_wait > 0)
         printf("%-24s the totals hold %.4f s: the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest)\n",
-               "model: slowest rank", pr->sort_wait * over);
+               "model: slowest rank", pr->sort_wait);
     m->meas_total = st->total_max;
     m->meas_total_without_alloc = st->total_max - (alloc_meas ? *alloc_meas : 0);
     print_row("total", &st->total_max, pr->alloc_modelled ? &pr->total_with_alloc : NULL);
@@ -134,7 +133,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
         for (const row *r = rows; r->phase; r++) known |= strcmp(r->phase, st->name[i]) == 0;
         if (!known) print_row(st->name[i], &st->avg[i], NULL);
     }
-    print_totals(m, st, pr, alloc_meas, model_oversubscription(&p, &s));
+    print_totals(m, st, pr, alloc_meas);
     printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
            pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
            p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);

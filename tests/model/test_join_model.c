@@ -327,6 +327,11 @@ static void sort_slowest_rank(void)
     /* a rank's remote share: 16M tuples x 1/2 x 8 B = 64 MB; at 0.25 against 0.5 GB/s: 0.128 s more */
     CHECK(fabs(b.sort_wait - 0.128) < 1e-9);
     CHECK(fabs(b.total - a.total - 0.128) < 1e-9 && b.sort == a.sort);
+    /* 2 ranks on 1 core: the term is scaled with the rest of the total, and reported scaled */
+    set(&p, "cores_per_host=1");
+    model_sortmerge_join(&p, &s, &c);
+    CHECK(fabs(c.sort_wait - 2 * 0.128) < 1e-9 && fabs(c.total - 2 * b.total) < 1e-9);
+    p.set[MP_cores_per_host] = false;
     set(&p, "bw_put_sort_slowest=0.6");
     model_sortmerge_join(&p, &s, &c);
     CHECK(c.sort_wait == 0 && c.total == a.total);
