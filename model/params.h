@@ -85,6 +85,7 @@ enum { PUT_CURVE_N = 8 };
     X(bw_mem_copy, "GB/s", 1e9, PB_POSITIVE, "streaming copy bandwidth per rank, bytes read + written, all ranks copying") \
     /* window allocation (beyond the thesis: Table 4.2 leaves it unmodelled) */                                 \
     X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "window_alloc time independent of size: both windows' allocation, first-touch setup, barrier and MPI_Win_free")                                \
+    X(t_win_alloc_shared, "ms", 1e-3, PB_NONNEG, "t_win_alloc_fixed with the ranks sharing cores (2 ranks per core): what the library's blocking collectives in MPI_Win_create/_allocate/_free cost when a rank waits for one that is not running (MPICH spins: 0.09 s a join here; Open MPI oversubscribed yields)") \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
     X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc") \
     X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \

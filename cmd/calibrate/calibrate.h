@@ -5,6 +5,8 @@
  * calibrate_lock.c (notified-put and fetch-and-op round trips, the lock server's service time). */
 #ifndef RMB_MODEL_CALIBRATE_H
 #define RMB_MODEL_CALIBRATE_H
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bench/context.h"
@@ -76,5 +78,19 @@ double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
  * write every page (then freed, untimed): first touch, which on a VM that hands freed memory back
  * to its host varies from run to run. All ranks at once. */
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
+
+
+/* calibrate_pin.c. Collective: pins each `member` rank to rank 0's CPU (the same CPU number on every
+ * host), for micro-benchmarks of ranks that share a core; true when every member was pinned (no
+ * sched_setaffinity, or refused: false, and nothing to measure). calibrate_pin_end restores. */
+typedef struct {
+    bool member, pinned;
+    int cpu;
+#ifdef __linux__
+    cpu_set_t saved;
+#endif
+} calibrate_pin;
+bool calibrate_pin_begin(const bench_ctx *ctx, bool member, calibrate_pin *pin);
+void calibrate_pin_end(const bench_ctx *ctx, calibrate_pin *pin);
 
 #endif

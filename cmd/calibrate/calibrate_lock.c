@@ -192,20 +192,8 @@ static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
  * and the model falls back to stretching t_local_comm (model/lock_model.h). */
 static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local, model_params *p)
 {
-    int pinned = 1;
-#ifdef __linux__
-    int cpu = sched_getcpu();
-    MPI_Bcast(&cpu, 1, MPI_INT, 0, ctx->comm);
-    cpu_set_t saved, one;
-    const bool pair = ctx->rank == 0 || ctx->rank == local;
-    if (pair) {
-        CPU_ZERO(&one);
-        CPU_SET(cpu < 0 ? 0 : cpu, &one);
-        pinned = sched_getaffinity(0, sizeof saved, &saved) == 0 && sched_setaffinity(0, sizeof one, &one) == 0;
-    }
-    int all = 0;
-    MPI_Allreduce(&pinned, &all, 1, MPI_INT, MPI_LAND, ctx->comm);
-    if (all) {
+    calibrate_pin pin;
+    if (calibrate_pin_begin(ctx, ctx->rank == 0 || ctx->rank == local, &pin)) {
         double rtt[ROUNDS], send[ROUNDS];
         ping_pong(ctx, ep, local, rtt, send, true);
         put_rounds(p, MP_t_shared_comm, rtt, 0.5);
@@ -222,16 +210,11 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local
         const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
         snprintf(p->bench[MP_t_shared_comm], sizeof p->bench[MP_t_shared_comm],
                  "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, slowest of %d rounds of %d%s%s",
-                 local, cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
+                 local, pin.cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
+    } else if (ctx->rank == 0) {
+        fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: no sched_setaffinity here, or refused\n");
     }
-    if (pair && pinned && sched_setaffinity(0, sizeof saved, &saved) != 0)
-        fprintf(stderr, "rmabench: calibrate: rank %d: could not restore its CPU affinity\n", ctx->rank);
-    if (!all && ctx->rank == 0)
-        fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: sched_setaffinity refused\n");
-#else
-    (void)ep, (void)local, (void)p, (void)pinned;
-    if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: no sched_setaffinity here\n");
-#endif
+    calibrate_pin_end(ctx, &pin);
 }
 
 /* t_local_comm's micro-benchmark, with the mailbox --notify-shm auto picked for it */

@@ -358,6 +358,34 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
     return stats_median(t, repeats);
 }
 
+/* t_win_alloc_shared: the fixed part again with both ranks of the (one-host, two-rank) calibration
+ * pinned to one CPU, as ranks outnumbering cores run. MPICH 4.0 waits in the collectives inside
+ * MPI_Win_create and MPI_Win_free by spinning, so a rank waits out the turn of the rank it waits
+ * for: window_alloc took 0.09-0.10 s at 1M tuples per rank both with 2 ranks pinned to one CPU
+ * and with 4 ranks on 2 cores, against 0.006 s on a core each. Open MPI spins the same way (0.24 s
+ * pinned) unless it yields (0.006 s), and mpirun makes it yield when it oversubscribes: measured
+ * only where the library yields, or is not Open MPI, so the parameter is what a crowded run pays. */
+static void win_alloc_shared(const bench_ctx *ctx, uint64_t tiny, int reps, win_flavor flavor, model_params *p)
+{
+#ifdef OPEN_MPI
+    const bool like_crowded = bench_mpi_yields_when_idle();
+#else
+    const bool like_crowded = true;
+#endif
+    if (ctx->hosts != 1 || ctx->ranks_per_host != 2 || !like_crowded) return;
+    calibrate_pin pin;
+    if (calibrate_pin_begin(ctx, true, &pin)) {
+        cache_evictor none = {NULL, 0};
+        params_put(p, MP_t_win_alloc_shared, win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &none));
+        char how[CALIBRATE_HOW];
+        snprintf(how, sizeof how, "as t_win_alloc_fixed (2 windows of %llu B, flavour %s) with both ranks pinned to CPU %d, median of %d%s",
+                 (unsigned long long)tiny / 2, win_flavor_names[flavor], pin.cpu, 3 * reps,
+                 bench_mpi_yields_when_idle() ? ", the library yielding (Open MPI's mpi_yield_when_idle)" : "");
+        calibrate_note(p, MP_t_win_alloc_shared, how, 0);
+    }
+    calibrate_pin_end(ctx, &pin);
+}
+
 /* Thesis Fig. 3.7: the put bandwidth per rank against the message size, to a rank on the same host
  * (bw_put_<bytes>; with one rank per host, to the rank itself) and, on several hosts, to the rank
  * at the same position on the next host (bw_put_host_<bytes>), every rank of every host sending. */
@@ -420,6 +448,8 @@ static void put_target_close(put_target *pt)
     rma_window_free(&pt->w);
 }
 
+static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
 {
     put_target pt;
@@ -464,11 +494,15 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     params_put(p, MP_wire_tuple_bytes, 8); /* the radix join's default compression (--compress) */
     put_curve(ctx, o, &pt, intra_peer, p);
     put_target_close(&pt);
+    calibrate_window_alloc(ctx, o, p);
+}
 
-    /* Window allocation: a line through a small window (the fixed cost) and one of the joins' own
-     * size at --tuples-per-rank (R and S, 8-byte packed words each: both joins' default windows),
-     * so the per-byte term is measured where the joins run rather than extrapolated from a small
-     * window. Capped at a quarter of the memory the host has free per rank. */
+/* Window allocation: a line through a small window (the fixed cost) and one of the joins' own
+ * size at --tuples-per-rank (R and S, 8-byte packed words each: both joins' default windows), so
+ * the per-byte term is measured where the joins run rather than extrapolated from a small window.
+ * Capped at a quarter of the memory the host has free per rank. */
+static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o, model_params *p)
+{
     const win_flavor flavor = (win_flavor)o->window;
     const uint64_t small = 1u << 20;
     uint64_t large = (uint64_t)o->tuples_per_rank * 2 * 8;
@@ -500,4 +534,5 @@ void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_para
     if (slope < per_byte) slope = per_byte; /* noise: touching cannot make a window cheaper */
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
+    win_alloc_shared(ctx, tiny, reps, flavor, p);
 }

@@ -62,6 +62,18 @@ if [ "$(uname -s)" = Linux ]; then
     [ -n "$sh" ] && awk -v s="$sh" -v l="$lc" 'BEGIN { exit !(s > l) }' ||
         { echo "FAIL: t_shared_comm ($sh) missing or not above t_local_comm ($lc)"; fail=1; }
 fi
+# window_alloc's fixed part with the pair pinned to one CPU: measured where the library's waits are
+# a crowded run's (MPICH always; Open MPI only when it yields, as mpirun makes it when oversubscribing)
+if [ "$(uname -s)" = Linux ]; then
+    ws=$(sed -n 's/^t_win_alloc_shared = \([0-9.e+-]*\) .*pinned to CPU.*/\1/p' "$tmp/params.txt")
+    wf=$(sed -n 's/^t_win_alloc_fixed = \([0-9.e+-]*\) .*/\1/p' "$tmp/params.txt")
+    if grep -q '^mpi_library = .*MPICH' "$tmp/params.txt"; then
+        [ -n "$ws" ] && awk -v s="$ws" -v f="$wf" 'BEGIN { exit !(s > f) }' ||
+            { echo "FAIL: t_win_alloc_shared ($ws) missing or not above t_win_alloc_fixed ($wf) under MPICH"; fail=1; }
+    elif [ -n "$ws" ] && ! grep -q '^t_win_alloc_shared = .*the library yielding' "$tmp/params.txt"; then
+        echo "FAIL: t_win_alloc_shared measured with Open MPI spinning (crowded runs yield)"; fail=1
+    fi
+fi
 # calibration times primitives, never a join's phase functions
 src=$(dirname "$0")/../../cmd/calibrate
 if grep -nE '\b(radix_network_partition|smj_sort_phase|smj_range_partition|radix_windows_alloc|radix_histogram_phase)\(' "$src"/*.c; then

@@ -240,6 +240,21 @@ static void beyond_thesis(void)
     set(&p, "cores_per_host=2");
     model_radix_join(&p, &s, &r1);
     CHECK(r0.window_alloc > 0 && fabs(r1.window_alloc - 2 * r0.window_alloc) < 1e-12);
+    /* the fixed part measured with the ranks sharing cores replaces the stretched one there (at 2
+     * ranks per core: as measured), and nowhere else */
+    set(&p, "t_win_alloc_shared=90");
+    join_prediction w1, w0;
+    model_radix_join(&p, &s, &w1);
+    CHECK(fabs(w1.window_alloc - (r1.window_alloc - 2 * 2e-3 + 90e-3)) < 1e-12);
+    CHECK(fabs(w1.total_with_alloc - w1.total - w1.window_alloc) < 1e-12);
+    set(&p, "cores_per_host=1"); /* 4 ranks per core: twice the 2-per-core wait */
+    model_radix_join(&p, &s, &w1);
+    CHECK(fabs(w1.window_alloc - (2 * r1.window_alloc - 4 * 2e-3 + 2 * 90e-3)) < 1e-12);
+    set(&p, "cores_per_host=4");
+    model_radix_join(&p, &s, &w0);
+    CHECK(w0.window_alloc == r0.window_alloc);
+    p.set[MP_t_win_alloc_shared] = false;
+    set(&p, "cores_per_host=2");
     /* 2 namespace hosts of 2 ranks on one 2-core machine: the stretch of 4 ranks on 2 cores */
     join_shape ns = s;
     ns.ranks_per_host = 2;
