@@ -40,6 +40,7 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
      * which t_shared_comm measured; the ranks' own times stretch by m. */
     const bool shared = o->oversubscription > 1 && p->set[MP_t_shared_comm];
     model_params sp;
+    double remote_wait = 0; /* a remote flush's wait for its receiver's turn (MPICH; below) */
     if (shared) {
         const double m = o->oversubscription;
         sp = *p;
@@ -53,7 +54,22 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
         params_put(&sp, MP_t_local_comm, t_msg);
         if (p->set[MP_t_remote_comm]) {
             const double t_remote = params_get(p, MP_t_remote_comm);
-            params_put(&sp, MP_t_remote_comm, fmax(t_remote * m, t_remote + t_msg - t_local));
+            double t_rm = fmax(t_remote * m, t_remote + t_msg - t_local);
+            /* A sender that spins in the flush of a remote message (MPICH) until its receiver runs:
+             * the receiver is not running with probability (m - 1) / m, and then the sender spins
+             * out its turn, t_shared_remote_comm (a pair on two namespace hosts pinned to one core:
+             * 4 ms, the scheduler tick), half of it on average. The request waits, the answer finds
+             * its agent polling: half the wait per message of the round trip; the 2PC vote, a
+             * fetch-and-op flushed to the server, waits once. (2 hosts x 2 ranks on 2 cores: round
+             * trips to the other host 0.9-1.1 ms, votes and ends 0.8-1.3 ms, against 0.1, 0.015
+             * and 0.05 ms on a core each.) The end of a transaction, a message to its servers, waits
+             * once where it goes to another host: below. */
+            if (p->set[MP_t_shared_remote_comm]) {
+                remote_wait = (m - 1) / m * params_get(p, MP_t_shared_remote_comm) / 2;
+                t_rm += remote_wait / 2;
+                if (p->set[MP_t_vote]) params_put(&sp, MP_t_vote, params_get(&sp, MP_t_vote) + remote_wait);
+            }
+            params_put(&sp, MP_t_remote_comm, t_rm);
         }
         p = &sp;
         o->t_shared_comm = t_msg;
@@ -67,7 +83,7 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     const double t_ack = opt_param(p, MP_t_ack);
     o->contacts = S * (1 - pow(1 - 1 / S, n));
     /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
-    o->t_end = t_ack > 0 ? t_comm + t_ack : 0;
+    o->t_end = t_ack > 0 ? t_comm + t_ack + s->remote_prob * remote_wait / 2 : 0;
     /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
      * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
      * so it leaves the agent's delay and counts once, where queueing sees it. */

@@ -45,7 +45,10 @@ double model_throughput(double agents, double t_tx);
  * that: sending is the ranks' work, and their work (t_queue, t_vote, t_clean_up, t_server, t_ack,
  * t_agent) stretches by m; the MVA is unchanged: the server still serves its agents one message
  * after the other. (On two namespace hosts sharing 2 cores, TCP messages of 19-80 us, the stretch
- * wins and the prediction is the one without t_shared_comm, within 3% of the measured.) This
+ * wins and the prediction is the one without t_shared_comm, within 3% of the measured. MPICH's
+ * flush of a remote notified put spins until the receiver runs: where t_shared_remote_comm is
+ * calibrated, the same ping-pong with a pair on two namespace hosts pinned to one core, a remote
+ * round trip and a vote wait (m - 1) / m x t_shared_remote_comm / 2 more: lock_model.c.) This
  * assumes the cores take turns in parallel and no other program's tasks take turns (on this 2-vCPU
  * VM, when other jobs ran, 4 ranks took turns as on one core: half the throughput), and an MPI
  * library that does not yield in its own progress (Open MPI does when mpirun knows the host is

@@ -95,6 +95,7 @@ enum { PUT_CURVE_N = 8 };
     X(t_local_comm, "us", 1e-6, PB_POSITIVE, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
     X(t_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \
     X(t_shared_comm, "us", 1e-6, PB_POSITIVE, "one message between two ranks sharing one core (oversubscribed): half a notified-put round trip, polling with yields and sleeps") \
+    X(t_shared_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts with sender and receiver sharing one core: half the notified-put round trip of rank 0 and its peer on the next host pinned to one CPU (namespace hosts on one machine), polling with yields and sleeps (MPICH's flush spins until the receiver gets the core)") \
     X(t_queue, "us", 1e-6, PB_NONNEG, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
     X(t_vote, "us", 1e-6, PB_POSITIVE, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
     X(t_clean_up, "us", 1e-6, PB_POSITIVE, "end of transaction: one notified put to a lock server (eq. 5.3)")      \

@@ -103,7 +103,8 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
 /* ROUNDS rounds of the ping-pong between 0 and c, every round's times broadcast from rank 0. */
 static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROUNDS], double send[ROUNDS], bool shared)
 {
-    const int iters = shared ? ITERS_SHARED : ctx->rank_host[c] == ctx->rank_host[0] ? ITERS : ITERS_REMOTE;
+    const bool same_host = ctx->rank_host[c] == ctx->rank_host[0];
+    const int iters = !same_host ? ITERS_REMOTE : shared ? ITERS_SHARED : ITERS;
     for (int k = 0; k < ROUNDS; k++)
         notify_ping_pong_round(ctx, ep, 0, c, WARMUP, iters, shared || ctx->poll_yield, 0, &rtt[k], &send[k]);
     MPI_Bcast(rtt, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
@@ -186,33 +187,39 @@ static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
              LOCKS, TXNS, ROUNDS);
 }
 
-/* t_shared_comm: the local ping-pong with rank 0 and `local` pinned to rank 0's CPU, polling as
- * ranks that share their core do (no spinning: yields, then sleeps). Collective; each rank's
- * affinity is restored afterwards. Without sched_setaffinity (not Linux, or refused) it stays unset
- * and the model falls back to stretching t_local_comm (model/lock_model.h). */
-static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int local, model_params *p)
+/* t_shared_comm (peer on rank 0's host) and t_shared_remote_comm (peer on another host): the
+ * ping-pong with rank 0 and `peer` pinned to rank 0's CPU, polling as ranks that share their core do
+ * (no spinning: yields, then sleeps). Between network-namespace hosts on one machine the pair then
+ * shares a core as ranks of crowded runs on several such hosts do; between real hosts it measures
+ * the remote round trip with yielding polls. Collective; each rank's affinity is restored
+ * afterwards. Without sched_setaffinity (not Linux, or refused) it stays unset and the model falls
+ * back to stretching t_local_comm / t_remote_comm (model/lock_model.h). */
+static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int peer, int param, model_params *p)
 {
     calibrate_pin pin;
-    if (calibrate_pin_begin(ctx, ctx->rank == 0 || ctx->rank == local, &pin)) {
+    const bool remote = ctx->rank_host[peer] != ctx->rank_host[0];
+    if (calibrate_pin_begin(ctx, ctx->rank == 0 || ctx->rank == peer, &pin)) {
         double rtt[ROUNDS], send[ROUNDS];
-        ping_pong(ctx, ep, local, rtt, send, true);
-        put_rounds(p, MP_t_shared_comm, rtt, 0.5);
-        /* The slowest round, not the median: here the rounds fall in two groups (about 2.5 and
-         * 4.2-5.3 us), in proportions that change from one calibration to the next, and the lock
-         * runs on shared cores (1 server + 3 agents, 2 + 2 on 2 cores: 15-17 K tx/s in both
+        ping_pong(ctx, ep, peer, rtt, send, true);
+        put_rounds(p, param, rtt, 0.5);
+        /* On one host the slowest round, not the median: here the rounds fall in two groups (about
+         * 2.5 and 4.2-5.3 us), in proportions that change from one calibration to the next, and the
+         * lock runs on shared cores (1 server + 3 agents, 2 + 2 on 2 cores: 15-17 K tx/s in both
          * validations) matched the slower group: predicted within 10% with a median of 5.0 us,
-         * +76-122% with one of 2.5 */
+         * +76-122% with one of 2.5. Between hosts each round's mean holds the tail of scheduler
+         * turns already (200 round trips a round): the median round. */
         double slowest = rtt[0];
         for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
-        params_put(p, MP_t_shared_comm, 0.5 * slowest);
+        if (!remote) params_put(p, param, 0.5 * slowest);
         /* Open MPI yields in its own progress when told (mpirun does when it oversubscribes): the
          * lock runs are then several times slower, so the file says which way this was measured */
         const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
-        snprintf(p->bench[MP_t_shared_comm], sizeof p->bench[MP_t_shared_comm],
-                 "half the notified-put ping-pong between ranks 0 and %d pinned to CPU %d, polling with yields and sleeps, slowest of %d rounds of %d%s%s",
-                 local, pin.cpu, ROUNDS, ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
+        snprintf(p->bench[param], sizeof p->bench[param],
+                 "half the notified-put ping-pong between ranks 0 and %d%s pinned to CPU %d, polling with yields and sleeps, %s of %d rounds of %d%s%s",
+                 peer, remote ? " (another host)" : "", pin.cpu, remote ? "median" : "slowest", ROUNDS,
+                 remote ? ITERS_REMOTE : ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
     } else if (ctx->rank == 0) {
-        fprintf(stderr, "rmabench: calibrate: t_shared_comm not measured: no sched_setaffinity here, or refused\n");
+        fprintf(stderr, "rmabench: calibrate: %s not measured: no sched_setaffinity here, or refused\n", params_name(param));
     }
     calibrate_pin_end(ctx, &pin);
 }
@@ -269,7 +276,8 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         ping_pong(ctx, &ep, remote, rtt, send, false);
         put_rounds(p, MP_t_remote_comm, rtt, 0.5);
     }
-    if (local > 0) calibrate_shared_comm(ctx, &ep, local, p);
+    if (local > 0) calibrate_shared_comm(ctx, &ep, local, MP_t_shared_comm, p);
+    if (remote > 0) calibrate_shared_comm(ctx, &ep, remote, MP_t_shared_remote_comm, p);
     /* the clean-up goes to the transaction's servers: remote ones when there are other hosts */
     put_rounds(p, MP_t_clean_up, remote > 0 ? send : send_local, 1.0);
     params_put(p, MP_t_queue, 0);

@@ -116,6 +116,25 @@ int main(void)
     /* between hosts the receiver's wait adds to the wire: t_remote_comm + 40 us - t_local_comm */
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 1, .remote_prob = 1, .ranks_per_host = 4}, &pr);
     CHECK(fabs(pr.t_thesis - (2 * (5.6e-6 + 37e-6) + 2 * (0.5e-6 + 8.5e-6 + 2.5e-6))) < 1e-15);
+    /* a sender spinning in a remote flush (MPICH), receivers on shared cores: with probability
+     * (m - 1) / m = 1/2 it waits half a turn of t_shared_remote_comm = 4 ms: 1 ms, half of it per
+     * message of a round trip, all of it for the vote; not used without ranks sharing cores */
+    {
+        model_params r = q;
+        lock_prediction a, b;
+        lock_shape sh = {.agents = 1, .servers = 1, .n_locks = 1, .remote_prob = 1, .ranks_per_host = 4};
+        set(&r, "t_shared_remote_comm=4000");
+        model_lock(&r, &sh, &a);
+        CHECK(fabs(a.t_thesis - (2 * (5.6e-6 + 37e-6 + 500e-6) + 2 * (0.5e-6 + 2.5e-6) + 2 * 8.5e-6 + 1e-3)) < 1e-15);
+        model_params e = r;
+        set(&e, "t_ack=1");
+        model_lock(&e, &sh, &b); /* the end: a one-way message to the other host, its full wait, and the ack */
+        CHECK(fabs(b.t_end - (5.6e-6 + 37e-6 + 1e-3 + 2e-6)) < 1e-15);
+        sh.ranks_per_host = 2;
+        model_lock(&r, &sh, &a);
+        model_lock(&q, &sh, &b);
+        CHECK(a.t_tx == b.t_tx);
+    }
     /* a message slower to send than the turns (over a network: 30 us here) stretches instead, as
      * every time does without t_shared_comm */
     {
