@@ -95,6 +95,9 @@ if [[ $mpi == openmpi ]]; then
     grep -Eq '^bw_host = [0-9.e+-]+ ' "$D/params.txt" || { echo "FAIL: calibrate across 2 hosts: no bw_host"; fail=1; }
     grep -Eq '^net_overlap = (0|1|0\.[0-9]+|[0-9.]+e-[0-9]+) .*bench: .*transfer [0-9.]+ ms, work [0-9.]+ ms, both [0-9.]+ ms' "$D/params.txt" ||
         { echo "FAIL: calibrate across 2 hosts: net_overlap missing, outside [0, 1], or without its measurements"; grep net_overlap "$D/params.txt"; fail=1; }
+    # the remote ping-pong again with the pair pinned to one CPU (the namespace hosts share it)
+    grep -Eq '^t_shared_remote_comm = [0-9.e+-]+ .*bench: .*\(another host\) pinned to CPU [0-9]+' "$D/params.txt" ||
+        { echo "FAIL: calibrate across 2 hosts: t_shared_remote_comm missing"; grep t_shared_remote_comm "$D/params.txt"; fail=1; }
 fi
 if "$bin" lock --help 2>&1 | grep -q 'not built yet'; then
     echo "note: 'rmabench lock' not built yet: lock part skipped"
