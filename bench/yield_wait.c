@@ -27,6 +27,14 @@ int rmb_reduce_scatter_block(const void *in, void *out, int count, MPI_Datatype 
     return rc != MPI_SUCCESS ? rc : rmb_wait(&req);
 }
 
+int rmb_reduce_scatter(const void *in, void *out, const int counts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    if (!rmb_waits_yielding()) return MPI_Reduce_scatter(in, out, counts, type, op, comm);
+    MPI_Request req;
+    int rc = MPI_Ireduce_scatter(in, out, counts, type, op, comm, &req);
+    return rc != MPI_SUCCESS ? rc : rmb_wait(&req);
+}
+
 int rmb_alltoall(const void *in, int count, MPI_Datatype type, void *out, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     if (!rmb_waits_yielding()) return MPI_Alltoall(in, count, type, out, rcount, rtype, comm);

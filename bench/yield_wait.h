@@ -16,9 +16,11 @@ bool rmb_waits_yielding(void);
 int rmb_wait(MPI_Request *req);
 /* MPI_Barrier, or MPI_Ibarrier and rmb_wait. Returns the MPI error code. */
 int rmb_barrier(MPI_Comm comm);
-/* MPI_Reduce_scatter_block and MPI_Alltoall, or their nonblocking forms and rmb_wait (the
- * sort-merge join's range plan; the pieced reductions of rma/count.h do the same). */
+/* MPI_Reduce_scatter_block, MPI_Reduce_scatter and MPI_Alltoall, or their nonblocking forms and
+ * rmb_wait (the sort-merge join's range plan, the radix histogram's sub-partition counts; the
+ * pieced reductions of rma/count.h do the same). */
 int rmb_reduce_scatter_block(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int rmb_reduce_scatter(const void *in, void *out, const int counts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int rmb_alltoall(const void *in, int count, MPI_Datatype type, void *out, int rcount, MPI_Datatype rtype, MPI_Comm comm);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/rmb_mutant.h"
+#include "bench/yield_wait.h"
 #include "joins/radix/radix_phases.h"
 #include "rma/count.h"
 
@@ -78,7 +79,7 @@ static void reduce_sub_counts(const bench_ctx *ctx, radix_layout *lay, uint64_t 
         fprintf(stderr, "rmabench: rank %d: cannot allocate the sub-partition counts\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);
     }
-    MPI_CHECK(ctx->rank, MPI_Reduce_scatter(send, lay->sub, counts, MPI_UINT64_T, MPI_SUM, ctx->comm));
+    MPI_CHECK(ctx->rank, rmb_reduce_scatter(send, lay->sub, counts, MPI_UINT64_T, MPI_SUM, ctx->comm));
     lay->sub_bits = sub_bits;
     free(counts);
     free(at);
