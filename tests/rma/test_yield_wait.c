@@ -9,6 +9,7 @@
  * - rma_allreduce_u64_pieces / rma_scan_u64_pieces (MPI_Iallreduce / MPI_Iscan and rmb_wait when
  *   on) in pieces of 3 of 10 words: the sums and prefix sums every rank can compute; and
  *   rmb_reduce_scatter_block / rmb_alltoall: each rank's block sums and the blocks addressed to it;
+ *   rmb_reduce_scatter: uneven blocks (rank t: t + 1 words), each rank's sums;
  * - auto resolves to request where ranks outnumber cores or the library is MPICH < 4.1, else window;
  *   given modes stay; rma_put_start refuses an unresolved auto.
  * Prints verification: PASS|FAIL. */
@@ -121,6 +122,21 @@ static int check_reductions(const bench_ctx *ctx)
         printf("rank %d: reduce_scatter_block gave %llu, %llu\n", me, (unsigned long long)mine[0], (unsigned long long)mine[1]);
         e = 1;
     }
+    /* rmb_reduce_scatter with uneven counts: rank t gets t + 1 words, word j of them the sum over
+     * ranks of (rank + 1) * (t * 10 + j) */
+    int *counts = malloc((size_t)P * sizeof *counts), total = 0;
+    for (int t = 0; t < P; t++) counts[t] = t + 1, total += t + 1;
+    uint64_t *uneven = malloc((size_t)total * sizeof *uneven), part[64];
+    for (int t = 0, k = 0; t < P; t++)
+        for (int j = 0; j <= t; j++) uneven[k++] = (uint64_t)(me + 1) * (uint64_t)(t * 10 + j);
+    e |= P > 64 || rmb_reduce_scatter(uneven, part, counts, MPI_UINT64_T, MPI_SUM, ctx->comm) != MPI_SUCCESS;
+    for (int j = 0; j <= me && !e; j++)
+        if (part[j] != (uint64_t)P * (uint64_t)(P + 1) / 2 * (uint64_t)(me * 10 + j)) {
+            printf("rank %d: reduce_scatter word %d is %llu\n", me, j, (unsigned long long)part[j]);
+            e = 1;
+        }
+    free(counts);
+    free(uneven);
     for (int q = 0; q < P && !e; q++)
         if (got[2 * q] != (uint64_t)q * 100 + (uint64_t)me || got[2 * q + 1] != 7) {
             printf("rank %d: alltoall block from rank %d is %llu, %llu\n", me, q, (unsigned long long)got[2 * q],
