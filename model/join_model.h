@@ -40,8 +40,10 @@ double model_rate_network_pass_overlap(const model_params *p, double machines, d
 /* eq. 3.7: local passes run at every rank's full rate. */
 double model_rate_local(double ranks, double P);
 
-/* Beyond the thesis: T_window_alloc = t_fixed + bytes_per_rank * t_per_byte (calibrated). */
-double model_T_window_alloc(const model_params *p, double bytes_per_rank);
+/* Beyond the thesis: T_window_alloc = (t_fixed + bytes_per_rank * (t_per_byte + t_touch)) * over
+ * (calibrated; t_touch where set), over = ranks per core (1: a core each); with ranks sharing cores
+ * and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed (network_model.c). */
+double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over);
 
 /* --- one join ------------------------------------------------------------------------------- */
 

@@ -67,9 +67,18 @@ double model_oversubscription(const model_params *p, const join_shape *s)
     return params_ranks_per_core(p, model_ranks_on_cores(s));
 }
 
-double model_T_window_alloc(const model_params *p, double bytes_per_rank)
+double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over)
 {
-    return params_get(p, MP_t_win_alloc_fixed) + bytes_per_rank * params_get(p, MP_t_win_alloc_per_byte);
+    /* with ranks sharing cores, the fixed part is what the library's collectives cost then (measured
+     * at 2 ranks per core; MPICH's spin: 15x the fixed part on a core each), not the fixed part
+     * stretched */
+    const bool shared = over > 1 && p->set[MP_t_win_alloc_shared];
+    const double fixed = shared ? params_get(p, MP_t_win_alloc_shared) / 2 : params_get(p, MP_t_win_alloc_fixed);
+    double per_byte = params_get(p, MP_t_win_alloc_per_byte);
+    if (p->set[MP_t_win_touch_per_byte]) per_byte += params_get(p, MP_t_win_touch_per_byte);
+    /* first touch is the CPU clearing pages: ranks sharing a core share that work too (measured at 4
+     * ranks on 2 cores: 0.44 s/GB against 0.17 at 2, while the intercept stayed at 0.4-0.8 ms) */
+    return (fixed + bytes_per_rank * per_byte) * over;
 }
 
 void model_join_finish(const model_params *p, const join_shape *s, join_prediction *o)
@@ -80,17 +89,7 @@ void model_join_finish(const model_params *p, const join_shape *s, join_predicti
     for (size_t i = 0; i < sizeof phase / sizeof phase[0]; i++) *phase[i] *= over;
     o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
-    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes);
-    if (o->alloc_modelled && p->set[MP_t_win_touch_per_byte])
-        o->window_alloc += bytes * params_get(p, MP_t_win_touch_per_byte);
-    /* first touch is the CPU clearing pages: ranks sharing a core share that work too (measured at 4
-     * ranks on 2 cores: 0.44 s/GB against 0.17 at 2, while the intercept stayed at 0.4-0.8 ms) */
-    o->window_alloc *= over;
-    /* with ranks sharing cores, the fixed part is what the library's collectives cost then (measured
-     * at 2 ranks per core; MPICH's spin: 15x the fixed part on a core each), not the fixed part
-     * stretched */
-    if (o->alloc_modelled && over > 1 && p->set[MP_t_win_alloc_shared])
-        o->window_alloc += params_get(p, MP_t_win_alloc_shared) * over / 2 - params_get(p, MP_t_win_alloc_fixed) * over;
+    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes, over);
     o->total_with_alloc = o->total + o->window_alloc;
     o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;
     o->throughput_thesis = (s->r_tuples + s->s_tuples) / o->total;

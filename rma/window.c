@@ -74,12 +74,23 @@ void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info i
     return base;
 }
 
+#if defined(MADV_POPULATE_WRITE) || defined(MADV_DONTNEED)
+/* The whole pages inside [base, base + bytes): [*lo, *hi), empty when *hi <= *lo; returns the page size. */
+static uintptr_t whole_pages(const void *base, uint64_t bytes, uintptr_t *lo, uintptr_t *hi)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    *lo = ((uintptr_t)base + page - 1) & ~(page - 1);
+    *hi = ((uintptr_t)base + bytes) & ~(page - 1);
+    return page;
+}
+#endif
+
 void rma_window_prefault(rma_window *w)
 {
     char *base = w->base;
 #ifdef MADV_POPULATE_WRITE
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + w->bytes) & ~(page - 1);
+    uintptr_t lo, hi;
+    const uintptr_t page = whole_pages(base, w->bytes, &lo, &hi);
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
         memset(base, 0, lo - (uintptr_t)base);
         memset((void *)hi, 0, (uintptr_t)base + w->bytes - hi);
@@ -165,8 +176,8 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
 static void give_back_pages(void *base, uint64_t bytes)
 {
 #ifdef MADV_DONTNEED
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1), hi = ((uintptr_t)base + bytes) & ~(page - 1);
+    uintptr_t lo, hi;
+    whole_pages(base, bytes, &lo, &hi);
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 #else
     (void)base, (void)bytes;

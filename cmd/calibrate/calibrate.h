@@ -84,7 +84,7 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
  * host), for micro-benchmarks of ranks that share a core; true when every member was pinned (no
  * sched_setaffinity, or refused: false, and nothing to measure). calibrate_pin_end restores. */
 typedef struct {
-    bool member, pinned;
+    bool pinned; /* this rank's affinity was changed: calibrate_pin_end restores it */
     int cpu;
 #ifdef __linux__
     cpu_set_t saved;

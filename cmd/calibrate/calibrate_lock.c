@@ -208,9 +208,11 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int peer,
          * validations) matched the slower group: predicted within 10% with a median of 5.0 us,
          * +76-122% with one of 2.5. Between hosts each round's mean holds the tail of scheduler
          * turns already (200 round trips a round): the median round. */
-        double slowest = rtt[0];
-        for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
-        if (!remote) params_put(p, param, 0.5 * slowest);
+        if (!remote) {
+            double slowest = rtt[0];
+            for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
+            params_put(p, param, 0.5 * slowest);
+        }
         /* Open MPI yields in its own progress when told (mpirun does when it oversubscribes): the
          * lock runs are then several times slower, so the file says which way this was measured */
         const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");

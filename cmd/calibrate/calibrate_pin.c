@@ -5,7 +5,6 @@
 
 bool calibrate_pin_begin(const bench_ctx *ctx, bool member, calibrate_pin *pin)
 {
-    pin->member = member;
     pin->pinned = false;
     pin->cpu = 0;
     int ok = 1, all = 0;
