@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every command and script the README names answers --help with its usage on stdout and exit 0
 (without doing anything else: no build, no install, no run), the choice flags of rmabench list their
-values, and every flag that an error message in the C sources suggests is one that some --help lists.
+values, every flag that an error message in the C sources suggests is one that some --help lists, and
+smj-sortbench refuses a bad positional argument with exit 2 and one line naming it.
    help_check.py SOURCE_ROOT BUILD_DIR"""
 import re
 import subprocess
@@ -61,5 +62,16 @@ missing = sorted(suggested - listed - foreign)
 for f in missing:
     print(f"FAIL: --{f}: named in a message of the C sources, listed by no --help")
 fails += len(missing)
+# smj-sortbench's positional arguments: a bad one exits 2 with one line naming it, before any work
+for args, names in ((["16Q"], "tuples"), (["1M", "-3"], "run size"), (["1M", "0", "avx512x"], "simd"),
+                    (["1M", "0", "auto", "1"], "fan-in"), (["1M", "0", "auto", "16", "x"], "at most 4")):
+    p = subprocess.run([f"{build}/smj-sortbench", *args], capture_output=True, text=True, timeout=20, cwd="/tmp")
+    err = p.stderr.strip().splitlines()
+    if p.returncode != 2 or len(err) != 1 or names not in err[0] or p.stdout:
+        print(f"FAIL: smj-sortbench {' '.join(args)}: exit {p.returncode}, stderr {p.stderr!r}, stdout {p.stdout[:80]!r}")
+        fails += 1
+    else:
+        print(f"ok: smj-sortbench {' '.join(args)}: {err[0]}")
+
 print(f"help: {len(commands)} commands, {len(suggested)} flags named in messages; {fails} problem(s)")
 sys.exit(1 if fails else 0)
