@@ -1,8 +1,7 @@
 /* smj-sortbench: the sort-merge join's kernels timed alone on one core, MPI-free: the sort phase's
  * in-cache run sort (without the network), the merge phase's passes, the matching scan (a self-join
  * of the sorted tuples, and the joins' 1:1 and 1:4 shapes with a primary key).
- *   smj-sortbench [tuples (default 16M)] [run size (0 = fit L2)] [simd: auto|avx512|avx512-minmax|avx2|scalar]
- *                 [fan-in (16)]
+ *   smj-sortbench [tuples (default 16M)] [run size (0 = fit L2)] [simd: auto|avx512|avx2|scalar] [fan-in (16)]
  * Times are CPU seconds of this process (the sort also in wall seconds). The sort line is the reference for the join's sort phase (same tuples per rank, same run size). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +44,7 @@ static int time_pk_shapes(uint64_t *pk, size_t n, int simd, double t[2], uint64_
 }
 
 static const char *const usage_line =
-    "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx512-minmax|avx2|scalar (available)] [fan-in >= 2]\n";
+    "usage: smj-sortbench [tuples >= 1] [run size] [auto|avx512|avx2|scalar (available)] [fan-in >= 2]\n";
 
 /* Positional argument `what` as a count (16M, 4096) in [min, max]: exit 2 naming it otherwise. */
 static size_t count_arg(const char *s, const char *what, int64_t min, int64_t max)
@@ -59,13 +58,13 @@ static size_t count_arg(const char *s, const char *what, int64_t min, int64_t ma
 
 static int simd_arg(const char *s)
 {
-    const char *names[] = {"auto", "avx512", "avx2", "scalar", "", "avx512-minmax"};
-    for (int i = 0; i < 6; i++)
-        if (*names[i] && strcmp(s, names[i]) == 0) {
+    const char *names[] = {"auto", "avx512", "avx2", "scalar"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
             if (!smj_simd_available(i)) opt_usage_error("simd: %s kernels are not available on this CPU or build", s);
             return i;
         }
-    opt_usage_error("simd: '%s' is not one of auto, avx512, avx512-minmax, avx2, scalar", s);
+    opt_usage_error("simd: '%s' is not one of auto, avx512, avx2, scalar", s);
 }
 
 int main(int argc, char **argv)
@@ -73,8 +72,7 @@ int main(int argc, char **argv)
     opt_program = "smj-sortbench";
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         fputs(usage_line, stdout);
-        puts("Times the sort-merge join's sort, merge and match kernels alone on one core (CPU seconds).\n"
-             "auto picks what the join picks (avx512: the faster of its two comparator forms here).");
+        puts("Times the sort-merge join's sort, merge and match kernels alone on one core (CPU seconds).");
         return 0;
     }
     if (argc > 5) opt_usage_error("at most 4 arguments (%d given)", argc - 1);
@@ -82,7 +80,7 @@ int main(int argc, char **argv)
     size_t run = argc > 2 ? count_arg(argv[2], "run size", 0, INT64_C(1) << 36) : 0;
     int simd = argc > 3 ? simd_arg(argv[3]) : SMJ_SIMD_AUTO;
     int fanin = argc > 4 ? (int)count_arg(argv[4], "fan-in", 2, 1 << 16) : 16; /* the join's default */
-    if (simd == SMJ_SIMD_AUTO) simd = smj_simd_resolve(simd); /* explicit names: that kernel set as it is */
+    simd = smj_simd_resolve(simd);
     if (run == 0) run = smj_default_run_size();
     uint64_t *src = malloc(n * 8), *dst = malloc(n * 8), *tmp = malloc(run * 8), *out = malloc(n * 8);
     size_t runs = (n + run - 1) / run;

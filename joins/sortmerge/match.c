@@ -259,8 +259,8 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
                     .mask = rid_bits >= 64 ? ~0ull : (1ull << rid_bits) - 1,
                     .pre0 = match_pre(rid_base[0], rid_base[1], key_base)};
 #if RMB_SIMD_AUTO
-    /* the kernel multiplies 64-bit lanes (AVX-512DQ, which both AVX-512 kernel sets require) */
-    if (simd == SMJ_SIMD_AVX512 || simd == SMJ_SIMD_AVX512_MINMAX) match_avx512(&x);
+    /* the kernel multiplies 64-bit lanes (AVX-512DQ: every AVX-512 CPU but the Xeon Phi) */
+    if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) match_avx512(&x);
     /* AVX2 only up to 2 S tuples per R tuple: its 4-lane blocks take about one S group each at 1:4,
      * and its multiplies are three 32-bit ones (smj-sortbench, Xeon VM, medians of 5-6 at 8M
      * tuples, AVX2 against scalar: 1:1 0.0168 / 0.0357 s, 1:2 0.0233 / 0.0266, 1:4 0.0267 / 0.0246) */

@@ -16,32 +16,17 @@
 
 #include "joins/tuple.h"
 
-/* Kernel sets; the values 0-3 match join.h's SIMD_* choices. Never chosen by a flag:
- * - SMJ_SIMD_AVX2_U64, the AVX2 kernels for packed values that may have bit 63 set
- *   (smj_simd_for_values);
- * - SMJ_SIMD_AVX512_MINMAX, the AVX-512 kernels with min/max compare-exchanges, which
- *   smj_simd_resolve returns for avx512 where this CPU runs them faster than SMJ_SIMD_AVX512's
- *   mask-register form (smj_avx512_comparators). */
-enum {
-    SMJ_SIMD_AUTO = 0,
-    SMJ_SIMD_AVX512 = 1,
-    SMJ_SIMD_AVX2 = 2,
-    SMJ_SIMD_SCALAR = 3,
-    SMJ_SIMD_AVX2_U64 = 4,
-    SMJ_SIMD_AVX512_MINMAX = 5
-};
+/* Kernel sets; the values 0-3 match join.h's SIMD_* choices. SMJ_SIMD_AVX2_U64: the AVX2 kernels
+ * for packed values that may have bit 63 set (chosen by smj_simd_for_values, never by a flag). */
+enum { SMJ_SIMD_AUTO = 0, SMJ_SIMD_AVX512 = 1, SMJ_SIMD_AVX2 = 2, SMJ_SIMD_SCALAR = 3, SMJ_SIMD_AVX2_U64 = 4 };
 
 /* 1 if this build has the kernel set and this CPU can run it (scalar: always). */
 int smj_simd_available(int simd);
-/* auto -> the best available set; avx512 -> its faster comparator form here; others returned
- * unchanged (check availability first). */
+/* auto -> the best available set; others returned unchanged (check availability first). */
 int smj_simd_resolve(int simd);
-const char *smj_simd_name(int simd); /* "avx512", "avx512-minmax", "avx2", "scalar" */
+const char *smj_simd_name(int simd); /* "avx512", "avx2", "scalar" */
 /* The kernel set for packed values of a resolved set: u64 = values may be 2^63 or more. */
 int smj_simd_for_values(int simd, int u64);
-/* SMJ_SIMD_AVX512 or SMJ_SIMD_AVX512_MINMAX, whichever sorted faster here (timed once per process,
- * about 1 ms). */
-int smj_avx512_comparators(void);
 
 /* Sort n packed values from src into dst (src may equal dst); tmp holds n values of scratch.
  * In cache when n * 16 bytes fit L2. */

@@ -5,7 +5,6 @@
  * scalar kernels, chosen at run time. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/rmb_config.h"
@@ -37,60 +36,51 @@ static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end,
 }
 
 /* ---------------------------------------------------------------- AVX-512: 8 x 64-bit lanes */
-/* Two forms of every compare-exchange, chosen once per process (smj_avx512_comparators):
- * - mk = 0: vpminuq and vpmaxuq;
- * - mk = 1: one vpcmpuq into a mask register and two masked moves (blends).
- * On the Xeon VM this was written on, 64-bit min, max and every shuffle share one vector port
- * (about 1 of them per cycle together, while masked moves and adds issue 2 per cycle), so the
- * merge network was bound by that port: 100 such operations per 32 values merged with min/max,
- * 64 with the mask form. Other cores may differ, hence the measurement rather than a constant.
- * MK is a compile-time constant in every instantiation. */
-#define AVX512 __attribute__((target("avx512f,avx512dq")))
-#define AVX512_IMPL __attribute__((target("avx512f,avx512dq"), always_inline)) static inline
+/* On the Xeon VM this was tuned on, 64-bit min, max and compares into a mask register, and every
+ * shuffle, share one vector port (about one of them per cycle together), while logic operations,
+ * masked moves and adds issue two per cycle: the merge network is bound by that port. Hence a
+ * compare-exchange of one min and one vpternlogq (max = a ^ b ^ min) instead of min and max, and
+ * half cleaners that compare two registers' lanes at once (clean_pair8). The README has the counts
+ * and timings. */
+#define AVX512 __attribute__((target("avx512f")))
 typedef __m512i v8;
 
-AVX512_IMPL void cx8(v8 *a, v8 *b, const int mk)
+AVX512 static inline void cx8(v8 *a, v8 *b)
 {
-    if (mk) {
-        __mmask8 gt = _mm512_cmpgt_epu64_mask(*a, *b);
-        v8 lo = _mm512_mask_blend_epi64(gt, *a, *b);
-        *b = _mm512_mask_blend_epi64(gt, *b, *a);
-        *a = lo;
-        return;
-    }
-    v8 mn = _mm512_min_epu64(*a, *b);
-    *b = _mm512_max_epu64(*a, *b);
-    *a = mn;
+    v8 lo = _mm512_min_epu64(*a, *b);
+    *b = _mm512_ternarylogic_epi64(*a, *b, lo, 0x96); /* a ^ b ^ min(a, b) = max(a, b) */
+    *a = lo;
 }
 
 AVX512 static inline v8 rev8(v8 v) { return _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v); }
 
-/* One half-cleaner step inside a register: lane i against its partner p (lanes in `upper` keep
- * the larger value). Mask form: the lanes where v > p take p, flipped in the upper lanes. */
-AVX512_IMPL v8 clean_step8(v8 v, v8 p, const __mmask8 upper, const int mk)
+/* Sorts two bitonic registers x and y: half cleaners at lane distances 4, 2, 1. Each step gathers the
+ * lower lanes of its comparator pairs of both registers into one register and their partners into
+ * another (two two-source shuffles), so that every lane of one compare-exchange does useful work;
+ * within one register, half the lanes would repeat their partner's comparison. The last two
+ * shuffles put the values back in order. */
+AVX512 static inline void clean_pair8(v8 *x, v8 *y)
 {
-    if (mk) return _mm512_mask_blend_epi64(_kxor_mask8(_mm512_cmpgt_epu64_mask(v, p), upper), v, p);
-    return _mm512_mask_blend_epi64(upper, _mm512_min_epu64(v, p), _mm512_max_epu64(v, p));
-}
-
-/* Sorts a bitonic register: half cleaners at lane distances 4, 2, 1. */
-AVX512_IMPL v8 clean8(v8 v, const int mk)
-{
-    v = clean_step8(v, _mm512_shuffle_i64x2(v, v, _MM_SHUFFLE(1, 0, 3, 2)), 0xF0, mk);
-    v = clean_step8(v, _mm512_permutex_epi64(v, _MM_SHUFFLE(1, 0, 3, 2)), 0xCC, mk);
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: the last lane keeps the smaller value of its pair */
-    return clean_step8(v, _mm512_shuffle_epi32(v, _MM_PERM_BADC), 0x2A, mk);
+    v8 lo = _mm512_shuffle_i64x2(*x, *y, 0x44), hi = _mm512_shuffle_i64x2(*x, *y, 0xEE); /* x0-3 y0-3 | x4-7 y4-7 */
+    cx8(&lo, &hi);
+    v8 l2 = _mm512_shuffle_i64x2(lo, hi, 0x88), h2 = _mm512_shuffle_i64x2(lo, hi, 0xDD); /* x01 y01 x45 y45 | x23 y23 x67 y67 */
+    cx8(&l2, &h2);
+    v8 l3 = _mm512_unpacklo_epi64(l2, h2), h3 = _mm512_unpackhi_epi64(l2, h2); /* x0 x2 y0 y2 x4 x6 y4 y6 | x1 x3 ... */
+    cx8(&l3, &h3);
+#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: the last two lanes of x come back swapped */
+    *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(5, 13, 12, 4, 9, 1, 8, 0), h3);
 #else
-    return clean_step8(v, _mm512_shuffle_epi32(v, _MM_PERM_BADC), 0xAA, mk);
+    *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(13, 5, 12, 4, 9, 1, 8, 0), h3);
 #endif
+    *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(15, 7, 14, 6, 11, 3, 10, 2), h3);
 }
 
 /* a[0..m) and b[0..m) hold two sorted sequences of 8m values; afterwards a, b hold their merge. */
-AVX512_IMPL void merge_regs8(v8 *a, v8 *b, int m, const int mk)
+AVX512 static inline void merge_regs8(v8 *a, v8 *b, int m)
 {
     for (int i = 0; i < m; i++) {
         v8 rb = rev8(b[m - 1 - i]);
-        cx8(&a[i], &rb, mk);
+        cx8(&a[i], &rb);
         b[m - 1 - i] = rb;
     }
     /* lo (a) and hi are bitonic; hi_i was stored in b[m-1-i]: put it back in order */
@@ -102,24 +92,21 @@ AVX512_IMPL void merge_regs8(v8 *a, v8 *b, int m, const int mk)
     for (int d = m / 2; d >= 1; d /= 2)
         for (int i = 0; i < m; i++)
             if (!(i & d)) {
-                cx8(&a[i], &a[i + d], mk);
-                cx8(&b[i], &b[i + d], mk);
+                cx8(&a[i], &a[i + d]);
+                cx8(&b[i], &b[i + d]);
             }
-    for (int i = 0; i < m; i++) {
-        a[i] = clean8(a[i], mk);
-        b[i] = clean8(b[i], mk);
-    }
+    for (int i = 0; i < m; i++) clean_pair8(&a[i], &b[i]);
 }
 
 /* Sorts 64 values: 8-input sorting network over the registers (sorts every lane column), 8x8
  * transpose (every register a sorted run of 8), then bitonic merges 8 -> 16 -> 32 -> 64. */
-AVX512_IMPL void sort_block64_avx512_impl(const uint64_t *src, uint64_t *dst, const int mk)
+AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst)
 {
     v8 r[8];
     for (int i = 0; i < 8; i++) r[i] = _mm512_loadu_si512((const void *)(src + 8 * i));
     static const int net[19][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {1, 2}, {5, 6},
                                    {0, 4}, {1, 5}, {2, 6}, {3, 7}, {2, 4}, {3, 5}, {1, 2}, {3, 4}, {5, 6}};
-    for (int c = 0; c < 19; c++) cx8(&r[net[c][0]], &r[net[c][1]], mk);
+    for (int c = 0; c < 19; c++) cx8(&r[net[c][0]], &r[net[c][1]]);
     v8 t[8], u[8], o[8];
     for (int i = 0; i < 8; i += 2) {
         t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
@@ -135,22 +122,19 @@ AVX512_IMPL void sort_block64_avx512_impl(const uint64_t *src, uint64_t *dst, co
         o[i] = _mm512_shuffle_i64x2(u[i], u[i + 4], 0x88);
         o[i + 4] = _mm512_shuffle_i64x2(u[i], u[i + 4], 0xDD);
     }
-    for (int i = 0; i < 8; i += 2) merge_regs8(&o[i], &o[i + 1], 1, mk);
-    merge_regs8(&o[0], &o[2], 2, mk);
-    merge_regs8(&o[4], &o[6], 2, mk);
-    merge_regs8(&o[0], &o[4], 4, mk);
+    for (int i = 0; i < 8; i += 2) merge_regs8(&o[i], &o[i + 1], 1);
+    merge_regs8(&o[0], &o[2], 2);
+    merge_regs8(&o[4], &o[6], 2);
+    merge_regs8(&o[0], &o[4], 4);
     for (int i = 0; i < 8; i++) _mm512_storeu_si512((void *)(dst + 8 * i), o[i]);
 }
-AVX512 static void sort_block64_avx512(const uint64_t *src, uint64_t *dst) { sort_block64_avx512_impl(src, dst, 1); }
-AVX512 static void sort_block64_avx512_mm(const uint64_t *src, uint64_t *dst) { sort_block64_avx512_impl(src, dst, 0); }
 
 /* 2-way merge, 4 registers (32 values) per step (more independent lanes per step hide the
  * network's latency): the largest 32 so far stay in c; the input with the smaller head supplies
  * the next 32 (branch-free choice); an input's last partial step is padded (next_step). */
 #define STEP8 4
 
-AVX512_IMPL void merge2_avx512_impl(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out,
-                                    const int mk)
+AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
 {
     const size_t w = 8 * STEP8;
     if (na + nb < 2 * w || na == 0 || nb == 0) {
@@ -166,7 +150,7 @@ AVX512_IMPL void merge2_avx512_impl(const uint64_t *a, size_t na, const uint64_t
     q = next_step(&b, eb, pad, w, UINT64_MAX);
     for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     for (;;) {
-        merge_regs8(c, x, STEP8, mk);
+        merge_regs8(c, x, STEP8);
         if (left <= w) break; /* the rest is in c (padding after it) */
         for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), c[i]);
         out += w;
@@ -179,14 +163,6 @@ AVX512_IMPL void merge2_avx512_impl(const uint64_t *a, size_t na, const uint64_t
     }
     for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
     memcpy(out, last, left * sizeof *out);
-}
-AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
-{
-    merge2_avx512_impl(a, na, b, nb, out, 1);
-}
-AVX512 static void merge2_avx512_mm(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
-{
-    merge2_avx512_impl(a, na, b, nb, out, 0);
 }
 
 /* ---------------------------------------------------------------- AVX2: 4 x 64-bit lanes */
@@ -212,11 +188,13 @@ AVX2_IMPL void store4(uint64_t *p, v4 v, const int u64)
 AVX2 static inline void cx4(v4 *a, v4 *b)
 {
     /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
-     * byte-wise blendv_epi8 on a compare mask into an extra compare) */
+     * byte-wise blendv_epi8 on a compare mask into an extra compare). The max is a ^ b ^ min: two
+     * XORs, which issue 3 per cycle on the Xeon VM, instead of a second blendv (under 1 per cycle). */
     __m256d x = _mm256_castsi256_pd(*a), y = _mm256_castsi256_pd(*b);
     __m256d gt = _mm256_castsi256_pd(_mm256_cmpgt_epi64(*a, *b));
-    *a = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
-    *b = _mm256_castpd_si256(_mm256_blendv_pd(y, x, gt));
+    v4 lo = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
+    *b = _mm256_xor_si256(_mm256_xor_si256(*a, *b), lo);
+    *a = lo;
 }
 
 /* Reverses the lanes: swap the 128-bit halves, then the pairs within them (cheaper than vpermq on
@@ -356,12 +334,7 @@ int smj_simd_available(int simd)
     switch (simd) {
     case SMJ_SIMD_SCALAR: return 1;
 #if RMB_SIMD_AUTO
-    case SMJ_SIMD_AVX512:
-    case SMJ_SIMD_AVX512_MINMAX:
-        /* the mask form needs AVX-512DQ's 8-bit mask operations, as does the matching scan: every
-         * AVX-512 CPU but the Xeon Phi has them */
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    case SMJ_SIMD_AVX512: __builtin_cpu_init(); return __builtin_cpu_supports("avx512f");
     case SMJ_SIMD_AVX2:
     case SMJ_SIMD_AVX2_U64: __builtin_cpu_init(); return __builtin_cpu_supports("avx2");
 #endif
@@ -370,59 +343,12 @@ int smj_simd_available(int simd)
     }
 }
 
-#if RMB_SIMD_AUTO
-static double sort_seconds(const uint64_t *src, uint64_t *dst, uint64_t *tmp, size_t n, int simd)
-{
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    smj_sort_run(src, n, dst, tmp, simd);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-}
-#endif
-
-/* The faster AVX-512 comparator form on this CPU, measured once per process: the fastest of 5
- * alternating sorts of 8192 pseudo-random values (64 KiB, in cache) with each; about 1 ms. A tie
- * goes to the mask form. */
-static int measure_comparators(void)
-{
-#if RMB_SIMD_AUTO
-    enum { N = 8192, ROUNDS = 5 };
-    uint64_t *buf = malloc(3 * N * sizeof *buf);
-    if (!buf) return SMJ_SIMD_AVX512;
-    uint64_t x = 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < N; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        buf[i] = x >> 1;
-    }
-    double best[2] = {1e30, 1e30};
-    const int forms[2] = {SMJ_SIMD_AVX512, SMJ_SIMD_AVX512_MINMAX};
-    for (int r = 0; r < ROUNDS; r++)
-        for (int f = 0; f < 2; f++) {
-            double t = sort_seconds(buf, buf + N, buf + 2 * N, N, forms[f]);
-            if (t < best[f]) best[f] = t;
-        }
-    free(buf);
-    return best[0] <= best[1] ? SMJ_SIMD_AVX512 : SMJ_SIMD_AVX512_MINMAX;
-#else
-    return SMJ_SIMD_AVX512;
-#endif
-}
-
-int smj_avx512_comparators(void)
-{
-    static int picked = -1;
-    if (picked < 0) picked = measure_comparators();
-    return picked;
-}
-
 int smj_simd_for_values(int simd, int u64) { return simd == SMJ_SIMD_AVX2 && u64 ? SMJ_SIMD_AVX2_U64 : simd; }
 
 int smj_simd_resolve(int simd)
 {
-    if (simd == SMJ_SIMD_AVX512) return smj_avx512_comparators();
     if (simd != SMJ_SIMD_AUTO) return simd;
-    if (smj_simd_available(SMJ_SIMD_AVX512)) return smj_avx512_comparators();
+    if (smj_simd_available(SMJ_SIMD_AVX512)) return SMJ_SIMD_AVX512;
     if (smj_simd_available(SMJ_SIMD_AVX2)) return SMJ_SIMD_AVX2;
     return SMJ_SIMD_SCALAR;
 }
@@ -431,7 +357,6 @@ const char *smj_simd_name(int simd)
 {
     switch (simd) {
     case SMJ_SIMD_AVX512: return "avx512";
-    case SMJ_SIMD_AVX512_MINMAX: return "avx512-minmax";
     case SMJ_SIMD_AVX2:
     case SMJ_SIMD_AVX2_U64: return "avx2";
     case SMJ_SIMD_SCALAR: return "scalar";
@@ -442,12 +367,17 @@ const char *smj_simd_name(int simd)
 void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, int simd)
 {
 #if RMB_SIMD_AUTO
-    switch (simd) {
-    case SMJ_SIMD_AVX512: merge2_avx512(a, na, b, nb, out); return;
-    case SMJ_SIMD_AVX512_MINMAX: merge2_avx512_mm(a, na, b, nb, out); return;
-    case SMJ_SIMD_AVX2: merge2_avx2(a, na, b, nb, out); return;
-    case SMJ_SIMD_AVX2_U64: merge2_avx2_u64(a, na, b, nb, out); return;
-    default: break;
+    if (simd == SMJ_SIMD_AVX512) {
+        merge2_avx512(a, na, b, nb, out);
+        return;
+    }
+    if (simd == SMJ_SIMD_AVX2) {
+        merge2_avx2(a, na, b, nb, out);
+        return;
+    }
+    if (simd == SMJ_SIMD_AVX2_U64) {
+        merge2_avx2_u64(a, na, b, nb, out);
+        return;
     }
 #endif
     (void)simd;
@@ -465,9 +395,6 @@ void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, i
     if (simd == SMJ_SIMD_AVX512) {
         block = 64;
         block_sort = sort_block64_avx512;
-    } else if (simd == SMJ_SIMD_AVX512_MINMAX) {
-        block = 64;
-        block_sort = sort_block64_avx512_mm;
     } else if (simd == SMJ_SIMD_AVX2) {
         block = 64;
         block_sort = sort_block64_avx2;

@@ -224,7 +224,7 @@ static void run(const join_input *in, join_output *out)
     out->reused[REL_R] = (r_words * sizeof(uint64_t) + sizeof(tuple_t) - 1) / sizeof(tuple_t);
     out->tuple_bytes = 8 * pl.words;
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
-    else out->simd_used = smj_simd_name(kernels); /* on AVX-512: which comparator form ran */
+    else out->simd_used = smj_simd_name(simd);
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;
