@@ -3,6 +3,7 @@
  * kernel that feeds four registers at a time through a bitonic merge network merges sorted blocks
  * level by level (Inoue et al. 2007; Balkesen et al. 2013). AVX-512 (8 lanes), AVX2 (4 lanes) and
  * scalar kernels, chosen at run time. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end,
  * half cleaners that compare two registers' lanes at once (clean_pair8). The README has the counts
  * and timings. */
 #define AVX512 __attribute__((target("avx512f")))
+#define AVX512_IMPL __attribute__((target("avx512f"), always_inline)) static inline
 typedef __m512i v8;
 
 AVX512 static inline void cx8(v8 *a, v8 *b)
@@ -58,8 +60,8 @@ AVX512 static inline v8 rev8(v8 v) { return _mm512_permutexvar_epi64(_mm512_set_
  * lower lanes of its comparator pairs of both registers into one register and their partners into
  * another (two two-source shuffles), so that every lane of one compare-exchange does useful work;
  * within one register, half the lanes would repeat their partner's comparison. The last two
- * shuffles put the values back in order. */
-AVX512 static inline void clean_pair8(v8 *x, v8 *y)
+ * shuffles put the values back in order (y backwards with y_reversed). */
+AVX512_IMPL void clean_pair8(v8 *x, v8 *y, const int y_reversed)
 {
     v8 lo = _mm512_shuffle_i64x2(*x, *y, 0x44), hi = _mm512_shuffle_i64x2(*x, *y, 0xEE); /* x0-3 y0-3 | x4-7 y4-7 */
     cx8(&lo, &hi);
@@ -72,19 +74,27 @@ AVX512 static inline void clean_pair8(v8 *x, v8 *y)
 #else
     *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(13, 5, 12, 4, 9, 1, 8, 0), h3);
 #endif
-    *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(15, 7, 14, 6, 11, 3, 10, 2), h3);
+    if (y_reversed) *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(2, 10, 3, 11, 6, 14, 7, 15), h3);
+    else *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(15, 7, 14, 6, 11, 3, 10, 2), h3);
 }
 
-/* a[0..m) and b[0..m) hold two sorted sequences of 8m values; afterwards a, b hold their merge. */
-AVX512 static inline void merge_regs8(v8 *a, v8 *b, int m)
+/* a[0..m) and b[0..m) hold two sorted sequences of 8m values; afterwards a, b hold their merge.
+ * With `reversed`, b holds its sequence backwards (b[0] lane 0 the largest value) before and after:
+ * the first comparator level pairs a's smallest with b's largest, so a reversed b needs no lane
+ * reversal, and the last shuffles of clean_pair8 write it backwards at no cost (merge2_avx512). */
+AVX512_IMPL void merge_regs8_impl(v8 *a, v8 *b, int m, const int reversed)
 {
     for (int i = 0; i < m; i++) {
-        v8 rb = rev8(b[m - 1 - i]);
-        cx8(&a[i], &rb);
-        b[m - 1 - i] = rb;
+        if (reversed) {
+            cx8(&a[i], &b[i]); /* b[i] = the larger values, in a[i]'s lane order */
+        } else {
+            v8 rb = rev8(b[m - 1 - i]);
+            cx8(&a[i], &rb);
+            b[m - 1 - i] = rb;
+        }
     }
-    /* lo (a) and hi are bitonic; hi_i was stored in b[m-1-i]: put it back in order */
-    for (int i = 0; i < m / 2; i++) {
+    /* lo (a) and hi are bitonic; unreversed, hi_i was stored in b[m-1-i]: put it back in order */
+    for (int i = 0; !reversed && i < m / 2; i++) {
         v8 t = b[i];
         b[i] = b[m - 1 - i];
         b[m - 1 - i] = t;
@@ -95,8 +105,14 @@ AVX512 static inline void merge_regs8(v8 *a, v8 *b, int m)
                 cx8(&a[i], &a[i + d]);
                 cx8(&b[i], &b[i + d]);
             }
-    for (int i = 0; i < m; i++) clean_pair8(&a[i], &b[i]);
+    v8 y[8];
+    for (int i = 0; i < m; i++) {
+        y[i] = b[i];
+        clean_pair8(&a[i], &y[i], reversed);
+    }
+    for (int i = 0; i < m; i++) b[reversed ? m - 1 - i : i] = y[i];
 }
+AVX512 static inline void merge_regs8(v8 *a, v8 *b, int m) { merge_regs8_impl(a, b, m, 0); }
 
 /* Sorts 64 values: 8-input sorting network over the registers (sorts every lane column), 8x8
  * transpose (every register a sorted run of 8), then bitonic merges 8 -> 16 -> 32 -> 64. */
@@ -144,24 +160,35 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
     uint64_t pad[8 * STEP8], last[8 * STEP8];
     const uint64_t *ea = a + na, *eb = b + nb;
     size_t left = na + nb; /* values still to be written */
-    v8 c[STEP8], x[STEP8];
+    v8 c[STEP8], x[STEP8]; /* c: the carried values, backwards (merge_regs8_impl) */
     const uint64_t *q = next_step(&a, ea, pad, w, UINT64_MAX);
-    for (int i = 0; i < STEP8; i++) c[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
+    for (int i = 0; i < STEP8; i++) c[STEP8 - 1 - i] = rev8(_mm512_loadu_si512((const void *)(q + 8 * i)));
     q = next_step(&b, eb, pad, w, UINT64_MAX);
     for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     for (;;) {
-        merge_regs8(c, x, STEP8);
-        if (left <= w) break; /* the rest is in c (padding after it) */
-        for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), c[i]);
+        merge_regs8_impl(x, c, STEP8, 1);
+        if (left <= w) break; /* the rest is in x (padding after it) */
+        for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(out + 8 * i), x[i]);
         out += w;
         left -= w;
-        for (int i = 0; i < STEP8; i++) c[i] = x[i];
-        if (a == ea && b == eb) break; /* inputs done: c holds the last values */
-        uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
-        q = ha <= hb ? next_step(&a, ea, pad, w, UINT64_MAX) : next_step(&b, eb, pad, w, UINT64_MAX);
+        if (a == ea && b == eb) { /* inputs done: c holds the last values */
+            for (int i = 0; i < STEP8; i++) x[i] = rev8(c[STEP8 - 1 - i]);
+            break;
+        }
+        if ((size_t)(ea - a) >= w && (size_t)(eb - b) >= w) {
+            /* both inputs have a whole step left: the one with the smaller head supplies it, chosen
+             * without a branch (the choice is random, and a mispredicted branch cost more) */
+            const uintptr_t take_a = (uintptr_t)0 - (uintptr_t)(*a <= *b);
+            q = (const uint64_t *)(((uintptr_t)a & take_a) | ((uintptr_t)b & ~take_a));
+            a += w & take_a;
+            b += w & ~take_a;
+        } else {
+            uint64_t ha = a < ea ? *a : UINT64_MAX, hb = b < eb ? *b : UINT64_MAX;
+            q = ha <= hb ? next_step(&a, ea, pad, w, UINT64_MAX) : next_step(&b, eb, pad, w, UINT64_MAX);
+        }
         for (int i = 0; i < STEP8; i++) x[i] = _mm512_loadu_si512((const void *)(q + 8 * i));
     }
-    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), c[i]);
+    for (int i = 0; i < STEP8; i++) _mm512_storeu_si512((void *)(last + 8 * i), x[i]);
     memcpy(out, last, left * sizeof *out);
 }
 
