@@ -105,10 +105,17 @@ typedef struct {
     int *contact_rank;  /* world rank of contacts[c] */
     int *contact_of;    /* server -> index in contacts, -1 when not contacted */
     uint64_t acks;      /* end-of-transaction acknowledgements owed so far */
+    /* the next transaction, drawn while the end of the current one waits for its acknowledgements
+     * (prefetch_next): the workload's draw is then off the critical path */
+    struct lock_workload *wl;
+    struct agent_txn *next;
+    uint32_t next_local;
+    bool drawn, more;
+    double start;
 } agent_loop;
 
 /* The running transaction. */
-typedef struct {
+typedef struct agent_txn {
     uint64_t txn, age;
     int n, ncontacts;
     lock_request reqs[LOCK_TXN_MAX];
@@ -148,8 +155,9 @@ static void meet_after_first(agent_loop *a, const wl_txn *info)
 static bool agent_loop_open(agent_loop *a, lock_run *run, agent_stats *st, uint64_t *rtt_hist, int64_t *bank_delta)
 {
     size_t ns = (size_t)run->roles->nservers;
-    *a = (agent_loop){run, (uint32_t)run->roles->my_index, st, rtt_hist, bank_delta, calloc(ns, sizeof(contact)),
-                      calloc(ns, sizeof(int)), malloc(ns * sizeof(int)), 0};
+    *a = (agent_loop){.run = run, .agent = (uint32_t)run->roles->my_index, .st = st, .rtt_hist = rtt_hist,
+                      .bank_delta = bank_delta, .contacts = calloc(ns, sizeof(contact)),
+                      .contact_rank = calloc(ns, sizeof(int)), .contact_of = malloc(ns * sizeof(int))};
     if (!a->contacts || !a->contact_rank || !a->contact_of) return false;
     for (size_t s = 0; s < ns; s++) a->contact_of[s] = -1;
     return true;
@@ -192,22 +200,30 @@ static void request_record(agent_loop *a, int s, double dt, const lock_msg *resp
 static void acquire_locks(agent_loop *a, agent_txn *t)
 {
     t->granted_all = true;
+    lock_msg resp;
+    int s_prev = -1;
+    double dt_prev = 0;
     for (int i = 0; i < t->n; i++) {
-        lock_msg m, resp;
+        lock_msg m;
         int s;
         request_prepare(a, t, i, &m, &s);
         int srank = a->run->roles->server_rank[s];
         double tr = rmb_fast_now();
         notify_send(a->run->ep, srank, (int)a->agent, &m);
+        /* the previous request's statistics while this one is in flight */
+        if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp);
         recv_response(a->run, &resp, srank);
-        request_record(a, s, rmb_fast_now() - tr, &resp);
+        dt_prev = rmb_fast_now() - tr;
+        s_prev = s;
         if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
         if (!resp.granted) {
+            request_record(a, s, dt_prev, &resp);
             a->st->refused++;
             t->granted_all = false;
             return;
         }
     }
+    if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp);
 }
 
 /* TPC-C data access: every row the transaction locked (tpcc_row_bytes > 0) is read from the server
@@ -294,6 +310,8 @@ static void vote(agent_loop *a, agent_txn *t)
     }
 }
 
+static void prefetch_next(agent_loop *a);
+
 /* Phase 4, end of transaction: every contacted server releases all locks of the transaction, then
  * acknowledges. A commit is checked against the vote word first: no commit may follow a no. */
 static void end_txn(agent_loop *a, agent_txn *t)
@@ -314,6 +332,7 @@ static void end_txn(agent_loop *a, agent_txn *t)
     }
     forget_contacts(a, t);
     a->acks += (uint64_t)nend;
+    prefetch_next(a); /* while the acknowledgements travel */
     twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
     if (typed) (t->commit ? a->st->committed_type : a->st->aborted_type)[t->info.type]++;
@@ -343,6 +362,19 @@ static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn
     return t->n > 0;
 }
 
+/* Whether the agent goes on after its transaction `local` - 1, and if so that transaction drawn into
+ * a->next (once per transaction; the first one by lock_agent_run). */
+static void prefetch_next(agent_loop *a)
+{
+    if (!a->wl || a->drawn) return;
+    a->drawn = true;
+    const lock_opts *o = a->run->o;
+    uint32_t local = a->next_local;
+    a->more = (o->transactions_per_agent > 0 ? (int64_t)local < o->transactions_per_agent
+                                             : rmb_fast_now() - a->start < o->duration) &&
+              next_txn(a, a->wl, local, a->next);
+}
+
 static void run_txn(agent_loop *a, agent_txn *t)
 {
     agent_stats *st = a->st;
@@ -364,36 +396,42 @@ static void run_txn(agent_loop *a, agent_txn *t)
 void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t *rtt_hist, int64_t *bank_delta)
 {
     const lock_roles *roles = run->roles;
-    const lock_opts *o = run->o;
     agent_loop a;
-    agent_txn *t = malloc(sizeof *t);
-    if (!agent_loop_open(&a, run, st, rtt_hist, bank_delta) || !t) {
+    agent_txn *buf[2] = {malloc(sizeof(agent_txn)), malloc(sizeof(agent_txn))};
+    if (!agent_loop_open(&a, run, st, rtt_hist, bank_delta) || !buf[0] || !buf[1]) {
         fprintf(stderr, "rmabench: rank %d: out of memory in the transaction agent\n", run->ctx->rank);
         MPI_Abort(run->ctx->comm, 3);
     }
     memset(st, 0, sizeof *st);
 
-    double start = rmb_fast_now();
-    for (uint32_t local = 0;; local++) {
-        if (o->transactions_per_agent > 0 ? (int64_t)local >= o->transactions_per_agent
-                                          : rmb_fast_now() - start >= o->duration)
-            break;
-        if (!next_txn(&a, wl, local, t)) break;
+    a.wl = wl;
+    a.start = rmb_fast_now();
+    a.next = buf[0];
+    prefetch_next(&a); /* transaction 0 */
+    for (uint32_t local = 0; a.more; local++) {
+        agent_txn *t = a.next;
+        a.next = buf[(local + 1) % 2];
+        a.next_local = local + 1;
+        a.drawn = false;
         run_txn(&a, t);
+        prefetch_next(&a); /* end_txn has drawn it already */
     }
-    st->elapsed = rmb_fast_now() - start;
+    st->elapsed = rmb_fast_now() - a.start;
     /* tell every server this agent is done (no answer: the slot is never written again) */
     for (int s = 0; s < roles->nservers; s++) {
         lock_msg m = {MSG_DONE, 0, 0, 0, a.agent, 0, 0, {0}};
         notify_send(run->ep, roles->server_rank[s], (int)a.agent, &m);
     }
-    free(t);
+    free(buf[0]);
+    free(buf[1]);
     agent_loop_close(&a);
 }
 
 /* The agent loop's own work with every request granted at once and no message (calibrate's t_agent,
- * model/lock_model.h): the workload's next transaction, per request the same preparation, clock
- * reads and statistics as acquire_locks, and the end's contact bookkeeping. */
+ * model/lock_model.h): per request the same preparation and clock reads as acquire_locks, and the
+ * end's contact bookkeeping. The workload's draw of the next transaction and each request's
+ * statistics are done but not timed: the real loop does them while a message travels
+ * (prefetch_next, acquire_locks), so that they add nothing to a transaction's time. */
 double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct lock_workload *wl, int txns)
 {
     lock_run run = {.o = o, .roles = roles};
@@ -402,26 +440,28 @@ double lock_agent_own_work(const lock_opts *o, const lock_roles *roles, struct l
     agent_loop a;
     rmb_fast_clock_init(); /* the clock of a lock run's agents (lock_run_role) */
     agent_txn *t = malloc(sizeof *t);
-    double per = -1;
+    double per = -1, timed = 0, dt[LOCK_TXN_MAX];
+    int server[LOCK_TXN_MAX];
     if (agent_loop_open(&a, &run, &st, hist, NULL) && t) {
         const lock_msg granted = {.granted = 1};
-        const double t0 = rmb_fast_now();
         int done = 0;
         for (uint32_t local = 0; (int)local < txns; local++) {
             if (!next_txn(&a, wl, local, t)) break;
+            const double t0 = rmb_fast_now();
             for (int i = 0; i < t->n; i++) {
                 lock_msg m;
-                int s;
-                request_prepare(&a, t, i, &m, &s);
+                request_prepare(&a, t, i, &m, &server[i]);
                 double tr = rmb_fast_now();
                 __asm__ volatile("" : : "r"(&m) : "memory"); /* the message is built, as for notify_send */
-                request_record(&a, s, rmb_fast_now() - tr, &granted);
+                dt[i] = rmb_fast_now() - tr;
             }
             forget_contacts(&a, t);
+            timed += rmb_fast_now() - t0;
+            for (int i = 0; i < t->n; i++) request_record(&a, server[i], dt[i], &granted);
             st.committed++;
             done++;
         }
-        per = done > 0 ? (rmb_fast_now() - t0) / done : -1;
+        per = done > 0 ? timed / done : -1;
     }
     free(t);
     agent_loop_close(&a);

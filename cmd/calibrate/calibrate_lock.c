@@ -152,8 +152,9 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
 }
 
 /* t_agent: the agent's own work per transaction beside its messages (locking/agent.c
- * lock_agent_own_work: the workload's next transaction, per request the agent's preparation, clock
- * reads and statistics, every request granted at once), for the lock benchmark's defaults (the
+ * lock_agent_own_work: per request the agent's preparation and clock reads, every request granted
+ * at once; the draw of the next transaction and the statistics happen while messages travel, and
+ * are not timed), for the lock benchmark's defaults (the
  * synthetic workload, 10 locks per transaction, one server; an agent of a 2-rank host laid out by
  * hand, no MPI); every rank, median of ROUNDS rounds of TXNS. In a 1 server + 1 agent run on the
  * Xeon VM the transaction's phases summed 8.12 us of 8.46: the rest, and 10 x 0.067 us between
