@@ -232,22 +232,22 @@ AVX2 static inline v4 rev4(v4 v)
     return _mm256_castpd_si256(_mm256_permute_pd(h, 0x5));
 }
 
-/* Sorts a bitonic register: half cleaners at lane distances 2 (swap 128-bit halves) and 1 (swap
- * within 128-bit halves: an in-lane shuffle, cheaper than a cross-lane permute). */
-AVX2 static inline v4 clean4(v4 v)
+/* Sorts two bitonic registers x and y, as clean_pair8 does for AVX-512: each half-cleaner step
+ * compares the lanes of both registers at once (every lane of the compare-exchange useful), the
+ * last two shuffles put the values back in order. */
+AVX2 static inline void clean_pair4(v4 *x, v4 *y)
 {
-    v4 p = _mm256_permute2x128_si256(v, v, 0x01), lo = v, hi = p;
+    v4 lo = _mm256_permute2x128_si256(*x, *y, 0x20), hi = _mm256_permute2x128_si256(*x, *y, 0x31); /* x01 y01 | x23 y23 */
     cx4(&lo, &hi);
-    v = _mm256_blend_epi32(lo, hi, 0xF0);
-    p = _mm256_castpd_si256(_mm256_permute_pd(_mm256_castsi256_pd(v), 0x5));
-    lo = v;
-    hi = p;
-    cx4(&lo, &hi);
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE
-    return _mm256_blend_epi32(lo, hi, 0x0C);
+    v4 l2 = _mm256_unpacklo_epi64(lo, hi), h2 = _mm256_unpackhi_epi64(lo, hi); /* x0 x2 y0 y2 | x1 x3 y1 y3 */
+    cx4(&l2, &h2);
+    v4 u = _mm256_unpacklo_epi64(l2, h2), v = _mm256_unpackhi_epi64(l2, h2); /* x0 x1 y0 y1 | x2 x3 y2 y3 */
+#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: x's halves come back swapped */
+    *x = _mm256_permute2x128_si256(u, v, 0x02);
 #else
-    return _mm256_blend_epi32(lo, hi, 0xCC);
+    *x = _mm256_permute2x128_si256(u, v, 0x20);
 #endif
+    *y = _mm256_permute2x128_si256(u, v, 0x31);
 }
 
 AVX2 static inline void merge_regs4(v4 *a, v4 *b, int m)
@@ -269,10 +269,7 @@ AVX2 static inline void merge_regs4(v4 *a, v4 *b, int m)
                 cx4(&a[i], &a[i + d]);
                 cx4(&b[i], &b[i + d]);
             }
-    for (int i = 0; i < m; i++) {
-        a[i] = clean4(a[i]);
-        b[i] = clean4(b[i]);
-    }
+    for (int i = 0; i < m; i++) clean_pair4(&a[i], &b[i]);
 }
 
 /* Sorts the 16 values in r[0..4) (4-input network over registers, 4x4 transpose, merges 4 -> 8 ->
