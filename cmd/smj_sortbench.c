@@ -58,9 +58,8 @@ static size_t count_arg(const char *s, const char *what, int64_t min, int64_t ma
 
 static int simd_arg(const char *s)
 {
-    const char *names[] = {"auto", "avx512", "avx2", "scalar"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) {
+    for (int i = SMJ_SIMD_AUTO; i <= SMJ_SIMD_SCALAR; i++)
+        if (strcmp(s, smj_simd_name(i)) == 0) {
             if (!smj_simd_available(i)) opt_usage_error("simd: %s kernels are not available on this CPU or build", s);
             return i;
         }

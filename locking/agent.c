@@ -110,7 +110,7 @@ typedef struct {
     struct lock_workload *wl;
     struct agent_txn *next;
     uint32_t next_local;
-    bool drawn, more;
+    bool more;
     double start;
 } agent_loop;
 
@@ -217,13 +217,12 @@ static void acquire_locks(agent_loop *a, agent_txn *t)
         s_prev = s;
         if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
         if (!resp.granted) {
-            request_record(a, s, dt_prev, &resp);
             a->st->refused++;
             t->granted_all = false;
-            return;
+            break;
         }
     }
-    if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp);
+    if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp); /* the last (or refused) request's */
 }
 
 /* TPC-C data access: every row the transaction locked (tpcc_row_bytes > 0) is read from the server
@@ -362,12 +361,10 @@ static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn
     return t->n > 0;
 }
 
-/* Whether the agent goes on after its transaction `local` - 1, and if so that transaction drawn into
- * a->next (once per transaction; the first one by lock_agent_run). */
+/* Whether the agent goes on after transaction a->next_local - 1, and if so transaction a->next_local
+ * drawn into a->next: by end_txn, or by lock_agent_run for the first one. */
 static void prefetch_next(agent_loop *a)
 {
-    if (!a->wl || a->drawn) return;
-    a->drawn = true;
     const lock_opts *o = a->run->o;
     uint32_t local = a->next_local;
     a->more = (o->transactions_per_agent > 0 ? (int64_t)local < o->transactions_per_agent
@@ -412,9 +409,7 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
         agent_txn *t = a.next;
         a.next = buf[(local + 1) % 2];
         a.next_local = local + 1;
-        a.drawn = false;
-        run_txn(&a, t);
-        prefetch_next(&a); /* end_txn has drawn it already */
+        run_txn(&a, t); /* its end_txn draws transaction local + 1 */
     }
     st->elapsed = rmb_fast_now() - a.start;
     /* tell every server this agent is done (no answer: the slot is never written again) */
