@@ -14,7 +14,7 @@
 # shared-memory osc rdma of the one-host runs, so one host's round trips do not carry over. The lock
 # runs with more ranks than cores (Open MPI yields in its own progress there) take t_shared_comm from
 # a second calibration with Open MPI yielding. Prints one table (configuration, phase,
-# predicted, measured, error) and a summary line, and writes validate.csv and validate.png
+# predicted, measured, error; each miss with its rounds spread) and a summary line, and writes validate.csv and validate.png
 # (measured against predicted, log-log, the 1:1 line and a +-15% band) under the output folder.
 #   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]
 # --quick: a small matrix of tiny sizes on this host only (for the tests: mechanics, not accuracy).

@@ -7,7 +7,12 @@ within 20%; the acceptance asks that of at least 90% of them, and of every lock 
 within 15%.
 The calibration run again after the matrix (params-end.txt) gives the machine's drift while the
 matrix ran: the change of every measured parameter (a line with a spread over rounds) between the
-two calibrations, printed beside the summary, which it does not change.
+two calibrations, printed beside the summary, which it does not change. Likewise the measurement
+held against itself: model/validate.sh runs the matrix in rounds (one invocation of each
+configuration per round), and a quantity's rounds spread is how far its rounds' own medians lie from
+the median of all its runs, the value the model is held to (validate.csv column rounds_spread). A
+miss within its rounds spread is one the machine makes between two runs of the same configuration;
+a configuration whose every round meets the targets against that median is repeatable.
     validate_table.py OUT_DIR   (reads OUT_DIR/<lib>/{joins,lock}.csv, params.txt, params-end.txt;
                                  writes OUT_DIR/validate.{csv,png})"""
 import csv
@@ -58,8 +63,30 @@ def drift(out, lib, big=0.15):
             f"{' ...' if len(moved) > 8 else ''}")
 
 
-def join_points(lib, rows):
-    """[(config, phase, predicted, measured)] of one library's join rows, medians over repeats."""
+def rounds_of(rs):
+    """One configuration's rows (in file order) split into model/validate.sh's rounds: a round is one
+    invocation, whose repeats number from 0 (a lock run writes one row, without a repeat index)."""
+    out = []
+    for r in rs:
+        if not out or r.get("repeat_index", "") in ("0", ""):
+            out.append([])
+        out[-1].append(r)
+    return out
+
+
+def rounds_spread(rs, col):
+    """max over the rounds of |the round's median / the median of all runs - 1|; None with one round."""
+    rounds = rounds_of(rs)
+    whole = med(rs, col)
+    meds = [med(g, col) for g in rounds]
+    if len(rounds) < 2 or not whole or None in meds:
+        return None
+    return max(abs(m / whole - 1) for m in meds)
+
+
+def join_points(lib, rows, spreads=None):
+    """[(config, phase, predicted, measured)] of one library's join rows, medians over repeats;
+    spreads[(config, phase)] gets each measurement's rounds spread."""
     groups = {}
     for r in rows:
         if r.get("bench") != "join" or r.get("algo") not in PHASES or not r.get("model_total"):
@@ -73,8 +100,12 @@ def join_points(lib, rows):
             cfg += " (verification FAILED)"
         for p in PHASES[key[1]]:
             out.append((cfg, p, med(rs, f"model_{p}"), med(rs, f"t_{p}_avg")))
+            if spreads is not None:
+                spreads[(cfg, p)] = rounds_spread(rs, f"t_{p}_avg")
         if med(rs, "model_total_with_alloc") is not None:
             out.append((cfg, "total", med(rs, "model_total_with_alloc"), med(rs, "t_total_max")))
+            if spreads is not None:
+                spreads[(cfg, "total")] = rounds_spread(rs, "t_total_max")
         else:  # no window allocation modelled: the thesis' total against the measured total less it
             meas = med(rs, "t_total_max") - (med(rs, "t_window_alloc_avg") or 0)
             out.append((cfg, "total_without_alloc", med(rs, "model_total"), meas))
@@ -93,8 +124,9 @@ def param(path, name):
     return None
 
 
-def lock_points(lib, rows, floors=None):
-    """Throughput points; floors[cfg] gets the runs' median floor (rma/floor.h) where they measured it."""
+def lock_points(lib, rows, floors=None, spreads=None):
+    """Throughput points; floors[cfg] gets the runs' median floor (rma/floor.h) where they measured it,
+    spreads[(cfg, "throughput")] the rounds spread of the measured throughput."""
     groups = {}
     for r in rows:
         if r.get("bench") != "lock" or not r.get("model_throughput"):
@@ -105,7 +137,10 @@ def lock_points(lib, rows, floors=None):
     for key, rs in sorted(groups.items()):
         over = " oversubscribed" if any(r.get("oversubscribed") == "yes" for r in rs) else ""
         cfg = f"{key[0]} lock {key[1]}h {key[2]}s/{key[3]}a remote {key[4]:g}{over}"
-        out.append((cfg, "throughput", med(rs, "model_throughput"), med(rs, "commits_per_s") or med(rs, "throughput")))
+        col = "commits_per_s" if med(rs, "commits_per_s") else "throughput"
+        out.append((cfg, "throughput", med(rs, "model_throughput"), med(rs, col)))
+        if spreads is not None:
+            spreads[(cfg, "throughput")] = rounds_spread(rs, col)
         if floors is not None and med(rs, "floor_rtt_us"):
             floors[cfg] = med(rs, "floor_rtt_us")
     return out
@@ -162,10 +197,10 @@ def figure(points, path):
 def main(out):
     points = []
     libs = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
-    calibrated, floors, cal_floor = {}, {}, {}
+    calibrated, floors, cal_floor, spreads = {}, {}, {}, {}
     for lib in libs:
-        points += join_points(lib, rows_of(os.path.join(out, lib, "joins.csv")))
-        points += lock_points(lib, rows_of(os.path.join(out, lib, "lock.csv")), floors)
+        points += join_points(lib, rows_of(os.path.join(out, lib, "joins.csv")), spreads)
+        points += lock_points(lib, rows_of(os.path.join(out, lib, "lock.csv")), floors, spreads)
         cal_floor[lib] = param(os.path.join(out, lib, "params.txt"), "t_floor_rtt")
         try:
             calibrated[lib] = open(os.path.join(out, lib, "calibrated.txt")).read().split()
@@ -176,11 +211,11 @@ def main(out):
         return 1
     with open(os.path.join(out, "validate.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["configuration", "phase", "predicted", "measured", "error"])
+        w.writerow(["configuration", "phase", "predicted", "measured", "error", "rounds_spread"])
         for c, p, pr, me in points:
-            e = err(pr, me)
+            e, sp = err(pr, me), spreads.get((c, p))
             w.writerow([c, p, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
-                        "" if e is None else f"{e:.4f}"])
+                        "" if e is None else f"{e:.4f}", "" if sp is None else f"{sp:.4f}"])
     total_of = {c: me for c, p, _, me in points if p.startswith("total")}
     print(f"{'configuration':<44} {'phase':<20} {'predicted':>11} {'measured':>11} {'error':>8}")
     for c, p, pr, me in points:
@@ -205,20 +240,25 @@ def main(out):
     ph_ok = sum(1 for _, p in joins.values() if p)
     lk = sum(locks.values())
     met = nj >= 24 and both >= TARGET_SHARE * nj and lk == len(locks) and len(locks) > 0
-    print("misses:")
+    print("misses (rounds: the measurement's own rounds spread):")
+    misses = []  # (error, rounds spread) of every missed quantity
     for c, (t, p) in joins.items():
         if not (t and p):
-            bad = [f"{ph} {err(pr, me):+.0%}" for cc, ph, pr, me in points if cc == c and err(pr, me) is not None and
+            bad = [(ph, err(pr, me)) for cc, ph, pr, me in points if cc == c and err(pr, me) is not None and
                    abs(err(pr, me)) > (TARGET_TOTAL if ph.startswith("total") else TARGET_PHASE) and
                    not small(cc, ph, pr, me, total_of)]
-            print(f"  {c}: {', '.join(bad)}")
+            misses += [(e, spreads.get((c, ph))) for ph, e in bad]
+            print(f"  {c}: {', '.join(f'{ph} {e:+.0%}{rounds_note(spreads.get((c, ph)))}' for ph, e in bad)}")
     for c, ok in locks.items():
         if not ok:
             # the machine's state: the run's floor against the calibration's (rma/floor.h)
             cf, rf = cal_floor.get(c.split()[0]), floors.get(c)
             state = f" (floor {rf:.3f} us in the run, {cf:.3f} at calibration)" if cf and rf else ""
-            print(f"  {c}: throughput {next(err(pr, me) for cc, _, pr, me in points if cc == c):+.0%}{state}")
+            e, sp = next(err(pr, me) for cc, _, pr, me in points if cc == c), spreads.get((c, "throughput"))
+            misses.append((e, sp))
+            print(f"  {c}: throughput {e:+.0%}{rounds_note(sp)}{state}")
     print(without_alloc(points, joins, total_of))
+    print(against_itself(points, spreads, joins, locks, total_of, misses))
     cal = "; ".join(f"{lib}: {v[0]} host(s), {v[1]} ranks, sample {v[2]}" for lib, v in calibrated.items() if len(v) >= 3)
     print(f"calibrated once per library ({cal or 'see the logs'}); no configuration of the matrix is the calibration's")
     for lib in libs:  # a diagnostic: what the machine did while the matrix ran (libraries: calibrated)
@@ -229,6 +269,28 @@ def main(out):
           f"load {' '.join(open('/proc/loadavg').read().split()[:3])}: {'MET' if met else 'NOT MET'}")
     figure(points, os.path.join(out, "validate.png"))
     return 0
+
+
+def rounds_note(sp):
+    return "" if sp is None else f" (rounds {sp:.0%})"
+
+
+def against_itself(points, spreads, joins, locks, total_of, misses):
+    """A diagnostic beside the target (which it does not change): the measurement held to the same
+    targets against itself. A configuration is repeatable when every round's median lies within the
+    targets of the median of all its runs (small phases exempt as above)."""
+    if not any(v is not None for v in spreads.values()):
+        return "the measurement against itself: one round per configuration, no rounds spread (model/validate.sh runs 3)"
+
+    def steady(c):
+        return all(spreads.get((c, p)) is not None and
+                   spreads[(c, p)] <= (TARGET_PHASE if p not in ("total", "throughput") else TARGET_TOTAL)
+                   for cc, p, pr, me in points if cc == c and not small(cc, p, pr, me, total_of))
+    within = sum(1 for e, sp in misses if sp is not None and abs(e) <= sp)
+    return (f"the measurement against itself (each round's median against the median of all its runs, the same "
+            f"targets): repeatable in {sum(map(steady, joins))} of {len(joins)} join configurations and "
+            f"{sum(map(steady, locks))} of {len(locks)} lock configurations; {within} of the {len(misses)} misses "
+            f"lie within their own rounds spread")
 
 
 def without_alloc(points, joins, total_of):

@@ -19,6 +19,8 @@ grep -Eq '^configuration +phase +predicted +measured +error$' "$tmp/out" || { ec
 grep -Eq '^validate: 2 join configurations: totals within 15% in [0-2], phases within 20% in [0-2], both in [0-2] \([0-9]+%; target >= 90% of >= 24\); lock within 15% in [01] of 1; load .*: (MET|NOT MET)$' \
     "$tmp/out" || { echo "FAIL: no summary line"; fail=1; }
 grep -Eq "^calibrated once per library \($mpi: 1 host\(s\), 2 ranks, sample 64K\)" "$tmp/out" || { echo "FAIL: calibration not named"; fail=1; }
+grep -q "^the measurement against itself: one round per configuration, no rounds spread" "$tmp/out" ||
+    { echo "FAIL: no line on the measurement against itself (--quick runs one round)"; fail=1; }
 [ -s "$tmp/v/validate.png" ] || { echo "FAIL: no figure"; fail=1; }
 grep -Eq "^drift $mpi: the calibration after the matrix differs from the one the predictions used by a median [0-9]+% \(max [0-9]+%\) over [0-9]+ measured parameters; [0-9]+ moved more than 15%" \
     "$tmp/out" || { echo "FAIL: no drift line"; fail=1; }
@@ -27,7 +29,7 @@ import csv, os, sys
 d, lib = sys.argv[1], sys.argv[2]
 bad = []
 rows = list(csv.DictReader(open(os.path.join(d, "validate.csv"), newline="")))
-if not rows or list(rows[0]) != ["configuration", "phase", "predicted", "measured", "error"]:
+if not rows or list(rows[0]) != ["configuration", "phase", "predicted", "measured", "error", "rounds_spread"]:
     bad.append(f"validate.csv header {list(rows[0]) if rows else None}")
 want = {("radix", p) for p in ("histogram", "network_partition", "local_partition", "build_probe", "total")} | \
        {("sortmerge", p) for p in ("partition", "sort", "merge", "match", "total")} | {("lock", "throughput")}
