@@ -14,7 +14,9 @@
  *    reply), timed inside the ping-pong.
  *  - t_queue: 0 (no contention in a micro-benchmark: the model's queueing, model/lock_model.h, adds it).
  *  - t_fao_local / t_fao_remote: MPI_Fetch_and_op SUM + flush round trips (t_vote is the one to the
- *    transaction's servers), t_ack half of it; t_server: calibrate_lock_server.
+ *    transaction's servers); t_server: calibrate_lock_server.
+ *  - t_ack: the end-of-transaction acknowledgement, one way: half the ping-pong of the lock run's
+ *    own signal, peer_words_add on the peer's word seen by the peer's poll (ack_round).
  * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
  * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
  * outside the pair wait in MPI calls. */
@@ -31,6 +33,7 @@
 #include "rma/floor.h"
 #include "rma/notify.h"
 #include "rma/notify_pick.h"
+#include "rma/peer_words.h"
 #include "rma/progress.h"
 #include "rma/window.h"
 
@@ -95,6 +98,40 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
         end_round(b, a);
     } else {
         idle_until_done(b, round);
+    }
+    MPI_Barrier(ctx->comm);
+    return per;
+}
+
+/* One round of the acknowledgement's ping-pong between ranks a and c: each adds 1 to the other's
+ * word (twopc_ack's peer_words_add) once its own word shows the other's add, polling as an agent
+ * waits for its acknowledgements (twopc_wait_acks). Returns the round trip on rank a, 0 elsewhere. */
+static double ack_round(const bench_ctx *ctx, peer_words *pw, int a, int c, int iters)
+{
+    double per = 0;
+    /* my word before the round, read before the barrier: the other rank adds only after it */
+    const uint64_t start = ctx->rank == a || ctx->rank == c ? peer_words_read(pw, 0) : 0;
+    MPI_Barrier(ctx->comm);
+    if (ctx->rank == a || ctx->rank == c) {
+        const int other = ctx->rank == a ? c : a;
+        const unsigned spin = peer_words_spin_polls(pw, ctx->poll_yield);
+        double t0 = 0;
+        for (int i = 1; i <= WARMUP + iters; i++) {
+            if (i == WARMUP + 1) t0 = MPI_Wtime();
+            if (ctx->rank == a) peer_words_add(pw, other, 0, 1);
+            poll_bound b;
+            poll_begin(&b, "the acknowledgement ping-pong", ctx->rank, other, 60, ctx->poll_yield);
+            unsigned idle = 0;
+            while (peer_words_read(pw, 0) < start + (uint64_t)i) {
+                if (!poll_continue(&b)) {
+                    poll_report_timeout(&b);
+                    MPI_Abort(ctx->comm, 3);
+                }
+                notify_pace_idle(&pw->pace, &idle, spin);
+            }
+            if (ctx->rank == c) peer_words_add(pw, other, 0, 1);
+        }
+        if (ctx->rank == a) per = (MPI_Wtime() - t0) / iters;
     }
     MPI_Barrier(ctx->comm);
     return per;
@@ -306,14 +343,23 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         for (int k = 0; k < ROUNDS; k++) t[k] = vote_round(&b, 0, peers[h], ++round, iters);
         MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
         put_rounds(p, which[h], t, 1.0);
-        if (peers[h] == peer) {
-            put_rounds(p, MP_t_vote, t, 1.0);
-            put_rounds(p, MP_t_ack, t, 0.5);
-        }
+        if (peers[h] == peer) put_rounds(p, MP_t_vote, t, 1.0);
     }
-    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack], "half the MPI_Fetch_and_op SUM + flush round trip to rank %d, %d rounds of %d",
-             peer, ROUNDS, peer == remote ? ITERS_REMOTE : ITERS);
     rma_window_free(&b.w);
+
+    /* the acknowledgement through the words the lock run uses (shared ones as --notify-shm auto
+     * resolves them for the 2PC words, locking/lock_run.c) */
+    peer_words pw;
+    const bool shm = notify_shm_resolve(NOTIFY_SHM_AUTO);
+    peer_words_open(&pw, ctx->comm, 1, NOTIFY_POLL_AUTO, shm);
+    const int iters = peer == remote ? ITERS_REMOTE : ITERS;
+    for (int k = 0; k < ROUNDS; k++) t[k] = ack_round(ctx, &pw, 0, peer, iters);
+    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+    put_rounds(p, MP_t_ack, t, 0.5);
+    peer_words_close(&pw);
+    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack],
+             "half the ping-pong of peer_words_add (%s words, as twopc_ack) seen by the peer's poll, ranks 0 and %d, %d rounds of %d",
+             shm && peer != remote ? "shared-memory" : "RMA", peer, ROUNDS, iters);
     calibrate_lock_server(ctx, p);
     calibrate_lock_agent(ctx, p);
 }
