@@ -157,6 +157,24 @@ static void put_rounds(model_params *p, int i, const double *v, double scale)
     params_put(p, i, stats_median(w, ROUNDS));
 }
 
+/* t_ack between rank 0 and peer, through the words the lock run uses (shared ones as --notify-shm
+ * auto resolves them for the 2PC words, locking/lock_run.c). Collective. */
+static void calibrate_ack(const bench_ctx *ctx, int peer, bool remote, model_params *p)
+{
+    peer_words pw;
+    const bool shm = notify_shm_resolve(NOTIFY_SHM_AUTO);
+    peer_words_open(&pw, ctx->comm, 1, NOTIFY_POLL_AUTO, shm);
+    const int iters = remote ? ITERS_REMOTE : ITERS;
+    double t[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) t[k] = ack_round(ctx, &pw, 0, peer, iters);
+    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
+    put_rounds(p, MP_t_ack, t, 0.5);
+    peer_words_close(&pw);
+    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack],
+             "half the ping-pong of peer_words_add (%s words, as twopc_ack) seen by the peer's poll, ranks 0 and %d, %d rounds of %d",
+             shm && !remote ? "shared-memory" : "RMA", peer, ROUNDS, iters);
+}
+
 /* t_server: what a lock server spends on one request: its lock-table work (lt_request_lock of an
  * exclusive lock on a random id of 1M, and its share of lt_release_all at the end of a transaction
  * of LOCKS requests; every rank, median of ROUNDS rounds) plus sending the answer, one notified put
@@ -346,20 +364,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         if (peers[h] == peer) put_rounds(p, MP_t_vote, t, 1.0);
     }
     rma_window_free(&b.w);
-
-    /* the acknowledgement through the words the lock run uses (shared ones as --notify-shm auto
-     * resolves them for the 2PC words, locking/lock_run.c) */
-    peer_words pw;
-    const bool shm = notify_shm_resolve(NOTIFY_SHM_AUTO);
-    peer_words_open(&pw, ctx->comm, 1, NOTIFY_POLL_AUTO, shm);
-    const int iters = peer == remote ? ITERS_REMOTE : ITERS;
-    for (int k = 0; k < ROUNDS; k++) t[k] = ack_round(ctx, &pw, 0, peer, iters);
-    MPI_Bcast(t, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
-    put_rounds(p, MP_t_ack, t, 0.5);
-    peer_words_close(&pw);
-    snprintf(p->bench[MP_t_ack], sizeof p->bench[MP_t_ack],
-             "half the ping-pong of peer_words_add (%s words, as twopc_ack) seen by the peer's poll, ranks 0 and %d, %d rounds of %d",
-             shm && peer != remote ? "shared-memory" : "RMA", peer, ROUNDS, iters);
+    calibrate_ack(ctx, peer, peer == remote, p);
     calibrate_lock_server(ctx, p);
     calibrate_lock_agent(ctx, p);
 }
