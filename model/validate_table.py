@@ -74,17 +74,22 @@ def rounds_of(rs):
     return out
 
 
-def rounds_spread(rs, col):
-    """max over the rounds of |the round's median / the median of all runs - 1|; None with one round."""
+def rounds_spread(rs, col, less=None):
+    """max over the rounds of |the round's median / the median of all runs - 1| of column col (less
+    the median of column less, as the total without window allocation is measured); None with one
+    round."""
+    def value(g):
+        v = med(g, col)
+        return v - (med(g, less) or 0) if v is not None and less else v
     rounds = rounds_of(rs)
-    whole = med(rs, col)
-    meds = [med(g, col) for g in rounds]
+    whole = value(rs)
+    meds = [value(g) for g in rounds]
     if len(rounds) < 2 or not whole or None in meds:
         return None
     return max(abs(m / whole - 1) for m in meds)
 
 
-def join_points(lib, rows, spreads=None):
+def join_points(lib, rows, spreads):
     """[(config, phase, predicted, measured)] of one library's join rows, medians over repeats;
     spreads[(config, phase)] gets each measurement's rounds spread."""
     groups = {}
@@ -100,15 +105,14 @@ def join_points(lib, rows, spreads=None):
             cfg += " (verification FAILED)"
         for p in PHASES[key[1]]:
             out.append((cfg, p, med(rs, f"model_{p}"), med(rs, f"t_{p}_avg")))
-            if spreads is not None:
-                spreads[(cfg, p)] = rounds_spread(rs, f"t_{p}_avg")
+            spreads[(cfg, p)] = rounds_spread(rs, f"t_{p}_avg")
         if med(rs, "model_total_with_alloc") is not None:
             out.append((cfg, "total", med(rs, "model_total_with_alloc"), med(rs, "t_total_max")))
-            if spreads is not None:
-                spreads[(cfg, "total")] = rounds_spread(rs, "t_total_max")
+            spreads[(cfg, "total")] = rounds_spread(rs, "t_total_max")
         else:  # no window allocation modelled: the thesis' total against the measured total less it
             meas = med(rs, "t_total_max") - (med(rs, "t_window_alloc_avg") or 0)
             out.append((cfg, "total_without_alloc", med(rs, "model_total"), meas))
+            spreads[(cfg, "total_without_alloc")] = rounds_spread(rs, "t_total_max", less="t_window_alloc_avg")
     return out
 
 
@@ -124,7 +128,7 @@ def param(path, name):
     return None
 
 
-def lock_points(lib, rows, floors=None, spreads=None):
+def lock_points(lib, rows, floors, spreads):
     """Throughput points; floors[cfg] gets the runs' median floor (rma/floor.h) where they measured it,
     spreads[(cfg, "throughput")] the rounds spread of the measured throughput."""
     groups = {}
@@ -139,9 +143,8 @@ def lock_points(lib, rows, floors=None, spreads=None):
         cfg = f"{key[0]} lock {key[1]}h {key[2]}s/{key[3]}a remote {key[4]:g}{over}"
         col = "commits_per_s" if med(rs, "commits_per_s") else "throughput"
         out.append((cfg, "throughput", med(rs, "model_throughput"), med(rs, col)))
-        if spreads is not None:
-            spreads[(cfg, "throughput")] = rounds_spread(rs, col)
-        if floors is not None and med(rs, "floor_rtt_us"):
+        spreads[(cfg, "throughput")] = rounds_spread(rs, col)
+        if med(rs, "floor_rtt_us"):
             floors[cfg] = med(rs, "floor_rtt_us")
     return out
 
@@ -284,7 +287,7 @@ def against_itself(points, spreads, joins, locks, total_of, misses):
 
     def steady(c):
         return all(spreads.get((c, p)) is not None and
-                   spreads[(c, p)] <= (TARGET_PHASE if p not in ("total", "throughput") else TARGET_TOTAL)
+                   spreads[(c, p)] <= (TARGET_TOTAL if p.startswith("total") or p == "throughput" else TARGET_PHASE)
                    for cc, p, pr, me in points if cc == c and not small(cc, p, pr, me, total_of))
     within = sum(1 for e, sp in misses if sp is not None and abs(e) <= sp)
     return (f"the measurement against itself (each round's median against the median of all its runs, the same "
