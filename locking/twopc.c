@@ -27,20 +27,15 @@ static uint64_t wait_word(lock_run *run, int word, const char *what, bool (*done
                           uint64_t arg, const int *ranks, int n)
 {
     poll_bound b;
-    int me = run->ctx->rank;
-    poll_begin(&b, what, me, n == 1 ? ranks[0] : -1, (double)run->o->wait_bound_s, false);
-    unsigned idle = 0, spin = peer_words_spin_polls(&run->votes, run->ctx->poll_yield);
-    for (;;) {
-        uint64_t w = peer_words_read(&run->votes, word);
-        if (done(w, arg)) return w;
-        if (!poll_continue(&b)) {
-            poll_report_timeout(&b);
-            if (n > 1) report_peers(run, what, w, arg, ranks, n);
-            MPI_Abort(run->ctx->comm, 3);
-            exit(3);
-        }
-        notify_pace_idle(&run->votes.pace, &idle, spin);
+    poll_begin(&b, what, run->ctx->rank, n == 1 ? ranks[0] : -1, (double)run->o->wait_bound_s, run->ctx->poll_yield);
+    uint64_t w;
+    if (!peer_words_wait(&run->votes, word, done, arg, &b, &w)) {
+        poll_report_timeout(&b);
+        if (n > 1) report_peers(run, what, w, arg, ranks, n);
+        MPI_Abort(run->ctx->comm, 3);
+        exit(3);
     }
+    return w;
 }
 
 static bool votes_done(uint64_t w, uint64_t n) { return vote_complete(w, (uint32_t)n); }

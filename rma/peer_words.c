@@ -61,6 +61,20 @@ uint64_t peer_words_read(peer_words *pw, int w)
     return v + pw->rma_last[w];
 }
 
+bool peer_words_wait(peer_words *pw, int w, bool (*done)(uint64_t value, uint64_t arg), uint64_t arg, poll_bound *b,
+                     uint64_t *value)
+{
+    unsigned idle = 0, spin = peer_words_spin_polls(pw, b->yield);
+    const bool yield = b->yield;
+    b->yield = false; /* notify_pace_idle does the backing off */
+    bool ok = true;
+    uint64_t v;
+    while (!done(v = peer_words_read(pw, w), arg) && (ok = poll_continue(b))) notify_pace_idle(&pw->pace, &idle, spin);
+    b->yield = yield;
+    if (value) *value = v;
+    return ok;
+}
+
 unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core)
 {
     if (pw->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;

@@ -39,6 +39,11 @@ void peer_words_add(peer_words *pw, int target, int w, uint64_t v);
 uint64_t peer_words_read(peer_words *pw, int w);
 /* notify_spin_polls for waiting on my words (shared words poll faster). */
 unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core);
+/* Wait until done(my word w, arg), polling as notify_wait does: spinning, then yielding and
+ * sleeping (notify_pace_idle; b->yield: the rank shares its core). *value (if not NULL): the word
+ * as last read. False when the bound b is hit (the caller reports it). */
+bool peer_words_wait(peer_words *pw, int w, bool (*done)(uint64_t value, uint64_t arg), uint64_t arg, poll_bound *b,
+                     uint64_t *value);
 /* Set my word w to 0 (no peer may be adding to it). */
 void peer_words_reset(peer_words *pw, int w);
 /* Collective. */

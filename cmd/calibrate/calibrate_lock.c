@@ -103,9 +103,12 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
     return per;
 }
 
+static bool at_least(uint64_t value, uint64_t n) { return value >= n; }
+
 /* One round of the acknowledgement's ping-pong between ranks a and c: each adds 1 to the other's
- * word (twopc_ack's peer_words_add) once its own word shows the other's add, polling as an agent
- * waits for its acknowledgements (twopc_wait_acks). Returns the round trip on rank a, 0 elsewhere. */
+ * word (twopc_ack's peer_words_add) once its own word shows the other's add, waiting as an agent
+ * waits for its acknowledgements (peer_words_wait, twopc_wait_acks). Returns the round trip on
+ * rank a, 0 elsewhere. */
 static double ack_round(const bench_ctx *ctx, peer_words *pw, int a, int c, int iters)
 {
     double per = 0;
@@ -114,20 +117,15 @@ static double ack_round(const bench_ctx *ctx, peer_words *pw, int a, int c, int 
     MPI_Barrier(ctx->comm);
     if (ctx->rank == a || ctx->rank == c) {
         const int other = ctx->rank == a ? c : a;
-        const unsigned spin = peer_words_spin_polls(pw, ctx->poll_yield);
         double t0 = 0;
         for (int i = 1; i <= WARMUP + iters; i++) {
             if (i == WARMUP + 1) t0 = MPI_Wtime();
             if (ctx->rank == a) peer_words_add(pw, other, 0, 1);
             poll_bound b;
             poll_begin(&b, "the acknowledgement ping-pong", ctx->rank, other, 60, ctx->poll_yield);
-            unsigned idle = 0;
-            while (peer_words_read(pw, 0) < start + (uint64_t)i) {
-                if (!poll_continue(&b)) {
-                    poll_report_timeout(&b);
-                    MPI_Abort(ctx->comm, 3);
-                }
-                notify_pace_idle(&pw->pace, &idle, spin);
+            if (!peer_words_wait(pw, 0, at_least, start + (uint64_t)i, &b, NULL)) {
+                poll_report_timeout(&b);
+                MPI_Abort(ctx->comm, 3);
             }
             if (ctx->rank == c) peer_words_add(pw, other, 0, 1);
         }
