@@ -38,9 +38,9 @@ static const char *const columns[] = {
     "roofline_source", "membw_bytes", "membw_read", "membw_write", "membw_write_nt", "membw_copy",
     "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
     /* model predictions (rmabench --model) */
-    PHASES(MODEL_COLS) TOTALS(MODEL_COLS)
+    PHASES(MODEL_COLS) MODEL_COLS(wait) TOTALS(MODEL_COLS)
     "model_total_with_alloc", "model_bound", "model_params",
-    PHASES(MODEL_ERR_COLS) MODEL_ERR_COLS(total)
+    PHASES(MODEL_ERR_COLS) MODEL_ERR_COLS(wait) MODEL_ERR_COLS(total)
     /* the thesis' total (no window allocation) against the measured total less its window_alloc */
     "model_total_without_alloc", "model_err_total_without_alloc",
     /* lock parameters */

@@ -84,6 +84,23 @@ static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, in
     return s;
 }
 
+/* The totals' rows of `rmamodel join`: the waits, the thesis' total, window allocation. */
+static void print_join_totals(join_prediction m, join_shape s, int algo)
+{
+    if (m.wait > 0)
+        printf("%-22s %10.4f  the phases' waits for their slowest rank: rank_spread x E[max of %.0f normals] (%.4f), in the total\n",
+               "wait", m.wait, s.ranks, model_max_normal(s.ranks));
+    printf("%-22s %10.4f  %s\n", "total", m.total, algo == 0 ? "eq. 3.11" : "eq. 3.20");
+    if (m.alloc_modelled) {
+        printf("%-22s %10.4f  calibrated, not in the thesis (%.0f bytes of window per rank)\n", "window_alloc", m.window_alloc,
+               (s.r_tuples + s.s_tuples) / s.ranks * s.window_bytes_per_tuple);
+        printf("%-22s %10.4f\n", "total_with_alloc", m.total_with_alloc);
+    } else {
+        printf("%-22s %10s  t_win_alloc_* not given\n", "window_alloc", "-");
+    }
+    if (m.wait == 0) printf("%-22s %10s  not modelled (rank_spread not given; measured runs report it separately)\n", "imbalance", "-");
+}
+
 static int cmd_join(int argc, char **argv)
 {
     const char *path = NULL;
@@ -150,15 +167,7 @@ static int cmd_join(int argc, char **argv)
             printf("%-22s %10.4f  the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest), in the total\n",
                    "sort_wait", m.sort_wait);
     }
-    printf("%-22s %10.4f  %s\n", "total", m.total, algo == 0 ? "eq. 3.11" : "eq. 3.20");
-    if (m.alloc_modelled) {
-        printf("%-22s %10.4f  calibrated, not in the thesis (%.0f bytes of window per rank)\n", "window_alloc", m.window_alloc,
-               (s.r_tuples + s.s_tuples) / s.ranks * s.window_bytes_per_tuple);
-        printf("%-22s %10.4f\n", "total_with_alloc", m.total_with_alloc);
-    } else {
-        printf("%-22s %10s  t_win_alloc_* not given\n", "window_alloc", "-");
-    }
-    printf("%-22s %10s  not modelled (measured runs report it separately)\n", "imbalance", "-");
+    print_join_totals(m, s, algo);
     printf("bound: %s\n", bound);
     printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m.throughput / 1e6,
            m.throughput_thesis / 1e6);

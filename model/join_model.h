@@ -1,7 +1,8 @@
 /* Analytical models of the distributed joins (thesis 3.3: eq. 3.1-3.20), plus two terms the
  * thesis leaves out (Table 4.2 rows without a Model value): a calibrated window-allocation time,
  * kept out of the thesis total so that the prediction can be compared with and without it, and
- * imbalance, which is not predicted at all (the comparison reports the measured value beside it).
+ * the phases' waits for their slowest rank from the ranks' spread on equal work (rank_spread,
+ * model_join_finish; 0 without it, the thesis' ranks that finish together).
  *
  * Symbols: N_machines = hosts, N_threads/machine = ranks per host (one rank per core), so
  * N_machines * N_threads/machine = ranks. All rates are per rank in tuples/s, times in seconds,
@@ -65,6 +66,7 @@ typedef struct {
     double total;             /* eq. 3.11 / 3.20: the thesis' phases only */
     double total_with_alloc;  /* total + window_alloc */
     double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
+    double wait;              /* in total: the phases' waits for their slowest rank (rank_spread; 0 unset) */
     bool alloc_modelled;      /* t_win_alloc_* given: window_alloc is a prediction, else 0 */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
     double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */
@@ -94,6 +96,8 @@ double model_oversubscription(const model_params *p, const join_shape *s);
 /* s->ranks_on_cores, or ranks_per_host where it is not given. */
 double model_ranks_on_cores(const join_shape *s);
 
+/* E[max of n independent standard normal draws] (0 for n < 2): 0.5642 at 2, 1.0294 at 4, 3.6 at 4096. */
+double model_max_normal(double n);
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
  * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */

@@ -48,6 +48,38 @@ void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text)
     if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: warning: %s%s", text, nl);
 }
 
+/* rank_spread's samples: the sum of (slowest - mean) / mean over every repetition, and their count */
+static double spread_sum;
+static long spread_n;
+
+void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps)
+{
+    enum { MAX_REPS = 128 };
+    if (ctx->size < 2 || reps < 1) return;
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    double mx[MAX_REPS], sum[MAX_REPS];
+    MPI_Allreduce(t, mx, reps, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    MPI_Allreduce(t, sum, reps, MPI_DOUBLE, MPI_SUM, ctx->comm);
+    for (int k = 0; k < reps; k++) {
+        const double mean = sum[k] / ctx->size;
+        if (mean > 0) spread_sum += (mx[k] - mean) / mean, spread_n++;
+    }
+}
+
+/* rank_spread = sigma, the relative standard deviation of one rank's time for the same work: the
+ * mean (slowest - mean) / mean over the samples is sigma times the expected largest of `size`
+ * standard normal draws (model_max_normal), which the model then takes for the join's rank count. */
+static void put_rank_spread(const bench_ctx *ctx, model_params *p)
+{
+    if (spread_n == 0) return;
+    params_put(p, MP_rank_spread, spread_sum / (double)spread_n / model_max_normal(ctx->size));
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, %ld repetitions of the compute primitives (P_*), / %.4f (E[max of %d normals])",
+             ctx->size, spread_n, model_max_normal(ctx->size), ctx->size);
+    calibrate_note(p, MP_rank_spread, how, 0);
+    spread_sum = 0, spread_n = 0;
+}
+
 /* The median over the rounds of each parameter they set, into p (every rank agrees: inputs were
  * reduced). alone: only the rates that have a P_x_alone twin, into the twin. */
 static void keep_medians(const calibrate_opts *o, const model_params *round, int alone, int ranks_per_host, model_params *p)
@@ -104,6 +136,7 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
             calibrate_sortmerge(ctx, &oo, &jo, &w, r, s, &round[k]);
         }
         keep_medians(o, round, oo.alone, ctx->ranks_per_host, p);
+        if (!oo.alone) put_rank_spread(ctx, p);
     }
     free(round);
     mem_free_large(r, w.r_n * sizeof(tuple_t));

@@ -99,6 +99,8 @@ static void time_bodies(const bench_ctx *ctx, const calibrate_opts *o, int reps,
             if (k >= 0) t[i][k] = MPI_Wtime() - t0;
         }
     if (o->alone) sleepy_barrier(ctx);
+    else
+        for (int i = 0; i < nb; i++) calibrate_spread_add(ctx, t[i], reps);
     for (int i = 0; i < nb; i++)
         rate[i] = o->alone ? alone_rate_of(ctx, t[i], reps, n[i]) : calibrate_rate_of(ctx, t[i], reps, n[i]);
 }

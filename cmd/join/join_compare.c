@@ -53,8 +53,8 @@ static void print_row(const char *name, const double *measured, const double *mo
 /* The totals' rows. Like with like: the measured total holds window_alloc, so it is compared with
  * the model's total that holds it too, and the thesis' total (eq. 3.11 / 3.20, no allocation) with
  * the measured total less its window_alloc. The measured total is the slowest rank's; the model's
- * holds no imbalance beyond the sort's slowest rank (sort_wait): the mean total over ranks is shown
- * beside the slowest rank's. */
+ * holds the phases' waits for their slowest rank (rank_spread, the "wait" row) and the sort's
+ * slowest rank (sort_wait): the mean total over ranks is shown beside the slowest rank's. */
 static void print_totals(join_model_ctx *m, const phase_stats *st, const join_prediction *pr, const double *alloc_meas)
 {
     print_row("imbalance", &st->imbalance, NULL);
@@ -107,10 +107,11 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
 
     const row radix_rows[] = {{"histogram", pr->histogram}, {"window_alloc", pr->window_alloc},
                               {"network_partition", pr->network_partition}, {"local_partition", pr->local_partition},
-                              {"build_probe", pr->build_probe}, {NULL, 0}};
+                              {"build_probe", pr->build_probe}, {pr->wait > 0 ? "wait" : NULL, pr->wait}, {NULL, 0}};
     /* sortmerge.c's "partition" phase includes its range histogram: eq. 3.1 + eq. 3.7 in one row */
     const row smj_rows[] = {{"window_alloc", pr->window_alloc}, {"partition", pr->histogram + pr->partition},
-                            {"sort", pr->sort}, {"merge", pr->merge}, {"match", pr->match}, {NULL, 0}};
+                            {"sort", pr->sort}, {"merge", pr->merge}, {"match", pr->match},
+                            {pr->wait > 0 ? "wait" : NULL, pr->wait}, {NULL, 0}};
     const row *rows = algo == ALGO_RADIX ? radix_rows : smj_rows;
     printf("%-24s %12s %10s %10s %10s\n", algo == ALGO_RADIX ? "model: radix hash join" : "model: sort-merge join",
            "measured [s]", "model [s]", "diff [s]", "model err");
@@ -163,6 +164,7 @@ void join_compare_record(const join_model_ctx *m, record *rec)
         {"model_sort", pr->sort, pr->sort > 0},
         {"model_merge", pr->merge, pr->sort > 0},
         {"model_match", pr->match, pr->sort > 0},
+        {"model_wait", pr->wait, pr->wait > 0},
         {"model_total", pr->total, true},
         {"model_total_with_alloc", pr->total_with_alloc, pr->alloc_modelled},
     };

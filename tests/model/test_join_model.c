@@ -352,11 +352,43 @@ static void sort_slowest_rank(void)
     CHECK(c.sort_wait == 0 && c.total == a.total);
 }
 
+/* The phases' waits for their slowest rank (rank_spread): E[max of n normals] against values known
+ * independently (1/sqrt(pi) at 2, 3/(2 sqrt(pi)) at 3; tables: 1.0294 at 4, 1.5388 at 10), the wait
+ * sigma x that x the phases (sort_wait excluded), nothing at one rank, nothing without the parameter,
+ * the phase rows themselves unchanged. */
+static void rank_wait(void)
+{
+    CHECK(model_max_normal(1) == 0);
+    const double inv_sqrt_pi = 0.5641895835477563;
+    CHECK(fabs(model_max_normal(2) - inv_sqrt_pi) < 1e-6);
+    CHECK(fabs(model_max_normal(3) - 1.5 * inv_sqrt_pi) < 1e-6);
+    CHECK(fabs(model_max_normal(4) - 1.02938) < 1e-4 && fabs(model_max_normal(10) - 1.53875) < 1e-4);
+    CHECK(model_max_normal(4096) > 3.4 && model_max_normal(4096) < 3.7); /* about sqrt(2 ln n) - its correction */
+    model_params p;
+    params_init(&p);
+    set(&p, "P_scan=225"); set(&p, "P_partition=120"); set(&p, "P_partition_local=120");
+    set(&p, "P_build=210"); set(&p, "P_probe=210"); set(&p, "t_win_alloc_fixed=2"); set(&p, "t_win_alloc_per_byte=0.25");
+    join_shape s = {.ranks = 4, .ranks_per_host = 4, .r_tuples = 64e6, .s_tuples = 64e6, .radix_local_passes = 1,
+                    .window_bytes_per_tuple = 16};
+    join_prediction a, b;
+    model_radix_join(&p, &s, &a);
+    CHECK(a.wait == 0);
+    set(&p, "rank_spread=0.1");
+    model_radix_join(&p, &s, &b);
+    CHECK(fabs(b.wait - 0.1 * model_max_normal(4) * a.total) < 1e-12 * a.total);
+    CHECK(fabs(b.total - a.total - b.wait) < 1e-12 && b.build_probe == a.build_probe && b.histogram == a.histogram);
+    CHECK(fabs(b.total_with_alloc - a.total_with_alloc - b.wait) < 1e-12);
+    s.ranks = s.ranks_per_host = 1;
+    model_radix_join(&p, &s, &b);
+    CHECK(b.wait == 0);
+}
+
 int main(void)
 {
     radix_table42();
     sortmerge_table42();
     sort_slowest_rank();
+    rank_wait();
     merge_depth();
     bound_switch();
     one_rank();
