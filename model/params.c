@@ -86,6 +86,10 @@ int params_check_value(int i, double v, char *why, size_t whylen)
         if (v >= 0 && v <= 1) return 0;
         snprintf(why, whylen, "%s: %g is not a fraction in [0, 1]", name, v);
         return -1;
+    case PB_SIGNED_FRACTION:
+        if (v >= -1 && v <= 1) return 0;
+        snprintf(why, whylen, "%s: %g is not in [-1, 1]", name, v);
+        return -1;
     case PB_PASSES:
         if (v >= 0 && v <= 64) return 0;
         snprintf(why, whylen, "%s: %g is not a pass count in [0, 64]", name, v);

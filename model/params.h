@@ -20,7 +20,7 @@
 /* The values a parameter takes (in the file's unit). Rates and the times the equations divide by
  * (directly, or through t_tx = ... + t_clean_up) must be positive: zero would predict infinite
  * throughput or a negative rank count. Pass counts become ints: 0..64. Fractions: 0..1. */
-enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES, PB_FRACTION };
+enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES, PB_FRACTION, PB_SIGNED_FRACTION };
 
 /* One size of the MPI_Put bandwidth curve: bw_put_<bytes> to a rank on the same host, bw_put_host_<bytes>
  * to a rank on another host. */
@@ -72,7 +72,7 @@ enum { PUT_CURVE_N = 8 };
     /* network */                                                                                                \
     X(bw_host, "GB/s", 1e9, PB_POSITIVE, "eq. 3.2's bw: MPI_Put bandwidth out of one host with all its ranks sending to other hosts") \
     X(rank_spread, "fraction", 1, PB_NONNEG, "relative standard deviation of one rank's time for the same work (all ranks running): a phase that ends in a synchronisation waits for its slowest rank, rank_spread x E[max of ranks standard normals] of its time (the join's wait)") \
-    X(net_overlap, "fraction", 1, PB_FRACTION, "how much of a network pass's transfer between hosts hides behind its computation: 1 = all (eq. 3.4-3.6 as printed), 0 = none (transfer and computation add up)") \
+    X(net_overlap, "fraction", 1, PB_SIGNED_FRACTION, "how much of a network pass's transfer between hosts hides behind its computation: 1 = all (eq. 3.4-3.6 as printed), 0 = none (transfer and computation add up), below 0 = they slow each other down (the transfer's CPU work competes with the computation, or each waits for the other's MPI calls)") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
     X(bw_put_net, "GB/s", 1e9, PB_POSITIVE, "what the radix network pass's puts add to its work, per rank and byte: the time in its put and completion calls, one 64 KiB send buffer's put after each buffer's worth of partitioning, to its remote partitions in turn on a rank of the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort, "GB/s", 1e9, PB_POSITIVE, "what the sort phase's puts add to its work, per rank and byte: one run's put after each run's in-cache work, to a rank on the same host, all ranks at once (unset: bw_put_intra)") \

@@ -89,12 +89,12 @@ grep -q '^# environment: [0-9]* cores/host, hosts share a machine: up to 4 ranks
     { echo "FAIL: join did not see its 2 hosts share one machine"; fail=1; }
 [[ $(grep -c '^verification: PASS' "$D/join.log") == 2 ]] || { echo "FAIL: join: expected 2 verification PASS lines"; fail=1; }
 # calibration across the hosts: the transport's bandwidth and how much of it hides behind work
-# (net_overlap, a fraction); Open MPI only: MPICH's finalize deadlock (above) would cut it short
+# (net_overlap, in [-1, 1]: below 0 they slow each other down); Open MPI only: MPICH's finalize deadlock (above) would cut it short
 if [[ $mpi == openmpi ]]; then
     run calibrate 0 calibrate --tuples 64K --rounds 1 --repeats 1 --membw-bytes 16M --put-bytes 1M --output "$D/params.txt"
     grep -Eq '^bw_host = [0-9.e+-]+ ' "$D/params.txt" || { echo "FAIL: calibrate across 2 hosts: no bw_host"; fail=1; }
-    grep -Eq '^net_overlap = (0|1|0\.[0-9]+|[0-9.]+e-[0-9]+) .*bench: .*transfer [0-9.]+ ms, work [0-9.]+ ms, both [0-9.]+ ms' "$D/params.txt" ||
-        { echo "FAIL: calibrate across 2 hosts: net_overlap missing, outside [0, 1], or without its measurements"; grep net_overlap "$D/params.txt"; fail=1; }
+    grep -Eq '^net_overlap = -?(0|1|0\.[0-9]+|[0-9.]+e-[0-9]+) .*bench: .*transfer [0-9.]+ ms, work [0-9.]+ ms, both [0-9.]+ ms' "$D/params.txt" ||
+        { echo "FAIL: calibrate across 2 hosts: net_overlap missing, outside [-1, 1], or without its measurements"; grep net_overlap "$D/params.txt"; fail=1; }
     # the remote ping-pong again with the pair pinned to one CPU (the namespace hosts share it)
     grep -Eq '^t_shared_remote_comm = [0-9.e+-]+ .*bench: .*\(another host\) pinned to CPU [0-9]+' "$D/params.txt" ||
         { echo "FAIL: calibrate across 2 hosts: t_shared_remote_comm missing"; grep t_shared_remote_comm "$D/params.txt"; fail=1; }

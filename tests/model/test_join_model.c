@@ -175,8 +175,13 @@ static void network_overlap(void)
     const double slow = 20e6, bound = model_rate_network_pass(N, 2, P, slow, &nb);
     CHECK(nb && model_rate_network_pass_overlap(&p, N, 2, P, slow, &nb) <= bound);
     CHECK(model_rate_network_pass_overlap(&p, 1, 2, P, 0, &nb) == model_rate_network_pass(1, 2, P, 0, &nb));
+    /* below 0: interleaved transfer and computation take longer than their sum (interference) */
+    set(&p, "net_overlap=-0.5");
+    const double worse = model_rate_network_pass_overlap(&p, N, 2, P, Pn, &nb);
+    CHECK(fabs(worse - N * 2 / (tc + 1.5 * tn)) / worse < 1e-12 && worse < none);
     char err[200];
     CHECK(params_set(&p, "net_overlap=1.5", err, sizeof err) != 0 && strstr(err, "net_overlap"));
+    CHECK(params_set(&p, "net_overlap=-1.5", err, sizeof err) != 0 && strstr(err, "[-1, 1]"));
 }
 
 static void one_rank(void)
