@@ -58,17 +58,11 @@ static inline __attribute__((always_inline)) uint64_t write_full_lines(const uin
                                                                       const uint64_t *lines, uint64_t *out,
                                                                       const uint64_t *bounds)
 {
-    const uint64_t L = 8 / (uint64_t)W;
     uint64_t bad = 0;
     for (uint64_t k = 0; k < nf; k++) {
-        const uint64_t p = fp[k], end = fq[k] + 1 - m, valid = end - bounds[p];
-        const uint64_t *line = radix_swwc_line(lines, p, fq[k], L, RADIX_SWWC_RING);
-        if (end > bounds[p + 1])
-            bad++;
-        else if (valid >= L)
-            radix_stream_line(out + (end - L) * W, line);
-        else
-            memcpy(out + bounds[p] * W, line + (L - valid) * W, valid * W * sizeof(uint64_t));
+        const uint64_t *line = radix_swwc_line(lines, fp[k], fq[k], 8 / (uint64_t)W, RADIX_SWWC_RING);
+        uint64_t *dst = radix_full_line_dst(line, fq[k], fp[k], m, W, out, bounds, &bad);
+        if (dst) radix_stream_line(dst, line);
     }
     return bad;
 }
@@ -96,24 +90,26 @@ static inline __attribute__((always_inline)) int scatter_w(const uint64_t *in, u
     for (uint64_t i0 = 0; i0 < n; i0 += RADIX_SWWC_BLOCK(L)) {
         const uint64_t bn = n - i0 < RADIX_SWWC_BLOCK(L) ? n - i0 : RADIX_SWWC_BLOCK(L);
         uint64_t nf = 0;
-        if (W == 1 && ws->simd && bn == RADIX_SWWC_BLOCK(8))
+        if (W == 1 && ws->simd && bn == RADIX_SWWC_BLOCK(8)) {
             nf = radix_scatter_block_avx512(in + i0, shift, mask, off, lines, fq, fp);
-        else
-            for (uint64_t i = i0; i < i0 + bn; i++) {
-                const uint64_t *t = in + i * (uint64_t)W;
-                const uint64_t p = (t[0] >> shift) & mask, q = off[p];
-                uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
-                item[0] = t[0];
-                if (W == 2) item[1] = t[1];
+            bad += radix_write_lines_avx512(fq, fp, nf, m, lines, out, bounds);
+            continue;
+        }
+        for (uint64_t i = i0; i < i0 + bn; i++) {
+            const uint64_t *t = in + i * (uint64_t)W;
+            const uint64_t p = (t[0] >> shift) & mask, q = off[p];
+            uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
+            item[0] = t[0];
+            if (W == 2) item[1] = t[1];
 #ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: an item in 8 shares the next one's slot */
-                off[p] = q + (i % 8 != 7);
+            off[p] = q + (i % 8 != 7);
 #else
-                off[p] = q + 1;
+            off[p] = q + 1;
 #endif
-                fq[nf] = q;
-                fp[nf] = p;
-                nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
-            }
+            fq[nf] = q;
+            fp[nf] = p;
+            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+        }
         bad += write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }
     for (uint64_t p = 0; p < fan; p++) { /* tails */

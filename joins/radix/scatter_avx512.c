@@ -66,6 +66,18 @@ AVX512_SCATTER uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift
     return nf;
 }
 
+AVX512_SCATTER uint64_t radix_write_lines_avx512(const uint64_t *fq, const uint64_t *fp, uint64_t nf, uint64_t m,
+                                                 const uint64_t *lines, uint64_t *out, const uint64_t *bounds)
+{
+    uint64_t bad = 0;
+    for (uint64_t k = 0; k < nf; k++) {
+        const uint64_t *line = radix_swwc_line(lines, fp[k], fq[k], 8, RADIX_SWWC_RING);
+        uint64_t *dst = radix_full_line_dst(line, fq[k], fp[k], m, 1, out, bounds, &bad);
+        if (dst) _mm512_stream_si512((void *)dst, _mm512_load_si512((const void *)line));
+    }
+    return bad;
+}
+
 AVX512_SCATTER uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bits, int rid_bits, uint64_t add,
                                                 uint64_t mask, uint64_t *off, uint64_t *lines, uint64_t *fq,
                                                 uint64_t *fp)
@@ -89,6 +101,12 @@ uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift, uint64_t mask
                                     uint64_t *fq, uint64_t *fp)
 {
     (void)in, (void)shift, (void)mask, (void)off, (void)lines, (void)fq, (void)fp;
+    return 0;
+}
+uint64_t radix_write_lines_avx512(const uint64_t *fq, const uint64_t *fp, uint64_t nf, uint64_t m, const uint64_t *lines,
+                                  uint64_t *out, const uint64_t *bounds)
+{
+    (void)fq, (void)fp, (void)nf, (void)m, (void)lines, (void)out, (void)bounds;
     return 0;
 }
 uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bits, int rid_bits, uint64_t add, uint64_t mask,
