@@ -39,7 +39,6 @@ static uint64_t wait_word(lock_run *run, int word, const char *what, bool (*done
 }
 
 static bool votes_done(uint64_t w, uint64_t n) { return vote_complete(w, (uint32_t)n); }
-static bool acks_done(uint64_t w, uint64_t target) { return w >= target; }
 
 uint64_t twopc_collect(lock_run *run, uint32_t participants, const int *ranks)
 {
@@ -48,7 +47,7 @@ uint64_t twopc_collect(lock_run *run, uint32_t participants, const int *ranks)
 
 void twopc_wait_acks(lock_run *run, uint64_t target, const int *ranks, int n)
 {
-    if (n > 0) wait_word(run, ACK_WORD, "end-of-transaction acknowledgement", acks_done, target, ranks, n);
+    if (n > 0) wait_word(run, ACK_WORD, "end-of-transaction acknowledgement", peer_words_at_least, target, ranks, n);
 }
 
 void twopc_vote(lock_run *run, int agent_rank, bool yes)

@@ -75,6 +75,8 @@ bool peer_words_wait(peer_words *pw, int w, bool (*done)(uint64_t value, uint64_
     return ok;
 }
 
+bool peer_words_at_least(uint64_t value, uint64_t n) { return value >= n; }
+
 unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core)
 {
     if (pw->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;

@@ -44,6 +44,8 @@ unsigned peer_words_spin_polls(const peer_words *pw, bool shared_core);
  * as last read. False when the bound b is hit (the caller reports it). */
 bool peer_words_wait(peer_words *pw, int w, bool (*done)(uint64_t value, uint64_t arg), uint64_t arg, poll_bound *b,
                      uint64_t *value);
+/* peer_words_wait's condition for a word that peers count up: value >= n. */
+bool peer_words_at_least(uint64_t value, uint64_t n);
 /* Set my word w to 0 (no peer may be adding to it). */
 void peer_words_reset(peer_words *pw, int w);
 /* Collective. */

@@ -72,10 +72,11 @@ void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps)
 static void put_rank_spread(const bench_ctx *ctx, model_params *p)
 {
     if (spread_n == 0) return;
-    params_put(p, MP_rank_spread, spread_sum / (double)spread_n / model_max_normal(ctx->size));
+    const double c = model_max_normal(ctx->size);
+    params_put(p, MP_rank_spread, spread_sum / (double)spread_n / c);
     char how[CALIBRATE_HOW];
     snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, %ld repetitions of the compute primitives (P_*), / %.4f (E[max of %d normals])",
-             ctx->size, spread_n, model_max_normal(ctx->size), ctx->size);
+             ctx->size, spread_n, c, ctx->size);
     calibrate_note(p, MP_rank_spread, how, 0);
     spread_sum = 0, spread_n = 0;
 }

@@ -103,8 +103,6 @@ static double vote_round(lock_bench *b, int a, int c, int64_t round, int iters)
     return per;
 }
 
-static bool at_least(uint64_t value, uint64_t n) { return value >= n; }
-
 /* One round of the acknowledgement's ping-pong between ranks a and c: each adds 1 to the other's
  * word (twopc_ack's peer_words_add) once its own word shows the other's add, waiting as an agent
  * waits for its acknowledgements (peer_words_wait, twopc_wait_acks). Returns the round trip on
@@ -123,7 +121,7 @@ static double ack_round(const bench_ctx *ctx, peer_words *pw, int a, int c, int 
             if (ctx->rank == a) peer_words_add(pw, other, 0, 1);
             poll_bound b;
             poll_begin(&b, "the acknowledgement ping-pong", ctx->rank, other, 60, ctx->poll_yield);
-            if (!peer_words_wait(pw, 0, at_least, start + (uint64_t)i, &b, NULL)) {
+            if (!peer_words_wait(pw, 0, peer_words_at_least, start + (uint64_t)i, &b, NULL)) {
                 poll_report_timeout(&b);
                 MPI_Abort(ctx->comm, 3);
             }
