@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/rmb_mutant.h"
 #include "joins/generate.h"
 #include "joins/tuple.h"
 
@@ -101,6 +102,9 @@ static inline uint64_t *radix_full_line_dst(const uint64_t *line, uint64_t q, ui
         ++*bad;
         return NULL;
     }
+#ifdef RMB_MUTANT_RADIX_SKIP_LINE /* mutation suite: every 64th whole line is not written (both SIMD paths) */
+    if (valid >= L && (end / L) % 64 == 63) return NULL;
+#endif
     if (valid >= L) return out + (end - L) * (uint64_t)W;
     memcpy(out + bounds[p] * (uint64_t)W, line + (L - valid) * (uint64_t)W, valid * (uint64_t)W * sizeof(uint64_t));
     return NULL;
