@@ -2,7 +2,11 @@
  * (each request waits for its answer); data access with MPI_Get/MPI_Put once all are granted (bank:
  * the two balances; tpcc: the row image of every row it locked, on the server that owns the lock); 2PC
  * when a lock of an exclusive-type mode was taken on a non-local server; end of transaction
- * (commit or abort) to every server contacted, which releases all locks there (strict 2PL).
+ * (commit or abort) to every server contacted, which releases all locks there (strict 2PL) and
+ * acknowledges. A transaction that stayed at one server sends its end with the next transaction's
+ * first request when that goes to the same server (MSG_END_LOCK): the server releases before it
+ * decides the request, whose answer is then the acknowledgement, and one round trip a transaction
+ * is saved.
  * Aborted transactions are not retried: the workload moves on to its next transaction. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -105,12 +109,17 @@ typedef struct {
     int *contact_rank;  /* world rank of contacts[c] */
     int *contact_of;    /* server -> index in contacts, -1 when not contacted */
     uint64_t acks;      /* end-of-transaction acknowledgements owed so far */
+    /* an end not sent yet: it goes with the next transaction's first request (MSG_END_LOCK) */
+    struct {
+        bool pending, commit;
+        uint64_t txn;
+    } end;
     /* the next transaction, drawn while the end of the current one waits for its acknowledgements
      * (prefetch_next): the workload's draw is then off the critical path */
     struct lock_workload *wl;
     struct agent_txn *next;
     uint32_t next_local;
-    bool more;
+    bool more, drawn; /* drawn: a->next holds transaction next_local (or more is false) */
     double start;
 } agent_loop;
 
@@ -183,6 +192,12 @@ static void request_prepare(agent_loop *a, agent_txn *t, int i, lock_msg *m, int
     int c = contact_server(a, t, *s);
     if (lock_mode_exclusive_type(t->reqs[i].mode)) a->contacts[c].exclusive = true;
     *m = (lock_msg){MSG_LOCK, (uint8_t)t->reqs[i].mode, 0, 0, a->agent, t->txn, t->reqs[i].lock_id, {.age = t->age}};
+    if (i == 0 && a->end.pending) { /* end_txn checked: the same server, and t follows that transaction */
+        m->type = MSG_END_LOCK;
+        m->commit = a->end.commit;
+        m->txn = a->end.txn;
+        a->end.pending = false;
+    }
 }
 
 /* ... and after its answer came, dt seconds after the send: the statistics. */
@@ -196,6 +211,8 @@ static void request_record(agent_loop *a, int s, double dt, const lock_msg *resp
     st->t_req_server += resp->u.t.server_ns * 1e-9;
     a->rtt_hist[lat_bucket(dt)]++;
 }
+
+static void prefetch_next(agent_loop *a);
 
 static void acquire_locks(agent_loop *a, agent_txn *t)
 {
@@ -212,6 +229,9 @@ static void acquire_locks(agent_loop *a, agent_txn *t)
         notify_send(a->run->ep, srank, (int)a->agent, &m);
         /* the previous request's statistics while this one is in flight */
         if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp);
+        /* the next transaction drawn while the first request travels: the one whose answer takes
+         * longest, as it may carry the previous end (MSG_END_LOCK) */
+        if (i == 0) prefetch_next(a);
         recv_response(a->run, &resp, srank);
         dt_prev = rmb_fast_now() - tr;
         s_prev = s;
@@ -309,10 +329,10 @@ static void vote(agent_loop *a, agent_txn *t)
     }
 }
 
-static void prefetch_next(agent_loop *a);
-
 /* Phase 4, end of transaction: every contacted server releases all locks of the transaction, then
- * acknowledges. A commit is checked against the vote word first: no commit may follow a no. */
+ * acknowledges; or, where the transaction stayed at one server and the next starts there, the end
+ * waits to go with that first request (acquire_locks: MSG_END_LOCK). A commit is checked against
+ * the vote word first: no commit may follow a no. */
 static void end_txn(agent_loop *a, agent_txn *t)
 {
     lock_run *run = a->run;
@@ -325,14 +345,22 @@ static void end_txn(agent_loop *a, agent_txn *t)
 #ifdef RMB_MUTANT_LOCK_KEEP_AFTER_COMMIT /* mutation suite: the last server never hears of the commit */
     if (t->commit && nend > 0) nend--;
 #endif
-    for (int c = 0; c < nend; c++) {
-        lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
-        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+    if (!a->drawn) prefetch_next(a); /* acquire_locks drew it while the first request travelled */
+    if (nend == 1) { /* one server: the end may travel with the next transaction's first request */
+        a->end.pending = a->more && !a->next->info.sync_after_first &&
+                         lock_server_of(run->roles, a->next->reqs[0].lock_id) == a->contacts[0].server;
+        a->end.commit = t->commit;
+        a->end.txn = t->txn;
+    }
+    if (!a->end.pending) {
+        for (int c = 0; c < nend; c++) {
+            lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
+            notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+        }
+        a->acks += (uint64_t)nend;
+        twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     }
     forget_contacts(a, t);
-    a->acks += (uint64_t)nend;
-    prefetch_next(a); /* while the acknowledgements travel */
-    twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
     if (typed) (t->commit ? a->st->committed_type : a->st->aborted_type)[t->info.type]++;
     if (t->commit) {
@@ -370,6 +398,7 @@ static void prefetch_next(agent_loop *a)
     a->more = (o->transactions_per_agent > 0 ? (int64_t)local < o->transactions_per_agent
                                              : rmb_fast_now() - a->start < o->duration) &&
               next_txn(a, a->wl, local, a->next);
+    a->drawn = true;
 }
 
 static void run_txn(agent_loop *a, agent_txn *t)
@@ -409,7 +438,8 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
         agent_txn *t = a.next;
         a.next = buf[(local + 1) % 2];
         a.next_local = local + 1;
-        run_txn(&a, t); /* its end_txn draws transaction local + 1 */
+        a.drawn = false;
+        run_txn(&a, t); /* draws transaction local + 1 (acquire_locks or end_txn) */
     }
     st->elapsed = rmb_fast_now() - a.start;
     /* tell every server this agent is done (no answer: the slot is never written again) */

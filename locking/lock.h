@@ -81,14 +81,18 @@ int lock_home_server(const lock_roles *r, int agent);
 
 /* Messages (32 bytes, one mailbox slot). Fields as in the thesis: tag, lock id, agent, mode,
  * granted flag; plus the global transaction id and, in answers, the server's timings. */
-enum { MSG_LOCK = 1, MSG_RESPONSE = 2, MSG_VOTE = 3, MSG_END = 4, MSG_DONE = 5 };
+/* MSG_END_LOCK: the end of transaction txn (commit flag as END) and the first lock request of the
+ * agent's next transaction (lock_id, mode, age; its id txn_next_id(txn)) at the same server, in one
+ * message: the server releases, then decides the request, and the request's answer is the end's
+ * acknowledgement. Sent where a transaction contacted one server and the next starts there. */
+enum { MSG_LOCK = 1, MSG_RESPONSE = 2, MSG_VOTE = 3, MSG_END = 4, MSG_DONE = 5, MSG_END_LOCK = 6 };
 typedef struct {
-    uint8_t type, mode, granted, commit; /* commit: END only */
+    uint8_t type, mode, granted, commit; /* commit: END and END_LOCK only */
     uint32_t agent;
     uint64_t txn;
     uint64_t lock_id;
     union {
-        uint64_t age;                           /* MSG_LOCK: wait-die age */
+        uint64_t age;                           /* MSG_LOCK, MSG_END_LOCK: wait-die age */
         struct { uint32_t queue_ns, server_ns; } t; /* MSG_RESPONSE */
     } u;
 } lock_msg;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "bench/fastclock.h"
+#include "bench/rmb_mutant.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/twopc.h"
@@ -78,19 +79,60 @@ static void expire(lock_run *run, lock_table *lt, double now)
     audit_now(run->audit);
 }
 
+/* The end of transaction m->txn: all its locks released (the waiters they held up answered), and
+ * the acknowledgement where the agent waits for one (MSG_END). */
+static void end_txn(lock_run *run, lock_table *lt, const lock_msg *m, double t0, server_stats *st, bool ack)
+{
+    st->ends++;
+    lt_release_all(lt, m->txn, t0, emit_answer, run);
+    if (ack) twopc_ack(run, run->roles->agent_rank[m->agent]);
+}
+
+/* ... and the oracle told, after the answers left (before it sees the grants the release handed out) */
+static void audit_end(lock_run *run, const lock_msg *m)
+{
+    lock_oracle_end(&run->audit->oracle, m->agent, m->txn, m->commit);
+    lock_oracle_release(&run->audit->oracle, m->agent, m->txn);
+}
+
+static void end_with_request(lock_run *run, lock_table *lt, const lock_msg *m, double t0, server_stats *st)
+{
+#ifdef RMB_MUTANT_LOCK_FUSED_NO_RELEASE /* mutation suite: an end that came with a request releases nothing */
+    (void)run, (void)lt, (void)m, (void)t0;
+    st->ends++;
+#else
+    end_txn(run, lt, m, t0, st, false);
+#endif
+}
+
+/* A lock request (MSG_LOCK, or the one in MSG_END_LOCK) of transaction txn: granted or refused at
+ * once, or into the lock's waiting group, whose answer comes later (the processing time so far
+ * stays with the waiter). */
+static void request(lock_run *run, lock_table *lt, const lock_msg *m, uint64_t txn, double t0)
+{
+    lt_request r = {txn, m->u.age, m->lock_id, m->agent, (lock_mode)m->mode};
+    lt_reason why;
+    lt_outcome out = lt_request_lock(lt, &r, t0, 0, &why);
+    if (out != LT_WAITING)
+        send_answer(run, m->agent, txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_fast_now() - t0);
+}
+
 /* One message from an agent; returns true for the agent's last (MSG_DONE). */
 static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, double t0, uint64_t *rng,
                    server_stats *st)
 {
     server_audit *au = run->audit;
     switch (m->type) {
-    case MSG_LOCK: {
-        lt_request r = {m->txn, m->u.age, m->lock_id, m->agent, (lock_mode)m->mode};
-        lt_reason why;
-        lt_outcome out = lt_request_lock(lt, &r, t0, 0, &why);
-        /* LT_WAITING: the answer comes later; the processing time so far stays with the waiter */
-        if (out != LT_WAITING)
-            send_answer(run, m->agent, m->txn, m->lock_id, (lock_mode)m->mode, out == LT_GRANTED, 0, rmb_fast_now() - t0);
+    case MSG_LOCK: request(run, lt, m, m->txn, t0); break;
+    case MSG_END_LOCK: {
+        /* the end (no acknowledgement: the request's answer is one), then the request; but a lock
+         * that nobody holds is granted first, which the release cannot change: its answer leaves
+         * before the release's work */
+        const bool lock_first = lt_lock_mode(lt, m->lock_id) == LOCK_NL;
+        if (!lock_first) end_with_request(run, lt, m, t0, st);
+        request(run, lt, m, txn_next_id(m->txn), t0);
+        if (lock_first) end_with_request(run, lt, m, t0, st);
+        audit_end(run, m);
         break;
     }
     case MSG_VOTE: {
@@ -102,11 +144,8 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
         break;
     }
     case MSG_END:
-        st->ends++;
-        lt_release_all(lt, m->txn, t0, emit_answer, run);
-        twopc_ack(run, run->roles->agent_rank[m->agent]);
-        lock_oracle_end(&au->oracle, m->agent, m->txn, m->commit);
-        lock_oracle_release(&au->oracle, m->agent, m->txn); /* before the grants the release handed out */
+        end_txn(run, lt, m, t0, st, true);
+        audit_end(run, m);
         break;
     case MSG_DONE: return true;
     default:

@@ -12,6 +12,8 @@
 
 static inline uint64_t txn_global_id(uint32_t agent, uint32_t local) { return (uint64_t)agent << 32 | local; }
 static inline uint32_t txn_agent_of(uint64_t txn) { return (uint32_t)(txn >> 32); }
+/* The id of the agent's transaction after txn (MSG_END_LOCK carries only the ended one's). */
+static inline uint64_t txn_next_id(uint64_t txn) { return txn_global_id(txn_agent_of(txn), (uint32_t)txn + 1); }
 
 typedef struct {
     uint64_t *locks;

@@ -82,8 +82,14 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     const double t_server = turn_each ? fmax(o->t_shared_comm, opt_param(p, MP_t_server)) : opt_param(p, MP_t_server);
     const double t_ack = opt_param(p, MP_t_ack);
     o->contacts = S * (1 - pow(1 - 1 / S, n));
-    /* the wait for the acknowledgement exists only where the code has one (t_ack given) */
-    o->t_end = t_ack > 0 ? t_comm + t_ack + s->remote_prob * remote_wait / 2 : 0;
+    /* An end travels with the next transaction's first request where the transaction stayed at one
+     * server and the next starts there: all of them with one server; with several, every lock at
+     * the agent's own server (probability 1 - remote_prob each, as the workloads pick servers: one
+     * local server per agent assumed), the next transaction's first too. The rest wait for an
+     * acknowledgement, which exists only where the code has one (t_ack given). The release itself
+     * stays server work (t_service) either way. */
+    o->ends_with_next = !s->end_with_next ? 0 : S <= 1 ? 1 : pow(1 - s->remote_prob, n + 1);
+    o->t_end = t_ack > 0 ? (1 - o->ends_with_next) * (t_comm + t_ack + s->remote_prob * remote_wait / 2) : 0;
     /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
      * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
      * so it leaves the agent's delay and counts once, where queueing sees it. */

@@ -63,6 +63,9 @@ typedef struct {
     double ranks_per_host; /* the ranks on the busiest machine's cores (a host's, or all of its namespace
                             * hosts'): oversubscription against cores_per_host */
     bool mpi_yields;       /* the MPI library yields in its own progress (with t_shared_comm only) */
+    bool end_with_next;    /* an end whose transaction contacted one server travels with the next
+                            * transaction's first request when that goes to the same server, and
+                            * waits for no acknowledgement (locking/agent.c, MSG_END_LOCK) */
 } lock_shape;
 
 typedef struct {
@@ -71,7 +74,8 @@ typedef struct {
     double t_thesis;        /* eq. 5.3 alone */
     double t_service;       /* the servers' service per transaction (all messages), no waiting */
     double t_wait;          /* waiting at the servers per transaction (MVA) */
-    double t_end;           /* release acknowledgement beyond t_clean_up */
+    double t_end;           /* release acknowledgement beyond t_clean_up (the ends that wait for one) */
+    double ends_with_next;  /* the share of ends that travel with the next request (end_with_next) */
     double contacts;        /* C: servers a transaction contacts */
     double server_util;     /* utilisation of one server */
     double oversubscription; /* ranks per core m (1: none): the stretch of all times, or with

@@ -58,7 +58,7 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     for (int k = 0; k < 2; k++)
         if (profile[k][0]) printf("model: %s\n", profile[k]);
     lock_shape shape = {.agents = in->agents, .servers = in->servers, .n_locks = in->locks_per_txn,
-                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host, .mpi_yields = in->mpi_yields};
+                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host, .mpi_yields = in->mpi_yields, .end_with_next = true};
     model_lock(&p, &shape, &m->pred);
     const lock_prediction *pr = &m->pred;
     double t = pr->t_tx, tp = pr->throughput;
@@ -79,9 +79,9 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
         snprintf(over, sizeof over, "ranks share cores: messages at t_shared_comm %.3f us, own work x %.2f", pr->t_shared_comm * 1e6,
                  pr->oversubscription);
     else snprintf(over, sizeof over, "x %.2f oversubscription", pr->oversubscription);
-    printf("model: t_tx = eq. 5.3 %.3f us + release ack %.3f + agent %.3f + servers' service %.3f + waiting %.3f us, %s "
-           "(%.2f servers contacted, server utilisation %.0f%%)\n",
-           pr->t_thesis * 1e6, pr->t_end * 1e6, (p.set[MP_t_agent] ? params_get(&p, MP_t_agent) : 0) * 1e6, pr->t_service * 1e6,
+    printf("model: t_tx = eq. 5.3 %.3f us + release ack %.3f (%.0f%% of ends with the next request) + agent %.3f + "
+           "servers' service %.3f + waiting %.3f us, %s (%.2f servers contacted, server utilisation %.0f%%)\n",
+           pr->t_thesis * 1e6, pr->t_end * 1e6, 100 * pr->ends_with_next, (p.set[MP_t_agent] ? params_get(&p, MP_t_agent) : 0) * 1e6, pr->t_service * 1e6,
            pr->t_wait * 1e6, over, pr->contacts, 100 * pr->server_util);
     printf("model: %.0f agents, %.0f servers, %.2f locks per transaction (MVA, model/lock_model.h), parameters %s%s\n", in->agents,
            in->servers, in->locks_per_txn, p.source, note);

@@ -66,6 +66,24 @@ int main(void)
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
     CHECK(fabs(pr.contacts - 1) < 1e-12 && fabs(pr.t_wait) < 1e-15);
     CHECK(fabs(pr.t_tx - (model_t_tx(&q, 10, 0) - 10 * 2.5e-6 + 11 * 1e-6 + (3.0e-6 + 0.25e-6) + 2e-6)) < 1e-15);
+    /* the end with the next transaction's first request (end_with_next): with one server no end
+     * waits for its acknowledgement, the release stays served; the rest of t_tx is unchanged */
+    {
+        lock_prediction f;
+        model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2,
+                                     .end_with_next = true}, &f);
+        CHECK(f.ends_with_next == 1 && f.t_end == 0 && f.t_service == pr.t_service);
+        CHECK(fabs(f.t_tx - (pr.t_tx - (3.0e-6 + 0.25e-6))) < 1e-15);
+        /* two servers, 10 locks at 10% remote: the end goes with the next request when all 10 and
+         * the next first one stay at the agent's own server, 0.9^11 of them */
+        lock_shape two = {.agents = 1, .servers = 2, .n_locks = 10, .remote_prob = 0.1, .ranks_per_host = 2};
+        lock_prediction w, wo;
+        model_lock(&q, &two, &wo);
+        two.end_with_next = true;
+        model_lock(&q, &two, &w);
+        CHECK(fabs(w.ends_with_next - pow(0.9, 11)) < 1e-12 && wo.ends_with_next == 0);
+        CHECK(fabs(w.t_end - (1 - pow(0.9, 11)) * wo.t_end) < 1e-18 && w.t_tx < wo.t_tx);
+    }
     /* two agents at one server: exact MVA by hand. Z = delay, D = demand; X1 = 1/(Z+D), Q1 = X1 D,
      * R2 = D (1 + Q1), t_tx = Z + R2 */
     model_lock(&q, &(lock_shape){.agents = 2, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
