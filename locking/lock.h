@@ -153,6 +153,7 @@ typedef struct {
     lt_stats lt;
     oracle_stats oracle;
     uint64_t messages, votes_yes, votes_no, ends;
+    uint64_t ends_with_request; /* of the ends, those that came with the next request (MSG_END_LOCK) */
     double t_busy;
     uint64_t active_locks_end, active_txns_end;
 } server_stats;

@@ -115,9 +115,9 @@ _Static_assert(sizeof(oracle_stats) % sizeof(uint64_t) == 0, "oracle_stats: uint
 
 static void reduce_servers(const bench_ctx *ctx, const server_stats *sst, server_stats *s)
 {
-    enum { NU_SERVER = 6 };
+    enum { NU_SERVER = 7 };
     uint64_t su[NU_SERVER] = {sst->messages, sst->votes_yes, sst->votes_no, sst->ends, sst->active_locks_end,
-                              sst->active_txns_end};
+                              sst->active_txns_end, sst->ends_with_request};
     uint64_t sus[NU_SERVER];
     MPI_CHECK(ctx->rank, MPI_Reduce(su, sus, NU_SERVER, MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
     MPI_CHECK(ctx->rank, MPI_Reduce(&sst->lt, &s->lt, U64_FIELDS(lt_stats), MPI_UINT64_T, MPI_SUM, 0, ctx->comm));
@@ -133,6 +133,7 @@ static void reduce_servers(const bench_ctx *ctx, const server_stats *sst, server
     s->ends = sus[3];
     s->active_locks_end = sus[4];
     s->active_txns_end = sus[5];
+    s->ends_with_request = sus[6];
 }
 
 void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *sst, const uint64_t *rtt_hist,

@@ -132,6 +132,7 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
         if (!lock_first) end_with_request(run, lt, m, t0, st);
         request(run, lt, m, txn_next_id(m->txn), t0);
         if (lock_first) end_with_request(run, lt, m, t0, st);
+        st->ends_with_request++;
         audit_end(run, m);
         break;
     }

@@ -57,9 +57,10 @@ static void print_tpcc_types(const agent_stats *a, double elapsed)
 static void print_servers(const lock_totals *t)
 {
     const server_stats *s = &t->servers;
-    printf("servers: %" PRIu64 " messages, %" PRIu64 " granted at once, %" PRIu64 " waited, %" PRIu64
-           " refused (%" PRIu64 " timeouts, %" PRIu64 " wait-die, %" PRIu64 " upgrades refused of %" PRIu64 ")\n",
-           s->messages, s->lt.granted_now, s->lt.waited, s->lt.refused, s->lt.timeouts, s->lt.dies,
+    printf("servers: %" PRIu64 " messages (%" PRIu64 " ends of transaction, %" PRIu64 " of them with the next request), %" PRIu64
+           " granted at once, %" PRIu64 " waited, %" PRIu64 " refused (%" PRIu64 " timeouts, %" PRIu64 " wait-die, %" PRIu64
+           " upgrades refused of %" PRIu64 ")\n",
+           s->messages, s->ends, s->ends_with_request, s->lt.granted_now, s->lt.waited, s->lt.refused, s->lt.timeouts, s->lt.dies,
            s->lt.upgrade_refusals, s->lt.upgrades);
 }
 
