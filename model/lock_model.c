@@ -81,7 +81,11 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     const bool turn_each = shared && s->mpi_yields;
     const double t_server = turn_each ? fmax(o->t_shared_comm, opt_param(p, MP_t_server)) : opt_param(p, MP_t_server);
     const double t_ack = opt_param(p, MP_t_ack);
-    o->contacts = S * (1 - pow(1 - 1 / S, n));
+    /* the servers a transaction contacts, as the workloads pick them (wl_pick_server): each lock at
+     * the agent's own server with probability 1 - remote_prob, else at one of the S - 1 others
+     * (one local server per agent: one host, or one server per host) */
+    const double rp = s->remote_prob;
+    o->contacts = S <= 1 ? 1 : (1 - pow(rp, n)) + (S - 1) * (1 - pow(1 - rp / (S - 1), n));
     /* An end travels with the next transaction's first request where the transaction stayed at one
      * server and the next starts there: all of them with one server; with several, every lock at
      * the agent's own server (probability 1 - remote_prob each, as the workloads pick servers: one

@@ -26,11 +26,13 @@ double model_throughput(double agents, double t_tx);
  *     delay once per request (server work is counted where queueing sees it, not twice);
  *   - votes when a lock is remote (eq. 5.3's (1 - P_all_local) t_vote);
  *   - ends: t_clean_up (eq. 5.3) to send, then waits for the release acknowledgement: the END
- *     message's trip t_comm, the server's service t_server, the acknowledgement t_ack;
+ *     message's trip t_comm, the server's service t_server, the acknowledgement t_ack; except the
+ *     ends that travel with the next request (end_with_next), which wait for nothing;
  *   - does its own work t_agent.
  * Queueing: a closed system of A agents (customers) cycling through one delay station (all of the
  * above but the servers' service) and S identical servers, each visited by a transaction for
- * (N_locks + C) / S messages on average, C = the servers it contacted (E[distinct of N_locks picks of S]);
+ * (N_locks + C) / S messages on average, C = the servers it contacted (E[distinct servers of N_locks
+ * picks]: the agent's own with probability 1 - remote_prob each, else one of the S - 1 others);
  * solved by exact mean value analysis over 1..A customers. Throughput = A / t_tx (eq. 5.4 with the
  * erratum). With t_server = t_ack = t_agent = 0 (or unset) the servers have no demand, nothing
  * queues and t_tx is eq. 5.3 (Table 5.1 is this case).

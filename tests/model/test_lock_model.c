@@ -101,8 +101,14 @@ int main(void)
         last = pr.throughput;
     }
     CHECK(last > 0.95 / ((10 + pr.contacts) * 1e-6 / 2)); /* saturated */
-    /* two servers, 10 locks: a transaction contacts 2 (1 - (1/2)^10) of them */
-    CHECK(fabs(pr.contacts - 2 * (1 - pow(0.5, 10))) < 1e-12);
+    /* two servers, 10 locks, no remote lock: a transaction contacts its agent's own server only;
+     * at 30% remote 1 - 0.3^10 (its own) + 1 - 0.7^10 (the other); four servers at 30%: each of
+     * the 3 others with 1 - (1 - 0.1)^10 */
+    CHECK(fabs(pr.contacts - 1) < 1e-12);
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 2, .n_locks = 10, .remote_prob = 0.3, .ranks_per_host = 1}, &pr);
+    CHECK(fabs(pr.contacts - (1 - pow(0.3, 10) + 1 - pow(0.7, 10))) < 1e-12);
+    model_lock(&q, &(lock_shape){.agents = 1, .servers = 4, .n_locks = 10, .remote_prob = 0.3, .ranks_per_host = 1}, &pr);
+    CHECK(fabs(pr.contacts - (1 - pow(0.3, 10) + 3 * (1 - pow(0.9, 10)))) < 1e-12);
     /* ranks beyond the cores: every time stretches by ranks / cores */
     set(&q, "cores_per_host=2");
     model_lock(&q, &(lock_shape){.agents = 1, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr);
