@@ -114,8 +114,8 @@ typedef struct {
         bool pending, commit;
         uint64_t txn;
     } end;
-    /* the next transaction, drawn while the end of the current one waits for its acknowledgements
-     * (prefetch_next): the workload's draw is then off the critical path */
+    /* the next transaction, drawn while the current one's first request travels (prefetch_next,
+     * acquire_locks): the workload's draw is then off the critical path */
     struct lock_workload *wl;
     struct agent_txn *next;
     uint32_t next_local;
