@@ -35,7 +35,24 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
 {
     *o = (lock_prediction){0};
     const double n = s->n_locks, S = s->servers > 1 ? s->servers : 1, A = s->agents > 1 ? s->agents : 1;
-    o->oversubscription = params_ranks_per_core(p, s->ranks_per_host);
+    /* The message times hold the sharing of the cores they were measured with (comm_ranks_per_core:
+     * a calibration on as crowded namespace hosts as the run's); only the run's sharing beyond that
+     * stretches them. */
+    const double m_cal = p->set[MP_comm_ranks_per_core] && params_get(p, MP_comm_ranks_per_core) > 1 ? params_get(p, MP_comm_ranks_per_core) : 1;
+    o->oversubscription = fmax(1, params_ranks_per_core(p, s->ranks_per_host) / m_cal);
+    /* With other hosts t_clean_up is a put to one of them, and t_server holds one such put (the
+     * answer); a lock at the agent's own server (probability 1 - remote_prob; one server per host)
+     * is answered, and its end sent, on the host: t_clean_up_local. (2 namespace hosts x 2 ranks
+     * on 2 cores, Open MPI: 72 us to the other host, against a local round trip of 39 us.) */
+    model_params lp;
+    if (p->set[MP_t_clean_up_local] && p->set[MP_t_clean_up]) {
+        lp = *p;
+        const double cu = params_get(p, MP_t_clean_up);
+        const double mix = (1 - s->remote_prob) * params_get(p, MP_t_clean_up_local) + s->remote_prob * cu;
+        params_put(&lp, MP_t_clean_up, mix);
+        if (p->set[MP_t_server]) params_put(&lp, MP_t_server, fmax(0, params_get(p, MP_t_server) - cu + mix));
+        p = &lp;
+    }
     /* Ranks sharing cores with t_shared_comm known: a message waits for its receiver to be scheduled,
      * which t_shared_comm measured; the ranks' own times stretch by m. */
     const bool shared = o->oversubscription > 1 && p->set[MP_t_shared_comm];

@@ -59,7 +59,12 @@ double model_throughput(double agents, double t_tx);
  * library (mpi_yields) the server serves one message per turn: its service per message is a
  * message's time, which the answer's share of the round trip was; t_shared_comm must then be
  * calibrated with the library yielding too (OMPI_MCA_mpi_yield_when_idle=1: 4x longer).
- * Without t_shared_comm every time stretches by m (a first-order term). */
+ * Without t_shared_comm every time stretches by m (a first-order term).
+ * Message times calibrated on cores shared as the run's are (comm_ranks_per_core: namespace hosts
+ * of one machine, every pair of ranks ping-ponging at once) hold the sharing already: m is the
+ * run's ranks per core over the calibration's, at least 1. Where t_clean_up is a put to another
+ * host, a lock at the agent's own server (probability 1 - remote_prob, one server per host) is
+ * answered and ended on the host, t_clean_up_local: both, and t_server's answer, are the mix. */
 typedef struct {
     double agents, servers, n_locks, remote_prob;
     double ranks_per_host; /* the ranks on the busiest machine's cores (a host's, or all of its namespace

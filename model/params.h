@@ -100,6 +100,8 @@ enum { PUT_CURVE_N = 8 };
     X(t_queue, "us", 1e-6, PB_NONNEG, "time a lock request waits in the queue (workload-dependent, eq. 5.3)")               \
     X(t_vote, "us", 1e-6, PB_POSITIVE, "2PC vote: MPI_Fetch_and_op SUM round trip (eq. 5.3)")                                 \
     X(t_clean_up, "us", 1e-6, PB_POSITIVE, "end of transaction: one notified put to a lock server (eq. 5.3)")      \
+    X(t_clean_up_local, "us", 1e-6, PB_POSITIVE, "t_clean_up to a lock server on the sender's host (a lock at the agent's own server; unset: t_clean_up): with other hosts t_clean_up is the put to one of them") \
+    X(comm_ranks_per_core, "ranks", 1, PB_NONNEG, "ranks per core of the busiest machine when the lock's message times were measured (1 or unset: none shared a core); a lock run stretches them only by its own ranks per core beyond this") \
     /* lock table beyond eq. 5.3 (0 or unset: the thesis' form) */                                              \
     X(t_server, "us", 1e-6, PB_NONNEG, "lock server service time per request: take a message, decide it in the lock table, answer") \
     X(t_ack, "us", 1e-6, PB_NONNEG, "end-of-transaction acknowledgement: the server's MPI_Fetch_and_op to the agent, seen by its poll") \

@@ -16,10 +16,18 @@ enum { STOP = 0xA5 }; /* first payload byte of a's last message when it gives up
 void notify_ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, int warmup, int iters, bool yield,
                             double limit_s, double *rtt, double *send)
 {
+    const int partner = ctx->rank == a ? c : ctx->rank == c ? a : -1;
+    notify_ping_pong_pairs(ctx, ep, partner, ctx->rank == a, warmup, iters, yield, limit_s, rtt, send);
+}
+
+void notify_ping_pong_pairs(const bench_ctx *ctx, notify_ep *ep, int partner, bool leads, int warmup, int iters, bool yield,
+                            double limit_s, double *rtt, double *send)
+{
     *rtt = *send = 0;
     MPI_Barrier(ctx->comm);
-    if (ctx->rank == a || ctx->rank == c) {
-        const int peer = ctx->rank == a ? c : a;
+    if (partner >= 0) {
+        /* a: the rank that leads (sends first, times), c: the one that answers; a == c: itself */
+        const int a = leads ? ctx->rank : partner, c = leads ? partner : ctx->rank, peer = partner;
         unsigned char *msg = calloc(1, (size_t)ep->msg_bytes);
         double *ts = malloc((size_t)iters * sizeof *ts);
         if (!msg || !ts) {

@@ -37,6 +37,12 @@ void notify_ping_pong_round(const bench_ctx *ctx, notify_ep *ep, int a, int c, i
 
 /* The decision from the two measured medians (us; <= 0: not measured) and the library's default:
  * the other path only when it is faster by more than NOTIFY_PICK_MARGIN. MPI-free. */
+/* The same with every rank of a pairing at once (a lock run's agents and servers all talk at once):
+ * each rank passes its partner (-1: none, it waits at the barriers) and whether it leads (sends
+ * first, times; the partner answers; a rank that is its own partner leads). Results at the leaders. */
+void notify_ping_pong_pairs(const bench_ctx *ctx, notify_ep *ep, int partner, bool leads, int warmup, int iters, bool yield,
+                            double limit_s, double *rtt, double *send);
+
 bool notify_shm_prefer(double rtt_off_us, double rtt_on_us, bool library_default);
 
 /* Collective: the mailbox to use for `mode` (NOTIFY_SHM_AUTO measures, as above) with transport t

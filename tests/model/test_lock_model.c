@@ -189,6 +189,43 @@ int main(void)
     model_lock(&nos, &ys, &pr);
     model_lock(&nos, &(lock_shape){.agents = 64, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 4}, &pr2);
     CHECK(pr.t_tx == pr2.t_tx && pr.oversubscription == 2 && pr.t_shared_comm == 0);
+    /* message times measured on cores as shared as the run's (comm_ranks_per_core = 2, 4 ranks on
+     * 2 cores) hold as measured: the prediction is the uncrowded one; beyond it (8 ranks) they
+     * stretch by the rest, 2 */
+    {
+        model_params c = nos;
+        set(&c, "comm_ranks_per_core=2");
+        lock_prediction a, b;
+        lock_shape sh = {.agents = 2, .servers = 2, .n_locks = 10, .remote_prob = 0.5, .ranks_per_host = 4};
+        model_lock(&c, &sh, &a);
+        sh.ranks_per_host = 2;
+        model_lock(&nos, &sh, &b);
+        CHECK(a.oversubscription == 1 && a.t_tx == b.t_tx);
+        sh.ranks_per_host = 8;
+        model_lock(&c, &sh, &a);
+        CHECK(fabs(a.oversubscription - 2) < 1e-12 && fabs(a.t_tx - 2 * b.t_tx) < 1e-15);
+    }
+    /* an answer, and an end, to a server on the agent's host (t_clean_up_local = 0.5 us) where
+     * t_clean_up (2.5 us) is one to another host: weighted by 1 - remote_prob; t_server holds one
+     * answer, so it moves by the same difference; with t_clean_up_local = t_clean_up nothing moves */
+    {
+        model_params base = q; /* t_server above t_clean_up, as calibrated (the lock table + an answer) */
+        set(&base, "t_server=3.0");
+        model_params c = base, same = base;
+        set(&c, "t_clean_up_local=0.5");
+        set(&same, "t_clean_up_local=2.5");
+        lock_prediction a, b, e;
+        lock_shape sh = {.agents = 1, .servers = 2, .n_locks = 10, .remote_prob = 0.25, .ranks_per_host = 1};
+        model_lock(&c, &sh, &a);
+        model_lock(&base, &sh, &b);
+        model_lock(&same, &sh, &e);
+        const double mix = 0.75 * 0.5e-6 + 0.25 * 2.5e-6, dmix = mix - 2.5e-6;
+        CHECK(e.t_tx == b.t_tx);
+        CHECK(fabs(a.t_service - (10 + a.contacts) * (3e-6 + dmix)) < 1e-15);
+        CHECK(fabs(a.t_thesis - (b.t_thesis + dmix)) < 1e-15); /* eq. 5.3's end message */
+        /* one agent: t_tx = delay + service; the answers leave the delay at the mixed cost */
+        CHECK(fabs(a.t_tx - (b.t_tx + dmix - 10 * dmix + (10 + a.contacts) * dmix)) < 1e-15);
+    }
 
     /* lock_compare: reads a file, predicts Table 5.1's 5% column, fills the CSV columns */
     char path[] = "/tmp/rmb-lockcmp-XXXXXX";
