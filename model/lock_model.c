@@ -31,6 +31,49 @@ const int *model_lock_required(double remote_prob)
 
 static double opt_param(const model_params *p, int i) { return p->set[i] ? params_get(p, i) : 0; }
 
+/* Queueing at the servers: A agents (one customer each) cycle through a delay station (`delay`)
+ * and S servers. An agent's own server takes the share f_own of its demand t_service, each of the
+ * S - 1 others (1 - f_own) / (S - 1) (the workloads' picks, wl_pick_server; one own server per
+ * agent, agent % S: A % S servers own ceil(A / S) agents, the rest floor), so at no remote lock the
+ * agents of different servers never meet, and at 2 servers and every lock remote neither. Mean
+ * value analysis with one customer class per agent (Bard-Schweitzer: an arriving agent sees a
+ * server's queue less its own share), by symmetry per kind of server (k: owning a[k] agents, n[k]
+ * such servers). Returns the agents' throughput together. (Where the agents spread evenly, 2
+ * agents at 1 server: waits within 1% of exact MVA's for the same demand.) */
+static double own_other_mva(double delay, double t_service, double S, double A, double f_own)
+{
+    const int na = (int)(A + 0.5), ns = (int)(S + 0.5);
+    const double a[2] = {na / ns, na / ns + 1}, n[2] = {ns - na % ns, na % ns};
+    const double d_own = f_own * t_service, d_oth = ns > 1 ? (1 - f_own) * t_service / (ns - 1) : 0;
+    /* q_own[k]: an agent of a kind-k server at it; q_to[k][j]: at one other server of kind j */
+    double q_own[2] = {0, 0}, q_to[2][2] = {{0, 0}, {0, 0}}, x[2] = {0, 0};
+    for (int it = 0; it < 100000; it++) {
+        double Q[2], moved = 0;
+        for (int j = 0; j < 2; j++) /* customers at one server of kind j: its own agents and the others' */
+            Q[j] = a[j] * q_own[j] + (n[j] - 1) * a[j] * q_to[j][j] + n[!j] * a[!j] * q_to[!j][j];
+        for (int k = 0; k < 2; k++) {
+            if (n[k] == 0 || a[k] == 0) continue;
+            const double r_own = d_own * (1 + Q[k] - q_own[k]);
+            double r_to[2], cycle = delay + r_own;
+            for (int j = 0; j < 2; j++) {
+                r_to[j] = d_oth * (1 + Q[j] - q_to[k][j]);
+                cycle += (n[j] - (j == k)) * r_to[j];
+            }
+            x[k] = 1 / cycle;
+            const double nq = 0.5 * (q_own[k] + x[k] * r_own); /* damped */
+            moved = fmax(moved, fabs(nq - q_own[k]));
+            q_own[k] = nq;
+            for (int j = 0; j < 2; j++) {
+                const double nt = 0.5 * (q_to[k][j] + x[k] * r_to[j]);
+                moved = fmax(moved, fabs(nt - q_to[k][j]));
+                q_to[k][j] = nt;
+            }
+        }
+        if (moved <= 1e-14) break;
+    }
+    return n[0] * a[0] * x[0] + n[1] * a[1] * x[1];
+}
+
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
 {
     *o = (lock_prediction){0};
@@ -104,29 +147,25 @@ void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
     const double rp = s->remote_prob;
     o->contacts = S <= 1 ? 1 : (1 - pow(rp, n)) + (S - 1) * (1 - pow(1 - rp / (S - 1), n));
     /* An end travels with the next transaction's first request where the transaction stayed at one
-     * server and the next starts there: all of them with one server; with several, every lock at
-     * the agent's own server (probability 1 - remote_prob each, as the workloads pick servers: one
-     * local server per agent assumed), the next transaction's first too. The rest wait for an
+     * server and the next starts there: all of them with one server; with several, every lock and
+     * the next transaction's first at the agent's own server (probability 1 - remote_prob each, as
+     * the workloads pick servers: one local server per agent assumed) or all at the same other one
+     * (remote_prob / (S - 1) each: at 2 servers and every lock remote, all ends). The rest wait for an
      * acknowledgement, which exists only where the code has one (t_ack given). The release itself
      * stays server work (t_service) either way. */
-    o->ends_with_next = !s->end_with_next ? 0 : S <= 1 ? 1 : pow(1 - s->remote_prob, n + 1);
+    o->ends_with_next = !s->end_with_next ? 0 : S <= 1 ? 1 : pow(1 - rp, n + 1) + (S - 1) * pow(rp / (S - 1), n + 1);
     o->t_end = t_ack > 0 ? (1 - o->ends_with_next) * (t_comm + t_ack + s->remote_prob * remote_wait / 2) : 0;
     /* A round trip (2 t_comm, eq. 5.3) includes the server's send of the answer, and so does its
      * service time t_server (lock table + the answer, calibrate_lock.c): the answer is server work,
      * so it leaves the agent's delay and counts once, where queueing sees it. */
     const double t_answer = turn_each ? fmax(o->t_shared_comm, opt_param(p, MP_t_clean_up)) : t_server > 0 ? opt_param(p, MP_t_clean_up) : 0;
     const double delay = o->t_thesis - n * t_answer + o->t_end + opt_param(p, MP_t_agent);
-    /* service demand of one transaction at one server */
+    /* service demand of one transaction at its own server and at each other one */
     o->t_service = (n + (t_ack > 0 ? o->contacts : 0)) * t_server;
-    const double D = o->t_service / S;
-    double q = 0, r = 0, x = 0;
-    for (int k = 1; k <= (int)(A + 0.5); k++) { /* exact MVA */
-        r = D * (1 + q);
-        x = k / (delay + S * r);
-        q = x * r;
-    }
-    o->t_wait = S * r - o->t_service;
-    o->server_util = x * D;
-    o->t_tx = (delay + S * r) * (shared ? 1 : o->oversubscription);
+    const double x = own_other_mva(delay, o->t_service, S, A, S > 1 ? 1 - rp : 1);
+    const double resid = A / x - delay; /* t_tx = A / X (eq. 5.4) before the stretch */
+    o->t_wait = resid - o->t_service;
+    o->server_util = x * o->t_service / S;
+    o->t_tx = (delay + resid) * (shared ? 1 : o->oversubscription);
     o->throughput = model_throughput(A, o->t_tx);
 }

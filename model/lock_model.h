@@ -30,10 +30,12 @@ double model_throughput(double agents, double t_tx);
  *     ends that travel with the next request (end_with_next), which wait for nothing;
  *   - does its own work t_agent.
  * Queueing: a closed system of A agents (customers) cycling through one delay station (all of the
- * above but the servers' service) and S identical servers, each visited by a transaction for
- * (N_locks + C) / S messages on average, C = the servers it contacted (E[distinct servers of N_locks
- * picks]: the agent's own with probability 1 - remote_prob each, else one of the S - 1 others);
- * solved by exact mean value analysis over 1..A customers. Throughput = A / t_tx (eq. 5.4 with the
+ * above but the servers' service) and S identical servers; a transaction's N_locks + C messages
+ * (C = the servers it contacted, E[distinct servers of N_locks picks]: the agent's own with
+ * probability 1 - remote_prob each, else one of the S - 1 others) go to its agent's own server
+ * with share 1 - remote_prob, so agents owning different servers meet only through their remote
+ * locks (at no remote lock, none); solved by mean value analysis with one customer class per agent
+ * (Bard-Schweitzer, lock_model.c). Throughput = A / t_tx (eq. 5.4 with the
  * erratum). With t_server = t_ack = t_agent = 0 (or unset) the servers have no demand, nothing
  * queues and t_tx is eq. 5.3 (Table 5.1 is this case).
  * Oversubscription: ranks beyond the host's cores (cores_per_host) share them, m = ranks_per_host /

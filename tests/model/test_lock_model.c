@@ -81,16 +81,42 @@ int main(void)
         model_lock(&q, &two, &wo);
         two.end_with_next = true;
         model_lock(&q, &two, &w);
-        CHECK(fabs(w.ends_with_next - pow(0.9, 11)) < 1e-12 && wo.ends_with_next == 0);
-        CHECK(fabs(w.t_end - (1 - pow(0.9, 11)) * wo.t_end) < 1e-18 && w.t_tx < wo.t_tx);
+        const double f11 = pow(0.9, 11) + pow(0.1, 11); /* or all 11 at the other server */
+        CHECK(fabs(w.ends_with_next - f11) < 1e-15 && wo.ends_with_next == 0);
+        CHECK(fabs(w.t_end - (1 - f11) * wo.t_end) < 1e-18 && w.t_tx < wo.t_tx);
+        /* every lock remote at 2 servers: all at the one other server, every end with the next request */
+        two.remote_prob = 1;
+        model_lock(&q, &two, &w);
+        CHECK(fabs(w.ends_with_next - 1) < 1e-12 && fabs(w.t_end) < 1e-18);
     }
-    /* two agents at one server: exact MVA by hand. Z = delay, D = demand; X1 = 1/(Z+D), Q1 = X1 D,
-     * R2 = D (1 + Q1), t_tx = Z + R2 */
+    /* two agents at one server, by hand. Z = delay, D = demand; an agent arriving sees the other's
+     * queue q = R / (Z + R) (Bard-Schweitzer), R = D (1 + q): R^2 + (Z - 2D) R - D Z = 0; the exact
+     * MVA's D (1 + D / (Z + D)) is a little shorter */
     model_lock(&q, &(lock_shape){.agents = 2, .servers = 1, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2}, &pr);
     {
-        double D = 11e-6, Z = model_t_tx(&q, 10, 0) - 25e-6 + 3.25e-6 + 2e-6, q1 = D / (Z + D);
-        CHECK(fabs(pr.t_tx - (Z + D * (1 + q1))) < 1e-15 && pr.t_wait > 0);
+        double D = 11e-6, Z = model_t_tx(&q, 10, 0) - 25e-6 + 3.25e-6 + 2e-6;
+        double R = (-(Z - 2 * D) + sqrt((Z - 2 * D) * (Z - 2 * D) + 4 * D * Z)) / 2;
+        CHECK(fabs(pr.t_tx - (Z + R)) < 1e-15 && pr.t_wait > 0);
+        CHECK(pr.t_tx > Z + D * (1 + D / (Z + D)) && pr.t_tx < 1.01 * (Z + D * (1 + D / (Z + D))));
         CHECK(fabs(pr.throughput - 2 / pr.t_tx) < 1e-6);
+    }
+    /* two agents, two servers (one own each): no remote lock, they never meet; every lock remote,
+     * each is the other server's only agent; half remote, they meet; spread evenly (S - 1) / S =
+     * 1/2 is the same */
+    {
+        lock_shape sh = {.agents = 2, .servers = 2, .n_locks = 10, .remote_prob = 0, .ranks_per_host = 2};
+        lock_prediction a0, a1, ah;
+        model_lock(&q, &sh, &a0);
+        sh.remote_prob = 1;
+        model_lock(&q, &sh, &a1);
+        sh.remote_prob = 0.5;
+        model_lock(&q, &sh, &ah);
+        CHECK(fabs(a0.t_wait) < 1e-15 && fabs(a1.t_wait) < 1e-15 && ah.t_wait > 1e-8);
+        /* at half remote each server has half of both agents' demand, D: R = D (1 + q), the other
+         * agent's queue there q = R / (Z + 2 R): 2 R^2 + (Z - 3 D) R - D Z = 0 */
+        const double D = ah.t_service / 2, Z = ah.t_tx - ah.t_service - ah.t_wait;
+        const double R = (-(Z - 3 * D) + sqrt((Z - 3 * D) * (Z - 3 * D) + 8 * D * Z)) / 4;
+        CHECK(fabs(ah.t_wait - 2 * (R - D)) < 1e-12 * ah.t_tx);
     }
     /* many agents: throughput rises with agents but never beyond the servers' capacity S / D */
     double last = 0;
