@@ -50,14 +50,16 @@ enum { PUT_CURVE_N = 8 };
     X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     X(P_partition_incache, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate at the network fan-out on blocks in cache (informational: P_partition out of cache)") \
-    X(P_match_r, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per R tuple (the groups): T = |R|/P_match_r + |S|/P_match_s, beside eq. 3.19") \
+    X(P_match_r, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per R tuple (the groups), up to 2 S tuples per R tuple: T = |R|/P_match_r + |S|/P_match_s, beside eq. 3.19") \
     X(P_match_s, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan, per S tuple (the pairs): see P_match_r") \
+    X(P_match_r_many, "Mtuples/s", 1e6, PB_POSITIVE, "P_match_r beyond 2 S tuples per R tuple, where the join may take another kernel (unset: P_match_r)") \
+    X(P_match_s_many, "Mtuples/s", 1e6, PB_POSITIVE, "P_match_s beyond 2 S tuples per R tuple (unset: P_match_s)") \
     X(P_pack, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge partitioning on one rank: every tuple packed into one array, no ranges (no histogram either)") \
     X(P_count_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge histogram: tuples counted per key range (a range lookup per tuple; eq. 3.1's P_scan for the sort-merge join, which falls back to P_scan without it)") \
     /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
     ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
     ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
-    ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_count_range) ALONE(X, P_count_local)                     \
+    ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_match_r_many) ALONE(X, P_match_s_many) ALONE(X, P_count_range) ALONE(X, P_count_local)                     \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (what a first run pays for the sort-merge join's packed arrays; later runs reuse them, so the models leave it out)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \

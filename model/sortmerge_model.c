@@ -103,10 +103,13 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         o->merge = (model_merge_work(o->runs_r, s->ranks, F) * s->r_tuples +
                     model_merge_work(o->runs_s, s->ranks, F) * s->s_tuples) / (s->ranks * P_merge);
     }
-    if (p->set[MP_P_match_r] && p->set[MP_P_match_s]) /* beyond eq. 3.19: the scan's cost per R and per S tuple */
-        o->match = model_T_scan(s->r_tuples, s->ranks, model_rate(p, MP_P_match_r, s)) +
-                   model_T_scan(s->s_tuples, s->ranks, model_rate(p, MP_P_match_s, s));
-    else
+    if (p->set[MP_P_match_r] && p->set[MP_P_match_s]) { /* beyond eq. 3.19: the scan's cost per R and per S tuple */
+        /* beyond 2 S tuples per R tuple the pair measured there (the join's AVX2 scan takes its
+         * scalar kernel there: joins/sortmerge/match.c) */
+        const bool many = s->s_tuples > 2 * s->r_tuples && p->set[MP_P_match_r_many] && p->set[MP_P_match_s_many];
+        o->match = model_T_scan(s->r_tuples, s->ranks, model_rate(p, many ? MP_P_match_r_many : MP_P_match_r, s)) +
+                   model_T_scan(s->s_tuples, s->ranks, model_rate(p, many ? MP_P_match_s_many : MP_P_match_s, s));
+    } else
         o->match = model_T_scan(n, s->ranks, model_rate(p, MP_P_match, s)); /* eq. 3.19 */
     /* beyond eq. 3.20: the total is the slowest rank's, and where one rank's put completions wait for
      * its target's progress (MPICH 4.0) that rank's sort takes longer than the mean one

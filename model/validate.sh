@@ -103,6 +103,9 @@ repeats_for() {
     echo $(((r + rounds - 1) / rounds)) # per round
 }
 
+# crowded HOSTS RANKS: true when RANKS ranks on one host outnumber its cores (they share them)
+crowded() { [ "$1" = 1 ] && [ "$2" -gt "$cores" ]; }
+
 # launch LIB HOSTS RANKS: the launcher of RANKS ranks on one host or on the two namespace hosts
 launch() {
     if [ "$2" = 2 ]; then
@@ -110,7 +113,7 @@ launch() {
         cmd=(env OMPI_MCA_mpi_yield_when_idle=1 "$netem" launch "${net[@]}" --mpi "$1" -n "$3" --per-host $(($3 / 2)) --)
     elif [ "$1" = mpich ]; then
         cmd=(mpirun.mpich -n "$3")
-    elif [ "$3" -gt "$cores" ]; then
+    elif crowded "$2" "$3"; then
         # ranks beyond the cores share them: Open MPI's own polling yields too, as in jobs/lib.sh
         # (the model's oversubscription term is time sharing, not ranks spinning through their slices)
         cmd=(env OMPI_MCA_mpi_yield_when_idle=1 mpirun.openmpi -n "$3")
@@ -192,7 +195,7 @@ for lib in $libs; do
     crowded_ranks=0
     for c in "${locks[@]}"; do
         set -- $c
-        [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && [ $(($2 + $3)) -gt $crowded_ranks ] && crowded_ranks=$(($2 + $3))
+        crowded "$1" $(($2 + $3)) && [ $(($2 + $3)) -gt $crowded_ranks ] && crowded_ranks=$(($2 + $3))
     done
     if [ $lib = openmpi ] && [ $crowded_ranks -gt 0 ]; then
         echo "   the lock's messages with $crowded_ranks ranks on this host's $cores cores"
@@ -222,7 +225,7 @@ for lib in $libs; do
             [ "$1" = 2 ] && [ -s "$d/params-2hosts-lock.txt" ] && p=$d/params-2hosts-lock.txt
             echo "   lock: $1 host(s), $2 server(s), $3 agent(s), remote probability $4"
             launch "$lib" "$1" $(($2 + $3))
-            [ "$1" = 1 ] && [ $(($2 + $3)) -gt "$cores" ] && [ -s "$d/params-crowded.txt" ] && p=$d/params-crowded.txt
+            crowded "$1" $(($2 + $3)) && [ -s "$d/params-crowded.txt" ] && p=$d/params-crowded.txt
             run 120 "$d/lock.txt" "${cmd[@]}" "$bin" lock --workload synthetic --servers "$2" --remote-prob "$4" \
                 --duration "$lock_duration" --model "$p" --output "$d/lock.csv"
         done

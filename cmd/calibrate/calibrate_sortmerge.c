@@ -9,7 +9,8 @@
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
  *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
  *   P_match            smj_match over the two sorted relations
- *   P_match_r/_s       its cost per R and per S tuple, from a second shape at 1:4 (measure_match) */
+ *   P_match_r/_s       its cost per R and per S tuple at up to 2 S tuples per R key (shapes 1:1, 1:2), and
+ *   P_match_*_many     beyond (1:4, 1:8): the join's kernel may differ between the two (measure_match) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ typedef struct {
     int runs, depth;
     const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
     uint64_t mrn, msn;
-    const uint64_t *s4;      /* S with about 4 tuples per R key (match_body_1to4) */
+    const uint64_t *sg[9];   /* sg[g]: S with every key k made ceil(k / g), g S tuples per R key (match_shape) */
     uint64_t matches, checksum;
     smj_range_lut lut;      /* the join's range lookup over the splitters (range_body) */
     uint64_t lanes[SMJ_COUNT_LANES * 64], count[64]; /* smj_count_ranges' (parts <= 64) */
@@ -114,56 +115,77 @@ static void match_body(void *a)
     smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, b->simd, &b->matches, &b->checksum);
 }
 
-/* the two shapes of measure_match */
-static void match_body_1to1(void *a)
+/* The shapes of measure_match: the first n[0] / g tuples of sorted R against S with g tuples per key. */
+static void match_shape(smj_bench *b, int g)
 {
-    smj_bench *b = a;
-    b->mr = b->sorted[0], b->mrn = b->n[0], b->ms = b->sorted[1], b->msn = b->n[1];
+    b->mr = b->sorted[0], b->mrn = b->n[0] / (uint64_t)g, b->ms = b->sg[g], b->msn = b->n[1];
     match_body(b);
 }
+static void match_g1(void *a) { match_shape(a, 1); }
+static void match_g2(void *a) { match_shape(a, 2); }
+static void match_g4(void *a) { match_shape(a, 4); }
+static void match_g8(void *a) { match_shape(a, 8); }
 
-static void match_body_1to4(void *a)
+/* S of the sample (sorted, 1 tuple per R key) with every key k made ceil(k / g), into out. */
+static void group_s(const smj_bench *b, int g, uint64_t *out)
 {
-    smj_bench *b = a;
-    b->mr = b->sorted[0], b->mrn = b->n[0] / 4, b->ms = b->s4, b->msn = b->n[1];
-    match_body(b);
+    const uint64_t mask = (UINT64_C(1) << b->rid_bits) - 1;
+    for (uint64_t j = 0; j < b->n[1]; j++) {
+        const uint64_t v = b->sorted[1][j];
+        out[j] = ((v >> b->rid_bits) + (uint64_t)g - 1) / (uint64_t)g << b->rid_bits | (v & mask);
+    }
+}
+
+/* P_x_r, P_x_s of t = |R| / P_x_r + |S| / P_x_s through two shapes of the same |S| (rates: 1 / s),
+ * each kept positive against noise (per: the mean time per tuple of the 1:1 shape). */
+static void fit_match(const smj_bench *b, const double rate[2], const int g[2], double per, model_params *p, int pr,
+                      int ps)
+{
+    const double ra = (double)(b->n[0] / (uint64_t)g[0]), rb = (double)(b->n[0] / (uint64_t)g[1]);
+    double a = (1 / rate[0] - 1 / rate[1]) / (ra - rb);
+    if (a < 0.01 * per) a = 0.01 * per;
+    double c = (1 / rate[1] - a * rb) / (double)b->n[1];
+    if (c < 0.05 * per) c = 0.05 * per;
+    params_put(p, pr, 1 / a);
+    params_put(p, ps, 1 / c);
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "smj_match at 1:%d (%.0f + %llu tuples) and 1:%d (%.0f + %llu) per rank: t = |R|/P_r + |S|/P_s",
+             g[0], ra, (unsigned long long)b->n[1], g[1], rb, (unsigned long long)b->n[1]);
+    calibrate_note(p, pr, how, 0);
+    calibrate_note(p, ps, how, 8);
 }
 
 /* P_match over sorted R and S (1:1, dense R keys, S keys uniform over them); and the scan's cost
- * per R and per S tuple (P_match_r, P_match_s) from a second shape, 1:4: the first quarter of R
- * against S with every key k made ceil(k / 4), so each R key has about 4 S tuples, as in a join at
- * 1:4 (fewer groups: the per-group work is the R tuples' share). Solves t = |R|/P_r + |S|/P_s. The
- * two shapes are timed alternately (calibrate_time_pair): timed one after the other, a slow spell
- * of the VM on one of them had spread P_match_r by 52-370% over the rounds of one calibration. */
+ * per R and per S tuple from pairs of shapes with g S tuples per R key (the first n / g tuples of R
+ * against S with every key k made ceil(k / g), as in a join at 1:g; fewer groups: the per-group
+ * work is the R tuples' share): P_match_r/_s from 1:1 and 1:2, P_match_r/_s_many from 1:4 and
+ * 1:8. Two pairs, because the join's kernel may change with the group size (smj_match: AVX2 blocks
+ * up to 2 S tuples per R tuple, the scalar scan beyond), and one line through 1:1 and 1:4 then
+ * mixed two kernels: on an AVX2 machine it predicted the join's match at 1:8 45-83% slow. The two
+ * shapes of a pair are timed alternately (calibrate_time_pair): timed one after the other, a slow
+ * spell of the VM on one of them had spread P_match_r by 52-370% over the rounds of one calibration. */
 static void measure_match(const bench_ctx *ctx, const calibrate_opts *o, smj_bench *b, model_params *p)
 {
     const int reps = (int)o->repeats;
-    const uint64_t n = b->n[0] + b->n[1], mask = (UINT64_C(1) << b->rid_bits) - 1;
+    const uint64_t n = b->n[0] + b->n[1];
     char how[CALIBRATE_HOW];
-    uint64_t *s4 = b->packed[1]; /* free after the merge */
-    for (uint64_t j = 0; j < b->n[1]; j++) {
-        const uint64_t v = b->sorted[1][j];
-        s4[j] = ((v >> b->rid_bits) + 3) / 4 << b->rid_bits | (v & mask);
-    }
-    b->s4 = s4;
     double rate[2]; /* s^-1 */
-    calibrate_time_pair(ctx, o, reps, match_body_1to1, match_body_1to4, b, rate);
-    const double rate1 = rate[0], rate4 = rate[1];
-    const uint64_t r4 = b->n[0] / 4; /* match_body_1to4's R (every rank, also those that did not run it) */
-    params_put(p, MP_P_match, (double)n * rate1);
+    /* free after the merge: packed[1] (n[1] words) and tmp (at least as many) */
+    b->sg[1] = b->sorted[1];
+    b->sg[2] = b->packed[1];
+    group_s(b, 2, b->packed[1]);
+    calibrate_time_pair(ctx, o, reps, match_g1, match_g2, b, rate);
+    params_put(p, MP_P_match, (double)n * rate[0]);
     snprintf(how, sizeof how, "smj_match over sorted R and S, %llu tuples per rank", (unsigned long long)n);
     calibrate_note(p, MP_P_match, how, 8);
-    const double t1 = 1 / rate1, t4 = 1 / rate4, per = t1 / (double)n; /* per = mean time per tuple */
-    double a = (t1 - t4) / (double)(b->n[0] - r4);                 /* per R tuple */
-    if (a < 0.01 * per) a = 0.01 * per;                                 /* noise: keep both positive */
-    double c = (t4 - a * (double)r4) / (double)b->n[1];             /* per S tuple */
-    if (c < 0.05 * per) c = 0.05 * per;
-    params_put(p, MP_P_match_r, 1 / a);
-    params_put(p, MP_P_match_s, 1 / c);
-    snprintf(how, sizeof how, "smj_match at 1:1 (%llu + %llu tuples) and 1:4 (%llu + %llu) per rank: t = |R|/P_r + |S|/P_s",
-             (unsigned long long)b->n[0], (unsigned long long)b->n[1], (unsigned long long)r4, (unsigned long long)b->n[1]);
-    calibrate_note(p, MP_P_match_r, how, 0);
-    calibrate_note(p, MP_P_match_s, how, 8);
+    const double per = 1 / rate[0] / (double)n;
+    fit_match(b, rate, (const int[2]){1, 2}, per, p, MP_P_match_r, MP_P_match_s);
+    b->sg[4] = b->packed[1];
+    b->sg[8] = b->tmp;
+    group_s(b, 4, b->packed[1]);
+    group_s(b, 8, b->tmp);
+    calibrate_time_pair(ctx, o, reps, match_g4, match_g8, b, rate);
+    fit_match(b, rate, (const int[2]){4, 8}, per, p, MP_P_match_r_many, MP_P_match_s_many);
 }
 
 static int cmp_u64(const void *x, const void *y)

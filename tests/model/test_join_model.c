@@ -314,6 +314,15 @@ static void ranks_sharing(void)
     set(&p, "P_match_s=400");
     model_sortmerge_join(&p, &two, &a);
     CHECK(fabs(a.match - (1e6 / (2 * 100e6) + 2e6 / (2 * 400e6))) < 1e-15);
+    /* beyond 2 S tuples per R tuple the pair measured there, when both are given */
+    set(&p, "P_match_r_many=50");
+    set(&p, "P_match_s_many=800");
+    model_sortmerge_join(&p, &two, &b); /* 1:2: still the first pair */
+    CHECK(fabs(b.match - a.match) < 1e-15);
+    join_shape wide = two;
+    wide.s_tuples = 3 * wide.r_tuples;
+    model_sortmerge_join(&p, &wide, &b);
+    CHECK(fabs(b.match - (1e6 / (2 * 50e6) + 3e6 / (2 * 800e6))) < 1e-15);
 }
 
 static void cores_per_host(void)
