@@ -115,10 +115,13 @@ static void match_body(void *a)
     smj_match(b->mr, b->mrn, b->ms, b->msn, b->rid_bits, 0, base, b->simd, &b->matches, &b->checksum);
 }
 
-/* The shapes of measure_match: the first n[0] / g tuples of sorted R against S with g tuples per key. */
+/* The R tuples of shape 1:g (what fit_match divides by must be what match_shape scanned). */
+static uint64_t shape_r(const smj_bench *b, int g) { return b->n[0] / (uint64_t)g; }
+
+/* The shapes of measure_match: the first shape_r tuples of sorted R against S with g tuples per key. */
 static void match_shape(smj_bench *b, int g)
 {
-    b->mr = b->sorted[0], b->mrn = b->n[0] / (uint64_t)g, b->ms = b->sg[g], b->msn = b->n[1];
+    b->mr = b->sorted[0], b->mrn = shape_r(b, g), b->ms = b->sg[g], b->msn = b->n[1];
     match_body(b);
 }
 static void match_g1(void *a) { match_shape(a, 1); }
@@ -141,7 +144,7 @@ static void group_s(const smj_bench *b, int g, uint64_t *out)
 static void fit_match(const smj_bench *b, const double rate[2], const int g[2], double per, model_params *p, int pr,
                       int ps)
 {
-    const double ra = (double)(b->n[0] / (uint64_t)g[0]), rb = (double)(b->n[0] / (uint64_t)g[1]);
+    const double ra = (double)shape_r(b, g[0]), rb = (double)shape_r(b, g[1]);
     double a = (1 / rate[0] - 1 / rate[1]) / (ra - rb);
     if (a < 0.01 * per) a = 0.01 * per;
     double c = (1 / rate[1] - a * rb) / (double)b->n[1];
