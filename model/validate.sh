@@ -50,6 +50,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 cores=$(nproc)
 
 # --- the matrix ------------------------------------------------------------------------------------
+# Windows on 4 KiB pages (MPI_Win_create on MPI_Alloc_mem) in the calibration and in every join, not
+# --window auto's pick: on a VM that reports free memory to its host (Firecracker here: "Free page
+# reporting enabled", page_reporting_order=11) 2 MiB pages freed a second or more ago come back
+# through the host, at 1.1-1.7 s/GB against 0.15 when they are reused at once, and 4 KiB pages cost
+# 0.64-0.84 s/GB either way (256 MiB touched after a gap of 0-8 s). Whether a join's windows find
+# reused pages is the timing of the host's reporting, not the configuration: in v37 Open MPI's
+# create-huge windows missed the model by +6% to +70% in 23 of 24 entries; MPICH's (create: its auto
+# before 4.1) came within 15% in 20 of 24.
+window=(--window create)
 # joins: "HOSTS RANKS TUPLES_PER_RANK RATIO"; lock: "HOSTS SERVERS AGENTS REMOTE_PROB"
 if [ $quick = 1 ]; then
     use_hosts=0
@@ -60,13 +69,13 @@ if [ $quick = 1 ]; then
 else
     # 5 rounds: with 3 the compute rates' medians moved 10-50% between rounds on this VM (P_merge
     # 106-154, P_partition_range 146-246 M tuples/s in one calibration)
-    cal_args=(--tuples 4M --tuples-per-rank 8M --rounds 5)
+    cal_args=(--tuples 4M --tuples-per-rank 8M --rounds 5 "${window[@]}")
     joins=("1 1 2M 1" "1 1 8M 4" "1 2 1M 1" "1 2 2M 8" "1 2 8M 1" "1 2 16M 2" "1 2 32M 1" "1 4 1M 4" "1 4 2M 1"
            "2 2 2M 1" "2 2 8M 2" "2 4 1M 1")
     locks=("1 1 1 0" "1 1 3 0" "1 2 2 0" "2 2 2 0.5")
     # repeats per configuration: repeats_for below (a 1M-tuple run takes 40 ms, and a median of two
     # such runs moved 30-50% between validations on this VM)
-    join_flags=(--warmup 1) lock_duration=2s
+    join_flags=(--warmup 1 "${window[@]}") lock_duration=2s
 fi
 # The matrix is run `rounds` times over, each configuration's repeats split between the rounds,
 # and every table entry is the median over all of its runs: a machine's slow spell (a VM's, which
@@ -158,7 +167,7 @@ for lib in $libs; do
     if [ $use_hosts = 1 ]; then
         echo "   the transport between the namespace hosts: 1 rank on each"
         launch "$lib" 2 2
-        run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
+        run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M "${window[@]}" \
             --output "$d/transport-2hosts.txt"
         # one host's parameters with the transport's replaced (and the local answer's time and the
         # cores' sharing of one host's lock calibration left out: they do not hold between these
@@ -178,7 +187,7 @@ for lib in $libs; do
         if [ $lib = openmpi ] && [ -s "$d/params-2hosts.txt" ]; then
             echo "   the lock's messages on the namespace hosts: 2 ranks on each"
             launch "$lib" 2 4
-            run 600 "$d/calibrate-2hosts-lock.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
+            run 600 "$d/calibrate-2hosts-lock.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M "${window[@]}" \
                 --output "$d/lock-2hosts.txt"
             /usr/bin/python3 "$root/model/params_merge.py" --require t_clean_up_local "$d/params-2hosts.txt" "$d/lock-2hosts.txt" \
                 't_local_comm|t_remote_comm|t_shared_comm|t_shared_remote_comm|t_vote|t_clean_up|t_clean_up_local|t_server|t_ack|t_fao_\w+|comm_ranks_per_core' \
@@ -200,7 +209,7 @@ for lib in $libs; do
     if [ $lib = openmpi ] && [ $crowded_ranks -gt 0 ]; then
         echo "   the lock's messages with $crowded_ranks ranks on this host's $cores cores"
         launch "$lib" 1 $crowded_ranks
-        run 300 "$d/calibrate-crowded.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M \
+        run 300 "$d/calibrate-crowded.txt" "${cmd[@]}" "$bin" calibrate --tuples 64K --rounds 1 --repeats 3 --membw-bytes 16M "${window[@]}" \
             --output "$d/lock-crowded.txt"
         /usr/bin/python3 "$root/model/params_merge.py" --require comm_ranks_per_core "$d/params.txt" "$d/lock-crowded.txt" \
             't_local_comm|t_shared_comm|t_vote|t_clean_up|t_server|t_ack|t_fao_\w+|comm_ranks_per_core' \
