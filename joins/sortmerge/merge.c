@@ -2,11 +2,13 @@
  * (2-way merge nodes with FIFO buffers, Balkesen et al.'s multi-way merge), so that one pass reads
  * and writes memory once however many runs it combines; more runs than the fan-in take several
  * passes (the thesis' d). MPI-free. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/rmb_mutant.h"
 #include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/sort_internal.h"
 
 typedef struct {
     const uint64_t *v;   /* leaf: the run; inner node: buf */
@@ -139,55 +141,40 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
     return smj_merge_passes_in(data, scratch, starts, lens, runs, fanin, simd, passes, NULL);
 }
 
-uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
-                              int fanin, int simd, int *passes, uint64_t *tree)
+void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *starts, const size_t *lens, int runs,
+                     int fanin, int *passes, smj_group_merge merge, void *ctx)
 {
     *passes = 0;
     if (runs <= 1) return data;
     if (fanin < 2) fanin = 2;
     size_t *st = malloc((size_t)runs * sizeof *st), *ln = malloc((size_t)runs * sizeof *ln);
-    const uint64_t **ptr = malloc((size_t)fanin * sizeof *ptr);
-    if (!st || !ln || !ptr) {
-        free(st);
-        free(ln);
-        free(ptr);
-        return NULL;
+    const void **ptr = malloc((size_t)fanin * sizeof *ptr);
+    char *src = data, *dst = scratch;
+    bool ok = st && ln && ptr;
+    if (ok) {
+        memcpy(st, starts, (size_t)runs * sizeof *st);
+        memcpy(ln, lens, (size_t)runs * sizeof *ln);
     }
-    memcpy(st, starts, (size_t)runs * sizeof *st);
-    memcpy(ln, lens, (size_t)runs * sizeof *ln);
-    size_t buffer = tree_buffer(fanin);
-    /* without the caller's: one tree for every merge of the call (a fresh malloc per merge is fresh
-     * pages each time once it is large enough for mmap: 10-20 us per 4 KiB page on a VM) */
-    uint64_t *own = tree ? NULL : malloc(smj_merge_tree_words(fanin) * sizeof *own + 8);
-    if (!tree) tree = own;
-    uint64_t *src = data, *dst = scratch;
-    while (runs > 1) {
+    while (ok && runs > 1) {
         int out_runs = 0;
         size_t pos = 0;
-        for (int g = 0; g < runs; g += fanin) {
+        for (int g = 0; ok && g < runs; g += fanin) {
             int k = runs - g < fanin ? runs - g : fanin;
 #ifdef RMB_MUTANT_SMJ_LOSE_LAST_RUN /* mutation suite: the first pass loses the last run */
             if (*passes == 0 && g + k == runs && k > 1) k--;
 #endif
             size_t len = 0;
             for (int i = 0; i < k; i++) {
-                ptr[i] = src + st[g + i];
+                ptr[i] = src + st[g + i] * item;
                 len += ln[g + i];
             }
-            if (merge_runs_in(ptr, ln + g, k, dst + pos, buffer, simd, tree)) {
-                free(st);
-                free(ln);
-                free(ptr);
-                free(own);
-                return NULL;
-            }
+            ok = merge(ctx, ptr, ln + g, k, dst + pos * item) == 0;
             st[out_runs] = pos;
-            ln[out_runs] = len;
-            out_runs++;
+            ln[out_runs++] = len;
             pos += len;
         }
         runs = out_runs;
-        uint64_t *t = src;
+        char *t = src;
         src = dst;
         dst = t;
         (*passes)++;
@@ -195,6 +182,32 @@ uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *s
     free(st);
     free(ln);
     free(ptr);
+    return ok ? src : NULL;
+}
+
+/* A group of packed runs through the merge tree (smj_run_passes' merge). */
+typedef struct {
+    size_t buffer;
+    int simd;
+    uint64_t *tree;
+} tree_merge;
+
+static int merge_group(void *ctx, const void *const *runs, const size_t *lens, int k, void *out)
+{
+    const tree_merge *m = ctx;
+    return merge_runs_in((const uint64_t *const *)runs, lens, k, out, m->buffer, m->simd, m->tree);
+}
+
+uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
+                              int fanin, int simd, int *passes, uint64_t *tree)
+{
+    if (fanin < 2) fanin = 2;
+    /* without the caller's: one tree for every merge of the call (a fresh malloc per merge is fresh
+     * pages each time once it is large enough for mmap: 10-20 us per 4 KiB page on a VM); without
+     * that either, each merge allocates its own (merge_runs_in) */
+    uint64_t *own = tree || runs <= 1 ? NULL : malloc(smj_merge_tree_words(fanin) * sizeof *own + 8);
+    tree_merge m = {tree_buffer(fanin), simd, tree ? tree : own};
+    uint64_t *sorted = smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, fanin, passes, merge_group, &m);
     free(own);
-    return src;
+    return sorted;
 }

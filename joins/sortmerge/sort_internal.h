@@ -9,4 +9,13 @@ void smj_scalar_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t n
 void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                        uint64_t *out);
 
+/* The passes of a multi-way merge, for either format: the runs (starts, lens: in items of `item`
+ * bytes inside data) are merged `fanin` consecutive ones at a time, each group by merge(ctx, runs,
+ * lens, k, out) into the other buffer, ping-ponging between data and scratch until one run is
+ * left. Returns the buffer holding it and the passes in *passes (the thesis' d); NULL when memory
+ * is missing or merge returns nonzero. */
+typedef int (*smj_group_merge)(void *ctx, const void *const *runs, const size_t *lens, int k, void *out);
+void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *starts, const size_t *lens, int runs,
+                     int fanin, int *passes, smj_group_merge merge, void *ctx);
+
 #endif

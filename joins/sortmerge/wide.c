@@ -7,6 +7,7 @@
 #include "bench/rmb_mutant.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
+#include "joins/sortmerge/sort_internal.h"
 
 #define DIGIT_BITS_MAX 11 /* 2048 counters per pass: the histograms stay in L1 */
 
@@ -97,51 +98,22 @@ static void merge_k(const tuple_t *const *runs, const size_t *lens, int k, tuple
     if (n == 1) memcpy(out, h[0].at, (size_t)(h[0].end - h[0].at) * sizeof *out);
 }
 
+/* A group of wide runs through the heap (smj_run_passes' merge); ctx: a heap of fan-in heads. */
+static int heap_merge(void *ctx, const void *const *runs, const size_t *lens, int k, void *out)
+{
+    merge_k((const tuple_t *const *)runs, lens, k, out, ctx);
+    return 0;
+}
+
 tuple_t *smj_wide_merge_passes(tuple_t *data, tuple_t *scratch, const size_t *starts, const size_t *lens, int runs,
                                int fanin, int *passes)
 {
-    *passes = 0;
-    if (runs <= 1) return data;
-    if (fanin < 2) fanin = 2;
-    size_t *st = malloc((size_t)runs * sizeof *st), *ln = malloc((size_t)runs * sizeof *ln);
-    const tuple_t **ptr = malloc((size_t)fanin * sizeof *ptr);
-    head *heap = malloc((size_t)fanin * sizeof *heap);
-    tuple_t *src = data, *dst = scratch;
-    if (st && ln && ptr && heap) {
-        memcpy(st, starts, (size_t)runs * sizeof *st);
-        memcpy(ln, lens, (size_t)runs * sizeof *ln);
-        while (runs > 1) {
-            int out_runs = 0;
-            size_t pos = 0;
-            for (int g = 0; g < runs; g += fanin) {
-                int k = runs - g < fanin ? runs - g : fanin;
-#ifdef RMB_MUTANT_SMJ_LOSE_LAST_RUN /* mutation suite: the first pass loses the last run */
-                if (*passes == 0 && g + k == runs && k > 1) k--;
-#endif
-                size_t len = 0;
-                for (int i = 0; i < k; i++) {
-                    ptr[i] = src + st[g + i];
-                    len += ln[g + i];
-                }
-                merge_k(ptr, ln + g, k, dst + pos, heap);
-                st[out_runs] = pos;
-                ln[out_runs++] = len;
-                pos += len;
-            }
-            runs = out_runs;
-            tuple_t *t = src;
-            src = dst;
-            dst = t;
-            (*passes)++;
-        }
-    } else {
-        src = NULL;
-    }
-    free(st);
-    free(ln);
-    free(ptr);
+    head *heap = malloc((size_t)(fanin < 2 ? 2 : fanin) * sizeof *heap);
+    tuple_t *sorted = heap ? smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, fanin, passes, heap_merge, heap)
+                           : NULL;
+    if (!heap) *passes = 0;
     free(heap);
-    return src;
+    return sorted;
 }
 
 void smj_wide_match(const tuple_t *r, size_t rn, const tuple_t *s, size_t sn, uint64_t *matches, uint64_t *checksum)
