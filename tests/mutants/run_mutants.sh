@@ -37,7 +37,8 @@ while IFS='|' read -r name libs ranks invocation tests; do
     timeout -k 10 300 "$mpirun" -n "$ranks" "$dir/rmabench" $invocation </dev/null >"$log" 2>&1
     rc=$?
     if [ "$rc" -eq 1 ] && grep -q '^verification: FAIL' "$log"; then
-        why=$(grep -v 'warning' "$log" | grep -m1 -E 'rmabench: |invariants: BROKEN|^matches: ' | cut -c1-120)
+        why=$(grep -v 'warning' "$log" | grep -m1 -E 'rmabench: |invariants: BROKEN|^matches: ')
+        [ ${#why} -le 120 ] || why="$(printf '%s' "$why" | cut -c1-117)..." # a cut line says it was cut
         default="reported (exit 1: $why)"; ok=1
     else
         default="NOT REPORTED (exit $rc, $(grep -c '^verification: PASS' "$log") PASS lines)"; ok=0
