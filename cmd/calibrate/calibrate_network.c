@@ -230,6 +230,15 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
     const int64_t warm = puts / 4 > 1 ? puts / 4 : 1;
     if (dests > 0) put_buffers_work(ctx, pt, peer, dests, warm, msg, units, &calls);
     else put_stream_work(ctx, pt, peer, warm * msg, (int)msg, units);
+    /* The work between puts as long as the phase's (t_work), sized on the whole stretch of work
+     * rather than work_unit()'s short sample: 256 x 0.475 ms of in-cache work once ran 76 ms
+     * (0.30 ms a put), and where a put completes at its target's next MPI call (MPICH 4.0) the wait
+     * is about that interval: 0.36 ms a put there, 0.54 ms a run received in the join's sort. */
+    const double alone = calibrate_allreduce(ctx, put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units), MPI_MAX);
+    if (alone > 0) {
+        const double u = units * ((double)puts * t_work) / alone;
+        units = u < 1 ? 1 : (int)(u + 0.5);
+    }
     for (int r = 0; r < nrep; r++) {
         tc[r] = put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units);
         tb[r] = dests > 0 ? put_buffers_work(ctx, pt, peer, dests, puts, msg, units, &tk[r])
