@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joins/sortmerge/smj_kernels.h"
 #include "model/join_model.h"
 #include "model/lock_model.h"
 #include "bench/options.h"
@@ -81,6 +82,12 @@ static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, in
      * the first, the others count for themselves (at thesis scale the first does too: not modelled) */
     s.radix_local_counted = p->set[MP_P_count_local] && s.radix_local_passes > 1 ? s.radix_local_passes - 1 : 0;
     s.window_bytes_per_tuple = p->set[MP_wire_tuple_bytes] ? params_get(p, MP_wire_tuple_bytes) : 16;
+    /* the sort-merge run sort as --run-sort auto picks it: the radix sort where it was calibrated
+     * faster and a range's keys (dense keys: |R| / ranks of them) span at most its two digits */
+    const double width = s.r_tuples / s.ranks;
+    if (p->set[MP_P_sort_radix] && p->set[MP_P_sort_run] && params_get(p, MP_P_sort_radix) > params_get(p, MP_P_sort_run) &&
+        width <= (double)(INT64_C(1) << (2 * SMJ_RADIX_DIGIT_BITS)))
+        s.sort_radix_share = 1;
     return s;
 }
 

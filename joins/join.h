@@ -57,6 +57,7 @@ typedef struct {
     int ranges;
     int64_t run_size;          /* tuples; 0 = fit the L2 cache */
     int64_t merge_fanin;
+    int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
     int simd;
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
     /* --plan: print what a run at this scale would do, without launching ranks (cmd/join/join_plan.c) */
@@ -126,6 +127,8 @@ typedef struct {
     int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase) */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
+    const char *run_sort_used; /* sort-merge: "network", "radix", or "radix+network" (runs too wide for radix) */
+    double radix_share;        /* sort-merge: of this rank's sorted tuples, the share the radix sort took */
     uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
 } join_output;
 

@@ -59,6 +59,8 @@ typedef struct {
     int radix_local_counted;        /* of those, passes that count their items first (at P_count_local);
                                      * 0: the thesis' eq. 3.7, its P_partition_local covering the count */
     double window_bytes_per_tuple;  /* bytes a received tuple takes in the window */
+    double sort_radix_share;        /* sort-merge: the share of tuples whose runs the radix sort takes
+                                     * (P_sort_radix), the rest the network sort (P_sort_run) */
 } join_shape;
 
 typedef struct {

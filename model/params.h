@@ -47,6 +47,7 @@ enum { PUT_CURVE_N = 8 };
     X(P_probe, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache hash table probe rate (eq. 3.10)")                                    \
     X(P_partition_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge range partitioning rate (eq. 3.7 for the sort-merge join)") \
     X(P_sort_run, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache sort rate for runs of sort_run_length tuples (eq. 3.13)")          \
+    X(P_sort_radix, "Mtuples/s", 1e6, PB_POSITIVE, "in-cache sort rate of runs by LSD radix over their key bits (--run-sort radix; eq. 3.13's P_sort for the runs it sorts; unset: P_sort_run)") \
     X(P_merge, "Mtuples/s", 1e6, PB_POSITIVE, "multi-way merge rate at merge_fanin (eq. 3.18)")                               \
     X(P_match, "Mtuples/s", 1e6, PB_POSITIVE, "matching scan over both sorted relations (eq. 3.19's P_scan)")                 \
     X(P_partition_incache, "Mtuples/s", 1e6, PB_POSITIVE, "radix partitioning rate at the network fan-out on blocks in cache (informational: P_partition out of cache)") \
@@ -58,7 +59,7 @@ enum { PUT_CURVE_N = 8 };
     X(P_count_range, "Mtuples/s", 1e6, PB_POSITIVE, "sort-merge histogram: tuples counted per key range (a range lookup per tuple; eq. 3.1's P_scan for the sort-merge join, which falls back to P_scan without it)") \
     /* the same primitives with one rank of each host running and the others idle (model_rate) */              \
     ALONE(X, P_scan) ALONE(X, P_partition) ALONE(X, P_partition_local) ALONE(X, P_build) ALONE(X, P_probe)     \
-    ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_merge) ALONE(X, P_match)      \
+    ALONE(X, P_partition_range) ALONE(X, P_pack) ALONE(X, P_sort_run) ALONE(X, P_sort_radix) ALONE(X, P_merge) ALONE(X, P_match)      \
     ALONE(X, P_match_r) ALONE(X, P_match_s) ALONE(X, P_match_r_many) ALONE(X, P_match_s_many) ALONE(X, P_count_range) ALONE(X, P_count_local)                     \
     X(t_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of fresh private memory per byte (what a first run pays for the sort-merge join's packed arrays; later runs reuse them, so the models leave it out)") \
     X(cores_per_host, "cores", 1, PB_NONNEG, "cores of a host; ranks beyond them share cores (oversubscription); 0 = unknown") \

@@ -59,6 +59,16 @@ double model_merge_work(double runs, double ranks, double fanin)
     return (d - 1) + (last > 1 ? log2(last) / log2(fanin) : 0);
 }
 
+/* eq. 3.13's P_sort over the runs as the join sorted them: the share f by the radix sort at
+ * P_sort_radix, the rest by the network sort at P_sort_run, each tuple at its kernel's rate
+ * (1/P = f/P_sort_radix + (1-f)/P_sort_run). f = 0 or P_sort_radix unset: the thesis' P_sort. */
+static double sort_rate(const model_params *p, const join_shape *s)
+{
+    const double network = model_rate(p, MP_P_sort_run, s), f = s->sort_radix_share;
+    if (f <= 0 || !p->set[MP_P_sort_radix]) return network;
+    return 1.0 / (f / model_rate(p, MP_P_sort_radix, s) + (1 - f) / network);
+}
+
 void model_sortmerge_join(const model_params *p, const join_shape *s, join_prediction *o)
 {
     *o = (join_prediction){0};
@@ -80,7 +90,7 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.13-3.15: P_sort, compute- or network-bound; eq. 3.16: T_sort = (|R|+|S|) / P_sort */
     o->rate_network_pass =
-        model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_sort_run, s), o->P_network, &o->network_bound);
+        model_rate_network_pass_overlap(p, machines, s->ranks_per_host, sort_rate(p, s), o->P_network, &o->network_bound);
     o->sort = n / o->rate_network_pass + model_T_put_intra(p, s, 8, MP_bw_put_sort); /* packed runs */
     bool fixed_depth = p->set[MP_merge_depth] && params_get(p, MP_merge_depth) > 0;
     if (!fixed_depth || p->set[MP_sort_run_length]) {

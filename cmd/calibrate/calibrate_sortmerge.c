@@ -7,6 +7,8 @@
  *   P_pack             smj_pack_all: the partition of a one-rank join (one range: no lookup, no count)
  *   P_count_range      smj_count_ranges over the same ranges: the sort-merge histogram (eq. 3.1)
  *   P_sort_run         smj_sort_run over runs of the join's run length, packed array -> another
+ *   P_sort_radix       smj_radix_sort_run over the same runs (--run-sort radix; unset where the
+ *                      sample's keys span more than its two digits)
  *   P_merge            smj_merge_passes at the join's fan-in over fan-in sorted runs: one pass
  *   P_match            smj_match over the two sorted relations
  *   P_match_r/_s       its cost per R and per S tuple at up to 2 S tuples per R key (shapes 1:1, 1:2), and
@@ -30,7 +32,7 @@ typedef struct {
     uint64_t *packed[2], *sorted[2], *tmp;
     size_t run;
     size_t starts[SMJ_FANIN], lens[SMJ_FANIN];
-    int runs, depth;
+    int runs, depth, radix_passes;
     const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
     uint64_t mrn, msn;
     const uint64_t *sg[9];   /* sg[g]: S with every key k made ceil(k / g), g S tuples per R key (match_shape) */
@@ -74,6 +76,17 @@ static void sort_body(void *a)
         for (uint64_t off = 0; off < b->n[rel]; off += b->run) {
             size_t len = b->n[rel] - off < b->run ? (size_t)(b->n[rel] - off) : b->run;
             smj_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->simd);
+        }
+}
+
+/* The radix run sort over the same runs; b->radix_passes: the passes of the last run (-1: too wide). */
+static void sort_radix_body(void *a)
+{
+    smj_bench *b = a;
+    for (int rel = 0; rel < 2; rel++)
+        for (uint64_t off = 0; off < b->n[rel]; off += b->run) {
+            size_t len = b->n[rel] - off < b->run ? (size_t)(b->n[rel] - off) : b->run;
+            b->radix_passes = smj_radix_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->rid_bits);
         }
 }
 
@@ -240,6 +253,14 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
     snprintf(how, sizeof how, "smj_sort_run (%s), runs of %zu tuples, %llu tuples per rank", smj_simd_name(b.simd), b.run,
              (unsigned long long)n);
     calibrate_note(p, MP_P_sort_run, how, 16);
+
+    b.radix_passes = smj_radix_sort_run(b.packed[0], b.n[0] < b.run ? (size_t)b.n[0] : b.run, b.sorted[0], b.tmp, b.rid_bits);
+    if (b.radix_passes > 0) { /* the sample's keys fit its two digits, as the join's ranges do up to 2^26 keys */
+        params_put(p, MP_P_sort_radix, calibrate_time(ctx, o, reps, (double)n, sort_radix_body, &b));
+        snprintf(how, sizeof how, "smj_radix_sort_run, %d pass(es) over %d key bits, runs of %zu tuples, %llu tuples per rank",
+                 b.radix_passes, bits_for(b.max_key), b.run, (unsigned long long)n);
+        calibrate_note(p, MP_P_sort_radix, how, 16);
+    }
 
     /* merge input: each relation in SMJ_FANIN sorted runs (sorted[] keeps it between repetitions) */
     for (int rel = 0; rel < 2; rel++) {

@@ -12,6 +12,7 @@ const char *const join_assign_names[] = {"round-robin", "sized", NULL};
 const char *const join_exchange_names[] = {"put", "get", "sendrecv", "alltoallv", NULL};
 const char *const join_schedule_names[] = {"as-is", "staggered", "random", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
+const char *const join_run_sort_names[] = {"auto", "network", "radix", NULL};
 const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
 
 void join_default_opts(join_opts *o)
@@ -88,6 +89,14 @@ static const char flush_help[] =
     "send buffer reuse: MPI_Put + MPI_Win_flush to the target, or MPI_Rput + MPI_Wait (a waiting rank gives the core up "
     "where ranks outnumber cores); auto (default): request where ranks outnumber cores or with MPICH < 4.1, else window";
 
+static const char window_help[] =
+    "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
+    "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
+    "on a window of up to 4 MiB); with MPICH < 4.1 auto is create";
+static const char run_sort_help[] =
+    "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
+    "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false;
@@ -110,11 +119,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"roofline", OPT_BOOL, &o->roofline,
          "measure the memory roofline at startup (rmabench membw: a machine's ranks stream 4x its last-level cache) for the phase table's roofline "
          "column, unless --model's file has bw_mem_read, bw_mem_write and bw_mem_copy", 0, 0, NULL, NULL},
-        {"window", OPT_CHOICE, &o->window,
-         "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
-         "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
-         "on a window of up to 4 MiB); with MPICH < 4.1 auto is create",
-         0, 0, win_flavor_names, NULL},
+        {"window", OPT_CHOICE, &o->window, window_help, 0, 0, win_flavor_names, NULL},
         {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, flush_help, 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
@@ -155,6 +160,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"ranges", OPT_CHOICE, &o->ranges, "range boundaries: from a key sample, or equal-width (the thesis')", 0, 0, join_ranges_names, NULL},
         {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "multi-way merge fan-in (0 = 16)", 0, 4096, NULL, NULL},
+        {"run-sort", OPT_CHOICE, &o->run_sort, run_sort_help, 0, 0, join_run_sort_names, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {common, radix, sortmerge, NULL};

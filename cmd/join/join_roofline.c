@@ -87,7 +87,7 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
 /* The phases that work in the caches (a hash table per leaf, a run sorted in the L2): their bound is
  * the core, not the memory, so they are shown as tuples per second per core (this rank's share of
  * R and S over the phase's average time) beside the same kernel alone on one core, from --model's
- * rates (rmabench calibrate: P_build and P_probe, P_sort_run) when it has them. */
+ * rates (rmabench calibrate: P_build and P_probe, P_sort_run or P_sort_radix) when it has them. */
 void join_roofline_print_in_cache(const join_session *js, const join_run_result *res)
 {
     const phase_stats *st = &res->st;
@@ -101,9 +101,12 @@ void join_roofline_print_in_cache(const join_session *js, const join_run_result 
         if (js->model.on && bp && p->set[MP_P_build] && p->set[MP_P_probe])
             alone = (per_rank_r + per_rank_s) /
                     (per_rank_r / params_get(p, MP_P_build) + per_rank_s / params_get(p, MP_P_probe));
-        if (js->model.on && sort && p->set[MP_P_sort_run]) alone = params_get(p, MP_P_sort_run);
+        const bool radix = sort && res->out.radix_share > 0.5; /* the kernel that sorted most runs */
+        const int sort_rate = radix && p->set[MP_P_sort_radix] ? MP_P_sort_radix : MP_P_sort_run;
+        if (js->model.on && sort && p->set[sort_rate]) alone = params_get(p, sort_rate);
         if (alone > 0) printf(" (the kernel alone on one core: %.2f, --model)\n", alone / 1e6);
         else printf(" (the kernel alone on one core: %s)\n",
-                    bp ? "rmabench calibrate's P_build, P_probe" : "build/smj-sortbench, or calibrate's P_sort_run");
+                    bp ? "rmabench calibrate's P_build, P_probe"
+                    : radix ? "calibrate's P_sort_radix" : "build/smj-sortbench, or calibrate's P_sort_run");
     }
 }

@@ -32,6 +32,20 @@ int smj_simd_for_values(int simd, int u64);
  * In cache when n * 16 bytes fit L2. */
 void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int simd);
 
+/* The run sort of --run-sort (join.h run_sort): the network sort above, or LSD radix over the key
+ * bits (sort_radix.c) where a run's keys span at most two digits. */
+enum { SMJ_RUN_SORT_AUTO = 0, SMJ_RUN_SORT_NETWORK = 1, SMJ_RUN_SORT_RADIX = 2 };
+enum { SMJ_RADIX_DIGIT_BITS = 13 };
+/* Sort n packed values from src into dst (src may equal dst; tmp: n values of scratch) by the bits
+ * from `shift` up (the key offsets; rid_bits below them), stably: equal keys keep their input
+ * order, which is full word order where their record ids ascend in the input (the partition keeps
+ * input order). Returns the passes (1 or 2), or -1, touching nothing, when the keys span more than
+ * 2 * SMJ_RADIX_DIGIT_BITS bits (sort those with smj_sort_run). */
+int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int shift);
+/* --run-sort auto: SMJ_RUN_SORT_NETWORK or _RADIX, whichever sorted a run of `run` words with
+ * 24-bit keys faster here (simd: the network sort's kernel set). A few milliseconds. */
+int smj_run_sort_faster(size_t run, int simd);
+
 /* Merge sorted a[0..na) and b[0..nb) into out (na + nb values, no overlap with the inputs). */
 void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, int simd);
 

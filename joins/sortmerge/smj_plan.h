@@ -18,6 +18,8 @@ typedef struct {
     uint64_t rid_base[RELS]; /* first record id of each relation (joins/generate.h) */
     uint64_t key_base;       /* the lowest key of this rank's range (packed keys are offsets from it) */
     int values_u64;          /* packed words may reach 2^63 (AVX2 needs its _u64 kernels) */
+    int run_sort;            /* SMJ_RUN_SORT_NETWORK or _RADIX (resolved): the packed runs' sort */
+    double radix_share;      /* after the sort phase: of this rank's tuples, the share the radix sort took */
     int clamped;             /* sampled boundaries moved to keep ranges within the packed width */
     uint64_t *splitters;     /* parts - 1 range boundaries (range t: splitters[t-1] < key <= splitters[t]) */
     /* per relation */

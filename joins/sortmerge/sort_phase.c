@@ -5,7 +5,8 @@
  * i+1 so that the receivers are not all hit at once. Runs for this rank are sorted straight into
  * its own window. Then flush and the end of the epoch: afterwards every window holds all its runs.
  * Both formats alike, a tuple being pl->words 64-bit words: packed runs sorted by the vector
- * kernels, wide ones by the radix sort (smj_kernels.h). */
+ * kernels or by LSD radix over their key bits (pl->run_sort), wide ones by their radix sort
+ * (smj_kernels.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,11 +35,18 @@ static void complete_slot(send_slot *slots, int b, rma_flush_mode mode, int me)
     slot->target = -1;
 }
 
-/* Sorts a run of len tuples from src into dst (tmp: scratch) in the plan's format. */
-static void sort_run(const smj_plan *pl, const uint64_t *src, size_t len, uint64_t *dst, uint64_t *tmp, int simd)
+/* Sorts a run of len tuples from src into dst (tmp: scratch) in the plan's format: packed runs by
+ * the radix sort where the plan says so and their keys fit it (counting them in *radix), else by
+ * the network sort; wide runs by their own radix sort. */
+static void sort_run(const smj_plan *pl, const uint64_t *src, size_t len, uint64_t *dst, uint64_t *tmp, int simd,
+                     uint64_t *radix)
 {
-    if (pl->words == 1) smj_sort_run(src, len, dst, tmp, simd);
-    else smj_wide_sort_run((const tuple_t *)(const void *)src, len, (tuple_t *)(void *)dst, (tuple_t *)(void *)tmp);
+    if (pl->words != 1)
+        smj_wide_sort_run((const tuple_t *)(const void *)src, len, (tuple_t *)(void *)dst, (tuple_t *)(void *)tmp);
+    else if (pl->run_sort == SMJ_RUN_SORT_RADIX && smj_radix_sort_run(src, len, dst, tmp, pl->rid_bits) > 0)
+        *radix += len;
+    else
+        smj_sort_run(src, len, dst, tmp, simd);
 }
 
 double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,
@@ -59,6 +67,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
     for (int b = 0; b < SMJ_SEND_BUFFERS; b++) slots[b] = (send_slot){MPI_REQUEST_NULL, MPI_WIN_NULL, -1};
     double t_put = 0, t_flush = 0;
     int next = 0;
+    uint64_t radix = 0, sorted = 0;
 
     for (int rel = 0; rel < RELS; rel++) rma_window_lock_all(&win[rel]);
     for (int k = 1; k <= P; k++) {
@@ -68,16 +77,17 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
             uint64_t n = pl->count[rel][t];
             for (uint64_t off = 0; off < n; off += run_size) {
                 size_t len = n - off < run_size ? (size_t)(n - off) : run_size;
+                sorted += len;
                 if (t == me) { /* own range: sort straight into the window */
                     uint64_t *dst = (uint64_t *)win[rel].base + (pl->remote[rel][t] + off) * W;
-                    sort_run(pl, group + off * W, len, dst, tmp, simd);
+                    sort_run(pl, group + off * W, len, dst, tmp, simd, &radix);
                     continue;
                 }
                 double t0 = rmb_now();
                 complete_slot(slots, next, mode, me);
                 t_flush += rmb_now() - t0;
                 uint64_t *send = buf + (size_t)next * run_words;
-                sort_run(pl, group + off * W, len, send, tmp, simd);
+                sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
                 t0 = rmb_now();
                 MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * W * sizeof(uint64_t));
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
@@ -97,6 +107,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
     for (int rel = 0; rel < RELS; rel++) MPI_CHECK(me, MPI_Win_flush_all(win[rel].win));
     t_flush += rmb_now() - t0;
     const double waited = rma_windows_end_epoch(win, RELS, ctx->comm);
+    pl->radix_share = sorted ? (double)radix / (double)sorted : 0;
     phases_add(ph, "put", t_put);
     phases_add(ph, "flush", t_flush);
     if (!spare) free(buf);

@@ -2,9 +2,10 @@
  *   partition     range.c       splitters, histogram, window sizes and offsets, local partitioning
  *   window_alloc  (here)        one window per relation, sized by MPI_Reduce_scatter_block
  *   sort          sort_phase.c  runs sorted in cache and MPI_Put to their range's rank (put, flush)
+ *                 (sort_radix.c or sort_simd.c: the run sort, --run-sort)
  *   merge         merge.c       multi-way merge of the received runs, d passes
  *   match         match.c       one scan over the sorted R and S
- * Kernels: smj_kernels.h (sort_simd.c, sort_scalar.c, merge.c, match.c, splitters.c). */
+ * Kernels: smj_kernels.h (sort_simd.c, sort_scalar.c, sort_radix.c, merge.c, match.c, splitters.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,21 @@ static const phase_decl sortmerge_phases[] = {
     {"merge", false}, {"match", false}, {"wait", false}, {NULL, false},
 };
 
+/* --run-sort resolved: auto is timed once per process by rank 0 (smj_run_sort_faster, a few
+ * milliseconds before any timed phase) and broadcast, so that every rank and every later run sorts
+ * alike and the report names one kernel. */
+static int resolve_run_sort(const bench_ctx *ctx, int choice, size_t run_size, int simd)
+{
+    static int picked = SMJ_RUN_SORT_AUTO;
+    if (choice != SMJ_RUN_SORT_AUTO) return choice;
+    if (picked == SMJ_RUN_SORT_AUTO) {
+        int mine = ctx->rank == 0 ? smj_run_sort_faster(run_size, simd) : 0;
+        MPI_CHECK(ctx->rank, MPI_Bcast(&mine, 1, MPI_INT, 0, ctx->comm));
+        picked = mine;
+    }
+    return picked;
+}
+
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
@@ -147,6 +163,7 @@ static void run(const join_input *in, join_output *out)
     uint64_t run_local = resolved_run_size(o), run_size;
     MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
+    const int run_sort = resolve_run_sort(ctx, o->run_sort, (size_t)run_size, simd);
 
     long f0 = rmb_minflt();
     double t0 = rmb_now();
@@ -155,6 +172,7 @@ static void run(const join_input *in, join_output *out)
     phases_add(ph, "partition", rmb_now() - t0 - pl.t_wait);
     phases_add(ph, "wait", pl.t_wait);
     phases_add_faults(ph, "partition", rmb_minflt() - f0);
+    pl.run_sort = run_sort;
 
     /* the windows follow the received share, known only now */
     mem_check_or_exit(ctx, (int64_t)(8 * (uint64_t)pl.words * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
@@ -225,6 +243,8 @@ static void run(const join_input *in, join_output *out)
     out->tuple_bytes = 8 * pl.words;
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
     else out->simd_used = smj_simd_name(simd);
+    out->radix_share = pl.radix_share;
+    out->run_sort_used = pl.words != 1 ? "wide radix" : pl.radix_share >= 1 ? "radix" : pl.radix_share > 0 ? "radix+network" : "network";
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;

@@ -29,9 +29,9 @@ for key in mpi_library hosts ranks_per_host P_scan P_partition P_build P_probe P
 done
 grep -q '^ranks = 2$' "$tmp/params.txt" || { echo "FAIL: ranks = 2 missing"; fail=1; }
 # every parameter measured by a primitive names its micro-benchmark and size in the file
-for key in P_scan P_partition P_partition_incache P_partition_local P_build P_probe P_partition_range P_pack P_sort_run P_merge \
+for key in P_scan P_partition P_partition_incache P_partition_local P_build P_probe P_partition_range P_pack P_sort_run P_sort_radix P_merge \
            P_match P_match_r P_match_s P_match_r_many P_match_s_many P_count_range P_scan_alone P_partition_alone P_partition_local_alone P_build_alone P_probe_alone P_partition_range_alone \
-           P_pack_alone P_sort_run_alone P_merge_alone P_match_alone P_count_range_alone t_touch_per_byte t_server t_ack t_agent bw_put_64 bw_put_1048576; do
+           P_pack_alone P_sort_run_alone P_sort_radix_alone P_merge_alone P_match_alone P_count_range_alone t_touch_per_byte t_server t_ack t_agent bw_put_64 bw_put_1048576; do
     grep -Eq "^$key = [0-9.e+-]+  # [^ ]+  .*bench: [^;]*[0-9]" "$tmp/params.txt" || { echo "FAIL: $key names no benchmark and size"; fail=1; }
 done
 # thesis Fig. 3.7: the put bandwidth at every message size, within the host (one host: no host curve)

@@ -213,6 +213,28 @@ static void both_joins_params(model_params *p)
     set(p, "sort_run_length=65536"); set(p, "merge_fanin=16");
 }
 
+/* The run sort (eq. 3.13's P_sort): the shares the radix and the network sort took, each tuple at
+ * its kernel's rate; without P_sort_radix or with no radix runs the thesis' P_sort_run alone. */
+static void run_sort_share(void)
+{
+    model_params p;
+    both_joins_params(&p);
+    join_shape s = {.ranks = 2, .ranks_per_host = 2, .r_tuples = 4e6, .s_tuples = 4e6, .window_bytes_per_tuple = 8};
+    join_prediction net, none, all, half;
+    model_sortmerge_join(&p, &s, &net);
+    CHECK(fabs(net.sort - 8e6 / (2 * 30e6)) < 1e-15); /* eq. 3.13, 3.16 on one host */
+    s.sort_radix_share = 1;
+    model_sortmerge_join(&p, &s, &none); /* P_sort_radix unset */
+    CHECK(none.sort == net.sort);
+    set(&p, "P_sort_radix=90");
+    model_sortmerge_join(&p, &s, &all);
+    CHECK(fabs(all.sort - 8e6 / (2 * 90e6)) < 1e-15);
+    s.sort_radix_share = 0.5;
+    model_sortmerge_join(&p, &s, &half);
+    CHECK(fabs(half.sort - (4e6 / 90e6 + 4e6 / 30e6) / 2) < 1e-15);
+    CHECK(half.merge == net.merge && half.match == net.match);
+}
+
 /* The terms beyond the thesis: each absent without its parameter, each adding what it says. */
 static void beyond_thesis(void)
 {
@@ -407,6 +429,7 @@ int main(void)
     bound_switch();
     one_rank();
     beyond_thesis();
+    run_sort_share();
     ranks_sharing();
     cores_per_host();
     network_overlap();

@@ -1,5 +1,6 @@
 /* Unit tests of the sort-merge join's kernels: in-cache sort vs qsort (every SIMD path this CPU
- * runs, plus scalar; packed values below 2^63 and values using all 64 bits), 2-way and multi-way
+ * runs, plus scalar; packed values below 2^63 and values using all 64 bits), the radix run sort
+ * against a stable sort by key, 2-way and multi-way
  * merge, merge passes, matching scan vs nested loops, splitter choice and clamping, and the wide
  * (16-byte) format's sort, merge and match. */
 #include <stdint.h>
@@ -76,6 +77,61 @@ static void test_sort(void)
                 free(dst);
                 free(tmp);
             }
+}
+
+/* (key, input position) of a packed word, for the radix sort's stable reference */
+typedef struct {
+    uint64_t key, at, v;
+} keyed;
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The radix run sort: keys of 0-27 bits above rid_bits, record ids ascending (as the partition
+ * leaves them: the result must equal qsort's) and descending (it must equal a stable sort by key,
+ * equal keys in input order); 1 pass up to 13 key bits, 2 up to 26, beyond -1 and dst untouched. */
+static void test_radix_sort(void)
+{
+    const size_t sizes[] = {0, 1, 2, 17, 1001, 32768 + 5};
+    const int key_bits[] = {0, 1, 7, 13, 14, 20, 26, 27}, rid_bits[] = {17, 37};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+        for (size_t kb = 0; kb < sizeof key_bits / sizeof *key_bits; kb++)
+            for (size_t rb = 0; rb < 2; rb++)
+                for (int descending = 0; descending < 2; descending++) {
+                    const size_t n = sizes[z];
+                    const int bits = key_bits[kb], shift = rid_bits[rb];
+                    uint64_t *src = malloc((n + 1) * 8), *dst = malloc((n + 1) * 8), *tmp = malloc((n + 1) * 8);
+                    keyed *ref = malloc((n + 1) * sizeof *ref);
+                    for (size_t i = 0; i < n; i++) {
+                        /* the top key bit set in the first word, so that the keys span exactly `bits` */
+                        uint64_t key = bits ? rnd() >> (64 - bits) | (i == 0 ? UINT64_C(1) << (bits - 1) : 0) : 0;
+                        if (i % 7 == 3) key = ref[i / 2].key; /* equal keys */
+                        src[i] = key << shift | (descending ? n - i : i);
+                        ref[i] = (keyed){key, i, src[i]};
+                    }
+                    qsort(ref, n, sizeof *ref, cmp_keyed);
+                    for (size_t i = 0; i < n; i++) dst[i] = 0xAA;
+                    const int want = n == 0 || bits <= SMJ_RADIX_DIGIT_BITS ? 1 : bits <= 2 * SMJ_RADIX_DIGIT_BITS ? 2 : -1;
+                    const int passes = smj_radix_sort_run(src, n, dst, tmp, shift);
+                    int ok = passes == want;
+                    for (size_t i = 0; i < n; i++) ok &= dst[i] == (passes < 0 ? 0xAA : ref[i].v);
+                    if (passes > 0) { /* in place, as for runs sorted straight into the own window */
+                        smj_radix_sort_run(src, n, src, tmp, shift);
+                        for (size_t i = 0; i < n; i++) ok &= src[i] == ref[i].v;
+                    }
+                    if (!ok)
+                        fprintf(stderr, "radix sort n=%zu key bits %d rid bits %d %s rids: %d passes (want %d), wrong\n", n,
+                                bits, shift, descending ? "descending" : "ascending", passes, want);
+                    CHECK(ok);
+                    free(src);
+                    free(dst);
+                    free(tmp);
+                    free(ref);
+                }
+    const int pick = smj_run_sort_faster(32768, simd_paths[0]);
+    CHECK(pick == SMJ_RUN_SORT_NETWORK || pick == SMJ_RUN_SORT_RADIX);
 }
 
 static void test_merge2(void)
@@ -480,6 +536,7 @@ int main(void)
     printf("\n");
     CHECK(smj_simd_available(SMJ_SIMD_SCALAR));
     test_sort();
+    test_radix_sort();
     test_merge2();
     test_merge_runs();
     test_merge_passes(37);
