@@ -89,9 +89,10 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     char ranges[96];
     if (o->ranges == RANGES_EQUAL) snprintf(ranges, sizeof ranges, "equal widths");
     else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
+    static const char *const run_sorts[] = {"the faster of network and radix here", "network", "radix"};
     snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
-             "tuples, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges, smj_window_slack(ranks),
-             (size_t)run, fanin, depth);
+             "tuples sorted by %s, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges,
+             smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", fanin, depth);
     return 0;
 }
 
