@@ -62,6 +62,44 @@ static uint64_t keyed_perm_apply(const keyed_perm *p, uint64_t x)
     return x;
 }
 
+/* keyed_perm_apply over an array, out[i] = keyed_perm_apply(p, in[i]). The rounds of one value
+ * wait on each other (two multiplies and their shifts each), and a value outside [0, n) walks again
+ * (about half of them, the domain being up to 4n). LANES values go through the rounds in lockstep
+ * instead, and a lane whose value landed in [0, n) takes the next input while the others walk on,
+ * so that no lane idles (a store to the lane's output slot every step, overwritten until the value
+ * is final: no branch on the walk). AMD EPYC VM, |R| = 32M: 29-35 ns a key against 50-57 one at a
+ * time; `rmabench join` at 2 x 16M generates in 1.9 s instead of 2.9-3.5 s. */
+enum { LANES = 8, CHUNK = 1024 };
+/* in may equal out: every input is read before its slot is written */
+static void keyed_perm_array(const keyed_perm *p, const uint64_t *in, uint64_t *out, size_t n)
+{
+    const int half = p->bits / 2;
+    const uint64_t mask = (half >= 64) ? ~0ull : ((1ull << half) - 1);
+    uint64_t x[LANES];
+    size_t at[LANES], next = LANES;
+    for (int k = 0; k < LANES && (size_t)k < n; k++) x[k] = in[k], at[k] = (size_t)k;
+    while (next + LANES <= n) { /* every lane may take a new input this step */
+        uint64_t l[LANES], r[LANES];
+        for (int k = 0; k < LANES; k++) l[k] = x[k] >> half, r[k] = x[k] & mask;
+        for (int round = 0; round < 4; round++)
+            for (int k = 0; k < LANES; k++) {
+                const uint64_t t = l[k] ^ (splitmix64(r[k] ^ p->keys[round]) & mask);
+                l[k] = r[k];
+                r[k] = t;
+            }
+        for (int k = 0; k < LANES; k++) {
+            const uint64_t v = (l[k] << half) | r[k];
+            const int done = v < p->n;
+            out[at[k]] = v;
+            x[k] = done ? in[next] : v;
+            at[k] = done ? next : at[k];
+            next += (size_t)done;
+        }
+    }
+    for (int k = 0; k < LANES && (size_t)k < n; k++) out[at[k]] = keyed_perm_apply(p, x[k]); /* pending walks */
+    for (; next < n; next++) out[next] = keyed_perm_apply(p, in[next]);
+}
+
 uint64_t workload_perm(const workload *w, uint64_t i) { return keyed_perm_apply(&w->perm_r, i); }
 uint64_t workload_s_tuple(const workload *w, uint64_t g) { return keyed_perm_apply(&w->perm_s, g); }
 
@@ -127,10 +165,12 @@ uint64_t workload_partner(const workload *w, uint64_t t)
 
 static void generate_r_range(const workload *w, tuple_t *out, uint64_t first, uint64_t n)
 {
-    for (uint64_t i = first; i < first + n; i++) {
-        uint64_t j = w->r_off + i;
-        out[i].key = workload_perm(w, j) + 1;
-        out[i].rid = j;
+    uint64_t j[CHUNK], key[CHUNK];
+    for (uint64_t i = first; i < first + n; i += CHUNK) {
+        const size_t len = first + n - i < CHUNK ? (size_t)(first + n - i) : CHUNK;
+        for (size_t k = 0; k < len; k++) j[k] = w->r_off + i + k;
+        keyed_perm_array(&w->perm_r, j, key, len);
+        for (size_t k = 0; k < len; k++) out[i + k] = (tuple_t){key[k] + 1, j[k]};
     }
 }
 
@@ -146,14 +186,23 @@ static uint64_t s_key(const workload *w, uint64_t t, uint64_t j)
 static void generate_s_range(const workload *w, tuple_t *out, uint64_t first, uint64_t n, uint64_t expected[2])
 {
     const uint64_t rid0 = workload_rid_first(w, 1);
-    uint64_t m = 0, c = 0;
-    for (uint64_t i = first; i < first + n; i++) {
-        const uint64_t g = w->s_off + i, t = workload_s_tuple(w, g), j = workload_partner(w, t), key = s_key(w, t, j);
-        out[i].key = key;
-        out[i].rid = rid0 + g;
-        if (j != UINT64_MAX) {
-            m++;
-            c += match_term(j, rid0 + g, key);
+    uint64_t m = 0, c = 0, g[CHUNK], t[CHUNK], j[CHUNK], pr[CHUNK];
+    for (uint64_t i = first; i < first + n; i += CHUNK) { /* the two permutations a chunk at a time */
+        const size_t len = first + n - i < CHUNK ? (size_t)(first + n - i) : CHUNK;
+        for (size_t k = 0; k < len; k++) g[k] = w->s_off + i + k;
+        keyed_perm_array(&w->perm_s, g, t, len);
+        for (size_t k = 0; k < len; k++) {
+            j[k] = workload_partner(w, t[k]);
+            pr[k] = j[k] != UINT64_MAX ? j[k] : 0; /* no partner: a key of its own (s_key) */
+        }
+        keyed_perm_array(&w->perm_r, pr, pr, len);
+        for (size_t k = 0; k < len; k++) {
+            const uint64_t key = j[k] != UINT64_MAX ? pr[k] + 1 : s_key(w, t[k], j[k]);
+            out[i + k] = (tuple_t){key, rid0 + g[k]};
+            if (j[k] != UINT64_MAX) {
+                m++;
+                c += match_term(j[k], rid0 + g[k], key);
+            }
         }
     }
     if (expected) {

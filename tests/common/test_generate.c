@@ -26,8 +26,9 @@ static tuple_t *gen_all(uint64_t r_total, int ratio, double sel, double skew, in
     for (int k = 0; k < ranks; k++) {
         workload_init(&w, r_total, ratio, sel, skew, SEED, k, ranks, uneven);
         uint64_t m, c, fused[2];
-        if (rel == 0) {
+        if (rel == 0) { /* generated LANES keys at a time: each as the permutation gives it alone */
             generate_r(&w, all + w.r_off);
+            for (uint64_t i = 0; i < w.r_n; i++) CHECK(all[w.r_off + i].key == workload_perm(&w, w.r_off + i) + 1);
         } else { /* the one-pass S with its expected values: the same tuples and the same sums */
             generate_s_expected(&w, all + w.s_off, fused);
             tuple_t *again = malloc((w.s_n ? w.s_n : 1) * sizeof(tuple_t));
