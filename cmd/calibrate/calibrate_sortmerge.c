@@ -32,7 +32,8 @@ typedef struct {
     uint64_t *packed[2], *sorted[2], *tmp;
     size_t run;
     size_t starts[SMJ_FANIN], lens[SMJ_FANIN];
-    int runs, depth, radix_passes;
+    int runs, depth;
+    int radix;               /* sort_body: the radix run sort instead of the network sort */
     const uint64_t *mr, *ms; /* the matching scan's R and S (match_body) */
     uint64_t mrn, msn;
     const uint64_t *sg[9];   /* sg[g]: S with every key k made ceil(k / g), g S tuples per R key (match_shape) */
@@ -69,24 +70,16 @@ static void pack_body(void *a)
     for (int rel = 0; rel < 2; rel++) smj_pack_all(b->rel[rel], b->n[rel], b->rid_bits, UINT64_C(1) << b->rid_bits, b->packed[rel]);
 }
 
+/* Every run sorted by the network sort, or with b->radix by the radix sort (timed only where the
+ * first run showed that it sorts them). */
 static void sort_body(void *a)
 {
     smj_bench *b = a;
     for (int rel = 0; rel < 2; rel++)
         for (uint64_t off = 0; off < b->n[rel]; off += b->run) {
             size_t len = b->n[rel] - off < b->run ? (size_t)(b->n[rel] - off) : b->run;
-            smj_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->simd);
-        }
-}
-
-/* The radix run sort over the same runs; b->radix_passes: the passes of the last run (-1: too wide). */
-static void sort_radix_body(void *a)
-{
-    smj_bench *b = a;
-    for (int rel = 0; rel < 2; rel++)
-        for (uint64_t off = 0; off < b->n[rel]; off += b->run) {
-            size_t len = b->n[rel] - off < b->run ? (size_t)(b->n[rel] - off) : b->run;
-            b->radix_passes = smj_radix_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->rid_bits);
+            if (b->radix) smj_radix_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->rid_bits);
+            else smj_sort_run(b->packed[rel] + off, len, b->sorted[rel] + off, b->tmp, b->simd);
         }
 }
 
@@ -254,11 +247,13 @@ void calibrate_sortmerge(const bench_ctx *ctx, const calibrate_opts *o, const jo
              (unsigned long long)n);
     calibrate_note(p, MP_P_sort_run, how, 16);
 
-    b.radix_passes = smj_radix_sort_run(b.packed[0], b.n[0] < b.run ? (size_t)b.n[0] : b.run, b.sorted[0], b.tmp, b.rid_bits);
-    if (b.radix_passes > 0) { /* the sample's keys fit its two digits, as the join's ranges do up to 2^26 keys */
-        params_put(p, MP_P_sort_radix, calibrate_time(ctx, o, reps, (double)n, sort_radix_body, &b));
+    const int radix_passes = smj_radix_sort_run(b.packed[0], b.n[0] < b.run ? (size_t)b.n[0] : b.run, b.sorted[0], b.tmp, b.rid_bits);
+    if (radix_passes > 0) { /* the sample's keys fit its two digits, as the join's ranges do up to 2^26 keys */
+        b.radix = 1;
+        params_put(p, MP_P_sort_radix, calibrate_time(ctx, o, reps, (double)n, sort_body, &b));
+        b.radix = 0;
         snprintf(how, sizeof how, "smj_radix_sort_run, %d pass(es) over %d key bits, runs of %zu tuples, %llu tuples per rank",
-                 b.radix_passes, bits_for(b.max_key), b.run, (unsigned long long)n);
+                 radix_passes, bits_for(b.max_key), b.run, (unsigned long long)n);
         calibrate_note(p, MP_P_sort_radix, how, 16);
     }
 

@@ -10,9 +10,10 @@
  * with it. MPI-free. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/fastclock.h"
 #include "bench/rmb_mutant.h"
+#include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
 /* 8192 four-byte counters a pass: 32 KiB, the L1 data cache of the machines measured */
@@ -22,12 +23,10 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
 {
     uint64_t any = 0;
     for (size_t i = 0; i < n; i++) any |= src[i];
-    const uint64_t keys = any >> shift;
-    int bits = 0;
-    while (bits < 64 && keys >> bits) bits++;
+    const int bits = bits_for(any >> shift); /* 1 where every key is 0 */
     if (bits > 2 * DIGIT_BITS) return -1; /* a third pass: no faster than the network sort */
     const int passes = bits > DIGIT_BITS ? 2 : 1;
-    const int digit = bits ? (bits + passes - 1) / passes : 1;
+    const int digit = (bits + passes - 1) / passes;
     const uint64_t mask = (UINT64_C(1) << digit) - 1;
     /* one read for both passes' histograms; static (not on the stack, not thread-local) for the
      * reason wide.c gives */
@@ -69,13 +68,6 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
     return passes;
 }
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* --run-sort auto: which run sort is faster on this CPU, timed on one run of `run` packed words
  * with 24 key bits (2^24 keys a range: 16M tuples per rank at 1:1) over ascending record ids, each
  * kernel alternately, the best of 5. With AVX2 the network sort loses 2:1 (above); with AVX-512
@@ -84,8 +76,7 @@ static double seconds(void)
 int smj_run_sort_faster(size_t run, int simd)
 {
     enum { KEY_BITS = 24, ROUNDS = 5 };
-    int shift = 1;
-    while ((UINT64_C(1) << shift) < run) shift++;
+    const int shift = bits_for(run - 1); /* the record ids 0 .. run - 1 below the keys */
     uint64_t *src = malloc(3 * run * sizeof *src);
     if (!src) return SMJ_RUN_SORT_NETWORK;
     uint64_t *dst = src + run, *tmp = dst + run, x = UINT64_C(0x9E3779B97F4A7C15);
@@ -95,11 +86,11 @@ int smj_run_sort_faster(size_t run, int simd)
     }
     double best[2] = {1e30, 1e30};
     for (int k = 0; k < ROUNDS; k++) {
-        double t0 = seconds();
+        double t0 = rmb_monotonic_s();
         smj_sort_run(src, run, dst, tmp, simd);
-        double t1 = seconds();
+        double t1 = rmb_monotonic_s();
         smj_radix_sort_run(src, run, dst, tmp, shift);
-        double t2 = seconds();
+        double t2 = rmb_monotonic_s();
         best[0] = t1 - t0 < best[0] ? t1 - t0 : best[0];
         best[1] = t2 - t1 < best[1] ? t2 - t1 : best[1];
     }
