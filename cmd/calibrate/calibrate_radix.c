@@ -262,8 +262,9 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     snprintf(how, sizeof how, "radix_build_probe with one S item per leaf, %llu leaves of %llu R items (the join's leaf at %lld tuples per rank)",
              (unsigned long long)build_leaves, (unsigned long long)r_leaf, (long long)o->tuples_per_rank);
     calibrate_note(p, MP_P_build, how, 8);
-    snprintf(how, sizeof how, "radix_build_probe per S item: slope between leaves of %llu R with %llu S (%.2f ms) and %llu S (%.2f ms), timed alternately",
-             (unsigned long long)probe_leaf, (unsigned long long)probe_leaf, t1 * 1e3, (unsigned long long)(4 * probe_leaf), t4 * 1e3);
+    snprintf(how, sizeof how, "radix_build_probe per S item: slope between leaves of %llu R with %llu S (%.2f ms) and %llu S (%.2f ms), timed alternately, %s probe",
+             (unsigned long long)probe_leaf, (unsigned long long)probe_leaf, t1 * 1e3, (unsigned long long)(4 * probe_leaf), t4 * 1e3,
+             b.table.simd ? "avx512" : "scalar");
     calibrate_note(p, MP_P_probe, how, 8);
 
     bb->table = b.table;
@@ -316,7 +317,9 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     b.bounds = malloc((((size_t)1 << max_bits) + 1) * 8);
     if (!b.items || !b.out || !b.hist || !b.bounds || radix_swwc_init(&b.swwc, max_bits))
         calibrate_fail(ctx, "the radix sample");
-    b.swwc.simd = b.table.simd = radix_simd_wanted(jo); /* the join's kernels at its --simd */
+    const unsigned simd = radix_simd_resolve(ctx, jo); /* the join's kernels at its --simd */
+    b.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0;
+    b.table.simd = (simd & RADIX_SIMD_PROBE) != 0;
     memset(b.out, 0, n * 16); /* faulted in: first touch is t_touch_per_byte's */
     for (uint64_t i = 0; i < w->r_n; i++) b.items[i] = r[i].key << 32 | i;
     for (uint64_t i = 0; i < w->s_n; i++) b.items[w->r_n + i] = s[i].key << 32 | i;
@@ -343,8 +346,8 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     b.scatter = 0;
     params_put(p, MP_P_partition, 2.0 / (1.0 / wide + 1.0 / narrow));
     params_put(p, MP_partition_bits, bits);
-    snprintf(how, sizeof how, "radix_scatter_pass (bounds counted untimed), 2^%d fan-out, %llu tuples per rank out of cache: mean time of 16->16 B (%.0f M/s) and 8->8 B (%.0f M/s)",
-             bits, (unsigned long long)n, wide / 1e6, narrow / 1e6);
+    snprintf(how, sizeof how, "radix_scatter_pass (bounds counted untimed), 2^%d fan-out, %llu tuples per rank out of cache: mean time of 16->16 B (%.0f M/s) and 8->8 B (%.0f M/s, %s scatter)",
+             bits, (unsigned long long)n, wide / 1e6, narrow / 1e6, b.swwc.simd ? "avx512" : "scalar");
     calibrate_note(p, MP_P_partition, how, 24);
 
     /* in cache: blocks of half the L2 (input and output) */

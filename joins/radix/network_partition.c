@@ -132,7 +132,7 @@ static void network_pass(const tuple_t *src, uint64_t n, const radix_format *f, 
 }
 
 void radix_pack_relation(const join_input *in, const radix_format *f, int rel, uint64_t np, const uint64_t *off,
-                         uint64_t *dst)
+                         unsigned simd, uint64_t *dst)
 {
     net_state st;
     st.ring = radix_net_ring(np);
@@ -147,7 +147,7 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
     st.start = off; /* every slot of a line is this rank's */
     st.m = ((uintptr_t)dst % 64) / (8 * (uint64_t)f->words);
     st.stream = (uintptr_t)dst % (8 * (uint64_t)f->words) == 0;
-    st.simd = radix_simd_wanted(in->opt);
+    st.simd = (simd & RADIX_SIMD_SCATTER) != 0;
     uint64_t n;
     const tuple_t *src = relation_input(in, rel, &n);
     network_pass(src, n, f, rel, np, &st, dst, NULL);
@@ -176,7 +176,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         MPI_Abort(ctx->comm, 1);
     }
     *t = (radix_pass_times){0, 0, 0};
-    st.simd = radix_simd_wanted(o);
+    st.simd = (lay->simd & RADIX_SIMD_SCATTER) != 0;
     for (int rel = 0; rel < 2; rel++) {
         rma_window_lock_all(&win[rel]);
         for (uint64_t p = 0; p < np; p++) {

@@ -137,6 +137,14 @@ uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bits, int rid_bits
                                  uint64_t *off, uint64_t *lines, uint64_t *fq, uint64_t *fp);
 void radix_swwc_free(radix_swwc *ws);
 
+/* --simd auto (kernel_pick.c): which AVX-512 kernels ran faster than their scalar twins here, timed
+ * on a small sample (a few ms): RADIX_SIMD_SCATTER (the passes' scatter and the network pass's
+ * pack), RADIX_SIMD_PROBE; 0 without AVX-512. radix_simd_name: "scalar", "avx512-scatter",
+ * "avx512-probe" or "avx512" (both). */
+enum { RADIX_SIMD_SCATTER = 1, RADIX_SIMD_PROBE = 2 };
+unsigned radix_simd_faster(void);
+const char *radix_simd_name(unsigned mask);
+
 /* Scatter n items of `words` words from `in` to `out` (n items, out-of-place) by
  * (word0 >> shift) & (2^bits - 1); bounds[0..2^bits] receive the partition starts (item indices
  * into out, bounds[2^bits] = n). Stable within a partition. out must be 8*words-byte aligned. */

@@ -24,6 +24,7 @@ typedef struct {
     uint64_t *sub;        /* [k][rel][j] tuples of the k-th partition this rank owns (in partition
                            * order) in its sub-partition j of 2^sub_bits: key bits [bits, bits + sub_bits) */
     double t_wait;        /* seconds waited for the other ranks' scans before the collectives */
+    unsigned simd;        /* the run's kernels (radix_simd_resolve): RADIX_SIMD_SCATTER, _PROBE */
 } radix_layout;
 
 /* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. With
@@ -40,12 +41,11 @@ void radix_layout_free(radix_layout *lay);
 /* Assignment of partitions to ranks from the global sizes (deterministic). */
 void radix_assign(const uint64_t *size_r, const uint64_t *size_s, uint64_t nparts, int ranks, int assign, int *owner);
 
-/* --simd: the AVX-512 scatter loops (scatter_avx512.c) where the CPU has them, unless avx2 or
- * scalar is asked for. */
-static inline int radix_simd_wanted(const join_opts *o)
-{
-    return (o->simd == SIMD_AUTO || o->simd == SIMD_AVX512) && radix_avx512_available();
-}
+/* Collective, once per process: the radix join's kernels at --simd (RADIX_SIMD_* mask). avx512:
+ * both AVX-512 kernels (check() refused it without them); avx2, scalar: none; auto: the ones that
+ * ran faster than their scalar twins on rank 0 (radix_simd_faster, broadcast, so every rank and
+ * every run of the process takes the same). */
+unsigned radix_simd_resolve(const bench_ctx *ctx, const join_opts *o);
 
 /* Collective: windows for R and S sized by the layout (window_alloc). */
 void radix_windows_alloc(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2]);
