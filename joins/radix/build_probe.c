@@ -15,7 +15,8 @@ static uint64_t next_pow2(uint64_t v)
     return p;
 }
 
-uint64_t radix_table_bytes(uint64_t r_n) { return next_pow2(r_n ? r_n : 1) * 4 + r_n * 4; }
+/* heads (4 B a bucket), links (4 B an item) and the one-item buckets (8 B a bucket) */
+uint64_t radix_table_bytes(uint64_t r_n) { return next_pow2(r_n ? r_n : 1) * 12 + r_n * 4; }
 
 static bool in_arena(const radix_table *t, const uint32_t *p)
 {
@@ -28,25 +29,31 @@ int radix_table_reserve(radix_table *t, uint64_t r_n)
     if (heads <= t->head_cap && r_n <= t->next_cap) return 0;
     /* with room: leaves differ a little in size, and each regrowth takes fresh pages */
     const uint64_t hc = heads > t->head_cap ? heads : t->head_cap, nc = r_n > t->next_cap ? r_n + r_n / 4 : t->next_cap;
+    const uint64_t nc_even = (nc + 1) & ~(uint64_t)1; /* the direct buckets after it, 8-byte aligned */
     if (!in_arena(t, t->heads)) free(t->heads);
     if (!in_arena(t, t->next)) free(t->next);
-    if (t->arena && hc + nc <= t->arena_words) {
+    if (!in_arena(t, (const uint32_t *)(void *)t->direct)) free(t->direct);
+    if (t->arena && ((uintptr_t)t->arena & 7) == 0 && hc + nc_even + 2 * hc <= t->arena_words) {
         t->heads = t->arena;
         t->next = t->arena + hc;
-        if (hc + nc > t->arena_used) t->arena_used = hc + nc;
+        t->direct = (uint64_t *)(void *)(t->arena + hc + nc_even);
+        if (hc + nc_even + 2 * hc > t->arena_used) t->arena_used = hc + nc_even + 2 * hc;
     } else {
         t->heads = malloc(hc * sizeof *t->heads);
         t->next = malloc(nc * sizeof *t->next);
+        t->direct = malloc(hc * sizeof *t->direct);
     }
-    t->head_cap = t->heads ? hc : 0;
-    t->next_cap = t->next ? nc : 0;
-    return t->heads && t->next ? 0 : -1;
+    const int ok = t->heads && t->next && t->direct;
+    t->head_cap = ok ? hc : 0;
+    t->next_cap = ok ? nc : 0;
+    return ok ? 0 : -1;
 }
 
 void radix_table_free(radix_table *t)
 {
     if (!in_arena(t, t->heads)) free(t->heads);
     if (!in_arena(t, t->next)) free(t->next);
+    if (!in_arena(t, (const uint32_t *)(void *)t->direct)) free(t->direct);
     memset(t, 0, sizeof *t);
 }
 
@@ -59,6 +66,55 @@ radix_format radix_format_for(const workload *w, bool packed, int radix_bits)
     f.rid_bits = packed ? bits_for(max_rid ? max_rid : 1) : 64;
     for (int rel = 0; rel < 2; rel++) f.rid_base[rel] = packed ? workload_rid_first(w, rel) : 0;
     return f;
+}
+
+/* The one-item buckets of packed R items: every bucket first holds a word whose hash is another
+ * bucket's (an S item of this hash differs from it in the hash bits, which are key bits, so it
+ * matches nothing), then each R item goes to its bucket. Returns 0, or -1 where two R items
+ * share a hash (the chained table is built instead). nb >= 2. */
+static int build_direct(const uint64_t *r, uint64_t r_n, int hash_shift, uint64_t nb, uint64_t *direct)
+{
+    const uint64_t mask = nb - 1;
+    for (uint64_t h = 0; h < nb; h++) direct[h] = ((h ^ 1) & mask) << hash_shift;
+    uint64_t shared = 0;
+    for (uint64_t i = 0; i < r_n; i++) {
+        const uint64_t h = (r[i] >> hash_shift) & mask;
+        shared |= ((direct[h] >> hash_shift) & mask) == h; /* the bucket holds an R item already */
+        direct[h] = r[i];
+    }
+    return shared ? -1 : 0;
+}
+
+/* Probe packed S items against the one-item buckets: a match is the bucket's item with the S item's
+ * key part, counted and summed without a branch (at selectivity < 1 the outcome is random); 8 at a
+ * time in AVX-512 where the table says (t->simd), the rest here. The checksum term as in
+ * build_probe_w. */
+static void probe_direct(const uint64_t *s, uint64_t s_n, uint64_t probes, const radix_table *t,
+                         const radix_probe_consts *k, const radix_format *f, uint64_t *matches, uint64_t *checksum)
+{
+    uint64_t m = 0, c = 0, first = 0;
+    const uint64_t keymask = k->keymask, mask = k->mask;
+    const int hash_shift = k->hash_shift, rid_bits = k->rid_bits;
+    (void)f;
+    if (t->simd) first = radix_probe_direct_avx512(s, s_n, k, t->direct, &m, &c);
+    for (uint64_t jj = first; jj < probes; jj++) {
+        const uint64_t w = s[jj < s_n ? jj : 0], ri = t->direct[(w >> hash_shift) & mask];
+#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
+        const uint64_t hit = ((ri ^ w) & ~keymask) == 0;
+#else
+        const uint64_t hit = ((ri ^ w) & keymask) == 0;
+#endif
+#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
+        const uint64_t term = match_term((w & ~keymask) + f->rid_base[1], (ri & ~keymask) + f->rid_base[0],
+                                         ((w >> rid_bits) << f->radix_bits) | k->part);
+#else
+        const uint64_t term = match_mix(ri * MATCH_R_MUL + (w + (w >> rid_bits) * k->khi_mul + k->pre0));
+#endif
+        m += hit;
+        c += term & (UINT64_C(0) - hit);
+    }
+    *matches += m;
+    *checksum += c;
 }
 
 /* W: item width in words (compile-time). Packed items compare the key part (bits above rid_bits);
@@ -80,26 +136,28 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
     const uint64_t khi_mul = (MATCH_KEY_MUL << f->radix_bits) - ((MATCH_R_MUL + 1) << rid_bits);
     const uint64_t pre0 = match_pre(f->rid_base[0], f->rid_base[1], part);
     uint32_t *heads = t->heads, *next = t->next;
+    uint64_t probes = s_n;
+#ifdef RMB_MUTANT_RADIX_DUP_TUPLE /* mutation suite: the first S item of partition 0 is probed twice */
+    if (part == 0 && s_n > 0) probes++;
+#endif
+    const radix_probe_consts k = {hash_shift, rid_bits, f->radix_bits, mask, keymask, khi_mul, pre0, part,
+                                  {f->rid_base[0], f->rid_base[1]}};
+    if (W == 1 && nb >= 2 && build_direct(r, r_n, hash_shift, nb, t->direct) == 0) {
+        probe_direct(s, s_n, probes, t, &k, f, matches, checksum);
+        return;
+    }
     memset(heads, 0, nb * sizeof *heads);
     for (uint64_t i = 0; i < r_n; i++) {
         uint64_t h = (r[i * W] >> hash_shift) & mask;
         next[i] = heads[h];
         heads[h] = (uint32_t)(i + 1);
     }
-    uint64_t m = 0, c = 0;
-    uint64_t probes = s_n, first = 0;
+    uint64_t m = 0, c = 0, first = 0;
     /* AVX-512 only: an AVX2 probe (4 lanes, heads, links and R items gathered, the checksum in
      * emulated 64-bit multiplies) ran 4.1-6.7 ns a tuple against this scalar loop's 3.1-4.8 on the
      * EPYC VM (Zen 3 without AVX-512, leaves of 16384 R items, 1:1 and 1:4, alternated in one
      * process), where gathers are slow: AVX2 CPUs probe in scalar */
-    if (W == 1 && t->simd) { /* 8 at a time; the rest below */
-        const radix_probe_consts k = {hash_shift, rid_bits, f->radix_bits, mask, keymask, khi_mul, pre0, part,
-                                      {f->rid_base[0], f->rid_base[1]}};
-        first = radix_probe_avx512(r, s, s_n, &k, heads, next, &m, &c);
-    }
-#ifdef RMB_MUTANT_RADIX_DUP_TUPLE /* mutation suite: the first S item of partition 0 is probed twice */
-    if (part == 0 && s_n > 0) probes++;
-#endif
+    if (W == 1 && t->simd) first = radix_probe_avx512(r, s, s_n, &k, heads, next, &m, &c); /* 8 at a time; the rest below */
     for (uint64_t jj = first; jj < probes; jj++) {
         const uint64_t j = jj < s_n ? jj : 0;
         const uint64_t w = s[j * W];

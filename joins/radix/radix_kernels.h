@@ -162,10 +162,16 @@ int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int
 
 /* --- build + probe one partition ------------------------------------------------------------- */
 /* Bucket-chained hash table (Balkesen et al.): heads[hash] = 1 + index of the last R item with that
- * hash, next[i] = 1 + index of the previous one. Sized for the largest R partition. */
+ * hash, next[i] = 1 + index of the previous one. Sized for the largest R partition.
+ * Packed items first try a table of one item per bucket (direct[hash] = the R item, an empty
+ * bucket holding a word of another hash, which matches no S item of this one): where no two R
+ * items of a leaf share a hash, as with a key column of distinct values partitioned on its low
+ * bits, a probe is one load and one compare, no head, link or chain. The build sees a shared hash
+ * and then builds the chained table instead (build_probe.c). */
 typedef struct {
     uint32_t *heads, *next;
     uint64_t head_cap, next_cap;
+    uint64_t *direct;  /* head_cap words */
     int simd;          /* 1: packed S items probe 8 at a time in AVX-512 (probe_avx512.c); 0 (zeroed) scalar */
     /* memory to carve heads and next from before allocating (dead input, already mapped: no fresh
      * pages); arena_used: the most words of it taken. NULL: allocate. */
@@ -187,6 +193,9 @@ typedef struct {
 } radix_probe_consts;
 uint64_t radix_probe_avx512(const uint64_t *r, const uint64_t *s, uint64_t s_n, const radix_probe_consts *k,
                             const uint32_t *heads, const uint32_t *next, uint64_t *matches, uint64_t *checksum);
+/* The same over the one-item buckets (radix_table.direct, mask + 1 of them). */
+uint64_t radix_probe_direct_avx512(const uint64_t *s, uint64_t s_n, const radix_probe_consts *k, const uint64_t *direct,
+                                   uint64_t *matches, uint64_t *checksum);
 
 /* Join one partition pair of network partition `part` (the keys' low radix_bits bits, which packed
  * items lack): every S item against every R item with an equal key (R keys need not be unique).

@@ -1,7 +1,8 @@
 /* Build + probe of one partition against a nested-loop reference: duplicate R keys, S keys with
  * several partners, keys without partners, empty sides, packed and plain items (packed: keys
- * without the partition's bits, rids as offsets from each relation's first), and a partition
- * larger than any cache (correct, just slower). */
+ * without the partition's bits, rids as offsets from each relation's first), distinct R keys (the
+ * one-item buckets, and the chained table where their hashes collide), and a partition larger
+ * than any cache (correct, just slower). */
 #include <stdlib.h>
 
 #include "tests/check.h"
@@ -55,8 +56,50 @@ static void one_case(uint64_t rn, uint64_t sn, uint64_t key_range, int hash_bits
     free(r), free(s), free(rp), free(sp);
 }
 
+/* Distinct R keys (a permutation of [0, rn)), S keys from [0, 2 rn): the one-item buckets where
+ * the hash bits tell the keys apart (hash_bits_used 0), the chained table where they do not (> 0:
+ * keys that differ only below the hash share a bucket); misses, 1:N and a tail below a vector. */
+static void distinct_case(uint64_t rn, uint64_t sn, int hash_bits_used)
+{
+    const int radix_bits = 3, rid_bits = 22;
+    const uint64_t r_base = 77, s_base = 3000000;
+    tuple_t *r = malloc((rn + 1) * sizeof *r), *s = malloc((sn + 1) * sizeof *s);
+    uint64_t *rp = malloc((rn + 1) * 8), *sp = malloc((sn + 1) * 8);
+    for (uint64_t i = 0; i < rn; i++) r[i] = (tuple_t){i << radix_bits | 5, r_base + i};
+    for (uint64_t i = rn; i > 1; i--) { /* Fisher-Yates: build order is not key order */
+        const uint64_t k = next_rand() % i;
+        const uint64_t key = r[i - 1].key;
+        r[i - 1].key = r[k].key, r[k].key = key;
+    }
+    for (uint64_t j = 0; j < sn; j++) s[j] = (tuple_t){(next_rand() % (2 * rn)) << radix_bits | 5, s_base + j};
+    for (uint64_t i = 0; i < rn; i++) rp[i] = radix_pack(r[i].key, r[i].rid - r_base, radix_bits, rid_bits);
+    for (uint64_t j = 0; j < sn; j++) sp[j] = radix_pack(s[j].key, s[j].rid - s_base, radix_bits, rid_bits);
+    uint64_t em, ec, m = 0, c = 0;
+    reference(r, rn, s, sn, &em, &ec);
+    radix_table t = {0};
+    CHECK(radix_table_reserve(&t, rn) == 0);
+    t.simd = use_simd;
+    radix_format packed = {1, radix_bits, rid_bits, {r_base, s_base}};
+    radix_build_probe(rp, rn, sp, sn, &packed, 5, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
+    CHECK_EQ_U64(m, em);
+    CHECK_EQ_U64(c, ec);
+    /* the same table again, reused for another leaf of other sizes (as the leaves of a partition) */
+    m = c = 0;
+    radix_build_probe(rp, rn / 2, sp, sn, &packed, 5, radix_key_shift(&packed, radix_bits + hash_bits_used), &t, &m, &c);
+    reference(r, rn / 2, s, sn, &em, &ec);
+    CHECK_EQ_U64(m, em);
+    CHECK_EQ_U64(c, ec);
+    radix_table_free(&t);
+    free(r), free(s), free(rp), free(sp);
+}
+
 static void all_cases(void)
 {
+    distinct_case(2, 5, 0);        /* two buckets, S beyond them */
+    distinct_case(1000, 3000, 0);  /* one-item buckets, half the S items miss */
+    distinct_case(4096, 4099, 0);  /* a power of two: every bucket full, then a tail of 3 */
+    distinct_case(1000, 3000, 2);  /* distinct keys whose hashes collide: the chained table */
+    distinct_case(3, 40, 1);
     one_case(0, 10, 5, 0);
     one_case(10, 0, 5, 0);
     one_case(1, 1, 1, 0);
