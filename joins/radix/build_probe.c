@@ -29,15 +29,15 @@ int radix_table_reserve(radix_table *t, uint64_t r_n)
     if (heads <= t->head_cap && r_n <= t->next_cap) return 0;
     /* with room: leaves differ a little in size, and each regrowth takes fresh pages */
     const uint64_t hc = heads > t->head_cap ? heads : t->head_cap, nc = r_n > t->next_cap ? r_n + r_n / 4 : t->next_cap;
-    const uint64_t nc_even = (nc + 1) & ~(uint64_t)1; /* the direct buckets after it, 8-byte aligned */
+    const uint64_t at = (hc + nc + 1) & ~(uint64_t)1, words = at + 2 * hc; /* the one-item buckets 8-byte aligned */
     if (!in_arena(t, t->heads)) free(t->heads);
     if (!in_arena(t, t->next)) free(t->next);
     if (!in_arena(t, (const uint32_t *)(void *)t->direct)) free(t->direct);
-    if (t->arena && ((uintptr_t)t->arena & 7) == 0 && hc + nc_even + 2 * hc <= t->arena_words) {
+    if (t->arena && ((uintptr_t)t->arena & 7) == 0 && words <= t->arena_words) {
         t->heads = t->arena;
         t->next = t->arena + hc;
-        t->direct = (uint64_t *)(void *)(t->arena + hc + nc_even);
-        if (hc + nc_even + 2 * hc > t->arena_used) t->arena_used = hc + nc_even + 2 * hc;
+        t->direct = (uint64_t *)(void *)(t->arena + at);
+        if (words > t->arena_used) t->arena_used = words;
     } else {
         t->heads = malloc(hc * sizeof *t->heads);
         t->next = malloc(nc * sizeof *t->next);
