@@ -85,33 +85,57 @@ static int build_direct(const uint64_t *r, uint64_t r_n, int hash_shift, uint64_
     return shared ? -1 : 0;
 }
 
+/* One R item against one S item, and a match's checksum term (the formula is build_probe_w's
+ * comment), for both tables. Packed: words; plain: tuple_t {key, rid} as two words. */
+static inline bool packed_hit(uint64_t ri, uint64_t w, uint64_t keymask)
+{
+#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
+    return ((ri ^ w) & ~keymask) == 0;
+#else
+    return ((ri ^ w) & keymask) == 0;
+#endif
+}
+static inline uint64_t packed_term(uint64_t ri, uint64_t w, const radix_probe_consts *k, const radix_format *f)
+{
+#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
+    return match_term((w & ~k->keymask) + f->rid_base[1], (ri & ~k->keymask) + f->rid_base[0],
+                      ((w >> k->rid_bits) << f->radix_bits) | k->part);
+#else
+    (void)f;
+    return match_mix(ri * MATCH_R_MUL + (w + (w >> k->rid_bits) * k->khi_mul + k->pre0));
+#endif
+}
+static inline bool plain_hit(const uint64_t *ri, const uint64_t *si, const radix_format *f)
+{
+#ifdef RMB_MUTANT_RADIX_MATCH_RID
+    return ri[1] - f->rid_base[0] == si[1] - f->rid_base[1];
+#else
+    (void)f;
+    return ri[0] == si[0];
+#endif
+}
+static inline uint64_t plain_term(const uint64_t *ri, const uint64_t *si)
+{
+#ifdef RMB_MUTANT_RADIX_SWAP_RIDS
+    return match_term(si[1], ri[1], si[0]);
+#else
+    return match_term(ri[1], si[1], si[0]);
+#endif
+}
+
 /* Probe packed S items against the one-item buckets: a match is the bucket's item with the S item's
  * key part, counted and summed without a branch (at selectivity < 1 the outcome is random); 8 at a
- * time in AVX-512 where the table says (t->simd), the rest here. The checksum term as in
- * build_probe_w. */
+ * time in AVX-512 where the table says (t->simd), the rest here. */
 static void probe_direct(const uint64_t *s, uint64_t s_n, uint64_t probes, const radix_table *t,
                          const radix_probe_consts *k, const radix_format *f, uint64_t *matches, uint64_t *checksum)
 {
     uint64_t m = 0, c = 0, first = 0;
-    const uint64_t keymask = k->keymask, mask = k->mask;
-    const int hash_shift = k->hash_shift, rid_bits = k->rid_bits;
-    (void)f;
     if (t->simd) first = radix_probe_direct_avx512(s, s_n, k, t->direct, &m, &c);
     for (uint64_t jj = first; jj < probes; jj++) {
-        const uint64_t w = s[jj < s_n ? jj : 0], ri = t->direct[(w >> hash_shift) & mask];
-#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
-        const uint64_t hit = ((ri ^ w) & ~keymask) == 0;
-#else
-        const uint64_t hit = ((ri ^ w) & keymask) == 0;
-#endif
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
-        const uint64_t term = match_term((w & ~keymask) + f->rid_base[1], (ri & ~keymask) + f->rid_base[0],
-                                         ((w >> rid_bits) << f->radix_bits) | k->part);
-#else
-        const uint64_t term = match_mix(ri * MATCH_R_MUL + (w + (w >> rid_bits) * k->khi_mul + k->pre0));
-#endif
+        const uint64_t w = s[jj < s_n ? jj : 0], ri = t->direct[(w >> k->hash_shift) & k->mask];
+        const uint64_t hit = packed_hit(ri, w, k->keymask);
         m += hit;
-        c += term & (UINT64_C(0) - hit);
+        c += packed_term(ri, w, k, f) & (UINT64_C(0) - hit);
     }
     *matches += m;
     *checksum += c;
@@ -162,26 +186,10 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
         const uint64_t j = jj < s_n ? jj : 0;
         const uint64_t w = s[j * W];
         for (uint32_t idx = heads[(w >> hash_shift) & mask]; idx; idx = next[idx - 1]) {
-            const uint64_t *ri = r + (uint64_t)(idx - 1) * W;
-#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
-            if (W == 2 ? ri[1] - f->rid_base[0] == s[j * W + 1] - f->rid_base[1] : ((ri[0] ^ w) & ~keymask) == 0) {
-#else
-            if (((ri[0] ^ w) & keymask) == 0) {
-#endif
+            const uint64_t *ri = r + (uint64_t)(idx - 1) * W, *si = s + j * W;
+            if (W == 1 ? packed_hit(ri[0], w, keymask) : plain_hit(ri, si, f)) {
                 m++;
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
-                {
-                    const uint64_t rr = W == 2 ? ri[1] : (ri[0] & ~keymask) + f->rid_base[0];
-                    const uint64_t sr = W == 2 ? s[j * W + 1] : (w & ~keymask) + f->rid_base[1];
-                    const uint64_t key = W == 2 ? w : ((w >> rid_bits) << f->radix_bits) | part;
-                    c += match_term(sr, rr, key);
-                    continue;
-                }
-#endif
-                if (W == 2)
-                    c += match_mix(ri[1] * MATCH_R_MUL + (s[j * W + 1] + w * MATCH_KEY_MUL));
-                else
-                    c += match_mix(ri[0] * MATCH_R_MUL + (w + (w >> rid_bits) * khi_mul + pre0));
+                c += W == 1 ? packed_term(ri[0], w, &k, f) : plain_term(ri, si);
             }
         }
     }
