@@ -1,5 +1,9 @@
 #include "bench/memory.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,4 +149,21 @@ void mem_free_large(void *p, uint64_t bytes)
     bytes = large_length(bytes);
     numa_placement_check(p, bytes); /* after use, where the pages really went */
     munmap(p, bytes);
+}
+
+void mem_stream_copy(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    size_t head = (16 - (uintptr_t)d % 16) % 16;
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 16 <= bytes; i += 16) _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+    memcpy(d + i, s + i, bytes - i);
+    _mm_sfence();
+#else
+    memcpy(dst, src, bytes);
+#endif
 }

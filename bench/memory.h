@@ -46,6 +46,11 @@ void mem_format(int64_t bytes, char *buf, int len);
 void *mem_alloc_large(uint64_t bytes);
 void mem_free_large(void *p, uint64_t bytes);
 
+/* memcpy with non-temporal stores for the whole 16-byte words of dst, ending with a store fence:
+ * for data written once and read later by another phase (or rank), which then neither reads dst's
+ * lines from memory first nor evicts the cache; plain memcpy without SSE2. */
+void mem_stream_copy(void *dst, const void *src, size_t bytes);
+
 /* Large blocks kept mapped from one use to the next, one per slot and process (issue 16: fresh
  * pages only where nothing could be reused; on this VM a fresh page costs more than the data
  * written into it, and freed memory goes back to the host within seconds). The slots: 0 the radix

@@ -146,6 +146,8 @@ typedef struct {
     int tuple_bytes;           /* 8 packed or 16: the format that ran (join_output.tuple_bytes) */
     int passes;                /* radix: local passes; sort-merge: merge passes (join_output.passes) */
     int counted;               /* radix: local passes that read their items once more to count them */
+    int direct_ranks;          /* ranks whose windows a rank stores into itself (0 or 1: its own; --window
+                                * shared: those of its host), the others' tuples go through send buffers */
 } join_bytes_shape;
 
 /* A join algorithm. The command calls, on every rank of ctx->comm:

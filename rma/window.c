@@ -12,7 +12,7 @@
 #include "bench/numa_policy.h"
 #include "rma/window_auto.h"
 
-const char *const win_flavor_names[] = {"allocate", "create", "create-huge", "auto", NULL};
+const char *const win_flavor_names[] = {"allocate", "create", "create-huge", "auto", "shared", NULL};
 
 uint64_t rma_round_size(uint64_t bytes)
 {
@@ -39,8 +39,16 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     /* We only use put/get and MPI_SUM/MPI_NO_OP atomics: lets the library pick faster paths. */
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
     MPI_Info_set(info, "same_disp_unit", "true");
+    memset(&w->shm, 0, sizeof w->shm);
+    w->shm.win = MPI_WIN_NULL;
+    /* the node's segments (placed under --numa by shm_window_open itself), or none on this node */
+    if (flavor == WIN_SHARED) shm_window_open(&w->shm, comm, w->bytes, MPI_INFO_NULL);
+    const bool segment = w->shm.win != MPI_WIN_NULL;
     numa_policy_push(); /* --numa: pages this rank first touches follow the run's policy */
-    if (flavor == WIN_ALLOCATE) {
+    if (segment) {
+        w->base = w->shm.base;
+        MPI_CHECK(w->rank, MPI_Win_create(w->base, (MPI_Aint)w->bytes, 1, info, comm, &w->win));
+    } else if (flavor == WIN_ALLOCATE) {
         MPI_CHECK(w->rank, MPI_Win_allocate((MPI_Aint)w->bytes, 1, info, comm, &w->base, &w->win));
     } else {
         if (flavor == WIN_CREATE) {
@@ -54,7 +62,7 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     }
     /* Under a policy, the owner faults its pages in now (else the first remote writer would place
      * them, on its own node, through shared memory); no-op under --numa off. */
-    if (numa_policy() != NUMA_OFF) numa_touch_pages(w->base, w->bytes);
+    if (numa_policy() != NUMA_OFF && !segment) numa_touch_pages(w->base, w->bytes);
     numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
@@ -118,9 +126,27 @@ static void map_peer(rma_window *w, int target, uint64_t disp, uint64_t bytes)
     MPI_CHECK(w->rank, MPI_Put(&zero, 1, MPI_BYTE, target, (MPI_Aint)(end - 1), 1, MPI_BYTE, w->win));
 }
 
+/* One store of a zero per page of [p, p + bytes) (and its last byte), in this rank's mapping. */
+static void map_own_stores(unsigned char *p, uint64_t bytes)
+{
+    if (bytes == 0) return;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    for (uint64_t d = 0; d < bytes; d += page) ((volatile unsigned char *)p)[d] = 0;
+    ((volatile unsigned char *)p)[bytes - 1] = 0;
+}
+
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes)
 {
+    if (w->flavor == WIN_SHARED) {
+        for (uint64_t i = 0; i < n; i++) {
+            int t = target ? target[i] : (int)i;
+            unsigned char *peer = t != ctx->rank ? rma_window_peer_base(w, t) : NULL;
+            if (peer) map_own_stores(peer + (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
+        }
+        MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* nobody stores into a run before it is mapped everywhere */
+        return;
+    }
     if (w->flavor != WIN_ALLOCATE || ctx->host_size < 2) return;
     rma_window_lock_all(w);
     for (uint64_t i = 0; i < n; i++) {
@@ -150,11 +176,16 @@ void rma_window_unlock_all(rma_window *w)
 
 double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
 {
-    for (int i = 0; i < n; i++)
-        if (w[i].locked_all) rma_window_unlock_all(&w[i]);
     int rank;
     MPI_Comm_rank(comm, &rank);
+    for (int i = 0; i < n; i++) {
+        if (w[i].locked_all) rma_window_unlock_all(&w[i]);
+        /* this rank's stores into its node's segments, ordered before the barrier */
+        if (w[i].shm.win != MPI_WIN_NULL) MPI_CHECK(rank, MPI_Win_sync(w[i].shm.win));
+    }
     const double waited = rmb_wait_all(comm); /* every origin has unlocked: every put into these windows is complete */
+    for (int i = 0; i < n; i++) /* and the node's stores into this segment, before its loads */
+        if (w[i].shm.win != MPI_WIN_NULL) MPI_CHECK(rank, MPI_Win_sync(w[i].shm.win));
     /* This rank reads its window with loads next: MPI_Win_sync brings the public copy into the
      * private one (separate model) and is the memory barrier between the origins' completed puts
      * and those loads (unified model; MPI 4.1 says so). Without it in the unified model, MPICH
@@ -187,8 +218,11 @@ static void give_back_pages(void *base, uint64_t bytes)
 void rma_window_free(rma_window *w)
 {
     if (w->locked_all) rma_window_unlock_all(w);
-    numa_placement_check(w->base, w->bytes); /* after use: where the window's pages really are */
+    const bool segment = w->shm.win != MPI_WIN_NULL;
+    if (!segment) numa_placement_check(w->base, w->bytes); /* after use: where the window's pages really are */
     MPI_CHECK(w->rank, MPI_Win_free(&w->win));
+    if (segment) shm_window_close(&w->shm); /* checks the placement too */
+    else if (w->flavor == WIN_SHARED) mem_free_large(w->base, w->bytes);
     if (w->flavor == WIN_CREATE) {
         give_back_pages(w->base, w->bytes);
         MPI_Free_mem(w->base);

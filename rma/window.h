@@ -12,10 +12,18 @@
 #include <stdint.h>
 
 #include "bench/context.h"
+#include "rma/shm_window.h"
 
 /* WIN_AUTO (--window auto) is no flavour of its own: rma/window_auto.h resolves it to the one whose
- * allocation and first touch cost least here; WIN_FLAVORS counts the real ones. */
-typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2, WIN_AUTO = 3 } win_flavor;
+ * allocation and first touch cost least here; WIN_FLAVORS counts the flavours it chooses among.
+ * WIN_SHARED (--window shared, never chosen by auto: it changes how data moves, not only where the
+ * memory comes from) is MPI-3's shared-memory model under an RMA window: each node's ranks get
+ * their memory from MPI_Win_allocate_shared on the node's communicator, the window over all ranks
+ * is MPI_Win_create on that memory, and an operator may store straight into a segment of a rank of
+ * its node (rma_window_peer_base) instead of putting there; ranks on other nodes are reached by
+ * MPI_Put as with every flavour. A node where the library makes no shared window (a rank alone on
+ * its node, Open MPI without osc sm) gets private memory: every transfer is then a put. */
+typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2, WIN_AUTO = 3, WIN_SHARED = 4 } win_flavor;
 enum { WIN_FLAVORS = 3 };
 /* The library default, which --window auto (the joins' default) falls back to where it does not
  * measure (rma/window_auto.h): MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
@@ -24,7 +32,7 @@ enum { WIN_FLAVORS = 3 };
  * 0.74 s against 1.1 s); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot
  * (pmodels/mpich#6110, fixed for 4.1). --window allocate still selects it. */
 #define RMA_JOIN_DEFAULT_FLAVOR (RMB_MPICH_BEFORE_4_1 ? WIN_CREATE : WIN_ALLOCATE)
-extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", "auto", NULL} */
+extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", "auto", "shared", NULL} */
 
 typedef struct {
     MPI_Win win;
@@ -33,7 +41,17 @@ typedef struct {
     win_flavor flavor;
     int rank;             /* for error messages */
     int locked_all;
+    shm_window shm;       /* WIN_SHARED: the node's segments (shm.win MPI_WIN_NULL: none, and otherwise) */
 } rma_window;
+
+/* Where this rank may store into rank r's window directly: r's segment when the window is
+ * WIN_SHARED and r shares this rank's node (this rank's own base for r itself), else NULL (put;
+ * also for r itself where the node has no segments).
+ * Stores must be made visible before the owner reads: rma_windows_end_epoch does that. */
+static inline void *rma_window_peer_base(const rma_window *w, int r)
+{
+    return w->flavor == WIN_SHARED ? (void *)shm_window_peer(&w->shm, r) : NULL;
+}
 
 uint64_t rma_round_size(uint64_t bytes);
 
@@ -56,7 +74,8 @@ void rma_window_prefault(rma_window *w);
  * rank i) at items first[i] (+ first2[i] when given), count[i] items of item_bytes. Ends with a
  * barrier, so that no real put overtakes a mapping put; nothing (not even the barrier) for the
  * other flavours (their puts write the target's own mapping, which the owner has prefaulted) or
- * one rank per host. */
+ * one rank per host. WIN_SHARED: this rank will store into those runs itself, so it maps them
+ * with one store of a zero per page of its mapping of the peer's segment (no MPI call; the barrier). */
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes);
 
@@ -71,8 +90,10 @@ void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info i
  * comm (the windows' group): unlocks each of the n windows (MPI_Win_unlock_all completes this
  * rank's puts at their targets), waits at a barrier until every origin has done so, then makes
  * what arrived visible to this rank's own loads: an MPI_Win_sync in a lock of its own window (the
- * separate model's copy, the unified model's memory barrier). Afterwards the owner may read its
- * windows with plain loads.
+ * separate model's copy, the unified model's memory barrier). WIN_SHARED also syncs the node's
+ * shared window before and after the barrier, which orders the stores of the node's ranks into
+ * this rank's segment (rma_window_peer_base) before its loads (MPI-4.1 §12.7).
+ * Afterwards the owner may read its windows with plain loads.
  * Returns the seconds this rank waited at the barrier (the phase's imbalance: rmb_wait_all). */
 double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
 

@@ -67,11 +67,12 @@ static void plan_rank(const join_opts *o, scale *sc, uint64_t r_total, int rank,
             continue;
         }
         fit[nfit++] = rp->plans[a];
-        /* pages of the host's other ranks' windows this rank puts into are mapped here too
-         * (MPI_Win_allocate on shared memory): at most its share, bounded by its own windows; --window
-         * auto may choose MPI_Win_allocate when it runs */
+        /* pages of the host's other ranks' windows this rank puts (or, --window shared, stores) into
+         * are mapped here too (shared memory): at most its share, bounded by its own windows;
+         * --window auto may choose MPI_Win_allocate when it runs */
         int64_t r = join_plan_bytes(&rp->plans[a]);
-        if (sc->per_host > 1 && (o->window == WIN_ALLOCATE || o->window == WIN_AUTO)) r += rp->plans[a].window_bytes;
+        if (sc->per_host > 1 && (o->window == WIN_ALLOCATE || o->window == WIN_AUTO || o->window == WIN_SHARED))
+            r += rp->plans[a].window_bytes;
         if (r > rp->resident_plan) rp->resident_plan = r;
     }
     sc->nfit = nfit;

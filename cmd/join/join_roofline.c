@@ -48,7 +48,8 @@ void join_roofline_apply(const join_session *js, join_run_result *res)
     const phase_stats *st = &res->st;
     res->has_bytes = res->algo->bytes != NULL;
     const join_bytes_shape shape = {js->ctx.size, js->wl.r_total, js->wl.s_total, (int)res->out.tuple_bytes,
-                                    (int)res->out.passes, (int)res->out.local_counted};
+                                    (int)res->out.passes, (int)res->out.local_counted,
+                                    js->o.window == WIN_SHARED ? js->ctx.host_size : 1};
     for (int i = 0; i < st->n; i++) {
         res->gbs[i] = res->frac[i] = -1;
         if (!res->has_bytes || st->detail[i] || st->avg[i] <= 0) continue;

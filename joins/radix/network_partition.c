@@ -3,7 +3,8 @@
  * offset there. Tuples are staged in a cache line per partition (software write-combining); a full
  * line of a local partition is streamed straight into the local part of the window, a line of a
  * remote partition is appended to that partition's put buffer (rma/putbuf), which MPI_Puts it when
- * full. The same kernel with every partition local packs a relation for the other designs
+ * full. Under --window shared a partition of a rank on this node is local in that sense: its lines
+ * are streamed straight into that rank's segment (rma_window_peer_base), no put buffer, no MPI_Put. The same kernel with every partition local packs a relation for the other designs
  * (radix_pack_relation, exchange.h). */
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,29 +33,35 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
                             item);
 }
 
+enum { LOCAL = 0, PUT = 1, PEER = 2 };
+
 typedef struct {
     uint64_t *lines;      /* `ring` lines of 8 words per partition (radix_net_ring, radix_kernels.h) */
     uint64_t ring;
     uint64_t *off;        /* next item index in the owner's window (+ m during the pass) */
     const uint64_t *start;/* first item index of this rank's run in the owner's window */
-    unsigned char *remote;
+    unsigned char *remote; /* LOCAL, PUT, or PEER: stored into its owner's segment (--window shared) */
+    const int *owner;      /* PEER partitions: the owner (radix_layout.owner) */
+    const rma_window *win; /* PEER partitions: whose segments */
     uint64_t m;           /* slot of window item 0 in its cache line */
     int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
     int simd;             /* packed tuples staged by the AVX-512 loop (radix_pack_block_avx512) */
+    uint64_t *own;        /* this rank's own window (or the packing destination) */
 } net_state;
 
 /* Write a staged line of partition p: its first `filled` slots end at window index `end`; slots of
  * the line before this rank's run in the partition are not ours. */
 static inline __attribute__((always_inline)) void flush_line(const net_state *st, uint64_t p, uint64_t end,
                                                              uint64_t filled, const int W, const uint64_t *line,
-                                                             uint64_t *win, putbuf_set *pb)
+                                                             putbuf_set *pb)
 {
     uint64_t valid = end - st->start[p];
     if (valid > filled) valid = filled;
     const uint64_t *src = line + (filled - valid) * (uint64_t)W;
     size_t bytes = valid * (uint64_t)W * 8;
     const bool full = valid == 8 / (uint64_t)W;
-    if (st->remote[p]) {
+    uint64_t *const win = st->remote[p] == PEER ? rma_window_peer_base(st->win, st->owner[p]) : st->own;
+    if (st->remote[p] == PUT) {
         if (full)
             putbuf_append_line(pb, (int)p, src, src[6], src[7]);
         else
@@ -62,6 +69,9 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
     } else if (st->stream && full) {
         radix_stream_line(win + (end - valid) * W, src);
     } else {
+#ifdef RMB_MUTANT_RADIX_SHARED_TAIL /* mutation suite: a partial line stored into a node peer's segment is lost */
+        if (st->remote[p] == PEER) return;
+#endif
         memcpy(win + (end - valid) * W, src, bytes);
     }
 }
@@ -72,8 +82,7 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
  * block is one tuple when there is one line per partition). */
 static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *in, uint64_t n, const int W,
                                                                   const bool OFFSET, const radix_format *f, int rel,
-                                                                  uint64_t mask, net_state *st, uint64_t *win,
-                                                                  putbuf_set *pb)
+                                                                  uint64_t mask, net_state *st, putbuf_set *pb)
 {
     const uint64_t L = 8 / (uint64_t)W, R = st->ring, ring = L * R, m = st->m;
     const uint64_t block = R == 1 ? 1 : RADIX_SWWC_BLOCK(L);
@@ -101,11 +110,11 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
                 nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
             }
         for (uint64_t k = 0; k < nf; k++)
-            flush_line(st, fp[k], fq[k] + 1 - m, L, W, radix_swwc_line(st->lines, fp[k], fq[k], L, st->ring), win, pb);
+            flush_line(st, fp[k], fq[k] + 1 - m, L, W, radix_swwc_line(st->lines, fp[k], fq[k], L, st->ring), pb);
     }
     for (uint64_t p = 0; p <= mask; p++) { /* partial last lines */
         uint64_t q = pos[p], filled = q % L;
-        if (filled) flush_line(st, p, q - m, filled, W, radix_swwc_line(st->lines, p, q, L, st->ring), win, pb);
+        if (filled) flush_line(st, p, q - m, filled, W, radix_swwc_line(st->lines, p, q, L, st->ring), pb);
     }
     radix_stream_fence();
 }
@@ -121,14 +130,14 @@ static const tuple_t *relation_input(const join_input *in, int rel, uint64_t *n)
 }
 
 static void network_pass(const tuple_t *src, uint64_t n, const radix_format *f, int rel, uint64_t np, net_state *st,
-                         uint64_t *win, putbuf_set *pb)
+                         putbuf_set *pb)
 {
     if (f->words == 2)
-        network_pass_w(src, n, 2, false, f, rel, np - 1, st, win, pb);
+        network_pass_w(src, n, 2, false, f, rel, np - 1, st, pb);
     else if (f->rid_base[rel] == 0)
-        network_pass_w(src, n, 1, false, f, rel, np - 1, st, win, pb);
+        network_pass_w(src, n, 1, false, f, rel, np - 1, st, pb);
     else
-        network_pass_w(src, n, 1, true, f, rel, np - 1, st, win, pb);
+        network_pass_w(src, n, 1, true, f, rel, np - 1, st, pb);
 }
 
 void radix_pack_relation(const join_input *in, const radix_format *f, int rel, uint64_t np, const uint64_t *off,
@@ -138,19 +147,22 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
     st.ring = radix_net_ring(np);
     st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
-    st.remote = calloc(np, 1);
+    st.remote = calloc(np, 1); /* LOCAL */
     if (!st.lines || !st.off || !st.remote) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the packing state\n", in->ctx->rank);
         MPI_Abort(in->ctx->comm, 1);
     }
     memcpy(st.off, off, np * sizeof *st.off);
+    st.own = dst;
+    st.owner = NULL; /* no PEER partitions */
+    st.win = NULL;
     st.start = off; /* every slot of a line is this rank's */
     st.m = ((uintptr_t)dst % 64) / (8 * (uint64_t)f->words);
     st.stream = (uintptr_t)dst % (8 * (uint64_t)f->words) == 0;
     st.simd = (simd & RADIX_SIMD_SCATTER) != 0;
     uint64_t n;
     const tuple_t *src = relation_input(in, rel, &n);
-    network_pass(src, n, f, rel, np, &st, dst, NULL);
+    network_pass(src, n, f, rel, np, &st, NULL);
     free(st.lines);
     free(st.off);
     free(st.remote);
@@ -169,6 +181,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     uint64_t *start = malloc(np * sizeof *start);
     st.start = start;
     st.remote = malloc(np);
+    st.owner = lay->owner;
     int *target = malloc(np * sizeof *target);
     MPI_Aint *disp = malloc(np * sizeof *disp);
     if (!st.lines || !st.off || !start || !st.remote || !target || !disp) {
@@ -179,12 +192,18 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     st.simd = (lay->simd & RADIX_SIMD_SCATTER) != 0;
     for (int rel = 0; rel < 2; rel++) {
         rma_window_lock_all(&win[rel]);
+        const uintptr_t align = (uintptr_t)win[rel].base % 64;
+        st.own = win[rel].base;
+        st.win = &win[rel];
         for (uint64_t p = 0; p < np; p++) {
             start[p] = st.off[p] = lay->base[rel][p] + lay->prefix[rel][p];
-            st.remote[p] = lay->owner[p] != ctx->rank;
-            target[p] = st.remote[p] ? lay->owner[p] : -1;
+            /* a node peer's segment is stored into like this rank's window where its lines sit at
+             * the same offsets from 64-byte boundaries (the staging lines are aligned to this one) */
+            const uint64_t *peer = lay->owner[p] == ctx->rank ? NULL : rma_window_peer_base(&win[rel], lay->owner[p]);
+            st.remote[p] = lay->owner[p] == ctx->rank ? LOCAL : peer && (uintptr_t)peer % 64 == align ? PEER : PUT;
+            target[p] = st.remote[p] == PUT ? lay->owner[p] : -1;
 #ifdef RMB_MUTANT_RADIX_MISROUTE /* mutation suite: one partition of S is put to the next rank */
-            if (rel == REL_S && p == np / 2 && st.remote[p]) target[p] = (lay->owner[p] + 1) % ctx->size;
+            if (rel == REL_S && p == np / 2 && st.remote[p] == PUT) target[p] = (lay->owner[p] + 1) % ctx->size;
 #endif
             disp[p] = (MPI_Aint)(st.start[p] * item);
         }
@@ -199,7 +218,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
         }
         uint64_t n;
         const tuple_t *src = relation_input(in, rel, &n);
-        network_pass(src, n, f, rel, np, &st, win[rel].base, &pb);
+        network_pass(src, n, f, rel, np, &st, &pb);
         putbuf_finish(&pb);
         t->put += pb.t_put;
         t->flush += pb.t_flush;

@@ -5,7 +5,9 @@
  *   histogram          reads the input: 16 n (the histograms stay in cache)
  *   network_partition  reads the input, 16 n; writes every tuple once into a window, t n (its own
  *                      through a staging line and memcpy, the others' by MPI_Put); the remote share
- *                      is staged through the send buffers: written and read once more there
+ *                      is staged through the send buffers: written and read once more there (under
+ *                      --window shared the share of ranks off this rank's host, whose windows it
+ *                      does not store into itself)
  *   local_partition    per pass reads and writes the rank's received tuples: passes x t n each way,
  *                      and reads them once more in each pass that counts them (the first pass's
  *                      counts come from the histogram phase where they fit: join_output.local_counted)
@@ -21,7 +23,8 @@ join_phase_bytes radix_phase_bytes(const char *phase, const join_bytes_shape *s)
     join_phase_bytes b = {0, 0};
     if (s->ranks < 1) return b;
     const double P = s->ranks, n = ((double)s->r_total + (double)s->s_total) / P, t = s->tuple_bytes;
-    const double in = sizeof(tuple_t), remote = (P - 1) / P;
+    const double direct = s->direct_ranks > 1 && s->direct_ranks <= s->ranks ? s->direct_ranks : 1;
+    const double in = sizeof(tuple_t), remote = (P - direct) / P;
     if (strcmp(phase, "histogram") == 0) b.read = in * n;
     else if (strcmp(phase, "network_partition") == 0) {
         b.read = in * n + remote * t * n;

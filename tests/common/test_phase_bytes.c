@@ -30,6 +30,11 @@ int main(void)
     CHECK(is(radix_phase_bytes("local_partition", &r), 32000, 32000));
     r.passes = 0;
     CHECK(is(radix_phase_bytes("local_partition", &r), 0, 0));
+    r.direct_ranks = 2; /* --window shared on one host: the other rank's window is stored into directly */
+    CHECK(is(radix_phase_bytes("network_partition", &r), 32000, 16000));
+    r.ranks = 4; /* 2 hosts of 2: half of a rank's n = 1000 tuples go through send buffers */
+    CHECK(is(radix_phase_bytes("network_partition", &r), 16000 + 4000, 8000 + 4000));
+    r.direct_ranks = 0;
     r.ranks = 1; /* nothing leaves the rank: no send buffers */
     CHECK(is(radix_phase_bytes("network_partition", &r), 16 * 4000, 8 * 4000));
 
