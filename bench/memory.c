@@ -160,7 +160,8 @@ void mem_stream_copy(void *dst, const void *src, size_t bytes)
     if (head > bytes) head = bytes;
     memcpy(d, s, head);
     size_t i = head;
-    for (; i + 16 <= bytes; i += 16) _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+    for (; i + 16 <= bytes; i += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
     memcpy(d + i, s + i, bytes - i);
     _mm_sfence();
 #else

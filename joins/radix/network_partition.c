@@ -4,7 +4,8 @@
  * line of a local partition is streamed straight into the local part of the window, a line of a
  * remote partition is appended to that partition's put buffer (rma/putbuf), which MPI_Puts it when
  * full. Under --window shared a partition of a rank on this node is local in that sense: its lines
- * are streamed straight into that rank's segment (rma_window_peer_base), no put buffer, no MPI_Put. The same kernel with every partition local packs a relation for the other designs
+ * are streamed straight into that rank's segment (rma_window_peer_base), no put buffer, no
+ * MPI_Put. The same kernel with every partition local packs a relation for the other designs
  * (radix_pack_relation, exchange.h). */
 #include <stdbool.h>
 #include <stdio.h>
