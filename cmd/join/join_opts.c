@@ -92,7 +92,8 @@ static const char flush_help[] =
 static const char window_help[] =
     "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
     "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
-    "on a window of up to 4 MiB); with MPICH < 4.1 auto is create";
+    "on a window of up to 4 MiB); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
+    "memory per host under an MPI_Win_create window, a host's ranks storing into each other's segments instead of putting";
 static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
