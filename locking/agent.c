@@ -14,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_lock_commit_after_no.h"
+#include "bench/rmb_mutant_lock_keep_after_commit.h"
 #include "bench/fastclock.h"
 #include "locking/lock.h"
 #include "bench/phases.h"

@@ -1,6 +1,6 @@
 #include "locking/lock_table.h"
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_lock_lost_release.h"
 
 #include <stdio.h>
 #include <stdlib.h>

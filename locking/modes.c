@@ -2,7 +2,8 @@
 
 #include <stddef.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_lock_s_beside_ix.h"
+#include "bench/rmb_mutant_lock_x_beside_x.h"
 
 const char *const lock_mode_names[] = {"NL", "IS", "IX", "S", "SIX", "X", NULL};
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "bench/fastclock.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_lock_fused_no_release.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/twopc.h"

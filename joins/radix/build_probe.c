@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_dup_tuple.h"
+#include "bench/rmb_mutant_radix_match_rid.h"
+#include "bench/rmb_mutant_radix_swap_rids.h"
 #include "joins/generate.h"
 #include "joins/radix/radix_kernels.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_get_short.h"
 #include "joins/radix/exchange.h"
 
 void radix_exchange_get(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_no_exchange.h"
+#include "bench/rmb_mutant_radix_sub_order.h"
 #include "bench/yield_wait.h"
 #include "joins/radix/radix_phases.h"
 #include "rma/count.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_scatter_rank.h"
 
 uint64_t radix_l2_bytes(void)
 {

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_drop_tuple.h"
+#include "bench/rmb_mutant_radix_misroute.h"
+#include "bench/rmb_mutant_radix_shared_tail.h"
 #include "bench/yield_wait.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"

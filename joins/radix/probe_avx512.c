@@ -10,7 +10,8 @@
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_match_rid.h"
+#include "bench/rmb_mutant_radix_swap_rids.h"
 #include "joins/generate.h"
 
 #if RMB_SIMD_AUTO

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_hist_lane.h"
 
 void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist)
 {

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_skip_line.h"
 #include "joins/generate.h"
 #include "joins/tuple.h"
 

@@ -10,7 +10,7 @@
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_radix_scatter_rank.h"
 
 #if RMB_SIMD_AUTO
 #include <immintrin.h>

@@ -11,7 +11,7 @@
  * the cut, goes one key at a time through the scalar groups.
  */
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_first_equal_only.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_lose_last_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 

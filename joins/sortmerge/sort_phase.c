@@ -15,7 +15,8 @@
 #include <stdlib.h>
 
 #include "bench/memory.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_run_boundary.h"
+#include "bench/rmb_mutant_smj_shared_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 #include "rma/flush.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "bench/fastclock.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_radix_pingpong.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 

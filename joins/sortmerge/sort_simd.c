@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_clean_lane.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 

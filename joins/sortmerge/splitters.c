@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_count_lane.h"
 #include "joins/generate.h"
 
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)

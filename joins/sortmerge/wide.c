@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant.h"
+#include "bench/rmb_mutant_smj_first_equal_only.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The mutation suite (tests/mutants/mutants.txt): for each deliberate fault, reconfigure a mutant
-# build directory with -Dmutant=NAME, rebuild rmabench (only the files that include
-# bench/rmb_mutant.h recompile), and require that
+# build directory with -Dmutant=NAME, rebuild rmabench (only the files that include the previous
+# and this mutant's bench/rmb_mutant_NAME.h recompile), and require that
 #   1. the default invocation of the command it breaks reports it: `verification: FAIL` and exit 1,
 #   2. every test listed for it fails,
 # then print "mutants: N caught of N" and fail on any survivor.
