@@ -34,7 +34,11 @@ typedef struct {
     uint64_t n;
     int bits;
     uint64_t keys[4];
+    int simd; /* PERM_SIMD_*: the kernel of the array permutations, the best the CPU has (tests set each) */
 } keyed_perm;
+enum { PERM_SIMD_SCALAR, PERM_SIMD_AVX2, PERM_SIMD_AVX512 };
+/* 1 if this build and CPU can run the array permutations with PERM_SIMD_* simd */
+int keyed_perm_simd_available(int simd);
 
 typedef struct {
     uint64_t r_total, s_total;   /* global sizes */

@@ -26,7 +26,7 @@ static tuple_t *gen_all(uint64_t r_total, int ratio, double sel, double skew, in
     for (int k = 0; k < ranks; k++) {
         workload_init(&w, r_total, ratio, sel, skew, SEED, k, ranks, uneven);
         uint64_t m, c, fused[2];
-        if (rel == 0) { /* generated LANES keys at a time: each as the permutation gives it alone */
+        if (rel == 0) { /* generated a block at a time: each as the permutation gives it alone */
             generate_r(&w, all + w.r_off);
             for (uint64_t i = 0; i < w.r_n; i++) CHECK(all[w.r_off + i].key == workload_perm(&w, w.r_off + i) + 1);
         } else { /* the one-pass S with its expected values: the same tuples and the same sums */
@@ -240,6 +240,47 @@ int main(void)
         CHECK(m1 == m3 && c1 == c3);
         free(a);
         free(b);
+    }
+    /* every kernel of the array permutations the CPU has (scalar, AVX2, AVX-512) gives every tuple
+     * as the permutations give it one at a time: R's keys, and S's keys through its own permutation,
+     * the partner and R's; sizes around the block and domains of 2 to 34 bits (walks of every length) */
+    {
+        static const uint64_t sizes[] = {1, 2, 3, 5, 1023, 1024, 1025, 3000, 70001, (1ull << 16) + 1};
+        int paths = 0;
+        for (int simd = PERM_SIMD_SCALAR; simd <= PERM_SIMD_AVX512; simd++) {
+            if (!keyed_perm_simd_available(simd)) continue;
+            paths++;
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                workload w;
+                workload_init(&w, sizes[k], 2, 0.8, k & 1 ? 1.05 : 0, SEED + k, 0, 1, false);
+                w.perm_r.simd = w.perm_s.simd = simd;
+                tuple_t *r = malloc(w.r_n * sizeof *r), *t = malloc(w.s_n * sizeof *t);
+                generate_r(&w, r);
+                generate_s(&w, t);
+                uint64_t bad = 0;
+                for (uint64_t i = 0; i < w.r_n; i++) bad += r[i].key != workload_perm(&w, i) + 1 || r[i].rid != i;
+                for (uint64_t g = 0; g < w.s_n; g++) {
+                    const uint64_t j = workload_partner(&w, workload_s_tuple(&w, g));
+                    bad += j != UINT64_MAX ? t[g].key != workload_perm(&w, j) + 1 : t[g].key <= w.r_total;
+                }
+                CHECK(bad == 0);
+                free(r);
+                free(t);
+            }
+            /* a domain of 34 bits (|R| just over 2^33): the last rank's slice of 2^22 ranks, its far end */
+            enum { FAR = 4096 };
+            workload w;
+            workload_init(&w, (1ull << 33) + 3, 1, 1.0, 0, SEED, (1 << 22) - 1, 1 << 22, false);
+            w.perm_r.simd = simd;
+            tuple_t far[FAR];
+            CHECK(w.r_n <= FAR && w.r_off + w.r_n == w.r_total);
+            generate_r(&w, far);
+            uint64_t bad = 0;
+            for (uint64_t i = 0; i < w.r_n; i++) bad += far[i].key != workload_perm(&w, w.r_off + i) + 1;
+            CHECK(bad == 0);
+        }
+        CHECK(paths >= 1);
+        printf("generator: %d kernel(s) of the array permutations checked\n", paths);
     }
     /* the seed decides S's order too */
     {
