@@ -20,13 +20,14 @@ int main(int argc, char **argv)
 #ifdef __linux__
     /* Open MPI's MPI_Init waits for the other ranks in a usleep(100) loop: 256 ranks on 2 cores
      * spend the start switching between sleepers. A 10 ms timer slack for MPI_Init only lets the
-     * kernel batch those wake-ups; the commands run with the default 50 us again (a slack kept for
-     * the run had coarsened every idle nap: sort-merge 5.7 -> 32 s). */
+     * kernel batch those wake-ups; the commands run with the slack the launch gave again (a slack
+     * kept for the run had coarsened every idle nap: sort-merge 5.7 -> 32 s). */
+    const int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 10000000UL, 0, 0, 0);
 #endif
     MPI_Init(&argc, &argv);
 #ifdef __linux__
-    prctl(PR_SET_TIMERSLACK, 50000UL, 0, 0, 0);
+    if (slack > 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 #endif
     int rc = 0, rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
