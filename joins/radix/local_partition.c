@@ -67,6 +67,23 @@ static inline __attribute__((always_inline)) uint64_t write_full_lines(const uin
     return bad;
 }
 
+static inline __attribute__((always_inline)) void stage_item(const uint64_t *t, uint64_t *item, const int W)
+{
+    item[0] = t[0];
+    if (W == 2) item[1] = t[1];
+}
+
+/* How far input item i moves its partition's write offset: 1. */
+static inline uint64_t slot_step(uint64_t i)
+{
+#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: an item in 8 shares the next one's slot */
+    return i % 8 != 7;
+#else
+    (void)i;
+    return 1;
+#endif
+}
+
 /* The scatter of a pass for a compile-time item width W (1 or 2 words), its bounds given; L = items per cache line.
  * Items are staged in cache lines per partition; a full line goes to the output with one
  * non-temporal 64-byte store. Lines are aligned to the output address, so the first line of a
@@ -95,20 +112,30 @@ static inline __attribute__((always_inline)) int scatter_w(const uint64_t *in, u
             bad += radix_write_lines_avx512(fq, fp, nf, m, lines, out, bounds);
             continue;
         }
-        for (uint64_t i = i0; i < i0 + bn; i++) {
-            const uint64_t *t = in + i * (uint64_t)W;
-            const uint64_t p = (t[0] >> shift) & mask, q = off[p];
-            uint64_t *item = lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W;
-            item[0] = t[0];
-            if (W == 2) item[1] = t[1];
-#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: an item in 8 shares the next one's slot */
-            off[p] = q + (i % 8 != 7);
-#else
-            off[p] = q + 1;
-#endif
+        /* four items' slots taken before any is staged, as in the network pass (network_partition.c:
+         * the next slot's load no longer waits for a staging store whose address came from a load) */
+        uint64_t i = i0;
+        for (; i + 4 <= i0 + bn; i += 4) {
+            uint64_t p4[4], q4[4];
+            for (int j = 0; j < 4; j++) {
+                p4[j] = (in[(i + j) * (uint64_t)W] >> shift) & mask;
+                q4[j] = off[p4[j]];
+                off[p4[j]] = q4[j] + slot_step(i + j);
+            }
+            for (int j = 0; j < 4; j++) {
+                stage_item(in + (i + j) * (uint64_t)W, lines + p4[j] * 8 * RADIX_SWWC_RING + (q4[j] % ring) * W, W);
+                fq[nf] = q4[j];
+                fp[nf] = p4[j];
+                nf += (q4[j] % L + 1) / L; /* 1 when q is a line's last slot */
+            }
+        }
+        for (; i < i0 + bn; i++) {
+            const uint64_t p = (in[i * (uint64_t)W] >> shift) & mask, q = off[p];
+            stage_item(in + i * (uint64_t)W, lines + p * 8 * RADIX_SWWC_RING + (q % ring) * W, W);
+            off[p] = q + slot_step(i);
             fq[nf] = q;
             fp[nf] = p;
-            nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+            nf += (q % L + 1) / L;
         }
         bad += write_full_lines(fq, fp, nf, W, m, lines, out, bounds);
     }

@@ -79,6 +79,15 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
     }
 }
 
+/* A tuple into its staging slot: packed (W == 1) or as it is. */
+static inline __attribute__((always_inline)) void stage_tuple(const tuple_t *t, uint64_t *item, const int W, int rb,
+                                                               int ridb, uint64_t minus_base)
+{
+    /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
+    item[0] = W == 1 ? ((t->key >> rb) << ridb) + t->rid + minus_base : t->key;
+    if (W == 2) item[1] = t->rid;
+}
+
 /* W: item width in words; OFFSET: packed rids are offsets from a non-zero first rid (S). Both are
  * compile-time constants, so R's pass (first rid 0) does not pay for the subtraction. Full lines
  * are written at the end of each block (RADIX_SWWC_BLOCK: no branch per tuple on a full line; a
@@ -98,20 +107,38 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
     for (uint64_t i0 = 0; i0 < n; i0 += block) {
         const uint64_t bn = n - i0 < block ? n - i0 : block;
         uint64_t nf = 0;
-        if (W == 1 && st->simd && bn == RADIX_SWWC_BLOCK(8)) /* R == RADIX_SWWC_RING */
+        uint64_t i = i0;
+        if (W == 1 && st->simd && bn == RADIX_SWWC_BLOCK(8)) { /* R == RADIX_SWWC_RING */
             nf = radix_pack_block_avx512(in + i0, rb, ridb, minus_base, mask, pos, lines, fq, fp);
-        else
-            for (uint64_t i = i0; i < i0 + bn; i++) {
-                const uint64_t key = in[i].key, rid = in[i].rid, p = key & mask, q = pos[p];
-                uint64_t *item = lines + p * 8 * R + (q & (ring - 1)) * W;
-                /* rid - base < 2^rid_bits: adding it sets the same bits as or-ing it in */
-                item[0] = W == 1 ? ((key >> rb) << ridb) + rid + minus_base : key;
-                if (W == 2) item[1] = rid;
-                pos[p] = q + 1;
-                fq[nf] = q;
-                fp[nf] = p;
-                nf += (q % L + 1) / L; /* 1 when q is a line's last slot */
+            i = i0 + bn;
+        }
+        /* Four tuples at a time: their four slots are taken (pos[] read and bumped) before any of
+         * them is staged. Staged one by one, the next tuple's pos[] load waited for the previous
+         * store into the staging lines, whose address comes from a load (the CPU cannot tell that
+         * they do not alias): at 16 partitions, where neighbours share a partition often, 5.6 ns
+         * an item against 4.0 (the same loop on local data, Zen 3 VM, medians of 101). */
+        for (; i + 4 <= i0 + bn; i += 4) {
+            uint64_t p4[4], q4[4];
+            for (int j = 0; j < 4; j++) {
+                p4[j] = in[i + j].key & mask;
+                q4[j] = pos[p4[j]];
+                pos[p4[j]] = q4[j] + 1;
             }
+            for (int j = 0; j < 4; j++) {
+                stage_tuple(&in[i + j], lines + p4[j] * 8 * R + (q4[j] & (ring - 1)) * W, W, rb, ridb, minus_base);
+                fq[nf] = q4[j];
+                fp[nf] = p4[j];
+                nf += (q4[j] % L + 1) / L; /* 1 when q is a line's last slot */
+            }
+        }
+        for (; i < i0 + bn; i++) {
+            const uint64_t p = in[i].key & mask, q = pos[p];
+            stage_tuple(&in[i], lines + p * 8 * R + (q & (ring - 1)) * W, W, rb, ridb, minus_base);
+            pos[p] = q + 1;
+            fq[nf] = q;
+            fp[nf] = p;
+            nf += (q % L + 1) / L;
+        }
         for (uint64_t k = 0; k < nf; k++)
             flush_line(st, fp[k], fq[k] + 1 - m, L, W, radix_swwc_line(st->lines, fp[k], fq[k], L, st->ring), pb);
     }
