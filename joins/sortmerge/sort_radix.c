@@ -58,7 +58,16 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
 #ifdef RMB_MUTANT_SMJ_RADIX_PINGPONG /* mutation suite: the high pass reads the input, not the low pass's output */
         if (p == 1) in = src;
 #endif
-        for (size_t i = 0; i < n; i++) {
+        /* four words' slots taken before any is stored (as in the radix join's passes,
+         * joins/radix/network_partition.c): runs of 32768 words with 24 key bits, both kernels
+         * alternated in one process on the Zen 3 VM, 5.9-6.7 against 6.6-7.3 ns a word */
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            uint32_t q[4];
+            for (int j = 0; j < 4; j++) q[j] = pos[(in[i + j] >> sh) & mask]++;
+            for (int j = 0; j < 4; j++) out[q[j]] = in[i + j];
+        }
+        for (; i < n; i++) {
             const uint64_t v = in[i];
             out[pos[(v >> sh) & mask]++] = v;
         }

@@ -83,15 +83,43 @@ void smj_range_lut_free(smj_range_lut *l)
     l->first = NULL;
 }
 
+/* Few parts, no table: for each lane and splitter, how many keys lie above the splitter, summed in
+ * registers; a lane's count of part p is then above[p - 1] - above[p]. No counter in memory is
+ * incremented at an address that depends on the key, so no increment waits for the previous one's
+ * store, and the loop is a plain reduction whatever the code's alignment (the table-free loop of
+ * increments ran 0.21-0.26 or 0.29-0.35 s in the partition phase at 2 x 16M tuples depending on
+ * where an unrelated change put it). NS: the splitters, a compile-time constant where given. */
+static inline __attribute__((always_inline)) void count_above(const tuple_t *t, uint64_t n, const uint64_t *splitters,
+                                                              const size_t NS, size_t P, uint64_t *lanes)
+{
+    uint64_t above[SMJ_COUNT_LANES][SMJ_PART_COUNT] = {{0}}, seen[SMJ_COUNT_LANES] = {0};
+    uint64_t i = 0;
+    for (; i + SMJ_COUNT_LANES <= n; i += SMJ_COUNT_LANES)
+        for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
+            for (size_t s = 0; s < NS; s++) above[k][s] += splitters[s] < t[i + k].key;
+    for (size_t k = 0; k < SMJ_COUNT_LANES; k++) seen[k] = i / SMJ_COUNT_LANES;
+    for (; i < n; i++, seen[0]++)
+        for (size_t s = 0; s < NS; s++) above[0][s] += splitters[s] < t[i].key;
+    for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
+        for (size_t p = 0; p <= NS; p++) lanes[k * P + p] = (p ? above[k][p - 1] : seen[k]) - (p < NS ? above[k][p] : 0);
+}
+
 void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, int parts, const smj_range_lut *l,
                       uint64_t *lanes, uint64_t *count)
 {
     const size_t P = (size_t)parts;
-    memset(lanes, 0, SMJ_COUNT_LANES * P * sizeof *lanes);
-    uint64_t i = 0;
-    for (; i + SMJ_COUNT_LANES <= n; i += SMJ_COUNT_LANES)
-        for (size_t k = 0; k < SMJ_COUNT_LANES; k++) lanes[k * P + (size_t)smj_part_lut(t[i + k].key, splitters, parts, l)]++;
-    for (; i < n; i++) lanes[(size_t)smj_part_lut(t[i].key, splitters, parts, l)]++;
+    if (!l->first && P >= 2 && P - 1 <= SMJ_PART_COUNT) {
+        if (P == 2)
+            count_above(t, n, splitters, 1, P, lanes);
+        else
+            count_above(t, n, splitters, P - 1, P, lanes);
+    } else {
+        memset(lanes, 0, SMJ_COUNT_LANES * P * sizeof *lanes);
+        uint64_t i = 0;
+        for (; i + SMJ_COUNT_LANES <= n; i += SMJ_COUNT_LANES)
+            for (size_t k = 0; k < SMJ_COUNT_LANES; k++) lanes[k * P + (size_t)smj_part_lut(t[i + k].key, splitters, parts, l)]++;
+        for (; i < n; i++) lanes[(size_t)smj_part_lut(t[i].key, splitters, parts, l)]++;
+    }
     for (size_t p = 0; p < P; p++) {
         uint64_t c = 0;
 #ifdef RMB_MUTANT_SMJ_COUNT_LANE /* mutation suite: the last lane is left out of the sum */

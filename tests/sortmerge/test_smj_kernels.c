@@ -345,9 +345,9 @@ static void test_splitters(void)
     /* the lookup table gives smj_part_of's answer: few and many parts, repeated and clustered
      * splitters, keys beyond max_key, table buckets of one key (shift 0) and of many */
     const uint64_t maxk[] = {50, (uint64_t)1 << 20, (uint64_t)1 << 30};
-    const int many[] = {3, 4, 7, 40, 1000, 5000};
+    const int many[] = {2, 3, 4, 7, 16, 40, 1000, 5000};
     for (int m = 0; m < 3; m++)
-        for (int pi = 0; pi < 6; pi++) {
+        for (int pi = 0; pi < (int)(sizeof many / sizeof many[0]); pi++) {
             const int parts = many[pi];
             uint64_t *sp = malloc((size_t)parts * sizeof *sp);
             for (int t = 0; t + 1 < parts; t++) /* half the ranks within the first 1/64 of the keys: skew */
