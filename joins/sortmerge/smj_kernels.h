@@ -157,8 +157,9 @@ static inline int smj_part_lut(uint64_t key, const uint64_t *splitters, int part
 /* Tuples per range (the sort-merge histogram, eq. 3.1): count[0 .. parts-1] over n tuples, through
  * SMJ_COUNT_LANES arrays of counters summed at the end. With few ranges most consecutive keys land
  * on the same counter, and with one array each increment waits for the previous one's store (2
- * ranges: 4.6 ns a key against 2.75 with four lanes, 16M random keys here). lanes: scratch of
- * SMJ_COUNT_LANES * parts words. */
+ * ranges: 4.6 ns a key against 2.75 with four lanes, 16M random keys here). Up to SMJ_PART_COUNT
+ * splitters without a lookup table the lanes are filled from sums kept in registers instead
+ * (splitters.c: count_above). lanes: scratch of SMJ_COUNT_LANES * parts words. */
 enum { SMJ_COUNT_LANES = 4 };
 void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, int parts, const smj_range_lut *l,
                       uint64_t *lanes, uint64_t *count);
