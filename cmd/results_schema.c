@@ -36,6 +36,7 @@ static const char *const columns[] = {
     /* the roofline: where it came from (model file, membw at startup, none) and its bandwidths in
      * GB/s per rank (also `rmabench membw`'s results, with the buffer size it measured on) */
     "roofline_source", "membw_bytes", "membw_read", "membw_write", "membw_write_nt", "membw_copy",
+    "membw_bound_s", /* the join's counted phases at the roofline, summed: seconds */
     "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "verification",
     /* model predictions (rmabench --model) */
     PHASES(MODEL_COLS) MODEL_COLS(wait) TOTALS(MODEL_COLS)

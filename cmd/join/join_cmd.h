@@ -88,6 +88,9 @@ typedef struct {
      * time, and the fraction of the roofline; -1 where no bytes are counted or no roofline */
     double gbs[PHASES_MAX], frac[PHASES_MAX];
     bool has_bytes;           /* the algorithm gives byte formulas (join_algo.bytes) */
+    /* the seconds the counted phases' bytes take at the roofline, summed (the whole join at the
+     * machine's streaming bandwidth; CSV membw_bound_s); -1 without a roofline */
+    double bound_s;
 } join_run_result;
 
 /* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, sized
@@ -96,6 +99,8 @@ typedef struct {
 void join_roofline_init(join_session *js);
 /* Fills res->gbs, res->frac from res->st and the algorithm's byte formulas (no MPI). */
 void join_roofline_apply(const join_session *js, join_run_result *res);
+/* The line of the whole join at the roofline (res->bound_s), when there is one. */
+void join_roofline_print_bound(const join_session *js, const join_run_result *res);
 /* The CSV columns t_<phase>_gbs, _roofline, _faults, roofline_source and membw_* of a run. */
 void join_roofline_record(const join_session *js, const join_run_result *res, record *rec);
 /* Rank 0: the in-cache phases (build_probe, sort) in tuples/s per core beside the kernel alone. */

@@ -124,6 +124,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
     snprintf(title, sizeof title, "%s run %d/%d", res->algo->name, res->index + 1, (int)js->o.repeat);
     phases_print_roofline(&res->st, title, res->has_bytes ? res->gbs : NULL, js->roof.on && res->has_bytes ? res->frac : NULL);
     join_roofline_print_in_cache(js, res);
+    join_roofline_print_bound(js, res);
     printf("throughput: %.2f M input tuples/s\n", res->throughput / 1e6);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",

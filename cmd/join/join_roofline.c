@@ -50,15 +50,34 @@ void join_roofline_apply(const join_session *js, join_run_result *res)
     const join_bytes_shape shape = {js->ctx.size, js->wl.r_total, js->wl.s_total, (int)res->out.tuple_bytes,
                                     (int)res->out.passes, (int)res->out.local_counted,
                                     js->o.window == WIN_SHARED ? js->ctx.host_size : 1};
+    res->bound_s = -1;
     for (int i = 0; i < st->n; i++) {
         res->gbs[i] = res->frac[i] = -1;
         if (!res->has_bytes || st->detail[i] || st->avg[i] <= 0) continue;
         join_phase_bytes b = res->algo->bytes(st->name[i], &shape);
         if (b.read + b.written <= 0) continue;
         res->gbs[i] = (b.read + b.written) / st->avg[i] / 1e9;
-        if (js->roof.on)
-            res->frac[i] = membw_bound_seconds(b.read, b.written, js->roof.read, js->roof.write, js->roof.copy) / st->avg[i];
+        if (!js->roof.on) continue;
+        const double bound = membw_bound_seconds(b.read, b.written, js->roof.read, js->roof.write, js->roof.copy);
+        res->frac[i] = bound / st->avg[i];
+        res->bound_s = (res->bound_s < 0 ? 0 : res->bound_s) + bound;
     }
+}
+
+/* The whole join at the roofline: its counted phases' bytes at the streaming rates, as input tuples
+ * per second, beside this run's rate without window_alloc (the slowest rank's total less the
+ * slowest window_alloc). How far a target lies from what this machine allows. */
+void join_roofline_print_bound(const join_session *js, const join_run_result *res)
+{
+    if (res->bound_s <= 0) return;
+    const phase_stats *st = &res->st;
+    double alloc = 0;
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->name[i], "window_alloc") == 0) alloc = st->max[i];
+    const double tuples = (double)js->wl.r_total + (double)js->wl.s_total, run = st->total_max - alloc;
+    printf("at the roofline: the phases' bytes stream in %.4f s, %.2f M input tuples/s; this run without window_alloc "
+           "%.2f M/s, %.2f of it\n",
+           res->bound_s, tuples / res->bound_s / 1e6, run > 0 ? tuples / run / 1e6 : 0.0, run > 0 ? res->bound_s / run : 0.0);
 }
 
 void join_roofline_record(const join_session *js, const join_run_result *res, record *rec)
@@ -75,6 +94,7 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
         if (res->frac[i] >= 0) record_set(rec, col, "%.4f", res->frac[i]);
     }
     record_set(rec, "roofline_source", "%s", r->source);
+    if (res->bound_s > 0) record_set(rec, "membw_bound_s", "%.6f", res->bound_s);
     if (!r->on) return;
     if (r->bytes) record_set(rec, "membw_bytes", "%" PRId64, r->bytes);
     record_set(rec, "membw_read", "%.3f", r->read / 1e9);

@@ -3,7 +3,8 @@
 table and writes membw_read/write/write_nt/copy > 0; `rmabench join --algo both --roofline` at 2 ranks
 prints the roofline header and per phase GB/s, fraction and faults, and its rows have, for every
 phase the algorithm counts bytes of, t_<phase>_gbs > 0, t_<phase>_roofline in (0, 1.5], and for
-every phase t_<phase>_faults >= 0, with roofline_source "membw ...".
+every phase t_<phase>_faults >= 0, with roofline_source "membw ...", and membw_bound_s (the whole join
+at the roofline, printed as "at the roofline: ...") the sum of its phases' fractions x average times.
 Fresh memory only where the plan needs it: after one warm-up run (whose first network pass takes the
 send buffers' pages), the phases after window_alloc take at most FAULTS_MAX minor faults over both
 ranks (a local pass and the sort and merge buffers write into the dead input relations, the send
@@ -64,6 +65,9 @@ with tempfile.TemporaryDirectory() as d:
         fail.append("join: no roofline header line")
     if not re.search(r"^# window auto: (allocate|create|create-huge) \(", out, re.M):
         fail.append("join: no '# window auto:' header line")
+    if len(re.findall(r"^at the roofline: the phases' bytes stream in [0-9.]+ s, [0-9.]+ M input tuples/s; this run "
+                      r"without window_alloc [0-9.]+ M/s, [0-9.]+ of it$", out, re.M)) != 2:
+        fail.append("join: not one 'at the roofline:' line per algorithm's run")
     if len(re.findall(r"GB/s/rank +roofline +minor faults$", out, re.M)) != 2:
         fail.append("join: the phase tables lack the GB/s, roofline and faults columns")
     if sorted(r["algo"] for r in rows) != ["radix", "sortmerge"]:
@@ -95,6 +99,12 @@ with tempfile.TemporaryDirectory() as d:
                             f"{r.get('mpi_library')})")
         if r.get("window") not in ("allocate", "create", "create-huge") or not r.get("window_choice", "").startswith("auto: "):
             fail.append(f"{a}: window {r.get('window')!r}, window_choice {r.get('window_choice')!r} (--window auto)")
+        # the whole join at the roofline: the phases' roofline times (fraction x average time) summed
+        parts = [num(r, c) * num(r, c[:-len("_roofline")] + "_avg") for c in r
+                 if re.fullmatch(r"t_.+_roofline", c) and num(r, c) is not None and num(r, c[:-len("_roofline")] + "_avg") is not None]
+        bound = num(r, "membw_bound_s")
+        if bound is None or not parts or abs(bound - sum(parts)) > 0.01 * sum(parts) + 1e-6:
+            fail.append(f"{a}: membw_bound_s = {r.get('membw_bound_s')!r}, the phases' roofline times sum to {sum(parts):.6f}")
         if num(r, "t_window_alloc_gbs") is not None:
             fail.append(f"{a}: window_alloc has GB/s but no bytes are counted for it")
 if fail:
