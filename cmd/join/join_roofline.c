@@ -71,9 +71,7 @@ void join_roofline_print_bound(const join_session *js, const join_run_result *re
 {
     if (res->bound_s <= 0) return;
     const phase_stats *st = &res->st;
-    double alloc = 0;
-    for (int i = 0; i < st->n; i++)
-        if (strcmp(st->name[i], "window_alloc") == 0) alloc = st->max[i];
+    const double *alloc_max = phase_stats_find(st, "window_alloc", 1), alloc = alloc_max ? *alloc_max : 0;
     const double tuples = (double)js->wl.r_total + (double)js->wl.s_total, run = st->total_max - alloc;
     printf("at the roofline: the phases' bytes stream in %.4f s, %.2f M input tuples/s; this run without window_alloc "
            "%.2f M/s, %.2f of it\n",
