@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/memory.h"
+#include "bench/rmb_mutant_smj_two_part_offset.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
@@ -88,7 +89,11 @@ static void scatter_two(const tuple_t *t, uint64_t n, uint64_t split, int rid_bi
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t hi = split < t[i].key, m = UINT64_C(0) - hi; /* part 1: all ones */
         const uint64_t q = (q1 & m) | (q0 & ~m);
+#ifdef RMB_MUTANT_SMJ_TWO_PART_OFFSET /* mutation suite: part 1 packed as offsets from part 0's lowest key */
+        out[q] = (t[i].key << rid_bits) + t[i].rid - ((s0 & m) | (s1 & ~m));
+#else
         out[q] = (t[i].key << rid_bits) + t[i].rid - ((s1 & m) | (s0 & ~m));
+#endif
         q0 += 1 - hi;
         q1 += hi;
     }
