@@ -54,11 +54,12 @@ void mem_stream_copy(void *dst, const void *src, size_t bytes);
 /* Large blocks kept mapped from one use to the next, one per slot and process (issue 16: fresh
  * pages only where nothing could be reused; on this VM a fresh page costs more than the data
  * written into it, and freed memory goes back to the host within seconds). The slots: 0 the radix
- * send buffers (rma/putbuf.c), 1 and 2 the sort-merge join's packed R and S (joins/sortmerge/range.c).
+ * send buffers (rma/putbuf.c), 1 and 2 the sort-merge join's packed R and S, 3 the samples of keys
+ * for the sort-merge splitters (joins/sortmerge/range.c).
  * mem_kept_get: the slot's block when it holds `bytes` (*got: its size, *fresh = false), else a new
  * mem_alloc_large block (the old one freed; *fresh = true), NULL when out of memory. mem_kept_put:
  * gives a block of `bytes` back to its slot, freeing the smaller of it and what the slot holds. */
-enum { MEM_KEPT_SLOTS = 3 };
+enum { MEM_KEPT_SLOTS = 4 };
 void *mem_kept_get(int slot, uint64_t bytes, uint64_t *got, bool *fresh);
 void mem_kept_put(int slot, void *p, uint64_t bytes);
 

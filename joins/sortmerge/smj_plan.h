@@ -8,7 +8,8 @@
 
 enum { REL_R, REL_S, RELS };
 
-enum { SMJ_KEPT_SLOT = 1 }; /* bench/memory.h: packed R in slot 1, packed S in slot 2 */
+/* bench/memory.h: packed R in slot 1, packed S in slot 2, the splitters' sample in slot 3 */
+enum { SMJ_KEPT_SLOT = 1, SMJ_KEPT_SAMPLE_SLOT = 3 };
 
 typedef struct {
     int parts;               /* = ranks: range t goes to rank t */
