@@ -12,6 +12,9 @@
 
 #include "bench/membw.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/generate.h"
+#include "joins/radix/radix_kernels.h"
+#include "joins/sortmerge/smj_kernels.h"
 
 void join_roofline_init(join_session *js)
 {
@@ -103,10 +106,46 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
     } else record_set(rec, "membw_write", "%.3f", r->write / 1e9);
 }
 
+/* With --roofline, the kernel of an in-cache phase alone on one core (rank 0's, while the other
+ * ranks wait for the next run), measured once per process and kernel: build + probe over the leaves the radix join's
+ * --simd auto times (radix_build_probe_rate), the run sort that sorted most runs over runs of the
+ * join's length with the keys of a rank's range (smj_run_sort_rate). Tuples per second, 0 where
+ * there is nothing to measure (the 16-byte format) or no memory; *how names the sample. */
+static double kernel_alone(const join_session *js, const join_run_result *res, bool bp, const char **how)
+{
+    static struct {
+        bool done;
+        char key[96];
+        double rate;
+    } cache[2];
+    const join_output *out = &res->out;
+    if (!js->o.roofline || out->tuple_bytes != 8) return 0; /* asked for; the wide kernels: no sample here */
+    char key[96];
+    const bool radix_sort = out->radix_share > 0.5;
+    const uint64_t keys = workload_max_key(&js->wl) / (uint64_t)js->ctx.size + 1;
+    if (bp) snprintf(key, sizeof key, "%s", out->simd_used ? out->simd_used : "scalar");
+    else snprintf(key, sizeof key, "%s %" PRId64 " %d", radix_sort ? "radix" : "network", out->run_size, bits_for(keys));
+    *how = bp ? "build + probe of 4 L2-sized leaves" : radix_sort ? "LSD radix sort of runs" : "network sort of runs";
+    if (cache[bp].done && strcmp(cache[bp].key, key) == 0) return cache[bp].rate;
+    if (bp) {
+        const char *used = out->simd_used ? out->simd_used : "";
+        cache[bp].rate = radix_build_probe_rate(strcmp(used, "avx512") == 0 || strcmp(used, "avx512-probe") == 0);
+    } else {
+        const int simd = smj_simd_resolve((int)js->o.simd);
+        cache[bp].rate = out->run_size >= 2 ? smj_run_sort_rate((size_t)out->run_size, bits_for(keys),
+                                                               radix_sort ? SMJ_RUN_SORT_RADIX : SMJ_RUN_SORT_NETWORK, simd)
+                                            : 0;
+    }
+    cache[bp].done = true;
+    snprintf(cache[bp].key, sizeof cache[bp].key, "%s", key);
+    return cache[bp].rate;
+}
+
 /* The phases that work in the caches (a hash table per leaf, a run sorted in the L2): their bound is
  * the core, not the memory, so they are shown as tuples per second per core (this rank's share of
- * R and S over the phase's average time) beside the same kernel alone on one core, from --model's
- * rates (rmabench calibrate: P_build and P_probe, P_sort_run or P_sort_radix) when it has them. */
+ * R and S over the phase's average time) beside the same kernel alone on one core: from --model's
+ * rates (rmabench calibrate: P_build and P_probe, P_sort_run or P_sort_radix) when it has them,
+ * else with --roofline measured here on a sample (kernel_alone). */
 void join_roofline_print_in_cache(const join_session *js, const join_run_result *res)
 {
     const phase_stats *st = &res->st;
@@ -123,7 +162,13 @@ void join_roofline_print_in_cache(const join_session *js, const join_run_result 
         const bool radix = sort && res->out.radix_share > 0.5; /* the kernel that sorted most runs */
         const int sort_rate = radix && p->set[MP_P_sort_radix] ? MP_P_sort_radix : MP_P_sort_run;
         if (js->model.on && sort && p->set[sort_rate]) alone = params_get(p, sort_rate);
-        if (alone > 0) printf(" (the kernel alone on one core: %.2f, --model)\n", alone / 1e6);
+        if (alone > 0) {
+            printf(" (the kernel alone on one core: %.2f, --model)\n", alone / 1e6);
+            continue;
+        }
+        const char *how = "";
+        alone = kernel_alone(js, res, bp, &how);
+        if (alone > 0) printf(" (the kernel alone on one core: %.2f, %s)\n", alone / 1e6, how);
         else printf(" (the kernel alone on one core: %s)\n",
                     bp ? "rmabench calibrate's P_build, P_probe"
                     : radix ? "calibrate's P_sort_radix" : "build/smj-sortbench, or calibrate's P_sort_run");

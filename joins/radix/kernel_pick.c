@@ -44,15 +44,15 @@ static uint64_t join_leaf(void)
     return leaf < LEAF_MIN ? LEAF_MIN : leaf > LEAF_MAX ? LEAF_MAX : leaf;
 }
 
-/* Build + probe of PICK_LEAVES leaves of `leaf` R items (distinct keys: the one-item buckets the
- * joins' key columns get, build_probe.c) and as many S items (1:1), packed as the join packs them;
- * 1 when the AVX-512 probe was faster. */
-static int probe_faster(uint64_t *buf, uint64_t leaf)
+enum { RID_BITS = 24, LEAF_BITS = 2 };
+static const radix_format leaf_format = {.words = 1, .radix_bits = 0, .rid_bits = RID_BITS, .rid_base = {0, 0}};
+
+/* PICK_LEAVES leaves of `leaf` R items (distinct keys: the one-item buckets the joins' key columns
+ * get, build_probe.c) and as many S items (1:1), packed as the join packs them: r, s and their
+ * leaves' bounds rb, sb. */
+static void leaf_sample(uint64_t *r, uint64_t *s, uint64_t leaf, uint64_t *rb, uint64_t *sb)
 {
-    enum { RID_BITS = 24, LEAF_BITS = 2 };
-    const radix_format f = {.words = 1, .radix_bits = 0, .rid_bits = RID_BITS, .rid_base = {0, 0}};
     const uint64_t n = leaf * PICK_LEAVES;
-    uint64_t *r = buf, *s = buf + n, rb[PICK_LEAVES + 1], sb[PICK_LEAVES + 1];
     for (uint64_t l = 0; l < PICK_LEAVES; l++) {
         rb[l] = sb[l] = l * leaf;
         for (uint64_t i = 0; i < leaf; i++) { /* keys i << LEAF_BITS | l, in two different orders */
@@ -62,19 +62,53 @@ static int probe_faster(uint64_t *buf, uint64_t leaf)
         }
     }
     rb[PICK_LEAVES] = sb[PICK_LEAVES] = n;
+}
+
+/* One build + probe of the sample's leaves with table t (t->simd: the probe), its seconds; a
+ * negative time when the table could not be had. */
+static double time_leaves(const uint64_t *r, const uint64_t *rb, const uint64_t *s, const uint64_t *sb, radix_table *t)
+{
+    uint64_t m = 0, c = 0;
+    const double t0 = rmb_monotonic_s();
+    if (radix_build_probe_leaves(r, rb, s, sb, PICK_LEAVES, UINT64_MAX, &leaf_format, 0, RID_BITS + LEAF_BITS, t, &m, &c))
+        return -1;
+    return rmb_monotonic_s() - t0;
+}
+
+/* Build + probe of the sample, each probe alternately; 1 when the AVX-512 probe was faster. */
+static int probe_faster(uint64_t *buf, uint64_t leaf)
+{
+    uint64_t *r = buf, *s = buf + leaf * PICK_LEAVES, rb[PICK_LEAVES + 1], sb[PICK_LEAVES + 1];
+    leaf_sample(r, s, leaf, rb, sb);
     radix_table t = {0};
     double best[2] = {1e30, 1e30};
     for (int k = 0; k < PICK_ROUNDS; k++)
         for (int simd = 0; simd < 2; simd++) {
-            uint64_t m = 0, c = 0;
             t.simd = simd;
-            const double t0 = rmb_monotonic_s();
-            if (radix_build_probe_leaves(r, rb, s, sb, PICK_LEAVES, UINT64_MAX, &f, 0, RID_BITS + LEAF_BITS, &t, &m, &c))
-                k = PICK_ROUNDS; /* no table: keep the scalar probe */
-            best[simd] = best_of(best[simd], rmb_monotonic_s() - t0);
+            const double sec = time_leaves(r, rb, s, sb, &t);
+            if (sec < 0) k = PICK_ROUNDS; /* no table: keep the scalar probe */
+            else best[simd] = best_of(best[simd], sec);
         }
     radix_table_free(&t);
     return best[1] < best[0];
+}
+
+double radix_build_probe_rate(int probe_simd)
+{
+    const uint64_t leaf = join_leaf(), n = leaf * PICK_LEAVES;
+    uint64_t *buf = malloc(2 * n * sizeof *buf), rb[PICK_LEAVES + 1], sb[PICK_LEAVES + 1];
+    if (!buf) return 0;
+    leaf_sample(buf, buf + n, leaf, rb, sb);
+    radix_table t = {0};
+    t.simd = probe_simd && radix_avx512_available();
+    double best = 1e30;
+    for (int k = 0; k < 2 * PICK_ROUNDS && best > 0; k++) {
+        const double sec = time_leaves(buf, rb, buf + n, sb, &t);
+        best = sec < 0 ? 0 : best_of(best, sec);
+    }
+    radix_table_free(&t);
+    free(buf);
+    return best > 0 ? (double)(2 * n) / best : 0;
 }
 
 unsigned radix_simd_faster(void)

@@ -143,6 +143,10 @@ void radix_swwc_free(radix_swwc *ws);
  * "avx512-probe" or "avx512" (both). */
 enum { RADIX_SIMD_SCATTER = 1, RADIX_SIMD_PROBE = 2 };
 unsigned radix_simd_faster(void);
+/* Build + probe alone on this core, in R and S items per second: the best of 10 over the sample
+ * radix_simd_faster times (leaves of an L2's share, distinct keys, 1:1, packed), with the AVX-512
+ * probe where probe_simd is set and the CPU has it. 0 without memory. A few milliseconds. */
+double radix_build_probe_rate(int probe_simd);
 const char *radix_simd_name(unsigned mask);
 
 /* Scatter n items of `words` words from `in` to `out` (n items, out-of-place) by

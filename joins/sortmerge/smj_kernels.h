@@ -45,6 +45,11 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
 /* --run-sort auto: SMJ_RUN_SORT_NETWORK or _RADIX, whichever sorted a run of `run` words with
  * 24-bit keys faster here (simd: the network sort's kernel set). A few milliseconds. */
 int smj_run_sort_faster(size_t run, int simd);
+/* The run sort alone on this core, in words per second: the best of two rounds over up to 8 runs
+ * (at most 2^21 words) of `run` words with key_bits random key bits over ascending record ids, by
+ * run_sort (SMJ_RUN_SORT_NETWORK with simd's kernels, or _RADIX; too wide for it: the network
+ * sort). 0 without memory or for runs beyond 2^21 words. Tens of milliseconds at 131072 words. */
+double smj_run_sort_rate(size_t run, int key_bits, int run_sort, int simd);
 
 /* Merge sorted a[0..na) and b[0..nb) into out (na + nb values, no overlap with the inputs). */
 void smj_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out, int simd);

@@ -80,6 +80,28 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
     return passes;
 }
 
+/* A run of `run` packed words as the partition leaves them: xorshift keys of key_bits bits over
+ * ascending record ids (shift = their bits) in src[0..run). */
+static void sample_run(uint64_t *src, size_t run, int key_bits, int shift)
+{
+    uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+    for (size_t i = 0; i < run; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        src[i] = (x >> (64 - key_bits)) << shift | i;
+    }
+}
+
+/* One run sort by the given kernel (SMJ_RUN_SORT_NETWORK or _RADIX; radix runs too wide for it
+ * take the network sort, as in the sort phase), its seconds. */
+static double time_run_sort(const uint64_t *src, size_t run, uint64_t *dst, uint64_t *tmp, int shift, int run_sort,
+                            int simd)
+{
+    const double t0 = rmb_monotonic_s();
+    if (run_sort != SMJ_RUN_SORT_RADIX || smj_radix_sort_run(src, run, dst, tmp, shift) < 0)
+        smj_sort_run(src, run, dst, tmp, simd);
+    return rmb_monotonic_s() - t0;
+}
+
 /* --run-sort auto: which run sort is faster on this CPU, timed on one run of `run` packed words
  * with 24 key bits (2^24 keys a range: 16M tuples per rank at 1:1) over ascending record ids, each
  * kernel alternately, the best of 5. With AVX2 the network sort loses 2:1 (above); with AVX-512
@@ -91,21 +113,37 @@ int smj_run_sort_faster(size_t run, int simd)
     const int shift = bits_for(run - 1); /* the record ids 0 .. run - 1 below the keys */
     uint64_t *src = malloc(3 * run * sizeof *src);
     if (!src) return SMJ_RUN_SORT_NETWORK;
-    uint64_t *dst = src + run, *tmp = dst + run, x = UINT64_C(0x9E3779B97F4A7C15);
-    for (size_t i = 0; i < run; i++) { /* xorshift keys */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        src[i] = (x >> (64 - KEY_BITS)) << shift | i;
-    }
+    uint64_t *dst = src + run, *tmp = dst + run;
+    sample_run(src, run, KEY_BITS, shift);
     double best[2] = {1e30, 1e30};
-    for (int k = 0; k < ROUNDS; k++) {
-        double t0 = rmb_monotonic_s();
-        smj_sort_run(src, run, dst, tmp, simd);
-        double t1 = rmb_monotonic_s();
-        smj_radix_sort_run(src, run, dst, tmp, shift);
-        double t2 = rmb_monotonic_s();
-        best[0] = t1 - t0 < best[0] ? t1 - t0 : best[0];
-        best[1] = t2 - t1 < best[1] ? t2 - t1 : best[1];
-    }
+    for (int k = 0; k < ROUNDS; k++)
+        for (int r = 0; r < 2; r++) {
+            const double t = time_run_sort(src, run, dst, tmp, shift, r ? SMJ_RUN_SORT_RADIX : SMJ_RUN_SORT_NETWORK, simd);
+            best[r] = t < best[r] ? t : best[r];
+        }
     free(src);
     return best[1] < best[0] ? SMJ_RUN_SORT_RADIX : SMJ_RUN_SORT_NETWORK;
+}
+
+double smj_run_sort_rate(size_t run, int key_bits, int run_sort, int simd)
+{
+    /* up to 8 runs, a sample of at most 2^21 words (16 MiB), and 2 more runs of scratch: at most
+     * 48 MiB, 10 MiB at the default run of a 2 MiB L2 */
+    enum { SAMPLE_WORDS = 1 << 21 };
+    if (run < 2 || run > SAMPLE_WORDS || key_bits < 1 || key_bits > 62) return 0;
+    const int RUNS = SAMPLE_WORDS / run < 8 ? (int)(SAMPLE_WORDS / run) : 8;
+    const int shift = bits_for(run - 1);
+    if (shift + key_bits > 63) key_bits = 63 - shift; /* the packed word's bits (below UINT64_MAX) */
+    uint64_t *src = malloc(((size_t)RUNS + 2) * run * sizeof *src);
+    if (!src) return 0;
+    uint64_t *dst = src + (size_t)RUNS * run, *tmp = dst + run;
+    for (int r = 0; r < RUNS; r++) sample_run(src + (size_t)r * run, run, key_bits, shift);
+    double best = 1e30;
+    for (int k = 0; k < 2; k++) /* two rounds over the runs: the first may fault in dst and tmp */
+        for (int r = 0; r < RUNS; r++) {
+            const double t = time_run_sort(src + (size_t)r * run, run, dst, tmp, shift, run_sort, simd);
+            best = t < best ? t : best;
+        }
+    free(src);
+    return best > 0 ? (double)run / best : 0;
 }

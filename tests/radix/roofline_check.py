@@ -4,7 +4,9 @@ table and writes membw_read/write/write_nt/copy > 0; `rmabench join --algo both 
 prints the roofline header and per phase GB/s, fraction and faults, and its rows have, for every
 phase the algorithm counts bytes of, t_<phase>_gbs > 0, t_<phase>_roofline in (0, 1.5], and for
 every phase t_<phase>_faults >= 0, with roofline_source "membw ...", and membw_bound_s (the whole join
-at the roofline, printed as "at the roofline: ...") the sum of its phases' fractions x average times.
+at the roofline, printed as "at the roofline: ...") the sum of its phases' fractions x average times;
+the in-cache phases (build_probe, sort) print their rate per core beside their kernel alone, measured
+in the process (a rate > 0 for each).
 Fresh memory only where the plan needs it: after one warm-up run (whose first network pass takes the
 send buffers' pages), the phases after window_alloc take at most FAULTS_MAX minor faults over both
 ranks (a local pass and the sort and merge buffers write into the dead input relations, the send
@@ -71,6 +73,12 @@ with tempfile.TemporaryDirectory() as d:
     if len(re.findall(r"^at the roofline: the phases' bytes stream in [0-9.]+ s, [0-9.]+ M input tuples/s; this run "
                       r"without window_alloc [0-9.]+ M/s, [0-9.]+ of it$", out, re.M)) != 2:
         fail.append("join: not one 'at the roofline:' line per algorithm's run")
+    # the in-cache phases beside their kernel alone, measured in the process (no --model here)
+    alone = re.findall(r"^in cache, per core: (build_probe|sort) ([0-9.]+) M tuples/s \(the kernel alone on one core: "
+                       r"([0-9.]+), (build \+ probe of 4 L2-sized leaves|LSD radix sort of runs|network sort of runs)\)$",
+                       out, re.M)
+    if sorted(a[0] for a in alone) != ["build_probe", "sort"] or any(float(a[1]) <= 0 or float(a[2]) <= 0 for a in alone):
+        fail.append(f"join: the in-cache lines with the kernel alone: {alone}")
     if len(re.findall(r"GB/s/rank +roofline +minor faults$", out, re.M)) != 2:
         fail.append("join: the phase tables lack the GB/s, roofline and faults columns")
     if sorted(r["algo"] for r in rows) != ["radix", "sortmerge"]:
