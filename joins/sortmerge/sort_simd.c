@@ -216,7 +216,8 @@ AVX2 static inline void cx4(v4 *a, v4 *b)
 {
     /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
      * byte-wise blendv_epi8 on a compare mask into an extra compare). The max is a ^ b ^ min: two
-     * XORs, which issue 3 per cycle on the Xeon VM, instead of a second blendv (under 1 per cycle). */
+     * XORs, which issue 3 per cycle on the Xeon VM, instead of a second blendv (under 1 per cycle).
+     * Two blends were 6% faster on the Zen 3 VM and 7-10% slower here (docs/measurements.md). */
     __m256d x = _mm256_castsi256_pd(*a), y = _mm256_castsi256_pd(*b);
     __m256d gt = _mm256_castsi256_pd(_mm256_cmpgt_epi64(*a, *b));
     v4 lo = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
