@@ -107,10 +107,11 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
 }
 
 /* With --roofline, the kernel of an in-cache phase alone on one core (rank 0's, while the other
- * ranks wait for the next run), measured once per process and kernel: build + probe over the leaves the radix join's
- * --simd auto times (radix_build_probe_rate), the run sort that sorted most runs over runs of the
- * join's length with the keys of a rank's range (smj_run_sort_rate). Tuples per second, 0 where
- * there is nothing to measure (the 16-byte format) or no memory; *how names the sample. */
+ * ranks wait for the next run), measured once per process and kernel: build + probe over the
+ * leaves the radix join's --simd auto times (radix_build_probe_rate), or the run sort that sorted
+ * most runs over runs of the join's length with the keys of a rank's range (smj_run_sort_rate).
+ * Tuples per second; 0 where there is nothing to measure (the 16-byte format) or no memory. *how
+ * names the sample. */
 static double kernel_alone(const join_session *js, const join_run_result *res, bool bp, const char **how)
 {
     static struct {
