@@ -109,10 +109,10 @@ void join_roofline_record(const join_session *js, const join_run_result *res, re
 /* With --roofline, the kernel of an in-cache phase alone on one core (rank 0's, while the other
  * ranks wait for the next run), measured once per process and kernel: build + probe over the
  * leaves the radix join's --simd auto times (radix_build_probe_rate), or the run sort that sorted
- * most runs over runs of the join's length with the keys of a rank's range (smj_run_sort_rate).
- * Tuples per second; 0 where there is nothing to measure (the 16-byte format) or no memory. *how
- * names the sample. */
-static double kernel_alone(const join_session *js, const join_run_result *res, bool bp, const char **how)
+ * most runs (radix_sort: the radix sort) over runs of the join's length with the keys of a rank's
+ * range (smj_run_sort_rate). Tuples per second; 0 where there is nothing to measure (the 16-byte
+ * format) or no memory. *how names the sample. */
+static double kernel_alone(const join_session *js, const join_run_result *res, bool bp, bool radix_sort, const char **how)
 {
     static struct {
         bool done;
@@ -122,7 +122,6 @@ static double kernel_alone(const join_session *js, const join_run_result *res, b
     const join_output *out = &res->out;
     if (!js->o.roofline || out->tuple_bytes != 8) return 0; /* asked for; the wide kernels: no sample here */
     char key[96];
-    const bool radix_sort = out->radix_share > 0.5;
     const uint64_t keys = workload_max_key(&js->wl) / (uint64_t)js->ctx.size + 1;
     if (bp) snprintf(key, sizeof key, "%s", out->simd_used ? out->simd_used : "scalar");
     else snprintf(key, sizeof key, "%s %" PRId64 " %d", radix_sort ? "radix" : "network", out->run_size, bits_for(keys));
@@ -130,7 +129,8 @@ static double kernel_alone(const join_session *js, const join_run_result *res, b
     if (cache[bp].done && strcmp(cache[bp].key, key) == 0) return cache[bp].rate;
     if (bp) {
         const char *used = out->simd_used ? out->simd_used : "";
-        cache[bp].rate = radix_build_probe_rate(strcmp(used, "avx512") == 0 || strcmp(used, "avx512-probe") == 0);
+        cache[bp].rate = radix_build_probe_rate(strcmp(used, radix_simd_name(RADIX_SIMD_PROBE)) == 0 ||
+                                                strcmp(used, radix_simd_name(RADIX_SIMD_PROBE | RADIX_SIMD_SCATTER)) == 0);
     } else {
         const int simd = smj_simd_resolve((int)js->o.simd);
         cache[bp].rate = out->run_size >= 2 ? smj_run_sort_rate((size_t)out->run_size, bits_for(keys),
@@ -168,7 +168,7 @@ void join_roofline_print_in_cache(const join_session *js, const join_run_result 
             continue;
         }
         const char *how = "";
-        alone = kernel_alone(js, res, bp, &how);
+        alone = kernel_alone(js, res, bp, radix, &how);
         if (alone > 0) printf(" (the kernel alone on one core: %.2f, %s)\n", alone / 1e6, how);
         else printf(" (the kernel alone on one core: %s)\n",
                     bp ? "rmabench calibrate's P_build, P_probe"

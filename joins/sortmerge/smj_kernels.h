@@ -42,6 +42,10 @@ enum { SMJ_RADIX_DIGIT_BITS = 13 };
  * input order). Returns the passes (1 or 2), or -1, touching nothing, when the keys span more than
  * 2 * SMJ_RADIX_DIGIT_BITS bits (sort those with smj_sort_run). */
 int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int shift);
+/* A run sorted as --run-sort says (run_sort resolved): by smj_radix_sort_run where run_sort is
+ * SMJ_RUN_SORT_RADIX and the keys fit it, else by smj_sort_run with simd's kernels. Returns 1
+ * when the radix sort took it. */
+int smj_sort_run_by(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int shift, int run_sort, int simd);
 /* --run-sort auto: SMJ_RUN_SORT_NETWORK or _RADIX, whichever sorted a run of `run` words with
  * 24-bit keys faster here (simd: the network sort's kernel set). A few milliseconds. */
 int smj_run_sort_faster(size_t run, int simd);

@@ -49,10 +49,8 @@ static void sort_run(const smj_plan *pl, const uint64_t *src, size_t len, uint64
 {
     if (pl->words != 1)
         smj_wide_sort_run((const tuple_t *)(const void *)src, len, (tuple_t *)(void *)dst, (tuple_t *)(void *)tmp);
-    else if (pl->run_sort == SMJ_RUN_SORT_RADIX && smj_radix_sort_run(src, len, dst, tmp, pl->rid_bits) > 0)
+    else if (smj_sort_run_by(src, len, dst, tmp, pl->rid_bits, pl->run_sort, simd))
         *radix += len;
-    else
-        smj_sort_run(src, len, dst, tmp, simd);
 }
 
 double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], size_t run_size, int simd,

@@ -91,14 +91,19 @@ static void sample_run(uint64_t *src, size_t run, int key_bits, int shift)
     }
 }
 
-/* One run sort by the given kernel (SMJ_RUN_SORT_NETWORK or _RADIX; radix runs too wide for it
- * take the network sort, as in the sort phase), its seconds. */
+int smj_sort_run_by(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int shift, int run_sort, int simd)
+{
+    if (run_sort == SMJ_RUN_SORT_RADIX && smj_radix_sort_run(src, n, dst, tmp, shift) > 0) return 1;
+    smj_sort_run(src, n, dst, tmp, simd);
+    return 0;
+}
+
+/* One run sort by smj_sort_run_by, its seconds. */
 static double time_run_sort(const uint64_t *src, size_t run, uint64_t *dst, uint64_t *tmp, int shift, int run_sort,
                             int simd)
 {
     const double t0 = rmb_monotonic_s();
-    if (run_sort != SMJ_RUN_SORT_RADIX || smj_radix_sort_run(src, run, dst, tmp, shift) < 0)
-        smj_sort_run(src, run, dst, tmp, simd);
+    smj_sort_run_by(src, run, dst, tmp, shift, run_sort, simd);
     return rmb_monotonic_s() - t0;
 }
 
