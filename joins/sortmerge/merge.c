@@ -19,18 +19,6 @@ typedef struct {
     int done;            /* nothing more will be produced: [head, tail) is all that is left */
 } mnode;
 
-/* How many of the c smallest values of a[0..na) and b[0..nb) come from a (merge-path split). */
-static size_t corank(size_t c, const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
-{
-    size_t lo = c > nb ? c - nb : 0, hi = c < na ? c : na;
-    while (lo < hi) {
-        size_t i = lo + (hi - lo) / 2;
-        if (a[i] <= b[c - i - 1]) lo = i + 1;
-        else hi = i;
-    }
-    return lo;
-}
-
 /* Produces values into node x until it holds cap values or its inputs are exhausted. A chunk of c
  * values is final only when neither unfinished child could still supply a smaller value: c must not
  * exceed what an unfinished child has ready. */
@@ -55,7 +43,7 @@ static void fill(mnode *nodes, int x, int simd)
         if (!r->done && b < c) c = b;
         if (c > a + b) c = a + b;
         if (c == 0) continue; /* an unfinished child was refilled above; it has values or is done */
-        size_t i = corank(c, l->v + l->head, a, r->v + r->head, b);
+        size_t i = smj_corank(c, l->v + l->head, a, r->v + r->head, b);
         smj_merge2(l->v + l->head, i, r->v + r->head, c - i, n->buf + n->tail, simd);
         l->head += i;
         r->head += c - i;

@@ -6,6 +6,9 @@
 
 void smj_scalar_sort_small(const uint64_t *src, size_t n, uint64_t *dst);
 void smj_scalar_merge2(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out);
+/* How many of the c smallest values of sorted a[0..na) and b[0..nb) come from a (merge-path split):
+ * a[0..i) and b[0..c-i) merged are the first c values of the merge. */
+size_t smj_corank(size_t c, const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
 void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
                        uint64_t *out);
 

@@ -84,3 +84,15 @@ void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t n
     smj_scalar_merge2(c, nc, a, na, small);
     merge_short_long(small, nc + na, b, nb, out);
 }
+
+/* binary search on the merge path (sort_internal.h) */
+size_t smj_corank(size_t c, const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+    size_t lo = c > nb ? c - nb : 0, hi = c < na ? c : na;
+    while (lo < hi) {
+        size_t i = lo + (hi - lo) / 2;
+        if (a[i] <= b[c - i - 1]) lo = i + 1;
+        else hi = i;
+    }
+    return lo;
+}

@@ -136,7 +136,7 @@ static void test_radix_sort(void)
 
 static void test_merge2(void)
 {
-    const size_t lens[] = {0, 1, 5, 8, 15, 16, 17, 33, 100, 1000};
+    const size_t lens[] = {0, 1, 5, 8, 15, 16, 17, 33, 100, 255, 256, 1000, 4099}; /* 256 and up: two chains (AVX-512) */
     const size_t nl = sizeof lens / sizeof *lens;
     for (int si = 0; si < nsimd; si++)
         for (size_t x = 0; x < nl; x++)
