@@ -123,60 +123,110 @@ static inline uint64_t match_cut(const match_scan *x, size_t w)
 #if RMB_SIMD_AUTO
 #define AVX512 __attribute__((target("avx512f,avx512dq")))
 
+#define AVX512_IMPL __attribute__((target("avx512f,avx512dq"), always_inline)) static inline
+
+/* The kernel's constants, and one scan's sums (in locals: see group_terms). */
+typedef struct {
+    __m128i sh;
+    __m512i vmask, vpre0, key_mul, r_mul, mix_mul, lane, seven;
+} match8_consts;
+typedef struct {
+    __m512i acc;
+    uint64_t m;
+} match8_sums;
+
+AVX512_IMPL match8_consts match8_setup(const match_scan *x)
+{
+    return (match8_consts){_mm_cvtsi32_si128(x->rid_bits),          _mm512_set1_epi64((long long)x->mask),
+                           _mm512_set1_epi64((long long)x->pre0),   _mm512_set1_epi64((long long)MATCH_KEY_MUL),
+                           _mm512_set1_epi64((long long)MATCH_R_MUL), _mm512_set1_epi64((long long)MATCH_MIX_MUL),
+                           _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(7)};
+}
+
+/* Whether both sides have a block of 8 left. */
+static inline int match8_room(const match_scan *x) { return x->i + 8 <= x->rn && x->j + 8 <= x->sn; }
+
+/* One block of 8 R and 8 S tuples at the heads (match8_room), or one key through the scalar groups. */
+AVX512_IMPL void match8_block(match_scan *x, const match8_consts *k, match8_sums *sum)
+{
+    const int b = x->rid_bits;
+    const uint64_t *rp = x->r + x->i, *sp = x->s + x->j;
+    const uint64_t cut = match_cut(x, 8);
+    const __m512i rv = _mm512_loadu_si512((const void *)rp), sv = _mm512_loadu_si512((const void *)sp);
+    const __m512i rk = _mm512_srl_epi64(rv, k->sh), sk = _mm512_srl_epi64(sv, k->sh), vcut = _mm512_set1_epi64((long long)cut);
+    const __mmask8 rlt = _mm512_cmplt_epu64_mask(rk, vcut), slt = _mm512_cmplt_epu64_mask(sk, vcut);
+    /* R keys under the cut equal to their right neighbour (lane 7 has none) */
+    const __mmask8 dup = _mm512_mask_cmpeq_epu64_mask(rlt & 0x7F, rk, _mm512_alignr_epi64(rk, rk, 1));
+    if (dup || !(rlt | slt)) {
+        match_key(x);
+        return;
+    }
+    /* the R lane of each S lane's partner: rotation r holds R lane (l + r) mod 8 in lane l */
+    __m512i idx = _mm512_setzero_si512();
+    __mmask8 hit = 0;
+    for (int r = 0; r < 8; r++) {
+        const __m512i rot = _mm512_and_si512(_mm512_add_epi64(k->lane, _mm512_set1_epi64(r)), k->seven);
+        const __mmask8 e = _mm512_mask_cmpeq_epu64_mask(slt, sk, _mm512_permutexvar_epi64(rot, rk));
+        idx = _mm512_mask_mov_epi64(idx, e, rot);
+        hit |= e;
+    }
+#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
+    const uint64_t before = x->j ? x->s[x->j - 1] >> b : UINT64_MAX;
+    hit &= (__mmask8)~_mm512_cmpeq_epu64_mask(sk, _mm512_alignr_epi64(sk, _mm512_set1_epi64((long long)before), 7));
+#else
+    (void)b;
+#endif
+    const __m512i rid_r = _mm512_and_si512(_mm512_permutexvar_epi64(idx, rv), k->vmask);
+    __m512i z = _mm512_add_epi64(k->vpre0, _mm512_mullo_epi64(sk, k->key_mul));
+    z = _mm512_add_epi64(z, _mm512_mullo_epi64(rid_r, k->r_mul));
+    z = _mm512_add_epi64(z, _mm512_and_si512(sv, k->vmask));
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32)); /* match_mix */
+    z = _mm512_mullo_epi64(z, k->mix_mul);
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
+    sum->acc = _mm512_mask_add_epi64(sum->acc, hit, sum->acc, z);
+    sum->m += (uint64_t)__builtin_popcount(hit);
+    x->i += (size_t)__builtin_popcount(rlt);
+    x->j += (size_t)__builtin_popcount(slt);
+}
+
+/* The sums into the scan (lanes summed as uint64_t: GCC's _mm512_reduce_add_epi64 adds signed, and
+ * overflow is undefined). */
+AVX512_IMPL void match8_add(match_scan *x, const match8_sums *sum)
+{
+    uint64_t lanes[8];
+    _mm512_storeu_si512((void *)lanes, sum->acc);
+    x->m += sum->m;
+    for (int l = 0; l < 8; l++) x->c += lanes[l];
+}
+
 /* Blocks while 8 tuples are left on both sides; match_scalar takes the rest. */
 AVX512 static void match_avx512(match_scan *x)
 {
-    const int b = x->rid_bits;
-    const __m128i sh = _mm_cvtsi32_si128(b);
-    const __m512i vmask = _mm512_set1_epi64((long long)x->mask), vpre0 = _mm512_set1_epi64((long long)x->pre0);
-    const __m512i key_mul = _mm512_set1_epi64((long long)MATCH_KEY_MUL), r_mul = _mm512_set1_epi64((long long)MATCH_R_MUL);
-    const __m512i mix_mul = _mm512_set1_epi64((long long)MATCH_MIX_MUL);
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), seven = _mm512_set1_epi64(7);
-    __m512i acc = _mm512_setzero_si512();
-    uint64_t m = 0;
-    while (x->i + 8 <= x->rn && x->j + 8 <= x->sn) {
-        const uint64_t *rp = x->r + x->i, *sp = x->s + x->j;
-        const uint64_t cut = match_cut(x, 8);
-        const __m512i rv = _mm512_loadu_si512((const void *)rp), sv = _mm512_loadu_si512((const void *)sp);
-        const __m512i rk = _mm512_srl_epi64(rv, sh), sk = _mm512_srl_epi64(sv, sh), vcut = _mm512_set1_epi64((long long)cut);
-        const __mmask8 rlt = _mm512_cmplt_epu64_mask(rk, vcut), slt = _mm512_cmplt_epu64_mask(sk, vcut);
-        /* R keys under the cut equal to their right neighbour (lane 7 has none) */
-        const __mmask8 dup = _mm512_mask_cmpeq_epu64_mask(rlt & 0x7F, rk, _mm512_alignr_epi64(rk, rk, 1));
-        if (dup || !(rlt | slt)) {
-            match_key(x);
-            continue;
-        }
-        /* the R lane of each S lane's partner: rotation k holds R lane (l + k) mod 8 in lane l */
-        __m512i idx = _mm512_setzero_si512();
-        __mmask8 hit = 0;
-        for (int k = 0; k < 8; k++) {
-            const __m512i rot = _mm512_and_si512(_mm512_add_epi64(lane, _mm512_set1_epi64(k)), seven);
-            const __mmask8 e = _mm512_mask_cmpeq_epu64_mask(slt, sk, _mm512_permutexvar_epi64(rot, rk));
-            idx = _mm512_mask_mov_epi64(idx, e, rot);
-            hit |= e;
-        }
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-        const uint64_t before = x->j ? x->s[x->j - 1] >> b : UINT64_MAX;
-        hit &= (__mmask8)~_mm512_cmpeq_epu64_mask(sk, _mm512_alignr_epi64(sk, _mm512_set1_epi64((long long)before), 7));
-#endif
-        const __m512i rid_r = _mm512_and_si512(_mm512_permutexvar_epi64(idx, rv), vmask);
-        __m512i z = _mm512_add_epi64(vpre0, _mm512_mullo_epi64(sk, key_mul));
-        z = _mm512_add_epi64(z, _mm512_mullo_epi64(rid_r, r_mul));
-        z = _mm512_add_epi64(z, _mm512_and_si512(sv, vmask));
-        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32)); /* match_mix */
-        z = _mm512_mullo_epi64(z, mix_mul);
-        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
-        acc = _mm512_mask_add_epi64(acc, hit, acc, z);
-        m += (uint64_t)__builtin_popcount(hit);
-        x->i += (size_t)__builtin_popcount(rlt);
-        x->j += (size_t)__builtin_popcount(slt);
-    }
-    x->m += m;
-    /* lanes summed as uint64_t (GCC's _mm512_reduce_add_epi64 adds signed: overflow is undefined) */
-    uint64_t lanes[8];
-    _mm512_storeu_si512((void *)lanes, acc);
-    for (int l = 0; l < 8; l++) x->c += lanes[l];
+    const match8_consts k = match8_setup(x);
+    match8_sums sum = {_mm512_setzero_si512(), 0};
+    while (match8_room(x)) match8_block(x, &k, &sum);
+    match8_add(x, &sum);
 }
+
+/* Two scans at once, their blocks interleaved: a block's cut and head moves are one chain of
+ * dependent loads, compares and popcounts, which the other scan's block overlaps. */
+AVX512 static void match_pair_avx512(match_scan *x0, match_scan *x1)
+{
+    const match8_consts k = match8_setup(x0);
+    match8_sums s0 = {_mm512_setzero_si512(), 0}, s1 = s0;
+    match_scan a = *x0, c = *x1; /* locals: the heads stay in registers */
+    while (match8_room(&a) && match8_room(&c)) {
+        match8_block(&a, &k, &s0);
+        match8_block(&c, &k, &s1);
+    }
+    while (match8_room(&a)) match8_block(&a, &k, &s0);
+    while (match8_room(&c)) match8_block(&c, &k, &s1);
+    match8_add(&a, &s0);
+    match8_add(&c, &s1);
+    *x0 = a;
+    *x1 = c;
+}
+#undef AVX512_IMPL
 
 /* ---------------------------------------------------------------- AVX2: blocks of 4 */
 #define AVX2 __attribute__((target("avx2")))
@@ -252,6 +302,20 @@ AVX2 static void match_avx2(match_scan *x)
 }
 #endif
 
+/* The first index of sorted v[0..n) whose key (v >> rid_bits) is at least k. */
+static size_t key_lower_bound(const uint64_t *v, size_t n, uint64_t k, int rid_bits)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] >> rid_bits < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+#define MATCH_PAIR_MIN 256 /* tuples on each side, below: one scan */
+
 void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t key_base,
                const uint64_t rid_base[2], int simd, uint64_t *matches, uint64_t *checksum)
 {
@@ -260,7 +324,25 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
                     .pre0 = match_pre(rid_base[0], rid_base[1], key_base)};
 #if RMB_SIMD_AUTO
     /* the kernel multiplies 64-bit lanes (AVX-512DQ: every AVX-512 CPU but the Xeon Phi) */
-    if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) match_avx512(&x);
+    if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) {
+        if (rn >= MATCH_PAIR_MIN && sn >= MATCH_PAIR_MIN && rid_bits < 64) { /* two scans, split at R's middle key */
+            const uint64_t k = r[rn / 2] >> rid_bits;
+            const size_t ir = key_lower_bound(r, rn, k, rid_bits), js = key_lower_bound(s, sn, k, rid_bits);
+            match_scan y = x;
+            x.rn = ir;
+            x.sn = js;
+            y.r = r + ir;
+            y.rn = rn - ir;
+            y.s = s + js;
+            y.sn = sn - js;
+            match_pair_avx512(&x, &y);
+            match_scalar(&y);
+            x.m += y.m;
+            x.c += y.c;
+        } else {
+            match_avx512(&x);
+        }
+    }
     /* AVX2 only up to 2 S tuples per R tuple: its 4-lane blocks take about one S group each at 1:4,
      * and its multiplies are three 32-bit ones (smj-sortbench, Xeon VM, medians of 5-6 at 8M
      * tuples, AVX2 against scalar: 1:1 0.0168 / 0.0357 s, 1:2 0.0233 / 0.0266, 1:4 0.0267 / 0.0246) */

@@ -240,6 +240,7 @@ static void test_match(void)
         const int rid_bits = trial % 4 == 3 ? 33 : 20, pattern = trial % MATCH_PATTERNS;
         /* packed keys are offsets from their range's lowest key */
         const uint64_t key_base = trial % 2 ? (UINT64_C(1) << 40) + (uint64_t)trial : 1;
+        /* from 256 tuples a side, the AVX-512 scan splits into two (MATCH_PAIR_MIN) */
         size_t rn = trial < 40 ? (size_t)trial / 2 : rnd() % 600, sn = trial < 40 ? (size_t)trial : rnd() % 2400;
         uint64_t *r = malloc((rn + 1) * 8), *s = malloc((sn + 1) * 8);
         uint64_t keys = 1 + rnd() % 300; /* MATCH_NM */
