@@ -228,6 +228,40 @@ AVX512 static void match_pair_avx512(match_scan *x0, match_scan *x1)
 }
 #undef AVX512_IMPL
 
+/* The first index of sorted v[0..n) whose key (v >> rid_bits) is at least k. */
+static size_t key_lower_bound(const uint64_t *v, size_t n, uint64_t k, int rid_bits)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] >> rid_bits < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+#define MATCH_PAIR_MIN 256 /* tuples on each side, below: one scan (match_avx512) */
+
+/* The whole scan as two, split at R's middle key: both relations are cut at that key's lower
+ * bound, so that no key's group is split; the second scan's scalar rest is taken here, the first's
+ * by the caller (match_scalar on x). Needs rid_bits < 64. */
+static void match_split_avx512(match_scan *x)
+{
+    const uint64_t k = x->r[x->rn / 2] >> x->rid_bits;
+    const size_t ir = key_lower_bound(x->r, x->rn, k, x->rid_bits), js = key_lower_bound(x->s, x->sn, k, x->rid_bits);
+    match_scan y = *x;
+    y.r += ir;
+    y.rn -= ir;
+    y.s += js;
+    y.sn -= js;
+    x->rn = ir;
+    x->sn = js;
+    match_pair_avx512(x, &y);
+    match_scalar(&y);
+    x->m += y.m;
+    x->c += y.c;
+}
+
 /* ---------------------------------------------------------------- AVX2: blocks of 4 */
 #define AVX2 __attribute__((target("avx2")))
 
@@ -302,20 +336,6 @@ AVX2 static void match_avx2(match_scan *x)
 }
 #endif
 
-/* The first index of sorted v[0..n) whose key (v >> rid_bits) is at least k. */
-static size_t key_lower_bound(const uint64_t *v, size_t n, uint64_t k, int rid_bits)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] >> rid_bits < k) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-#define MATCH_PAIR_MIN 256 /* tuples on each side, below: one scan */
-
 void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int rid_bits, uint64_t key_base,
                const uint64_t rid_base[2], int simd, uint64_t *matches, uint64_t *checksum)
 {
@@ -325,23 +345,8 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
 #if RMB_SIMD_AUTO
     /* the kernel multiplies 64-bit lanes (AVX-512DQ: every AVX-512 CPU but the Xeon Phi) */
     if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) {
-        if (rn >= MATCH_PAIR_MIN && sn >= MATCH_PAIR_MIN && rid_bits < 64) { /* two scans, split at R's middle key */
-            const uint64_t k = r[rn / 2] >> rid_bits;
-            const size_t ir = key_lower_bound(r, rn, k, rid_bits), js = key_lower_bound(s, sn, k, rid_bits);
-            match_scan y = x;
-            x.rn = ir;
-            x.sn = js;
-            y.r = r + ir;
-            y.rn = rn - ir;
-            y.s = s + js;
-            y.sn = sn - js;
-            match_pair_avx512(&x, &y);
-            match_scalar(&y);
-            x.m += y.m;
-            x.c += y.c;
-        } else {
-            match_avx512(&x);
-        }
+        if (rn >= MATCH_PAIR_MIN && sn >= MATCH_PAIR_MIN && rid_bits < 64) match_split_avx512(&x);
+        else match_avx512(&x);
     }
     /* AVX2 only up to 2 S tuples per R tuple: its 4-lane blocks take about one S group each at 1:4,
      * and its multiplies are three 32-bit ones (smj-sortbench, Xeon VM, medians of 5-6 at 8M
