@@ -12,6 +12,7 @@
  */
 #include "bench/rmb_config.h"
 #include "bench/rmb_mutant_smj_first_equal_only.h"
+#include "bench/rmb_mutant_smj_stretch_skip.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
@@ -82,6 +83,9 @@ __attribute__((noinline)) static void match_scalar_n(match_scan *x, size_t budge
             j = je;
         }
     }
+#ifdef RMB_MUTANT_SMJ_STRETCH_SKIP /* mutation suite: a stretch that ends on its budget skips an S tuple */
+    if (stop != SIZE_MAX && i + j >= stop && j < sn) j++;
+#endif
     x->i = i;
     x->j = j;
     x->m += m;
@@ -181,10 +185,10 @@ AVX512_IMPL void match8_block(match_scan *x, const match8_consts *k, match8_sums
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
     sum->acc = _mm512_mask_add_epi64(sum->acc, hit, sum->acc, z);
     sum->m += (uint64_t)__builtin_popcount(hit);
-    const int moved = __builtin_popcount(rlt) + __builtin_popcount(slt);
-    x->i += (size_t)__builtin_popcount(rlt);
-    x->j += (size_t)__builtin_popcount(slt);
-    if (moved < 8) match_scalar_n(x, MATCH_STRETCH); /* under half the block's 16 tuples */
+    const int ri = __builtin_popcount(rlt), sj = __builtin_popcount(slt);
+    x->i += (size_t)ri;
+    x->j += (size_t)sj;
+    if (ri + sj < 8) match_scalar_n(x, MATCH_STRETCH); /* under half the block's 16 tuples */
 }
 
 /* The sums into the scan (lanes summed as uint64_t: GCC's _mm512_reduce_add_epi64 adds signed, and
@@ -324,9 +328,10 @@ AVX2 static void match_avx2(match_scan *x)
         z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 32));
         acc = _mm256_add_epi64(acc, _mm256_and_si256(z, hit));
         m += (uint64_t)__builtin_popcount((unsigned)lanes4(hit));
-        x->i += (size_t)__builtin_popcount((unsigned)rlt);
-        x->j += (size_t)__builtin_popcount((unsigned)sltm);
-        if (__builtin_popcount((unsigned)rlt) + __builtin_popcount((unsigned)sltm) < 4) match_scalar_n(x, MATCH_STRETCH);
+        const int ri = __builtin_popcount((unsigned)rlt), sj = __builtin_popcount((unsigned)sltm);
+        x->i += (size_t)ri;
+        x->j += (size_t)sj;
+        if (ri + sj < 4) match_scalar_n(x, MATCH_STRETCH); /* under half the block's 8 tuples */
     }
     x->m += m;
     uint64_t lanes[4];
