@@ -1,8 +1,9 @@
 /* --simd auto for the radix join: which of its AVX-512 kernels beat the scalar ones on this CPU,
  * each timed against its scalar twin on a small sample (a few milliseconds, once per process).
  * The same instructions cost very differently between CPUs that have them: on the AMD EPYC VM
- * (Zen 4) the gather/scatter loop of a 2^6-way pass ran 5.4-5.6 ns an item against 1.8-2.0 for
- * the scalar loop, in and out of cache; on the Intel Xeon VM 2.8 against 3.5 (scatter_avx512.c).
+ * (Zen 4) the gather/scatter loop of a 2^6-way pass ran 2.1-2.5 ns an item against 1.6-2.1 for
+ * the scalar loop, in and out of cache (5.4-6.0 before its compress-stores went through a
+ * register); on the Intel Xeon VM 2.8 against 3.5 (scatter_avx512.c).
  * MPI-free. */
 #include <stdlib.h>
 
