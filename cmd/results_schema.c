@@ -20,8 +20,10 @@ static const char *const columns[] = {
     "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
     /* what changes performance beyond the flags (bench/context.h): fewest online cores of a host,
      * some host with more ranks than cores (yes/no), rmabench's polling loops yield (yes/no), the
-     * MPI library's tuning variables "NAME=VALUE;..." (empty for a plain run) */
-    "host_cores", "oversubscribed", "poll_yield", "mpi_env",
+     * MPI library's tuning variables "NAME=VALUE;..." (empty for a plain run); the share of the CPU
+     * time the hypervisor gave to other guests during the run, worst host (bench/host_steal.h; empty
+     * when unknown) */
+    "host_cores", "oversubscribed", "poll_yield", "mpi_env", "host_steal",
     /* join parameters (window: the flavour that ran; window_choice: "given", or what --window auto
      * chose it from) */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",

@@ -91,6 +91,7 @@ typedef struct {
     /* the seconds the counted phases' bytes take at the roofline, summed (the whole join at the
      * machine's streaming bandwidth; CSV membw_bound_s); -1 without a roofline */
     double bound_s;
+    double steal;             /* hypervisor steal during the run, worst host (bench/host_steal.h); -1 unknown */
 } join_run_result;
 
 /* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, sized
@@ -137,7 +138,9 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res);
 void join_report_header(const join_session *js);
 void join_report_warmup(const join_session *js, const join_run_result *res);
 void join_report_run(const join_session *js, const join_run_result *res);
-void join_report_summary(const join_session *js, const join_algo *algo, double *totals, int n);
+/* The median total over the n runs, and the most hypervisor steal any of them saw (steals[i] < 0:
+ * unknown). */
+void join_report_summary(const join_session *js, const join_algo *algo, double *totals, const double *steals, int n);
 
 /* Rank 0 appends the run's CSV row when --output is given; collective result: 0, or 2 when the
  * row could not be written (every rank learns it). */

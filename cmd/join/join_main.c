@@ -18,7 +18,7 @@ int join_main(int argc, char **argv)
     join_report_header(&js);
     int failures = 0, output_failed = 0;
     for (int i = 0; i < js.nrefused && !output_failed; i++) output_failed = join_record_refused(&js, i);
-    double *totals = calloc((size_t)js.o.repeat, sizeof(double));
+    double *totals = calloc((size_t)js.o.repeat, sizeof(double)), *steals = calloc((size_t)js.o.repeat, sizeof(double));
     for (int a = 0; a < js.nalgos && !output_failed; a++) {
         int done = 0;
         for (int rep = -(int)js.o.warmup; rep < js.o.repeat && !output_failed; rep++) {
@@ -33,11 +33,13 @@ int join_main(int argc, char **argv)
             join_report_run(&js, &res);
             join_compare(&js.model, &js.ctx, &js.o, &js.wl, res.algo_id, &res.out, &res.st);
             output_failed = join_record_run(&js, &res);
+            steals[done] = res.steal;
             totals[done++] = res.st.total_max;
         }
-        if (!output_failed) join_report_summary(&js, js.algos[a], totals, done);
+        if (!output_failed) join_report_summary(&js, js.algos[a], totals, steals, done);
     }
     free(totals);
+    free(steals);
     join_teardown(&js);
     return output_failed ? JOIN_EXIT_USAGE
            : failures     ? JOIN_EXIT_FAILED

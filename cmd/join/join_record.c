@@ -154,6 +154,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
         join_roofline_record(js, res, rec);
         record_set(rec, "repeat_index", "%d", res->index);
         record_set(rec, "throughput", "%.1f", res->throughput);
+        if (res->steal >= 0) record_set(rec, "host_steal", "%.4f", res->steal);
         record_set(rec, "matches", "%" PRIu64, res->got[0]);
         record_set(rec, "checksum", "0x%016" PRIx64, res->got[1]);
         record_set(rec, "expected_matches", "%" PRIu64, js->expected[0]);

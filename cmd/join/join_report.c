@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "bench/host_steal.h"
 #include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/stats.h"
@@ -126,6 +127,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
     join_roofline_print_in_cache(js, res);
     join_roofline_print_bound(js, res);
     printf("throughput: %.2f M input tuples/s\n", res->throughput / 1e6);
+    host_steal_print(stdout, res->steal);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",
            res->got[0], js->expected[0], res->got[1], js->expected[1]);
@@ -133,11 +135,20 @@ void join_report_run(const join_session *js, const join_run_result *res)
     fflush(stdout);
 }
 
-void join_report_summary(const join_session *js, const join_algo *algo, double *totals, int n)
+void join_report_summary(const join_session *js, const join_algo *algo, double *totals, const double *steals, int n)
 {
     if (js->ctx.rank != 0 || n < 2) return;
-    double med = stats_median(totals, n);
-    printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs\n", algo->name, med,
+    double med = stats_median(totals, n), most = -1;
+    int known = 0, stolen = 0;
+    for (int i = 0; i < n; i++) {
+        if (steals[i] < 0) continue;
+        known++;
+        stolen += steals[i] >= 0.01;
+        if (steals[i] > most) most = steals[i];
+    }
+    printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs", algo->name, med,
            (double)(js->wl.r_total + js->wl.s_total) / med / 1e6, n);
+    if (known) printf("; host steal up to %.1f%% (%d of %d runs at 1%% or more)", 100 * most, stolen, known);
+    printf("\n");
     fflush(stdout);
 }

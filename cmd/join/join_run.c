@@ -1,8 +1,10 @@
 /* One run of one join algorithm on the session's data: the algorithm's phases (joins/join.h),
- * its verification against the generator (joins/verify.h), the phase times reduced over ranks. */
+ * its verification against the generator (joins/verify.h), the phase times reduced over ranks, and
+ * the hypervisor's steal during the phases (bench/host_steal.h). */
 #include <string.h>
 
 #include "cmd/join/join_cmd.h"
+#include "bench/host_steal.h"
 #include "joins/verify.h"
 
 int join_algo_id(const join_algo *algo)
@@ -22,13 +24,16 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n, &js->plans[a], {js->r, js->s}};
     phases_init(&res->out.phases, algo->phases);
     MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
+    const host_cpu_sample cpu0 = host_cpu_now();
     algo->run(&in, &res->out);
+    const double steal = host_steal_share(cpu0, host_cpu_now());
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
     /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run */
     tuple_t *rel[2] = {js->r, js->s};
     for (int i = 0; i < 2; i++)
         if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
+    res->steal = host_steal_max(js->ctx.comm, steal);
     join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
     if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */

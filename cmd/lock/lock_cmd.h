@@ -33,6 +33,7 @@ typedef struct {
     const char *notify_shm;   /* notify_shm_state (rma/notify.h); msg: NULL */
     notify_shm_pick shm_pick; /* how --notify-shm was resolved (o.notify_shm holds the result, on or off) */
     double floor_us;          /* rma_floor_round_trip_us, server 0 to agent 0; -1: not measured */
+    double steal;             /* hypervisor steal during the run, worst host (bench/host_steal.h); -1 unknown */
     lock_run run;
     rma_window data;          /* bank balances (servers) */
     lock_workload wl;         /* agents */

@@ -5,6 +5,7 @@
  * cmd/lock/lock_cmd.h. */
 #include <stdlib.h>
 
+#include "bench/host_steal.h"
 #include "cmd/commands.h"
 #include "cmd/lock/lock_cmd.h"
 
@@ -38,9 +39,12 @@ int lock_main(int argc, char **argv)
     int64_t *delta = ls.o.workload == WL_BANK ? calloc((size_t)ls.o.accounts, sizeof *delta) : NULL;
     agent_stats ast;
     server_stats sst;
+    const host_cpu_sample cpu0 = host_cpu_now();
     lock_run_role(&ls.run, &ls.wl, &ast, &sst, hist, delta);
+    const double steal = host_steal_share(cpu0, host_cpu_now());
     lock_totals tot;
     lock_run_reduce(&ls.run, &ast, &sst, hist, delta, &tot);
+    ls.steal = host_steal_max(ls.ctx.comm, steal);
     lock_run_close(&ls.run, &ls.data, &ls.wl);
     numa_report_run(&ls.ctx, &ls.numa);
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "bench/host_steal.h"
 #include "cmd/lock/lock_cmd.h"
 #include "locking/workloads/tpcc.h"
 
@@ -93,6 +94,7 @@ void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_fi
     if (ls->o.workload == WL_TPCC) print_tpcc_types(&t->agents, f->elapsed);
     print_servers(t);
     print_invariants(&ls->o, t, v);
+    host_steal_print(stdout, ls->steal);
     numa_report_print_run(&ls->numa);
     printf("verification: %s\n", v.pass ? "PASS" : "FAIL");
     fflush(stdout);

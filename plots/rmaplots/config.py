@@ -45,7 +45,9 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               "notify_shm_choice",
               # the hardware's cache-line round trip measured before a lock run (rma/floor.h): it
               # varies with where the host runs the VM's CPUs, not with the configuration
-              "floor_rtt_us"}
+              "floor_rtt_us",
+              # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
+              "host_steal"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")

@@ -108,6 +108,15 @@ def environment(rows, files):
     return out + [""]
 
 
+def _fraction(v):
+    """A share in [0, 1] from a CSV cell, or None (empty, not a number, out of range)."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if 0 <= x <= 1 else None
+
+
 def run_environment(rows):
     """What the runs were given beyond their flags (bench/context.h): the distinct values of each
     column; rows that differ in one are never pooled."""
@@ -123,8 +132,10 @@ def run_environment(rows):
                for lib in sorted({config.mpi_name(r) for r in rows})}
     env = "; ".join(f"{lib}: {v}" for lib, v in per_lib.items()) if len(set(per_lib.values())) > 1 \
         else vals('mpi_env', '(none)')
+    steal = sorted(x for x in (_fraction(r.get("host_steal")) for r in rows) if x is not None)
+    stolen = f", host steal {100 * steal[0]:.1f}-{100 * steal[-1]:.1f}% of the CPU time over {len(steal)} runs" if steal else ""
     return (f"- run environment: {vals('host_cores', '—')} cores/host, oversubscribed: {vals('oversubscribed', '—')}, "
-            f"polling yields: {vals('poll_yield', '—')}, MPI env: {env}")
+            f"polling yields: {vals('poll_yield', '—')}, MPI env: {env}{stolen}")
 
 
 def run_summary(rows):

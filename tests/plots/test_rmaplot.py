@@ -49,7 +49,7 @@ MEASURED = {"timestamp", "status", "exit_code", "job_id", "hostnames", "seed", "
             "verification", "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
             "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
             "remote_share", "twopc_txns", "timeouts", "numa", "numa_placement_worst", "rank_cores",
-            "rank_numa_nodes", "binding_warning"}
+            "rank_numa_nodes", "binding_warning", "host_steal"}
 
 
 def how(r):
@@ -235,8 +235,12 @@ for name in NAMES:
 check("Dropped 7 join rows (5 failed, 1 refused, 1 warm-up)." in section("\n## Join throughput\n", "|"), "join table: dropped")
 check("Dropped 2 lock rows (2 failed)." in section("\n## Lock table throughput\n", "|"), "lock table: dropped")
 check("Slurm jobs: 4242" in report and "0123456789abcdef" in report, "environment (job, commit) missing")
-check("- run environment: 8 cores/host, oversubscribed: no, polling yields: no, MPI env: (none)" in lines,
-      "environment lacks the run environment line (host_cores, oversubscribed, poll_yield, mpi_env)")
+check(any(ln.startswith("- run environment: 8 cores/host, oversubscribed: no, polling yields: no, MPI env: (none)")
+          for ln in lines), "environment lacks the run environment line (host_cores, oversubscribed, poll_yield, mpi_env)")
+# the fixture's steal runs 0-6% (host_steal); rows with a value, failed ones too, are counted
+nsteal = sum(1 for r in rows if r.get("host_steal"))
+check(any(ln.endswith(f", host steal 0.0-6.0% of the CPU time over {nsteal} runs") for ln in lines),
+      f"the run environment line lacks the steal range over {nsteal} runs")
 
 
 def cells(line):
@@ -268,6 +272,8 @@ check(config.unknown(header) == [], f"columns rmaplots does not classify: {confi
 for col, val in (("host_cores", "2"), ("oversubscribed", "yes"), ("poll_yield", "yes"),
                  ("mpi_env", "OMPI_MCA_mpi_yield_when_idle=1")):
     check(config.configuration(dict(rows[0], **{col: val})) != config.configuration(rows[0]), f"{col} pooled")
+# the hypervisor's steal is measured: runs that differ in it pool
+check(config.configuration(dict(rows[0], host_steal="0.2500")) == config.configuration(rows[0]), "host_steal not pooled")
 ENV_COLS = ("host_cores", "oversubscribed", "poll_yield", "mpi_env")
 older = os.path.join(tmp, "older.csv")
 with open(older, "w", newline="") as g:
@@ -282,7 +288,7 @@ check(rreport.run_environment(old_rows).startswith("- run environment: not recor
 # each library's launcher sets its own variables: the line says which library ran with which
 ompi = next(r for r in rows if config.mpi_name(r).startswith("Open MPI"))
 mpich = next(r for r in rows if config.mpi_name(r).startswith("MPICH"))
-env_line = rreport.run_environment([dict(ompi, mpi_env="OMPI_MCA_mpi_yield_when_idle=1"), dict(mpich, mpi_env="")])
+env_line = rreport.run_environment([dict(ompi, mpi_env="OMPI_MCA_mpi_yield_when_idle=1", host_steal=""), dict(mpich, mpi_env="", host_steal="")])
 check(env_line.endswith(f"MPI env: {config.mpi_name(mpich)}: (none); {config.mpi_name(ompi)}: OMPI_MCA_mpi_yield_when_idle=1"),
       f"MPI environment per library: {env_line}")
 syn = dict(next(r for r in locks if r["workload"] == "synthetic"))

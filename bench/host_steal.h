@@ -1,0 +1,37 @@
+/* Hypervisor steal: the share of a host's CPU time that its virtual CPUs were ready to run but the
+ * hypervisor ran something else (/proc/stat's steal column). On the project's VMs it reached 13-37%
+ * during a lock run (vmstat, 2026-12-03) while the ranks busy-polled: every timing of such a run
+ * carries it, so each run reports it beside its figures (join and lock output, CSV host_steal). */
+#ifndef RMB_BENCH_HOST_STEAL_H
+#define RMB_BENCH_HOST_STEAL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mpi.h>
+
+/* The host's CPU time in ticks (all CPUs): steal, and the sum of user, nice, system, idle, iowait,
+ * irq, softirq and steal (guest time is already counted in user and nice). */
+typedef struct {
+    uint64_t steal, total;
+    bool ok; /* false: no /proc/stat (not Linux) or a line it could not read */
+} host_cpu_sample;
+
+/* Parses /proc/stat's aggregate line ("cpu  user nice system idle iowait irq softirq steal ...");
+ * false for any other line, or one with fewer than the 8 fields (kernels before 2.6.11). MPI-free. */
+bool host_cpu_parse(const char *line, host_cpu_sample *s);
+/* The host's counters now (reads /proc/stat: about 10-20 us). MPI-free. */
+host_cpu_sample host_cpu_now(void);
+/* Fewer ticks than this between two samples (USER_HZ: 10 ms each, counted over all the host's
+ * CPUs) cannot tell a few percent: one tick of 15 in a 30 ms join run read 6.7%. */
+enum { HOST_STEAL_MIN_TICKS = 50 };
+/* steal / total between two samples: a fraction in [0, 1], or -1 when either is not ok, the
+ * counters went back, or fewer than HOST_STEAL_MIN_TICKS passed. MPI-free. */
+double host_steal_share(host_cpu_sample before, host_cpu_sample after);
+/* Collective over comm: the largest share over the ranks (so over their hosts), or -1 when no rank
+ * could tell. */
+double host_steal_max(MPI_Comm comm, double share);
+/* One line for the run's output: "host steal: 12.3% of the CPU time ..." (or that it is unknown). */
+void host_steal_print(FILE *f, double share);
+
+#endif
