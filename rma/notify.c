@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bench/context.h"
+#include "bench/fastclock.h"
 #include "bench/memory.h"
 #include "bench/numa_policy.h"
 #include "rma/window.h"
@@ -324,6 +325,9 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* What this process's pollers backed off to (notify_backoff_counts); one poller per process. */
+static notify_backoff backoff;
+
 void notify_idle(unsigned *idle, unsigned spin)
 {
     unsigned n = ++*idle;
@@ -332,12 +336,19 @@ void notify_idle(unsigned *idle, unsigned spin)
         return;
     }
     if (n <= spin + 64) {
+        backoff.yields++;
         sched_yield();
         return;
     }
     struct timespec ts = {0, 20000};
+    const double t0 = rmb_monotonic_s();
     nanosleep(&ts, NULL);
+    backoff.sleeps++;
+    backoff.slept_s += rmb_monotonic_s() - t0;
 }
+
+notify_backoff notify_backoff_counts(void) { return backoff; }
+void notify_backoff_reset(void) { backoff = (notify_backoff){0, 0, 0}; }
 
 void notify_pace_idle(notify_pace *pace, unsigned *idle, unsigned spin)
 {

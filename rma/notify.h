@@ -145,6 +145,15 @@ unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core);
 #define NOTIFY_SHM_SPIN_POLLS 8192
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core);
 void notify_idle(unsigned *idle, unsigned spin);
+/* What notify_idle did in this process since notify_backoff_reset: the yields, the sleeps and the
+ * seconds they took (a 20 us sleep returns after 70-80 us with Linux's default 50 us timer slack):
+ * where a poller's wait went when its peer did not answer within the spin. */
+typedef struct {
+    uint64_t yields, sleeps;
+    double slept_s;
+} notify_backoff;
+notify_backoff notify_backoff_counts(void);
+void notify_backoff_reset(void);
 /* notify_idle, and whether the poller now backs off (then every poll of pace is due). */
 void notify_pace_idle(notify_pace *pace, unsigned *idle, unsigned spin);
 /* Collective. Every message sent must have been received. */

@@ -29,6 +29,20 @@ static void compare_model(lock_session *ls, const lock_totals *t, const lock_fig
                              });
 }
 
+/* Collective: the pollers' backoff of every rank, summed per role into ls->backoff at rank 0. */
+static void reduce_backoff(lock_session *ls, notify_backoff bo)
+{
+    const int k = ls->roles.i_am_server ? 3 : 0;
+    double mine[6] = {0}, sum[6];
+    mine[k] = (double)bo.yields;
+    mine[k + 1] = (double)bo.sleeps;
+    mine[k + 2] = bo.slept_s;
+    MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, sum, 6, MPI_DOUBLE, MPI_SUM, 0, ls->ctx.comm));
+    if (ls->ctx.rank != 0) return;
+    for (int r = 0; r < 2; r++)
+        ls->backoff[r] = (notify_backoff){(uint64_t)sum[3 * r], (uint64_t)sum[3 * r + 1], sum[3 * r + 2]};
+}
+
 int lock_main(int argc, char **argv)
 {
     lock_session ls;
@@ -40,11 +54,14 @@ int lock_main(int argc, char **argv)
     agent_stats ast;
     server_stats sst;
     const host_cpu_sample cpu0 = host_cpu_now();
+    notify_backoff_reset();
     lock_run_role(&ls.run, &ls.wl, &ast, &sst, hist, delta);
     const double steal = host_steal_share(cpu0, host_cpu_now());
+    const notify_backoff bo = notify_backoff_counts();
     lock_totals tot;
     lock_run_reduce(&ls.run, &ast, &sst, hist, delta, &tot);
     ls.steal = host_steal_max(ls.ctx.comm, steal);
+    reduce_backoff(&ls, bo);
     lock_run_close(&ls.run, &ls.data, &ls.wl);
     numa_report_run(&ls.ctx, &ls.numa);
 

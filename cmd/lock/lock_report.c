@@ -87,6 +87,21 @@ static void print_invariants(const lock_opts *o, const lock_totals *t, lock_verd
                t->bank_sum, o->accounts * BANK_INITIAL_BALANCE, t->bank_accounts_wrong);
 }
 
+/* Where the waits went beyond the spin: a sleep returns tens of microseconds after the answer came,
+ * so a share of sleeping that is not small is a share of the round trips that are that much longer. */
+static void print_backoff(const lock_session *ls, const lock_figures *f)
+{
+    const char *who[2] = {"agents", "servers"};
+    const int n[2] = {ls->roles.nagents, ls->roles.nservers};
+    printf("backoff (polls past the spin):");
+    for (int r = 0; r < 2; r++) {
+        const notify_backoff *b = &ls->backoff[r];
+        printf("%s %s yielded %" PRIu64 " and slept %" PRIu64 " times (%.1f ms, %.2f%% of their run time)", r ? ";" : "",
+               who[r], b->yields, b->sleeps, 1e3 * b->slept_s, n[r] ? 100 * b->slept_s / (f->elapsed * n[r]) : 0.0);
+    }
+    printf("\n");
+}
+
 void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v)
 {
     if (ls->ctx.rank != 0) return;
@@ -94,6 +109,7 @@ void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_fi
     if (ls->o.workload == WL_TPCC) print_tpcc_types(&t->agents, f->elapsed);
     print_servers(t);
     print_invariants(&ls->o, t, v);
+    print_backoff(ls, f);
     host_steal_print(stdout, ls->steal);
     numa_report_print_run(&ls->numa);
     printf("verification: %s\n", v.pass ? "PASS" : "FAIL");
