@@ -64,6 +64,16 @@ with tempfile.TemporaryDirectory() as d:
         v = num(rows[0], f"membw_{k}") if len(rows) == 1 else None
         if v is None or v <= 0:
             fail.append(f"membw: membw_{k} = {v}")
+    # the hypervisor's steal over the measurement: the line and the column say the same
+    said = re.search(r"^host steal: (unknown \(|([0-9.]+)% of the CPU time)", out, re.M)
+    col = rows[0].get("host_steal", "") if len(rows) == 1 else None
+    if not said:
+        fail.append("membw: no 'host steal:' line")
+    elif said.group(2) is None and col != "":
+        fail.append(f"membw: host steal unknown but host_steal = {col!r}")
+    elif said.group(2) is not None and (num(rows[0], "host_steal") is None or
+                                        abs(100 * num(rows[0], "host_steal") - float(said.group(2))) > 0.051):
+        fail.append(f"membw: host steal {said.group(2)}% but host_steal = {col!r}")
     out, rows = run(["join", "--algo", "both", "--tuples-per-rank", "1M", "--ratio", "4", "--roofline", "--passes",
                      "1", "--warmup", "1"], os.path.join(d, "join.csv"))
     if not re.search(r"^# roofline \(membw .*last-level cache.*\): read [0-9.]+, write [0-9.]+, copy [0-9.]+ GB/s", out, re.M):
