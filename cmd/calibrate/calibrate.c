@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "bench/host_steal.h"
 #include "bench/membw.h"
 #include "bench/memory.h"
 #include "bench/options.h"
@@ -145,6 +146,7 @@ int calibrate_main(int argc, char **argv)
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
+    const host_cpu_sample cpu0 = host_cpu_now(); /* rates measured under steal read low */
     model_params p;
     params_init(&p);
     calibrate_membw(&ctx, &o, &p); /* first: the plausibility check compares rates with a copy */
@@ -156,6 +158,7 @@ int calibrate_main(int argc, char **argv)
     double t3 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
+    const double steal = host_steal_max(ctx.comm, host_steal_share(cpu0, host_cpu_now()));
     calibrate_plausibility(&ctx, &p);
 
     int status = 0;
@@ -170,6 +173,7 @@ int calibrate_main(int argc, char **argv)
             printf("# ");
             bench_ctx_print_environment(&ctx, stdout);
             printf("\n");
+            host_steal_print(stdout, steal);
             print_params(&p);
             printf("wrote %s\n", output);
         }

@@ -6,7 +6,7 @@ mpi_check=$1; mpirun=$2; rmabench=$3; rmamodel=$4
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 # window allocation and first touch measured at 2M tuples per rank (at the joins' 16M: 10 s more)
-"$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' -- "$rmabench" calibrate --output "$tmp/params.txt" \
+"$mpi_check" "$mpirun" 2 --timeout 150 --grep '^wrote ' --grep '^host steal: [0-9]+\.[0-9]% of the CPU time' -- "$rmabench" calibrate --output "$tmp/params.txt" \
     --tuples-per-rank 2M --tuples 256K --membw-bytes 32M >"$tmp/cal.out" 2>&1 ||
     { cat "$tmp/cal.out"; exit 1; }
 cat "$tmp/cal.out" "$tmp/params.txt"
