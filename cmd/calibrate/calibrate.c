@@ -100,6 +100,28 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
     params_put(p, MP_cores_per_host, cores > 0 ? (double)cores : 0);
 }
 
+/* Rank 0: the parameter file, then what was measured and under which conditions; the exit status
+ * (2: the file could not be written). phase_s: memory, compute, network, lock seconds. */
+static int write_and_report(const bench_ctx *ctx, model_params *p, const char *output, double took,
+                            const double phase_s[4], double steal)
+{
+    char err[600];
+    fill_info(p, ctx);
+    if (params_write(p, output, err, sizeof err)) {
+        fprintf(stderr, "rmabench: --output: %s\n", err);
+        return 2;
+    }
+    printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (memory %.1f, compute %.1f, network %.1f, lock %.1f)\n",
+           ctx->size, ctx->hosts, ctx->ranks_per_host, ctx->mpi_library, took, phase_s[0], phase_s[1], phase_s[2], phase_s[3]);
+    printf("# ");
+    bench_ctx_print_environment(ctx, stdout);
+    printf("\n");
+    host_steal_print(stdout, steal);
+    print_params(p);
+    printf("wrote %s\n", output);
+    return 0;
+}
+
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
@@ -161,23 +183,8 @@ int calibrate_main(int argc, char **argv)
     const double steal = host_steal_max(ctx.comm, host_steal_share(cpu0, host_cpu_now()));
     calibrate_plausibility(&ctx, &p);
 
-    int status = 0;
-    if (ctx.rank == 0) {
-        fill_info(&p, &ctx);
-        if (params_write(&p, output, err, sizeof err)) {
-            fprintf(stderr, "rmabench: --output: %s\n", err);
-            status = 2;
-        } else {
-            printf("# rmabench calibrate: %d ranks on %d host(s), %d per host; %s; %.1f s (memory %.1f, compute %.1f, network %.1f, lock %.1f)\n",
-                   ctx.size, ctx.hosts, ctx.ranks_per_host, ctx.mpi_library, took, t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0));
-            printf("# ");
-            bench_ctx_print_environment(&ctx, stdout);
-            printf("\n");
-            host_steal_print(stdout, steal);
-            print_params(&p);
-            printf("wrote %s\n", output);
-        }
-    }
+    const double phase_s[4] = {t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0)};
+    int status = ctx.rank == 0 ? write_and_report(&ctx, &p, output, took, phase_s, steal) : 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx.comm);
     bench_ctx_free(&ctx);
     MPI_Finalize();
