@@ -35,8 +35,9 @@ double host_steal_share(host_cpu_sample before, host_cpu_sample after)
     return (double)(after.steal - before.steal) / (double)(after.total - before.total);
 }
 
-double host_steal_max(MPI_Comm comm, double share)
+double host_steal_since(MPI_Comm comm, host_cpu_sample before)
 {
+    const double share = host_steal_share(before, host_cpu_now());
     double worst = share;
     /* a collective of one double: O(1) per rank at any scale */
     if (MPI_Allreduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return -1;

@@ -1,7 +1,8 @@
 /* Hypervisor steal: the share of a host's CPU time that its virtual CPUs were ready to run but the
  * hypervisor ran something else (/proc/stat's steal column). On the project's VMs it reached 13-37%
  * during a lock run (vmstat, 2026-12-03) while the ranks busy-polled: every timing of such a run
- * carries it, so each run reports it beside its figures (join and lock output, CSV host_steal). */
+ * carries it, so each run reports it beside its figures (the join, lock, membw and calibrate output;
+ * CSV host_steal). */
 #ifndef RMB_BENCH_HOST_STEAL_H
 #define RMB_BENCH_HOST_STEAL_H
 #include <stdbool.h>
@@ -28,9 +29,9 @@ enum { HOST_STEAL_MIN_TICKS = 50 };
 /* steal / total between two samples: a fraction in [0, 1], or -1 when either is not ok, the
  * counters went back, or fewer than HOST_STEAL_MIN_TICKS passed. MPI-free. */
 double host_steal_share(host_cpu_sample before, host_cpu_sample after);
-/* Collective over comm: the largest share over the ranks (so over their hosts), or -1 when no rank
- * could tell. */
-double host_steal_max(MPI_Comm comm, double share);
+/* Collective over comm: each rank's share since its sample `before`, the largest over the ranks (so
+ * over their hosts), or -1 when no rank could tell. */
+double host_steal_since(MPI_Comm comm, host_cpu_sample before);
 /* One line for the run's output: "host steal: 12.3% of the CPU time ..." (or that it is unknown). */
 void host_steal_print(FILE *f, double share);
 

@@ -49,7 +49,7 @@ int membw_main(int argc, char **argv)
     const host_cpu_sample cpu0 = host_cpu_now();
     membw_measure(&ctx, (uint64_t)bytes, (int)repeats, "--bytes", "a smaller --bytes", &m);
     /* a roofline measured while the hypervisor took the CPUs is too low: say so */
-    const double steal = host_steal_max(ctx.comm, host_steal_share(cpu0, host_cpu_now()));
+    const double steal = host_steal_since(ctx.comm, cpu0);
     int status = 0;
     if (ctx.rank == 0) {
         char llc[160];

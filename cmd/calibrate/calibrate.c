@@ -180,7 +180,7 @@ int calibrate_main(int argc, char **argv)
     double t3 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
-    const double steal = host_steal_max(ctx.comm, host_steal_share(cpu0, host_cpu_now()));
+    const double steal = host_steal_since(ctx.comm, cpu0);
     calibrate_plausibility(&ctx, &p);
 
     const double phase_s[4] = {t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0)};

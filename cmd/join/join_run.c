@@ -26,14 +26,13 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
     const host_cpu_sample cpu0 = host_cpu_now();
     algo->run(&in, &res->out);
-    const double steal = host_steal_share(cpu0, host_cpu_now());
+    res->steal = host_steal_since(js->ctx.comm, cpu0);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
     /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run */
     tuple_t *rel[2] = {js->r, js->s};
     for (int i = 0; i < 2; i++)
         if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
-    res->steal = host_steal_max(js->ctx.comm, steal);
     join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
     if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */

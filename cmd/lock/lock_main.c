@@ -56,11 +56,10 @@ int lock_main(int argc, char **argv)
     const host_cpu_sample cpu0 = host_cpu_now();
     notify_backoff_reset();
     lock_run_role(&ls.run, &ls.wl, &ast, &sst, hist, delta);
-    const double steal = host_steal_share(cpu0, host_cpu_now());
     const notify_backoff bo = notify_backoff_counts();
+    ls.steal = host_steal_since(ls.ctx.comm, cpu0);
     lock_totals tot;
     lock_run_reduce(&ls.run, &ast, &sst, hist, delta, &tot);
-    ls.steal = host_steal_max(ls.ctx.comm, steal);
     reduce_backoff(&ls, bo);
     lock_run_close(&ls.run, &ls.data, &ls.wl);
     numa_report_run(&ls.ctx, &ls.numa);
