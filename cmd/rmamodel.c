@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "model/join_model.h"
 #include "model/lock_model.h"
@@ -88,6 +89,10 @@ static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, in
     if (p->set[MP_P_sort_radix] && p->set[MP_P_sort_run] && params_get(p, MP_P_sort_radix) > params_get(p, MP_P_sort_run) &&
         width <= (double)(INT64_C(1) << (2 * SMJ_RADIX_DIGIT_BITS)))
         s.sort_radix_share = 1;
+    /* the key bands the join would take at these sizes (smj_bands.h: the same rule) */
+    if (p->set[MP_sort_run_length] && p->set[MP_merge_fanin] && params_get(p, MP_sort_run_length) >= 1)
+        s.merge_bands = smj_merge_bands((uint64_t)s.r_tuples, (uint64_t)s.s_tuples, (int)ranks,
+                                        (uint64_t)params_get(p, MP_sort_run_length), (int)params_get(p, MP_merge_fanin), 0);
     return s;
 }
 

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     double t_sort = now() - t0, w_sort = wall() - w0;
     int passes;
     t0 = now();
-    uint64_t *sorted = smj_merge_passes_in(dst, out, starts, lens, (int)runs, fanin, simd, &passes, tree);
+    uint64_t *sorted = smj_merge_passes_in(dst, out, starts, lens, (int)runs, NULL, 1, fanin, simd, &passes, tree);
     double t_merge = now() - t0;
     for (size_t i = 1; i < n; i++)
         if (sorted[i - 1] > sorted[i]) {

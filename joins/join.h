@@ -57,6 +57,7 @@ typedef struct {
     int ranges;
     int64_t run_size;          /* tuples; 0 = fit the L2 cache */
     int64_t merge_fanin;
+    int64_t merge_bands;       /* key bands per range (joins/sortmerge/smj_bands.h); 0 = as few as reach the fewest passes */
     int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
     int simd;
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
@@ -91,6 +92,7 @@ typedef struct {
     int64_t radix_bits, passes, local_bits; /* radix: local passes as far as the sizes tell (uniform keys) */
     int64_t buffer_size, buffers; /* each send buffer's bytes (what one put moves at most), their number */
     int64_t run_size, merge_fanin, merge_passes; /* sort-merge: tuples per run; merge depth (uniform keys) */
+    int64_t merge_bands;   /* sort-merge: key bands per range (smj_bands.h) */
 } join_plan;
 
 static inline int64_t join_plan_bytes(const join_plan *p)
@@ -124,6 +126,7 @@ typedef struct {
     /* Parameters as the algorithm resolved them ("auto" made explicit) for the report and the CSV
      * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
+    int64_t merge_bands;    /* sort-merge: key bands per range */
     int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase) */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;

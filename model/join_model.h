@@ -61,6 +61,8 @@ typedef struct {
     double window_bytes_per_tuple;  /* bytes a received tuple takes in the window */
     double sort_radix_share;        /* sort-merge: the share of tuples whose runs the radix sort takes
                                      * (P_sort_radix), the rest the network sort (P_sort_run) */
+    double merge_bands;             /* sort-merge: key bands per range, each merged on its own
+                                     * (joins/sortmerge/smj_bands.h; 0 or 1: none, the thesis') */
 } join_shape;
 
 typedef struct {

@@ -97,11 +97,13 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         o->runs_r = model_runs(s->r_tuples, params_get(p, MP_sort_run_length)); /* eq. 3.12 */
         o->runs_s = model_runs(s->s_tuples, params_get(p, MP_sort_run_length));
     }
+    /* beyond eq. 3.17: with B key bands per range, each band's runs (1/B of them) merge on their own */
+    const double B = s->merge_bands > 1 ? s->merge_bands : 1;
     if (fixed_depth) {
         o->merge_depth_r = o->merge_depth_s = (int)params_get(p, MP_merge_depth);
     } else {
-        o->merge_depth_r = model_merge_depth(o->runs_r, s->ranks, params_get(p, MP_merge_fanin)); /* eq. 3.17 */
-        o->merge_depth_s = model_merge_depth(o->runs_s, s->ranks, params_get(p, MP_merge_fanin));
+        o->merge_depth_r = model_merge_depth(o->runs_r / B, s->ranks, params_get(p, MP_merge_fanin)); /* eq. 3.17 */
+        o->merge_depth_s = model_merge_depth(o->runs_s / B, s->ranks, params_get(p, MP_merge_fanin));
     }
     const double P_merge = model_rate(p, MP_P_merge, s);
     if (fixed_depth) {
@@ -110,8 +112,8 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
     } else {
         /* eq. 3.18 with each relation's passes counted by their tree levels (model_merge_work) */
         const double F = params_get(p, MP_merge_fanin);
-        o->merge = (model_merge_work(o->runs_r, s->ranks, F) * s->r_tuples +
-                    model_merge_work(o->runs_s, s->ranks, F) * s->s_tuples) / (s->ranks * P_merge);
+        o->merge = (model_merge_work(o->runs_r / B, s->ranks, F) * s->r_tuples +
+                    model_merge_work(o->runs_s / B, s->ranks, F) * s->s_tuples) / (s->ranks * P_merge);
     }
     if (p->set[MP_P_match_r] && p->set[MP_P_match_s]) { /* beyond eq. 3.19: the scan's cost per R and per S tuple */
         /* beyond 2 S tuples per R tuple the pair measured there (the join's AVX2 scan takes its

@@ -101,6 +101,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
      * histogram phase where its bins fit) */
     s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
     s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
+    s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);
     else model_sortmerge_join(&p, &s, pr);

@@ -126,40 +126,72 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
                            int runs, int fanin, int simd, int *passes)
 {
     (void)n;
-    return smj_merge_passes_in(data, scratch, starts, lens, runs, fanin, simd, passes, NULL);
+    return smj_merge_passes_in(data, scratch, starts, lens, runs, NULL, 1, fanin, simd, passes, NULL);
+}
+
+/* Whether the runs already are the sorted result: every band one run (or none), and the runs one
+ * after another from the start of data (bands arrive as each source's pieces, not in band order). */
+static bool in_order(const size_t *starts, const size_t *lens, const int *band_runs, int bands)
+{
+    size_t at = 0;
+    int r = 0;
+    for (int b = 0; b < bands; b++) {
+        if (band_runs[b] > 1) return false;
+        for (int i = 0; i < band_runs[b]; i++, r++) {
+            if (starts[r] != at) return false;
+            at += lens[r];
+        }
+    }
+    return true;
 }
 
 void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *starts, const size_t *lens, int runs,
-                     int fanin, int *passes, smj_group_merge merge, void *ctx)
+                     const int *band_runs, int bands, int fanin, int *passes, smj_group_merge merge, void *ctx)
 {
     *passes = 0;
-    if (runs <= 1) return data;
+    if (!band_runs || bands < 1) {
+        if (runs <= 1) return data;
+        band_runs = &runs;
+        bands = 1;
+    } else if (in_order(starts, lens, band_runs, bands)) {
+        return data;
+    }
     if (fanin < 2) fanin = 2;
     size_t *st = malloc((size_t)runs * sizeof *st), *ln = malloc((size_t)runs * sizeof *ln);
+    int *br = malloc((size_t)bands * sizeof *br);
     const void **ptr = malloc((size_t)fanin * sizeof *ptr);
     char *src = data, *dst = scratch;
-    bool ok = st && ln && ptr;
+    bool ok = st && ln && br && ptr, more = true;
     if (ok) {
         memcpy(st, starts, (size_t)runs * sizeof *st);
         memcpy(ln, lens, (size_t)runs * sizeof *ln);
+        memcpy(br, band_runs, (size_t)bands * sizeof *br);
     }
-    while (ok && runs > 1) {
-        int out_runs = 0;
+    while (ok && more) {
+        int out_runs = 0, g = 0; /* g: the band's first run; output runs never overtake the input */
         size_t pos = 0;
-        for (int g = 0; ok && g < runs; g += fanin) {
-            int k = runs - g < fanin ? runs - g : fanin;
+        more = false;
+        for (int b = 0; ok && b < bands; b++) {
+            const int n = br[b];
+            br[b] = 0;
+            for (int x = 0; ok && x < n; x += fanin) {
+                int k = n - x < fanin ? n - x : fanin;
 #ifdef RMB_MUTANT_SMJ_LOSE_LAST_RUN /* mutation suite: the first pass loses the last run */
-            if (*passes == 0 && g + k == runs && k > 1) k--;
+                if (*passes == 0 && b == bands - 1 && x + k == n && k > 1) k--;
 #endif
-            size_t len = 0;
-            for (int i = 0; i < k; i++) {
-                ptr[i] = src + st[g + i] * item;
-                len += ln[g + i];
+                size_t len = 0;
+                for (int i = 0; i < k; i++) {
+                    ptr[i] = src + st[g + x + i] * item;
+                    len += ln[g + x + i];
+                }
+                ok = merge(ctx, ptr, ln + g + x, k, dst + pos * item) == 0;
+                st[out_runs] = pos;
+                ln[out_runs++] = len;
+                pos += len;
+                br[b]++;
             }
-            ok = merge(ctx, ptr, ln + g, k, dst + pos * item) == 0;
-            st[out_runs] = pos;
-            ln[out_runs++] = len;
-            pos += len;
+            if (br[b] > 1) more = true;
+            g += n;
         }
         runs = out_runs;
         char *t = src;
@@ -169,6 +201,7 @@ void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *start
     }
     free(st);
     free(ln);
+    free(br);
     free(ptr);
     return ok ? src : NULL;
 }
@@ -187,7 +220,7 @@ static int merge_group(void *ctx, const void *const *runs, const size_t *lens, i
 }
 
 uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
-                              int fanin, int simd, int *passes, uint64_t *tree)
+                              const int *band_runs, int bands, int fanin, int simd, int *passes, uint64_t *tree)
 {
     if (fanin < 2) fanin = 2;
     /* without the caller's: one tree for every merge of the call (a fresh malloc per merge is fresh
@@ -195,7 +228,8 @@ uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *s
      * that either, each merge allocates its own (merge_runs_in) */
     uint64_t *own = tree || runs <= 1 ? NULL : malloc(smj_merge_tree_words(fanin) * sizeof *own + 8);
     tree_merge m = {tree_buffer(fanin), simd, tree ? tree : own};
-    uint64_t *sorted = smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, fanin, passes, merge_group, &m);
+    uint64_t *sorted = smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, band_runs, bands, fanin, passes,
+                                      merge_group, &m);
     free(own);
     return sorted;
 }

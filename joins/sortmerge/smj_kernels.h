@@ -72,8 +72,9 @@ uint64_t *smj_merge_passes(uint64_t *data, uint64_t *scratch, size_t n, const si
 /* The words of FIFO buffers a merge tree of smj_merge_passes at this fan-in uses; with tree (at
  * least that many words) smj_merge_passes_in takes them from there instead of allocating each tree's. */
 size_t smj_merge_tree_words(int fanin);
+/* band_runs, bands: the runs come band by band (sort_internal.h smj_run_passes); NULL, 1: one band. */
 uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *starts, const size_t *lens, int runs,
-                              int fanin, int simd, int *passes, uint64_t *tree);
+                              const int *band_runs, int bands, int fanin, int simd, int *passes, uint64_t *tree);
 
 /* Matching scan over two packed, sorted relations of one range: counts pairs with equal keys (any
  * N:M) and sums match_term(r_rid, s_rid, key) over them; key_base: the range's lowest key (packed
@@ -87,7 +88,7 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
 void smj_wide_sort_run(const tuple_t *src, size_t n, tuple_t *dst, tuple_t *tmp);
 /* smj_merge_passes for tuples sorted by key: returns data or scratch, NULL without memory. */
 tuple_t *smj_wide_merge_passes(tuple_t *data, tuple_t *scratch, const size_t *starts, const size_t *lens, int runs,
-                               int fanin, int *passes);
+                               const int *band_runs, int bands, int fanin, int *passes);
 /* smj_match for tuples sorted by key (keys and record ids as generated). */
 void smj_wide_match(const tuple_t *r, size_t rn, const tuple_t *s, size_t sn, uint64_t *matches, uint64_t *checksum);
 

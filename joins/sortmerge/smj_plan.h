@@ -35,6 +35,11 @@ typedef struct {
     uint64_t *remote[RELS];  /* [parts] where this rank's piece starts in each target's window (tuples) */
     uint64_t *incoming[RELS];/* [parts] size of the piece every source sends here */
     uint64_t window[RELS];   /* tuples this rank receives */
+    /* merge bands (smj_bands.h): each target's group in `bands` key bands, each band's runs cut on
+     * their own; with one band these are count[] and incoming[] themselves (no words beyond them) */
+    int bands;
+    uint64_t *band_count[RELS]; /* [parts * bands] tuples of band b for target t, at t * bands + b */
+    uint64_t *band_in[RELS];    /* [parts * bands] tuples of band b that source j sends, at j * bands + b */
     /* R's memory, dead once partitioned (join_input.reusable): the sort phase's send buffers and
      * the merge tree's FIFOs live there instead of in fresh pages; NULL: allocate. spare_used: the
      * most words of it written; spare_from: the words of R's memory before it, which S's packed
@@ -49,8 +54,8 @@ typedef struct {
 uint64_t *smj_spare(smj_plan *pl, uint64_t words);
 
 /* range.c: splitters (sampled or equal), histograms, window sizes, offsets, local partitioning
- * into the format the plan chose (in->plan->tuple_bytes). */
-void smj_range_partition(const join_input *in, smj_plan *pl);
+ * into the format the plan chose (in->plan->tuple_bytes), each target's group in `bands` bands. */
+void smj_range_partition(const join_input *in, smj_plan *pl, int bands);
 void smj_plan_free(smj_plan *pl);
 
 /* sortmerge.c: the window_alloc phase. Collective: one window per relation of the received size,

@@ -16,9 +16,12 @@ void smj_scalar_merge3(const uint64_t *c, size_t nc, const uint64_t *a, size_t n
  * bytes inside data) are merged `fanin` consecutive ones at a time, each group by merge(ctx, runs,
  * lens, k, out) into the other buffer, ping-ponging between data and scratch until one run is
  * left. Returns the buffer holding it and the passes in *passes (the thesis' d); NULL when memory
- * is missing or merge returns nonzero. */
+ * is missing or merge returns nonzero. With bands (smj_bands.h; NULL: one band): the runs come
+ * band by band, band b's band_runs[b] of them, every band's keys below the next band's; a group
+ * never spans two bands, and the passes end when every band is one run, the bands in order
+ * (a band of one run is copied by a pass that the others need). */
 typedef int (*smj_group_merge)(void *ctx, const void *const *runs, const size_t *lens, int k, void *out);
 void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *starts, const size_t *lens, int runs,
-                     int fanin, int *passes, smj_group_merge merge, void *ctx);
+                     const int *band_runs, int bands, int fanin, int *passes, smj_group_merge merge, void *ctx);
 
 #endif

@@ -78,8 +78,13 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
     for (int k = 1; k <= P; k++) {
         int t = (me + k) % P;
         for (int rel = 0; rel < RELS; rel++) {
-            const uint64_t *group = pl->packed[rel] + pl->local[rel][t] * W;
-            uint64_t n = pl->count[rel][t];
+            /* band by band (smj_plan.h): a run never spans two bands; at: the band's start in the group */
+            const uint64_t *const group_start = pl->packed[rel] + pl->local[rel][t] * W;
+            uint64_t at = 0;
+            for (int b = 0; b < pl->bands; b++) {
+            const uint64_t *group = group_start + at * W;
+            const uint64_t n = pl->band_count[rel][t * pl->bands + b], piece = pl->remote[rel][t] + at;
+            at += n;
             for (uint64_t off = 0; off < n; off += run_size) {
                 size_t len = n - off < run_size ? (size_t)(n - off) : run_size;
                 sorted += len;
@@ -87,7 +92,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                  * stored into its window; the end of the epoch makes the stores visible to the owner */
                 uint64_t *target = t == me ? win[rel].base : rma_window_peer_base(&win[rel], t);
                 if (target) {
-                    uint64_t *dst = target + (pl->remote[rel][t] + off) * W;
+                    uint64_t *dst = target + (piece + off) * W;
 #ifdef RMB_MUTANT_SMJ_SHARED_RUN /* mutation suite: a run stored into a node peer's segment is sorted short */
                     if (t != me && len > 1) len--;
 #endif
@@ -101,7 +106,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                 uint64_t *send = buf + (size_t)next * run_words;
                 sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
                 t0 = rmb_now();
-                MPI_Aint disp = (MPI_Aint)((pl->remote[rel][t] + off) * W * sizeof(uint64_t));
+                MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
                 if (len > 1) len--;
 #endif
@@ -110,6 +115,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                 slots[next].win = win[rel].win;
                 t_put += rmb_now() - t0;
                 next = (next + 1) % SMJ_SEND_BUFFERS;
+            }
             }
         }
     }

@@ -1,5 +1,6 @@
 /* The distributed sort-merge join over MPI RMA (thesis 3.2.2, 4.2.2), phase by phase:
  *   partition     range.c       splitters, histogram, window sizes and offsets, local partitioning
+ *                               (into key bands per range where they save merge passes: smj_bands.h)
  *   window_alloc  (here)        one window per relation, sized by MPI_Reduce_scatter_block
  *   sort          sort_phase.c  runs sorted in cache and MPI_Put to their range's rank (put, flush)
  *                 (sort_radix.c or sort_simd.c: the run sort, --run-sort)
@@ -12,7 +13,9 @@
 
 #include "joins/join.h"
 #include "bench/memory.h"
+#include "bench/rmb_mutant_smj_band_start.h"
 #include "bench/yield_wait.h"
+#include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_format.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
@@ -41,6 +44,10 @@ static int check(const join_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "--merge-fanin: must be 0 (auto) or at least 2");
         return -1;
     }
+    if (o->merge_bands < 0 || o->merge_bands > SMJ_MAX_BANDS || (o->merge_bands & (o->merge_bands - 1)) != 0) {
+        snprintf(err, errlen, "--merge-bands: must be 0 (auto) or a power of two up to %d", SMJ_MAX_BANDS);
+        return -1;
+    }
     return 0;
 }
 
@@ -64,25 +71,25 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     out->window_bytes = (int64_t)(item * recv);
     out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv)); /* partitioned copy, then merge scratch */
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
-    /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank
-     * (counts, offsets, splitters: O(P) words), the range lookup table (fixed: at most 2^16 + 1
-     * 4-byte entries), 4 MiB of bookkeeping */
-    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) + (4 << 20));
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
-     * cut into runs; fan-in runs merge per pass */
+     * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
+    const int bands = smj_merge_bands(w->r_total, w->s_total, ranks, run, fanin, (int)o->merge_bands);
     int depth = 0;
     for (int rel = 0; rel < 2; rel++) {
-        uint64_t total = rel ? w->s_total : w->r_total, piece = total / P / P;
-        uint64_t runs = P * ((piece + run - 1) / run), reach = 1;
-        int d = 0;
-        for (; reach < runs; d++) reach *= (uint64_t)fanin;
+        int d = smj_passes_for(smj_band_runs(rel ? w->s_total : w->r_total, P, run, (uint64_t)bands), fanin);
         if (d > depth) depth = d;
     }
+    /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank and
+     * band (counts, offsets, splitters: O(P) words), the range lookup table (fixed: at most 2^16 + 1
+     * 4-byte entries), 4 MiB of bookkeeping */
+    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P * (uint64_t)bands + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) +
+                                 (4 << 20));
     out->partitions = ranks;
     out->run_size = (int64_t)run;
     out->merge_fanin = fanin;
     out->merge_passes = depth;
+    out->merge_bands = bands;
     out->buffer_size = (int64_t)(item * run);
     out->buffers = SMJ_SEND_BUFFERS;
     smj_format_describe(&f, out->format, sizeof out->format);
@@ -91,29 +98,48 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
     static const char *const run_sorts[] = {"the faster of network and radix here", "network", "radix"};
     snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
-             "tuples sorted by %s, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges,
-             smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", fanin, depth);
+             "tuples sorted by %s, %d key band(s) per range, merge fan-in %d, merge depth %d as the sizes tell", ranks,
+             ranges, smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", bands, fanin,
+             depth);
     return 0;
 }
 
-/* Runs of one relation in this rank's window: each source's piece, cut into runs from its start. */
-static int run_table(const smj_plan *pl, int rel, size_t run_size, size_t **starts, size_t **lens)
+/* Runs of one relation in this rank's window, band by band: each source's piece holds its bands
+ * one after another, each band piece cut into runs from its start (as the sort phase cut them).
+ * band_runs[b]: the runs of band b. */
+static int run_table(const smj_plan *pl, int rel, size_t run_size, size_t **starts, size_t **lens, int **band_runs)
 {
+    const int P = pl->parts, B = pl->bands;
     int runs = 0;
-    for (int j = 0; j < pl->parts; j++) runs += (int)((pl->incoming[rel][j] + run_size - 1) / run_size);
+    for (int f = 0; f < P * B; f++) runs += (int)((pl->band_in[rel][f] + run_size - 1) / run_size);
     *starts = malloc(((size_t)runs + 1) * sizeof **starts);
     *lens = malloc(((size_t)runs + 1) * sizeof **lens);
-    if (!*starts || !*lens) return -1;
-    int r = 0;
-    size_t base = 0;
-    for (int j = 0; j < pl->parts; j++) {
-        for (size_t off = 0; off < pl->incoming[rel][j]; off += run_size) {
-            (*starts)[r] = base + off;
-            (*lens)[r] = pl->incoming[rel][j] - off < run_size ? pl->incoming[rel][j] - off : run_size;
-            r++;
-        }
-        base += pl->incoming[rel][j];
+    *band_runs = malloc((size_t)B * sizeof **band_runs);
+    size_t *at = malloc((size_t)P * sizeof *at); /* each source's next band piece */
+    if (!*starts || !*lens || !*band_runs || !at) {
+        free(at);
+        return -1;
     }
+    for (int j = 0; j < P; j++) at[j] = j ? at[j - 1] + pl->incoming[rel][j - 1] : 0;
+    int r = 0;
+    for (int b = 0; b < B; b++) {
+        const int first = r;
+        for (int j = 0; j < P; j++) {
+            const size_t n = pl->band_in[rel][j * B + b];
+            for (size_t off = 0; off < n; off += run_size) {
+                (*starts)[r] = at[j] + off;
+                (*lens)[r] = n - off < run_size ? n - off : run_size;
+                r++;
+            }
+#ifdef RMB_MUTANT_SMJ_BAND_START /* mutation suite: every source's bands taken at source 0's sizes */
+            at[j] += pl->band_in[rel][b];
+#else
+            at[j] += n;
+#endif
+        }
+        (*band_runs)[b] = r - first;
+    }
+    free(at);
     return runs;
 }
 
@@ -165,11 +191,13 @@ static void run(const join_input *in, join_output *out)
     MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     const int run_sort = resolve_run_sort(ctx, o->run_sort, (size_t)run_size, simd);
+    /* from the global sizes: every rank takes the same */
+    const int bands = smj_merge_bands(in->wl->r_total, in->wl->s_total, ctx->size, run_size, fanin, (int)o->merge_bands);
 
     long f0 = rmb_minflt();
     double t0 = rmb_now();
     smj_plan pl;
-    smj_range_partition(in, &pl);
+    smj_range_partition(in, &pl, bands);
     phases_add(ph, "partition", rmb_now() - t0 - pl.t_wait);
     phases_add(ph, "wait", pl.t_wait);
     phases_add_faults(ph, "partition", rmb_minflt() - f0);
@@ -199,16 +227,17 @@ static void run(const join_input *in, join_output *out)
     int passes = 0;
     for (int rel = 0; rel < RELS; rel++) {
         size_t *starts, *lens;
-        int runs = run_table(&pl, rel, (size_t)run_size, &starts, &lens);
+        int *band_runs;
+        int runs = run_table(&pl, rel, (size_t)run_size, &starts, &lens, &band_runs);
         scratch[rel] = pl.packed[rel]; /* sorted and sent: free to reuse */
         int d = 0;
         if (runs < 0 || !scratch[rel]) sorted[rel] = NULL;
         else if (pl.words == 1) /* the send buffers are done with: R's memory holds the tree's FIFOs */
-            sorted[rel] = smj_merge_passes_in(win[rel].base, scratch[rel], starts, lens, runs, fanin, kernels, &d,
-                                              smj_spare(&pl, smj_merge_tree_words(fanin)));
+            sorted[rel] = smj_merge_passes_in(win[rel].base, scratch[rel], starts, lens, runs, band_runs, pl.bands, fanin,
+                                              kernels, &d, smj_spare(&pl, smj_merge_tree_words(fanin)));
         else
             sorted[rel] = (uint64_t *)(void *)smj_wide_merge_passes(win[rel].base, (tuple_t *)(void *)scratch[rel], starts,
-                                                                    lens, runs, fanin, &d);
+                                                                    lens, runs, band_runs, pl.bands, fanin, &d);
         if (!sorted[rel]) {
             fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory in the merge phase\n", ctx->rank);
             MPI_Abort(ctx->comm, 2);
@@ -216,6 +245,7 @@ static void run(const join_input *in, join_output *out)
         if (d > passes) passes = d;
         free(starts);
         free(lens);
+        free(band_runs);
     }
     phases_add(ph, "merge", rmb_now() - t0);
     phases_add_faults(ph, "merge", rmb_minflt() - f0);
@@ -249,6 +279,7 @@ static void run(const join_input *in, join_output *out)
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;
+    out->merge_bands = bands;
     out->passes = passes;
 }
 

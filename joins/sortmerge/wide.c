@@ -106,10 +106,11 @@ static int heap_merge(void *ctx, const void *const *runs, const size_t *lens, in
 }
 
 tuple_t *smj_wide_merge_passes(tuple_t *data, tuple_t *scratch, const size_t *starts, const size_t *lens, int runs,
-                               int fanin, int *passes)
+                               const int *band_runs, int bands, int fanin, int *passes)
 {
     head *heap = malloc((size_t)(fanin < 2 ? 2 : fanin) * sizeof *heap);
-    tuple_t *sorted = heap ? smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, fanin, passes, heap_merge, heap)
+    tuple_t *sorted = heap ? smj_run_passes(data, scratch, sizeof *data, starts, lens, runs, band_runs, bands, fanin, passes,
+                                          heap_merge, heap)
                            : NULL;
     if (!heap) *passes = 0;
     free(heap);

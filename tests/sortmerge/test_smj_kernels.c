@@ -227,6 +227,89 @@ static void test_merge_passes(int runs)
     free(ref);
 }
 
+static int cmp_tuple(const void *a, const void *b);
+static int same_sorted(const tuple_t *got, const tuple_t *in, size_t n);
+
+/* Key bands as the join lays them out (smj_plan.h): S sources send B bands each, band b's keys in
+ * [b * 4096, (b + 1) * 4096), each band piece cut into runs of at most 300, so the runs come source
+ * by source in data and band by band in the run list. At fan-in 4 the bands (3 x 1-4 runs; band 4:
+ * 3 x 5, which takes 2 passes) take 1 or 2 passes; a band of one run is copied along; the result is the whole
+ * sorted array, in band order. With one run per band in band order: no pass, data returned. */
+static void test_merge_bands(int wide)
+{
+    enum { S = 3, B = 5, MAXR = 64 };
+    size_t starts[MAXR], lens[MAXR], n = 0, piece[S][B];
+    int band_runs[B], runs = 0;
+    for (int j = 0; j < S; j++)
+        for (int b = 0; b < B; b++) piece[j][b] = b == 2 ? (j == 1 ? 250 : 0) : b == 4 ? 1201 + rnd() % 300 : 300 + rnd() % 700;
+    size_t at[S];
+    for (int j = 0; j < S; j++) {
+        at[j] = n;
+        for (int b = 0; b < B; b++) n += piece[j][b];
+    }
+    uint64_t *data = malloc(n * 16), *scratch = malloc(n * 16), *ref = malloc(n * 16);
+    tuple_t *wd = (tuple_t *)(void *)data, *ws = (tuple_t *)(void *)scratch, *wr = (tuple_t *)(void *)ref;
+    for (int b = 0; b < B; b++) {
+        const int first = runs;
+        for (int j = 0; j < S; j++) {
+            for (size_t off = 0; off < piece[j][b]; off += 300, runs++) {
+                starts[runs] = at[j] + off;
+                lens[runs] = piece[j][b] - off < 300 ? piece[j][b] - off : 300;
+                for (size_t i = 0; i < lens[runs]; i++) {
+                    const uint64_t key = (uint64_t)b * 4096 + rnd() % 4096;
+                    if (wide) wd[starts[runs] + i] = (tuple_t){key, rnd()};
+                    else data[starts[runs] + i] = key << 20 | (rnd() & 0xFFFFF);
+                }
+                if (wide) qsort(wd + starts[runs], lens[runs], sizeof *wd, cmp_tuple);
+                else qsort(data + starts[runs], lens[runs], 8, cmp_u64);
+            }
+            at[j] += piece[j][b];
+        }
+        band_runs[b] = runs - first;
+    }
+    CHECK(band_runs[2] == 1 && band_runs[4] == 15);
+    memcpy(ref, data, n * (wide ? 16 : 8));
+    int passes = -1;
+    void *res;
+    if (wide) {
+        qsort(wr, n, sizeof *wr, cmp_tuple);
+        res = smj_wide_merge_passes(wd, ws, starts, lens, runs, band_runs, B, 4, &passes);
+        CHECK(res && same_sorted(res, wr, n));
+    } else {
+        qsort(ref, n, 8, cmp_u64);
+        res = smj_merge_passes_in(data, scratch, starts, lens, runs, band_runs, B, 4, smj_simd_resolve(SMJ_SIMD_AUTO), &passes,
+                                  NULL);
+        CHECK(res && memcmp(res, ref, n * 8) == 0);
+    }
+    CHECK(res == data || res == scratch);
+    CHECK_EQ_U64(passes, 2); /* band 4: 15 runs, 4 after one pass, then 1 */
+    /* one run per band, in order: already sorted */
+    if (!wide) {
+        size_t st[B], ln[B], pos = 0;
+        int one[B];
+        for (int b = 0; b < B; b++) {
+            st[b] = pos;
+            ln[b] = n / B + (b < (int)(n % B));
+            pos += ln[b];
+            one[b] = 1;
+        }
+        res = smj_merge_passes_in(ref, scratch, st, ln, B, one, B, 4, SMJ_SIMD_SCALAR, &passes, NULL);
+        CHECK(res == ref);
+        CHECK_EQ_U64(passes, 0);
+        /* one run per band, but not in band order (two sources' pieces): one pass puts them in order */
+        size_t st2[2] = {n - ln[0], 0}, ln2[2] = {ln[0], n - ln[0]};
+        int two[2] = {1, 1};
+        memcpy(data, ref + ln[0], (n - ln[0]) * 8);
+        memcpy(data + (n - ln[0]), ref, ln[0] * 8);
+        res = smj_merge_passes_in(data, scratch, st2, ln2, 2, two, 2, 4, SMJ_SIMD_SCALAR, &passes, NULL);
+        CHECK(res == scratch && memcmp(res, ref, n * 8) == 0);
+        CHECK_EQ_U64(passes, 1);
+    }
+    free(data);
+    free(scratch);
+    free(ref);
+}
+
 /* Duplicates on both sides, keys only in R, keys only in S, vs nested loops, on every kernel set:
  * N:M keys; unique R keys (a primary key) spread out, dense with S keys at random, with exactly q S
  * tuples each (q = 1..9: the generator's 1:q joins, groups aligned to the vector blocks or not),
@@ -489,7 +572,7 @@ static void test_wide_merge_passes(int runs)
     for (int i = 0; i < runs; i++) smj_wide_sort_run(data + starts[i], lens[i], data + starts[i], tmp);
     memcpy(in, data, n * 16);
     int passes = -1;
-    tuple_t *res = smj_wide_merge_passes(data, scratch, starts, lens, runs, 4, &passes);
+    tuple_t *res = smj_wide_merge_passes(data, scratch, starts, lens, runs, NULL, 1, 4, &passes);
     CHECK(res == data || res == scratch);
     CHECK_EQ_U64(passes, 3);
     CHECK(res && same_sorted(res, in, n));
@@ -542,6 +625,8 @@ int main(void)
     test_merge_runs();
     test_merge_passes(37);
     test_merge_passes(38);
+    test_merge_bands(0);
+    test_merge_bands(1);
     test_match();
     test_splitters();
     test_clamp();

@@ -1,0 +1,57 @@
+/* Merge bands: every rank's key range cut into B equal-width bands in the partition phase (one
+ * scatter over ranks x B destinations instead of ranks), so that a run never spans two bands and
+ * each band's runs merge on their own. A band holds about 1/B of a range's runs: with 245 runs of a
+ * relation at fan-in 16 (2 ranks, 16M tuples per rank, runs of 65536), 16 bands make one pass of 16
+ * runs out of two passes, and the merge does 4 levels of 2-way merges per value instead of 8. A
+ * band cannot hold fewer runs than there are sources (each sends at least one), so at thesis scale
+ * (pieces shorter than a run) the rule keeps one band and the plan is unchanged. MPI-free, and
+ * shared with the model's callers (rmamodel predicts the bands the join will take). */
+#ifndef RMB_SMJ_BANDS_H
+#define RMB_SMJ_BANDS_H
+#include <math.h>
+#include <stdint.h>
+
+enum { SMJ_MAX_BANDS = 64 };
+
+/* Merge passes (the thesis' d, eq. 3.17) for `runs` runs at fan-in `fanin`: 0 for one run. */
+static inline int smj_passes_for(uint64_t runs, int fanin)
+{
+    int d = 0;
+    for (uint64_t reach = 1; reach < runs; d++) reach *= (uint64_t)fanin;
+    return d;
+}
+
+/* Runs of one band at one rank: each of `ranks` sources sends a piece of total / ranks^2 tuples of
+ * the relation, cut into `bands` band pieces, each cut into runs of `run` tuples. A band piece of
+ * uniform keys holds x = piece / bands tuples give or take a few sqrt(x) (binomial), and a sampled
+ * range's share varies by a few per cent (smj_window_slack): counted at x + 4 sqrt(x) + x / 32, so
+ * that a piece just above a whole number of runs does not add a run per source and a pass (8K
+ * tuples per rank, runs of 64, 8 bands: 512 expected, up to 9 runs a piece, 2 passes). */
+static inline uint64_t smj_band_runs(uint64_t total, uint64_t ranks, uint64_t run, uint64_t bands)
+{
+    const uint64_t whole = total / ranks / ranks;
+    if (whole == 0) return 0; /* as good as no runs: pieces of under a tuple */
+    const double x = (double)whole / (double)bands, most = x + 4 * sqrt(x) + x / 32;
+    return ranks * (uint64_t)ceil(most / (double)run);
+}
+
+/* The bands for a join of relations of r_total and s_total tuples over `ranks` ranks (uniform
+ * keys): the fewest (a power of two, at most SMJ_MAX_BANDS) that reach the fewest merge passes of
+ * the larger relation. `forced` (--merge-bands, > 0) wins. */
+static inline int smj_merge_bands(uint64_t r_total, uint64_t s_total, int ranks, uint64_t run, int fanin, int forced)
+{
+    if (forced > 0) return forced;
+    const uint64_t total = r_total > s_total ? r_total : s_total, P = ranks > 0 ? (uint64_t)ranks : 1;
+    if (run < 1 || fanin < 2) return 1;
+    int best = 1, fewest = smj_passes_for(smj_band_runs(total, P, run, 1), fanin);
+    for (int b = 2; b <= SMJ_MAX_BANDS && fewest > 1; b *= 2) {
+        const int d = smj_passes_for(smj_band_runs(total, P, run, (uint64_t)b), fanin);
+        if (d < fewest) {
+            fewest = d;
+            best = b;
+        }
+    }
+    return best;
+}
+
+#endif
