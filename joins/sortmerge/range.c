@@ -163,7 +163,6 @@ typedef struct {
     const uint64_t *spl;
     const smj_range_lut *lut;
     uint64_t *base, *mul; /* [P]: each target's lowest key and multiplier */
-    uint64_t split, lo[2], mu[2]; /* two ranks: the splitter, both targets' base and mul */
 } band_map;
 
 static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64_t max_key, const smj_range_lut *lut,
@@ -175,13 +174,6 @@ static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64
         base[t] = lo;
         mul[t] = hi >= lo ? ((uint64_t)B << BAND_SHIFT) / (hi - lo + 1) : 0;
     }
-    if (P == 2) {
-        m->split = spl[0];
-        for (int t = 0; t < 2; t++) {
-            m->lo[t] = base[t];
-            m->mu[t] = mul[t];
-        }
-    }
 }
 
 /* The loops below spell the band of a key out rather than calling one helper: through an inlined
@@ -189,7 +181,8 @@ static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64
  * by B, and the scatter took 0.117-0.124 s against 0.047-0.073 s written out (16M tuples per
  * relation, 16 bands, both ranks of the Xeon VM, alternated). B is a power of two (smj_bands.h):
  * part f = t << lb | band. */
-#define BAND_OF(key, lo, mul, last) ((((key) - (lo)) * (mul)) >> BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> BAND_SHIFT : (last))
+#define BAND_OF(key, lo, mul, last)                                                                                    \
+    ((((key) - (lo)) * (mul)) >> BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> BAND_SHIFT : (last))
 
 /* Tuples per band of every target: count[t * B + b]. Two ranks: four lanes of counters, as in
  * smj_count_ranges (a key's counter is often the previous key's: one array made each increment
@@ -202,7 +195,7 @@ static void count_bands(const tuple_t *t, uint64_t n, const band_map *m, uint64_
     const uint64_t last = (uint64_t)m->B - 1;
     memset(count, 0, (size_t)F * sizeof *count);
     if (m->P == 2 && !m->lut->first) {
-        const uint64_t split = m->split, lo[2] = {m->lo[0], m->lo[1]}, mu[2] = {m->mu[0], m->mu[1]};
+        const uint64_t split = m->spl[0], lo[2] = {m->base[0], m->base[1]}, mu[2] = {m->mul[0], m->mul[1]};
         uint64_t lane[BAND_LANES][2 * SMJ_MAX_BANDS];
         memset(lane, 0, sizeof lane);
         uint64_t i = 0;
@@ -240,7 +233,7 @@ static void scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int r
     uint64_t *o = out;
     tuple_t *w = out;
     if (m->P == 2 && !m->lut->first) {
-        const uint64_t split = m->split, lo[2] = {m->lo[0], m->lo[1]}, mu[2] = {m->mu[0], m->mu[1]};
+        const uint64_t split = m->spl[0], lo[2] = {m->base[0], m->base[1]}, mu[2] = {m->mul[0], m->mul[1]};
         const uint64_t s2[2] = {sub[0], sub[1]};
         if (packed)
             for (uint64_t i = 0; i < n; i++) {
@@ -352,7 +345,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     _Static_assert(SMJ_COUNT_LANES == 4, "the lanes are scan and inc");
     uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *lanes = xmalloc(ctx, 4 * (size_t)F * sizeof *lanes);
     uint64_t *scan = lanes, *inc = lanes + 2 * (size_t)P, *pos = xmalloc(ctx, (size_t)F * sizeof *pos);
-    uint64_t *sub = xmalloc(ctx, (size_t)F * sizeof *sub), *start = xmalloc(ctx, (size_t)F * sizeof *start);
+    uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub), *start = xmalloc(ctx, (size_t)F * sizeof *start);
     /* with bands, the Alltoall sends each target its 2 x B band counts (R's, then S's) */
     uint64_t *bh = B > 1 ? xmalloc(ctx, 2 * (size_t)F * sizeof *bh) : hist;
     uint64_t *base = xmalloc(ctx, 2 * (size_t)P * sizeof *base);

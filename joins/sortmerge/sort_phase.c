@@ -82,40 +82,41 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
             const uint64_t *const group_start = pl->packed[rel] + pl->local[rel][t] * W;
             uint64_t at = 0;
             for (int b = 0; b < pl->bands; b++) {
-            const uint64_t *group = group_start + at * W;
-            const uint64_t n = pl->band_count[rel][t * pl->bands + b], piece = pl->remote[rel][t] + at;
-            at += n;
-            for (uint64_t off = 0; off < n; off += run_size) {
-                size_t len = n - off < run_size ? (size_t)(n - off) : run_size;
-                sorted += len;
-                /* own range, or (--window shared) a range of a rank on this node: sorted here and
-                 * stored into its window; the end of the epoch makes the stores visible to the owner */
-                uint64_t *target = t == me ? win[rel].base : rma_window_peer_base(&win[rel], t);
-                if (target) {
-                    uint64_t *dst = target + (piece + off) * W;
+                const uint64_t *group = group_start + at * W;
+                const uint64_t n = pl->band_count[rel][t * pl->bands + b], piece = pl->remote[rel][t] + at;
+                at += n;
+                for (uint64_t off = 0; off < n; off += run_size) {
+                    size_t len = n - off < run_size ? (size_t)(n - off) : run_size;
+                    sorted += len;
+                    /* own range, or (--window shared) a range of a rank on this node: sorted here and
+                     * stored into its window; the end of the epoch makes the stores visible to the owner */
+                    uint64_t *target = t == me ? win[rel].base : rma_window_peer_base(&win[rel], t);
+                    if (target) {
+                        uint64_t *dst = target + (piece + off) * W;
 #ifdef RMB_MUTANT_SMJ_SHARED_RUN /* mutation suite: a run stored into a node peer's segment is sorted short */
-                    if (t != me && len > 1) len--;
+                        if (t != me && len > 1) len--;
 #endif
-                    sort_run(pl, group + off * W, len, stage, tmp, simd, &radix);
-                    mem_stream_copy(dst, stage, len * W * sizeof *dst);
-                    continue;
-                }
-                double t0 = rmb_now();
-                complete_slot(slots, next, mode, me);
-                t_flush += rmb_now() - t0;
-                uint64_t *send = buf + (size_t)next * run_words;
-                sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
-                t0 = rmb_now();
-                MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
+                        sort_run(pl, group + off * W, len, stage, tmp, simd, &radix);
+                        mem_stream_copy(dst, stage, len * W * sizeof *dst);
+                        continue;
+                    }
+                    double t0 = rmb_now();
+                    complete_slot(slots, next, mode, me);
+                    t_flush += rmb_now() - t0;
+                    uint64_t *send = buf + (size_t)next * run_words;
+                    sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
+                    t0 = rmb_now();
+                    MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
-                if (len > 1) len--;
+                    if (len > 1) len--;
 #endif
-                MPI_CHECK(me, rma_put_start(mode, send, (uint64_t)len * W, MPI_UINT64_T, t, disp, win[rel].win, &slots[next].req));
-                slots[next].target = t;
-                slots[next].win = win[rel].win;
-                t_put += rmb_now() - t0;
-                next = (next + 1) % SMJ_SEND_BUFFERS;
-            }
+                    MPI_CHECK(me, rma_put_start(mode, send, (uint64_t)len * W, MPI_UINT64_T, t, disp, win[rel].win,
+                                                &slots[next].req));
+                    slots[next].target = t;
+                    slots[next].win = win[rel].win;
+                    t_put += rmb_now() - t0;
+                    next = (next + 1) % SMJ_SEND_BUFFERS;
+                }
             }
         }
     }
