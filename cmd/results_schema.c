@@ -29,7 +29,8 @@ static const char *const columns[] = {
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
     "radix_bits", "local_fanout_bits", "passes", "assign", "window", "window_choice", "flush", "buffer_size",
     "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size",
-    "merge_fanin", "merge_bands", "simd", "run_sort", /* sort-merge: the run sort that ran (--run-sort) */
+    "merge_fanin", "merge_bands", "band_count", /* sort-merge: how band pieces were sized (--band-count) */
+    "simd", "run_sort", /* sort-merge: the run sort that ran (--run-sort) */
     /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
     "mem_plan_rank", "mem_peak_rank",
     /* join results */

@@ -93,6 +93,7 @@ static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, in
     if (p->set[MP_sort_run_length] && p->set[MP_merge_fanin] && params_get(p, MP_sort_run_length) >= 1)
         s.merge_bands = smj_merge_bands((uint64_t)s.r_tuples, (uint64_t)s.s_tuples, (int)ranks,
                                         (uint64_t)params_get(p, MP_sort_run_length), (int)params_get(p, MP_merge_fanin), 0);
+    s.count_share = smj_count_share(s.merge_bands > 1); /* --band-count sample, the default */
     return s;
 }
 

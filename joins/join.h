@@ -59,6 +59,7 @@ typedef struct {
     int64_t merge_fanin;
     int64_t merge_bands;       /* key bands per range (joins/sortmerge/smj_bands.h); 0 = as few as reach the fewest passes */
     int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
+    int band_count;            /* SMJ_BAND_COUNT_*: band pieces sized from a sample (slots) or by a counting pass */
     int simd;
     int numa;                  /* numa policy index (bench/numa), see issue 8 */
     /* --plan: print what a run at this scale would do, without launching ranks (cmd/join/join_plan.c) */
@@ -127,10 +128,13 @@ typedef struct {
      * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
     int64_t merge_bands;    /* sort-merge: key bands per range */
-    int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase) */
+    int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase);
+                             * sort-merge: 1 when the partition counted its input in a pass of its own */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
     const char *run_sort_used; /* sort-merge: "network", "radix", or "radix+network" (runs too wide for radix) */
+    const char *band_count_used; /* sort-merge: "sample" (slots) or "exact" (a counting pass: one band, --band-count
+                                  * exact, or a slot of this rank overflowed) */
     double radix_share;        /* sort-merge: of this rank's sorted tuples, the share the radix sort took */
     uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
 } join_output;
@@ -148,7 +152,8 @@ typedef struct {
     uint64_t r_total, s_total; /* global |R|, |S| */
     int tuple_bytes;           /* 8 packed or 16: the format that ran (join_output.tuple_bytes) */
     int passes;                /* radix: local passes; sort-merge: merge passes (join_output.passes) */
-    int counted;               /* radix: local passes that read their items once more to count them */
+    int counted;               /* radix: local passes that read their items once more to count them;
+                                * sort-merge: 1 when the partition read its input once more to count it */
     int direct_ranks;          /* ranks whose windows a rank stores into itself (0 or 1: its own; --window
                                 * shared: those of its host), the others' tuples go through send buffers */
 } join_bytes_shape;

@@ -63,6 +63,8 @@ typedef struct {
                                      * (P_sort_radix), the rest the network sort (P_sort_run) */
     double merge_bands;             /* sort-merge: key bands per range, each merged on its own
                                      * (joins/sortmerge/smj_bands.h; 0 or 1: none, the thesis') */
+    double count_share;             /* sort-merge: the share of eq. 3.1's scan the count reads (band pieces
+                                     * sized from a sample: a line per 64th tuple, 1/16; 0 or 1: all) */
 } join_shape;
 
 typedef struct {

@@ -81,7 +81,8 @@ void model_sortmerge_join(const model_params *p, const join_shape *s, join_predi
         /* eq. 3.1: the sort-merge join counts per key range (a range lookup per tuple), slower than
          * the radix join's bit-mask scan: P_count_range where calibrated, else P_scan as printed */
         const int scan = p->set[MP_P_count_range] ? MP_P_count_range : MP_P_scan;
-        o->histogram = model_T_scan(n, s->ranks, model_rate(p, scan, s));                              /* eq. 3.1 */
+        const double share = s->count_share > 0 && s->count_share < 1 ? s->count_share : 1; /* a sampled count */
+        o->histogram = model_T_scan(n * share, s->ranks, model_rate(p, scan, s));                      /* eq. 3.1 */
         o->partition = n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_range, s));         /* eq. 3.7 */
     }
     /* no first-touch term: the packed arrays are kept mapped from one run to the next (range.c,

@@ -25,6 +25,7 @@ extern const char *const join_exchange_names[]; /* EXCHANGE_* */
 extern const char *const join_schedule_names[]; /* SCHEDULE_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_run_sort_names[]; /* SMJ_RUN_SORT_* (joins/sortmerge/smj_kernels.h) */
+extern const char *const join_band_count_names[]; /* SMJ_BAND_COUNT_* (joins/sortmerge/smj_bands.h) */
 extern const char *const join_simd_names[];   /* SIMD_* */
 
 /* --buffer-memory's default: the radix send buffers of a rank, whatever the rank count (joins/radix/radix.c

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "joins/sortmerge/smj_bands.h"
 #include "model/profile.h"
 
 void join_compare_load(join_model_ctx *m, const char *path, int algo)
@@ -102,6 +103,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
     s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
     s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
+    s.count_share = smj_count_share(algo == ALGO_SORTMERGE && out->merge_bands > 1 && !out->local_counted);
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);
     else model_sortmerge_join(&p, &s, pr);

@@ -13,6 +13,7 @@ const char *const join_exchange_names[] = {"put", "get", "sendrecv", "alltoallv"
 const char *const join_schedule_names[] = {"as-is", "staggered", "random", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
 const char *const join_run_sort_names[] = {"auto", "network", "radix", NULL};
+const char *const join_band_count_names[] = {"sample", "exact", NULL};
 const char *const join_simd_names[] = {"auto", "avx512", "avx2", "scalar", NULL};
 
 void join_default_opts(join_opts *o)
@@ -94,6 +95,9 @@ static const char window_help[] =
     "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
     "on a window of up to 4 MiB); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
     "memory per host under an MPI_Win_create window, a host's ranks storing into each other's segments instead of putting";
+static const char band_count_help[] =
+    "with key bands, how the partition sizes each band piece: sample (default): from every 64th tuple, a slot with "
+    "a margin, the input read once (a rank whose slot would overflow counts exactly); exact: a counting pass first";
 static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
@@ -164,6 +168,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"merge-bands", OPT_INT, &o->merge_bands,
          "key bands per range, merged on their own (0 = as few as reach the fewest merge passes; 1 = none)", 0, 4096, NULL, NULL},
         {"run-sort", OPT_CHOICE, &o->run_sort, run_sort_help, 0, 0, join_run_sort_names, NULL},
+        {"band-count", OPT_CHOICE, &o->band_count, band_count_help, 0, 0, join_band_count_names, NULL},
         OPT_END,
     };
     const opt_spec *tables[] = {common, radix, sortmerge, NULL};

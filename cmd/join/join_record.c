@@ -56,6 +56,7 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "run_size", "%" PRId64, out->run_size);
         record_set(rec, "merge_fanin", "%" PRId64, out->merge_fanin);
         record_set(rec, "merge_bands", "%" PRId64, out->merge_bands);
+        record_set(rec, "band_count", "%s", out->band_count_used);
         record_set(rec, "simd", "%s", out->simd_used);
         record_set(rec, "run_sort", "%s", out->run_sort_used);
         record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */

@@ -44,10 +44,11 @@ static void print_algo_config(const join_session *js, int id, const join_plan *p
         if (o->exchange != EXCHANGE_PUT || o->schedule != SCHEDULE_AS_IS)
             printf("# radix: exchange %s, schedule %s\n", join_exchange_names[o->exchange], join_schedule_names[o->schedule]);
     } else {
-        printf("%d send buffers x one run, run size %s, merge fan-in %s, merge bands %s, ranges %s, simd %s, run sort %s\n",
+        printf("%d send buffers x one run, run size %s, merge fan-in %s, merge bands %s, band count %s, ranges %s, simd "
+               "%s, run sort %s\n",
                SMJ_SEND_BUFFERS, or_auto(o->run_size, 0, a, sizeof a), or_auto(o->merge_fanin, 0, b, sizeof b),
-               or_auto(o->merge_bands, 0, c, sizeof c), join_ranges_names[o->ranges], join_simd_names[o->simd],
-               join_run_sort_names[o->run_sort]);
+               or_auto(o->merge_bands, 0, c, sizeof c), join_band_count_names[o->band_count], join_ranges_names[o->ranges],
+               join_simd_names[o->simd], join_run_sort_names[o->run_sort]);
     }
 }
 
@@ -65,8 +66,9 @@ static void print_resolved(const join_session *js, const join_run_result *res)
     else if (res->algo_id == ALGO_SORTMERGE) {
         mem_format(out->run_size * out->tuple_bytes, bytes, sizeof bytes);
         printf("# sortmerge resolved: run size %" PRId64 " tuples (send buffers %d x %s), merge fan-in %" PRId64
-               ", %" PRId64 " key band(s) per range, %" PRId64 " merge pass(es), simd %s, run sort %s\n", out->run_size,
-               SMJ_SEND_BUFFERS, bytes, out->merge_fanin, out->merge_bands, out->passes, out->simd_used, out->run_sort_used);
+               ", %" PRId64 " key band(s) per range (band count %s), %" PRId64 " merge pass(es), simd %s, run sort %s\n",
+               out->run_size, SMJ_SEND_BUFFERS, bytes, out->merge_fanin, out->merge_bands, out->band_count_used,
+               out->passes, out->simd_used, out->run_sort_used);
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include "bench/memory.h"
 #include "bench/rmb_mutant_smj_band_lane.h"
+#include "bench/rmb_mutant_smj_slot_count.h"
 #include "bench/rmb_mutant_smj_two_part_offset.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_bands.h"
@@ -184,15 +185,16 @@ static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64
 #define BAND_OF(key, lo, mul, last)                                                                                    \
     ((((key) - (lo)) * (mul)) >> BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> BAND_SHIFT : (last))
 
-/* Tuples per band of every target: count[t * B + b]. Two ranks: four lanes of counters, as in
- * smj_count_ranges (a key's counter is often the previous key's: one array made each increment
- * wait for the previous store), 2 x SMJ_MAX_BANDS each; else one array, consecutive keys rarely
- * sharing a counter among P x B. */
+/* Tuples per band of every target, count[t * B + b], of the tuples t[0], t[stride], t[2 stride]
+ * ... (stride 1: all; SMJ_SLOT_STRIDE: the sample that sizes the slots, smj_bands.h). Two ranks:
+ * four lanes of counters, as in smj_count_ranges (a key's counter is often the previous key's: one
+ * array made each increment wait for the previous store), 2 x SMJ_MAX_BANDS each; else one array,
+ * consecutive keys rarely sharing a counter among P x B. */
 enum { BAND_LANES = 4 };
-static void count_bands(const tuple_t *t, uint64_t n, const band_map *m, uint64_t *count)
+static void count_bands(const tuple_t *t, uint64_t n_all, uint64_t stride, const band_map *m, uint64_t *count)
 {
     const int F = m->P * m->B, lb = bits_for((uint64_t)m->B - 1);
-    const uint64_t last = (uint64_t)m->B - 1;
+    const uint64_t last = (uint64_t)m->B - 1, n = (n_all + stride - 1) / stride; /* n: the tuples counted */
     memset(count, 0, (size_t)F * sizeof *count);
     if (m->P == 2 && !m->lut->first) {
         const uint64_t split = m->spl[0], lo[2] = {m->base[0], m->base[1]}, mu[2] = {m->mul[0], m->mul[1]};
@@ -201,11 +203,11 @@ static void count_bands(const tuple_t *t, uint64_t n, const band_map *m, uint64_
         uint64_t i = 0;
         for (; i + BAND_LANES <= n; i += BAND_LANES)
             for (int j = 0; j < BAND_LANES; j++) {
-                const uint64_t key = t[i + j].key, hi = split < key;
+                const uint64_t key = t[(i + j) * stride].key, hi = split < key;
                 lane[j][hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++;
             }
         for (; i < n; i++) {
-            const uint64_t key = t[i].key, hi = split < key;
+            const uint64_t key = t[i * stride].key, hi = split < key;
             lane[0][hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++;
         }
         for (int f = 0; f < F; f++)
@@ -217,14 +219,16 @@ static void count_bands(const tuple_t *t, uint64_t n, const band_map *m, uint64_
         return;
     }
     for (uint64_t i = 0; i < n; i++) {
-        const uint64_t key = t[i].key, p = m->P == 1 ? 0 : (uint64_t)smj_part_lut(key, m->spl, m->P, m->lut);
+        const uint64_t key = t[i * stride].key, p = m->P == 1 ? 0 : (uint64_t)smj_part_lut(key, m->spl, m->P, m->lut);
         count[p << lb | BAND_OF(key, m->base[p], m->mul[p], last)]++;
     }
 }
 
-/* scatter_packed and scatter_wide band by band: pos[f] per band, sub[t] per target. */
-static void scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int rid_bits, uint64_t rid_base, int packed,
-                          const uint64_t *start, uint64_t *pos, uint64_t *sub, void *out)
+/* scatter_packed and scatter_wide band by band: part f fills pos[f] = start[f] up to below end[f]
+ * (its slot), sub[t] per target. Returns 1 as soon as a part would pass its slot's end (then what
+ * was written is to be discarded), else 0 with pos[f] where each part ended. */
+static int scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int rid_bits, uint64_t rid_base, int packed,
+                         const uint64_t *start, const uint64_t *end, uint64_t *pos, uint64_t *sub, void *out)
 {
     const int lb = bits_for((uint64_t)m->B - 1);
     const uint64_t last = (uint64_t)m->B - 1;
@@ -237,22 +241,28 @@ static void scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int r
         const uint64_t s2[2] = {sub[0], sub[1]};
         if (packed)
             for (uint64_t i = 0; i < n; i++) {
-                const uint64_t key = t[i].key, hi = split < key;
-                o[pos[hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++] = (key << rid_bits) + t[i].rid - s2[hi];
+                const uint64_t key = t[i].key, hi = split < key, f = hi << lb | BAND_OF(key, lo[hi], mu[hi], last);
+                const uint64_t q = pos[f]++;
+                if (q >= end[f]) return 1;
+                o[q] = (key << rid_bits) + t[i].rid - s2[hi];
             }
         else
             for (uint64_t i = 0; i < n; i++) {
-                const uint64_t key = t[i].key, hi = split < key;
-                w[pos[hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++] = t[i];
+                const uint64_t key = t[i].key, hi = split < key, f = hi << lb | BAND_OF(key, lo[hi], mu[hi], last);
+                const uint64_t q = pos[f]++;
+                if (q >= end[f]) return 1;
+                w[q] = t[i];
             }
-        return;
+        return 0;
     }
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t key = t[i].key, p = m->P == 1 ? 0 : (uint64_t)smj_part_lut(key, m->spl, m->P, m->lut);
-        const uint64_t f = p << lb | BAND_OF(key, m->base[p], m->mul[p], last);
-        if (packed) o[pos[f]++] = (key << rid_bits) + t[i].rid - sub[p];
-        else w[pos[f]++] = t[i];
+        const uint64_t f = p << lb | BAND_OF(key, m->base[p], m->mul[p], last), q = pos[f]++;
+        if (q >= end[f]) return 1;
+        if (packed) o[q] = (key << rid_bits) + t[i].rid - sub[p];
+        else w[q] = t[i];
     }
+    return 0;
 }
 
 /* The widest range (keys it may hold) under the splitters. */
@@ -287,9 +297,9 @@ static void choose_splitters(const join_input *in, smj_plan *pl)
  * dead once R is partitioned and mapped already, when it fits there (16-byte input tuples hold two
  * packed words); the later phases' buffers follow it (pl->spare_from). */
 /* Returns whether its pages are fresh (mapped for this run, not R's memory or a kept block). */
-static bool alloc_packed(const join_input *in, smj_plan *pl, int rel)
+static bool alloc_packed(const join_input *in, smj_plan *pl, int rel, uint64_t tuples)
 {
-    pl->capacity[rel] = pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel];
+    pl->capacity[rel] = tuples;
     if (pl->capacity[rel] == 0) pl->capacity[rel] = 1;
     const uint64_t words = pl->capacity[rel] * (uint64_t)pl->words;
     const uint64_t r_words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
@@ -310,6 +320,98 @@ static bool alloc_packed(const join_input *in, smj_plan *pl, int rel)
         MPI_Abort(in->ctx->comm, 2);
     }
     return fresh;
+}
+
+/* With bands (smj_bands.h, slots instead of a counting pass): rel's band pieces scattered into
+ * slots sized from a sample, pl->band_at[rel] where each slot starts, pl->band_count[rel] the
+ * exact counts from where each slot's writing ended. Where a slot would overflow, or under
+ * --band-count exact, the exact count first and a scatter into pieces that follow one another
+ * (pl->counted[rel] = 1). The copy is allocated here, of the slots' size (grown to the received
+ * size later, grow_packed). end: F words of scratch. Returns whether the copy's pages are fresh. */
+static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const tuple_t *src, const band_map *bm,
+                             uint64_t *pos, uint64_t *end, uint64_t *sub)
+{
+    const int F = pl->parts * pl->bands;
+    const uint64_t n = pl->n[rel];
+    uint64_t *at = pl->band_at[rel], *count = pl->band_count[rel];
+    bool fresh;
+    int exact = in->opt->band_count == SMJ_BAND_COUNT_EXACT;
+    if (!exact) {
+        count_bands(src, n, SMJ_SLOT_STRIDE, bm, count);
+        for (int f = 0; f < F; f++) {
+            at[f] = f ? end[f - 1] : 0;
+            end[f] = at[f] + smj_band_slot(count[f]);
+        }
+        pl->slots_end[rel] = end[F - 1]; /* >= n: the samples times the stride are */
+        fresh = alloc_packed(in, pl, rel, pl->slots_end[rel]);
+        exact = scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub,
+                              pl->packed[rel]);
+    } else {
+        fresh = alloc_packed(in, pl, rel, n);
+    }
+    if (exact) {
+        pl->counted[rel] = 1;
+        count_bands(src, n, 1, bm, count);
+        for (int f = 0; f < F; f++) {
+            at[f] = f ? at[f - 1] + count[f - 1] : 0;
+            end[f] = UINT64_MAX; /* the counts are exact */
+        }
+        pl->slots_end[rel] = n;
+        scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub, pl->packed[rel]);
+    }
+    for (int f = 0; f < F; f++) {
+#ifdef RMB_MUTANT_SMJ_SLOT_COUNT /* mutation suite: each slot's count taken one short at its end */
+        count[f] = pos[f] - at[f] - (pos[f] > at[f]);
+#else
+        count[f] = pos[f] - at[f];
+#endif
+    }
+    return fresh;
+}
+
+/* The copy is the merge's scratch later, of the received size (capacity >= window): a copy in
+ * slots may be smaller. R's memory grows in place where it has the room, else the copy moves into a
+ * kept block of the received size. Returns whether pages are fresh. */
+static bool grow_packed(const join_input *in, smj_plan *pl, int rel)
+{
+    const uint64_t W = (uint64_t)pl->words, words = pl->window[rel] * W;
+    if (pl->window[rel] <= pl->capacity[rel]) return false;
+    const uint64_t r_words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
+    if (pl->packed_in_r[rel] && words <= r_words) {
+        pl->capacity[rel] = pl->window[rel];
+        pl->spare_from = (words + 7) & ~(uint64_t)7;
+        return false;
+    }
+    uint64_t *old = pl->packed[rel], old_bytes = pl->packed_bytes[rel];
+    const int old_in_r = pl->packed_in_r[rel];
+    bool fresh;
+    pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
+    if (!pl->packed[rel]) {
+        fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
+        MPI_Abort(in->ctx->comm, 2);
+    }
+    memcpy(pl->packed[rel], old, pl->slots_end[rel] * W * sizeof(uint64_t));
+    if (old_in_r) {
+        pl->packed_in_r[rel] = 0;
+        pl->spare_from = 0;
+    } else {
+        mem_free_large(old, old_bytes);
+    }
+    pl->capacity[rel] = pl->window[rel];
+    return fresh;
+}
+
+/* Fresh pages of a copy in slots: what the scatter left unwritten (the slots' slack, and the rest
+ * up to the received size) is faulted in now, with the copy, and not in the merge (issue 16). */
+static void zero_unwritten(smj_plan *pl, int rel)
+{
+    const int F = pl->parts * pl->bands;
+    const size_t W = (size_t)pl->words;
+    for (int f = 0; f < F; f++) {
+        const uint64_t from = pl->band_at[rel][f] + pl->band_count[rel][f];
+        const uint64_t to = f + 1 < F ? pl->band_at[rel][f + 1] : pl->capacity[rel];
+        if (to > from) memset(pl->packed[rel] + from * W, 0, (to - from) * W * sizeof(uint64_t));
+    }
 }
 
 void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
@@ -345,7 +447,9 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     _Static_assert(SMJ_COUNT_LANES == 4, "the lanes are scan and inc");
     uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *lanes = xmalloc(ctx, 4 * (size_t)F * sizeof *lanes);
     uint64_t *scan = lanes, *inc = lanes + 2 * (size_t)P, *pos = xmalloc(ctx, (size_t)F * sizeof *pos);
+    /* start: the parts' starts in the copy without bands; with them, the slots' ends */
     uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub), *start = xmalloc(ctx, (size_t)F * sizeof *start);
+    bool fresh[RELS] = {false, false};
     /* with bands, the Alltoall sends each target its 2 x B band counts (R's, then S's) */
     uint64_t *bh = B > 1 ? xmalloc(ctx, 2 * (size_t)F * sizeof *bh) : hist;
     uint64_t *base = xmalloc(ctx, 2 * (size_t)P * sizeof *base);
@@ -358,7 +462,9 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
         pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->band_count[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->count[rel];
         pl->band_in[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->incoming[rel];
-        if (B > 1) count_bands(src[rel], pl->n[rel], &bands_of, pl->band_count[rel]);
+        pl->band_at[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->local[rel];
+        pl->counted[rel] = B == 1;
+        if (B > 1) fresh[rel] = scatter_to_slots(in, pl, rel, src[rel], &bands_of, pos, start, sub);
         else histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, lanes, pl->count[rel]);
         for (int t = 0; t < P; t++) {
             uint64_t c = 0;
@@ -368,7 +474,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
             }
             pl->count[rel][t] = c;
             hist[2 * t + rel] = c;
-            pl->local[rel][t] = t ? pl->local[rel][t - 1] + pl->count[rel][t - 1] : 0;
+            pl->local[rel][t] = B > 1 ? pl->band_at[rel][t * B] : t ? pl->local[rel][t - 1] + pl->count[rel][t - 1] : 0;
         }
     }
     /* (R, S) counts interleaved per target: one collective each serves both relations */
@@ -389,12 +495,14 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
             }
             pl->incoming[rel][t] = c;
         }
-        for (int f = 0; f < F; f++) start[f] = f ? start[f - 1] + pl->band_count[rel][f - 1] : 0;
-        const bool fresh = alloc_packed(in, pl, rel);
-        if (B > 1)
-            scatter_bands(src[rel], pl->n[rel], &bands_of, pl->rid_bits, pl->rid_base[rel], pl->format.packed, start, pos,
-                          sub, pl->packed[rel]);
-        else if (pl->format.packed)
+        if (B > 1) {
+            fresh[rel] = grow_packed(in, pl, rel) || fresh[rel];
+            if (fresh[rel]) zero_unwritten(pl, rel);
+            continue;
+        }
+        fresh[rel] = alloc_packed(in, pl, rel, pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel]);
+        for (int t = 0; t < P; t++) start[t] = pl->local[rel][t];
+        if (pl->format.packed)
             scatter_packed(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->rid_bits, pl->rid_base[rel], start, pos, sub,
                            pl->packed[rel]);
         else
@@ -402,7 +510,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
          * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
          * (issue 16); R's memory and a kept block are mapped already */
-        if (fresh && pl->capacity[rel] > pl->n[rel])
+        if (fresh[rel] && pl->capacity[rel] > pl->n[rel])
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
     }
@@ -437,6 +545,7 @@ void smj_plan_free(smj_plan *pl)
         if (pl->packed[rel] && !pl->packed_in_r[rel]) mem_kept_put(SMJ_KEPT_SLOT + rel, pl->packed[rel], pl->packed_bytes[rel]);
         if (pl->band_count[rel] != pl->count[rel]) free(pl->band_count[rel]);
         if (pl->band_in[rel] != pl->incoming[rel]) free(pl->band_in[rel]);
+        if (pl->band_at[rel] != pl->local[rel]) free(pl->band_at[rel]);
         free(pl->count[rel]);
         free(pl->local[rel]);
         free(pl->remote[rel]);

@@ -16,6 +16,7 @@
 
 #include "bench/memory.h"
 #include "bench/rmb_mutant_smj_run_boundary.h"
+#include "bench/rmb_mutant_smj_slot_start.h"
 #include "bench/rmb_mutant_smj_shared_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
@@ -78,12 +79,17 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
     for (int k = 1; k <= P; k++) {
         int t = (me + k) % P;
         for (int rel = 0; rel < RELS; rel++) {
-            /* band by band (smj_plan.h): a run never spans two bands; at: the band's start in the group */
-            const uint64_t *const group_start = pl->packed[rel] + pl->local[rel][t] * W;
+            /* band by band (smj_plan.h): a run never spans two bands; each band piece from its slot,
+             * into the window after the target's earlier bands (at) */
             uint64_t at = 0;
             for (int b = 0; b < pl->bands; b++) {
-                const uint64_t *group = group_start + at * W;
-                const uint64_t n = pl->band_count[rel][t * pl->bands + b], piece = pl->remote[rel][t] + at;
+                const int f = t * pl->bands + b;
+#ifdef RMB_MUTANT_SMJ_SLOT_START /* mutation suite: band pieces read as if they followed one another */
+                const uint64_t *group = pl->packed[rel] + (pl->band_at[rel][t * pl->bands] + at) * W;
+#else
+                const uint64_t *group = pl->packed[rel] + pl->band_at[rel][f] * W;
+#endif
+                const uint64_t n = pl->band_count[rel][f], piece = pl->remote[rel][t] + at;
                 at += n;
                 for (uint64_t off = 0; off < n; off += run_size) {
                     size_t len = n - off < run_size ? (size_t)(n - off) : run_size;

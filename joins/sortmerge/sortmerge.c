@@ -69,12 +69,15 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t P = (uint64_t)ranks;
     out->tuple_bytes = (int)item;
     out->window_bytes = (int64_t)(item * recv);
-    out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv)); /* partitioned copy, then merge scratch */
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     const int bands = smj_merge_bands(w->r_total, w->s_total, ranks, run, fanin, (int)o->merge_bands);
+    /* partitioned copy, then merge scratch; with bands sized from a sample, the slots' slack too */
+    if (bands > 1 && o->band_count == SMJ_BAND_COUNT_SAMPLE)
+        mine += smj_slot_slack_max(w->r_n, P * (uint64_t)bands) + smj_slot_slack_max(w->s_n, P * (uint64_t)bands);
+    out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv));
     int depth = 0;
     for (int rel = 0; rel < 2; rel++) {
         int d = smj_passes_for(smj_band_runs(rel ? w->s_total : w->r_total, P, run, (uint64_t)bands), fanin);
@@ -275,6 +278,8 @@ static void run(const join_input *in, join_output *out)
     if (pl.words != 1) out->simd_used = "scalar"; /* the wide kernels are scalar */
     else out->simd_used = smj_simd_name(simd);
     out->radix_share = pl.radix_share;
+    out->local_counted = pl.counted[REL_R] || pl.counted[REL_S];
+    out->band_count_used = out->local_counted ? "exact" : "sample";
     out->run_sort_used = pl.words != 1 ? "wide radix" : pl.radix_share >= 1 ? "radix" : pl.radix_share > 0 ? "radix+network" : "network";
     smj_plan_free(&pl);
     out->run_size = (int64_t)run_size;

@@ -58,7 +58,7 @@ COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "n
           "oversubscribed", "poll_yield", "mpi_env")
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
         "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
-        "run_size", "merge_fanin", "merge_bands", "simd", "run_sort")
+        "run_size", "merge_fanin", "merge_bands", "band_count", "simd", "run_sort")
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
@@ -321,7 +321,7 @@ _FORMAT = {
     "compress": lambda v: "compressed" if v == "1" else "uncompressed", "radix_bits": lambda v: f"radix bits {v}",
     "local_fanout_bits": lambda v: f"local bits {v}", "passes": lambda v: _count(v, "pass", "passes"),
     "assign": lambda v: f"assign {v}", "ranges": lambda v: f"ranges {v}", "run_size": lambda v: f"runs of {_si(v)}",
-    "merge_fanin": lambda v: f"fan-in {v}", "merge_bands": lambda v: _count(v, "band", "bands"), "simd": lambda v: f"simd {v}", "run_sort": lambda v: f"{v} run sort", "remote_prob": lambda v: f"remote {_pct(v)}",
+    "merge_fanin": lambda v: f"fan-in {v}", "merge_bands": lambda v: _count(v, "band", "bands"), "band_count": lambda v: f"band count {v}", "simd": lambda v: f"simd {v}", "run_sort": lambda v: f"{v} run sort", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers
     "server_share": lambda v: f"{v} of ranks serve", "transport": lambda v: f"transport {v}",
     "notify_shm": lambda v: {"on": "shm mailbox", "off": "--notify-shm off", "unused": "no shm peers", "unavailable": "no shm window"}.get(v, f"notify_shm {v}"),

@@ -39,8 +39,11 @@ int main(void)
     CHECK(is(radix_phase_bytes("network_partition", &r), 16 * 4000, 8 * 4000));
 
     /* sort-merge, 16 B, 2 merge passes */
-    join_bytes_shape s = {.ranks = 2, .r_total = 1000, .s_total = 3000, .tuple_bytes = 16, .passes = 2};
+    join_bytes_shape s = {.ranks = 2, .r_total = 1000, .s_total = 3000, .tuple_bytes = 16, .passes = 2, .counted = 1};
     CHECK(is(sortmerge_phase_bytes("partition", &s), 2 * 16 * 2000, 16 * 2000));
+    s.counted = 0; /* band pieces sized from a sample: the input once, a line per 64th tuple */
+    CHECK(is(sortmerge_phase_bytes("partition", &s), 16 * 2000 + 64 * 2000 / 64, 16 * 2000));
+    s.counted = 1;
     CHECK(is(sortmerge_phase_bytes("sort", &s), 32000, 32000));
     CHECK(is(sortmerge_phase_bytes("merge", &s), 64000, 64000));
     CHECK(is(sortmerge_phase_bytes("match", &s), 32000, 0));
