@@ -314,6 +314,7 @@ static bool alloc_packed(const join_input *in, smj_plan *pl, int rel, uint64_t t
      * rank; under PVM what the host took back costs up to 2 s/GB again (4 ranks on 2 cores: the
      * partition phase 5 times its prediction at 1M tuples and 1:4) */
     bool fresh;
+    pl->packed_in_r[rel] = 0;
     pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
     if (!pl->packed[rel]) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
@@ -342,8 +343,7 @@ static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const 
             at[f] = f ? end[f - 1] : 0;
             end[f] = at[f] + smj_band_slot(count[f]);
         }
-        pl->slots_end[rel] = end[F - 1]; /* >= n: the samples times the stride are */
-        fresh = alloc_packed(in, pl, rel, pl->slots_end[rel]);
+        fresh = alloc_packed(in, pl, rel, end[F - 1]); /* >= n: the samples times the stride are */
         exact = scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub,
                               pl->packed[rel]);
     } else {
@@ -356,7 +356,6 @@ static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const 
             at[f] = f ? at[f - 1] + count[f - 1] : 0;
             end[f] = UINT64_MAX; /* the counts are exact */
         }
-        pl->slots_end[rel] = n;
         scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub, pl->packed[rel]);
     }
     for (int f = 0; f < F; f++) {
@@ -370,34 +369,21 @@ static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const 
 }
 
 /* The copy is the merge's scratch later, of the received size (capacity >= window): a copy in
- * slots may be smaller. R's memory grows in place where it has the room, else the copy moves into a
- * kept block of the received size. Returns whether pages are fresh. */
+ * slots may be smaller. alloc_packed at the received size: R's memory again where it has the room
+ * (the copy stays where it is), else a kept block, into which the band pieces move. Returns whether
+ * pages are fresh. */
 static bool grow_packed(const join_input *in, smj_plan *pl, int rel)
 {
-    const uint64_t W = (uint64_t)pl->words, words = pl->window[rel] * W;
     if (pl->window[rel] <= pl->capacity[rel]) return false;
-    const uint64_t r_words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
-    if (pl->packed_in_r[rel] && words <= r_words) {
-        pl->capacity[rel] = pl->window[rel];
-        pl->spare_from = (words + 7) & ~(uint64_t)7;
-        return false;
-    }
+    const int F = pl->parts * pl->bands;
     uint64_t *old = pl->packed[rel], old_bytes = pl->packed_bytes[rel];
     const int old_in_r = pl->packed_in_r[rel];
-    bool fresh;
-    pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
-    if (!pl->packed[rel]) {
-        fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the partitioned relation\n", in->ctx->rank);
-        MPI_Abort(in->ctx->comm, 2);
-    }
-    memcpy(pl->packed[rel], old, pl->slots_end[rel] * W * sizeof(uint64_t));
-    if (old_in_r) {
-        pl->packed_in_r[rel] = 0;
-        pl->spare_from = 0;
-    } else {
-        mem_free_large(old, old_bytes);
-    }
-    pl->capacity[rel] = pl->window[rel];
+    const bool fresh = alloc_packed(in, pl, rel, pl->window[rel]);
+    if (pl->packed[rel] == old) return fresh;
+    const uint64_t used = pl->band_at[rel][F - 1] + pl->band_count[rel][F - 1]; /* the last piece's end */
+    memcpy(pl->packed[rel], old, used * (uint64_t)pl->words * sizeof(uint64_t));
+    if (old_in_r) pl->spare_from = 0; /* S's copy left R's memory: all of it is spare */
+    else mem_free_large(old, old_bytes);
     return fresh;
 }
 
@@ -447,8 +433,8 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     _Static_assert(SMJ_COUNT_LANES == 4, "the lanes are scan and inc");
     uint64_t *hist = xmalloc(ctx, 2 * (size_t)P * sizeof *hist), *lanes = xmalloc(ctx, 4 * (size_t)F * sizeof *lanes);
     uint64_t *scan = lanes, *inc = lanes + 2 * (size_t)P, *pos = xmalloc(ctx, (size_t)F * sizeof *pos);
-    /* start: the parts' starts in the copy without bands; with them, the slots' ends */
-    uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub), *start = xmalloc(ctx, (size_t)F * sizeof *start);
+    /* ends: with bands, the slots' ends (scatter_to_slots) */
+    uint64_t *sub = xmalloc(ctx, (size_t)P * sizeof *sub), *ends = xmalloc(ctx, (size_t)F * sizeof *ends);
     bool fresh[RELS] = {false, false};
     /* with bands, the Alltoall sends each target its 2 x B band counts (R's, then S's) */
     uint64_t *bh = B > 1 ? xmalloc(ctx, 2 * (size_t)F * sizeof *bh) : hist;
@@ -464,7 +450,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
         pl->band_in[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->incoming[rel];
         pl->band_at[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->local[rel];
         pl->counted[rel] = B == 1;
-        if (B > 1) fresh[rel] = scatter_to_slots(in, pl, rel, src[rel], &bands_of, pos, start, sub);
+        if (B > 1) fresh[rel] = scatter_to_slots(in, pl, rel, src[rel], &bands_of, pos, ends, sub);
         else histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, lanes, pl->count[rel]);
         for (int t = 0; t < P; t++) {
             uint64_t c = 0;
@@ -501,12 +487,12 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
             continue;
         }
         fresh[rel] = alloc_packed(in, pl, rel, pl->n[rel] > pl->window[rel] ? pl->n[rel] : pl->window[rel]);
-        for (int t = 0; t < P; t++) start[t] = pl->local[rel][t];
         if (pl->format.packed)
-            scatter_packed(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->rid_bits, pl->rid_base[rel], start, pos, sub,
-                           pl->packed[rel]);
+            scatter_packed(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->rid_bits, pl->rid_base[rel], pl->local[rel],
+                           pos, sub, pl->packed[rel]);
         else
-            scatter_wide(src[rel], pl->n[rel], pl->splitters, P, &lut, start, pos, (tuple_t *)(void *)pl->packed[rel]);
+            scatter_wide(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->local[rel], pos,
+                         (tuple_t *)(void *)pl->packed[rel]);
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
          * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
          * (issue 16); R's memory and a kept block are mapped already */
@@ -518,7 +504,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     if (B > 1) free(bh);
     free(base);
     free(sub);
-    free(start);
+    free(ends);
     free(hist);
     free(lanes);
     free(pos);

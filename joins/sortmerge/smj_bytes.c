@@ -23,7 +23,7 @@ join_phase_bytes sortmerge_phase_bytes(const char *phase, const join_bytes_shape
     const double n = ((double)s->r_total + (double)s->s_total) / s->ranks, t = s->tuple_bytes;
     const double in = sizeof(tuple_t);
     if (strcmp(phase, "partition") == 0) {
-        b.read = in * n + (s->counted ? in * n : 64 * n / SMJ_SLOT_STRIDE);
+        b.read = in * n * (1 + smj_count_share(!s->counted));
         b.written = t * n;
     } else if (strcmp(phase, "sort") == 0) b.read = b.written = t * n;
     else if (strcmp(phase, "merge") == 0) b.read = b.written = s->passes * t * n;

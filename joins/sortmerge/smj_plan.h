@@ -41,11 +41,10 @@ typedef struct {
     uint64_t *band_count[RELS]; /* [parts * bands] tuples of band b for target t, at t * bands + b */
     uint64_t *band_in[RELS];    /* [parts * bands] tuples of band b that source j sends, at j * bands + b */
     /* with bands, each band piece is in a slot of its own in packed (smj_bands.h: slots sized from a
-     * sample, not a counting pass): band_at[rel][t * bands + b] is where it starts, slots_end the
-     * tuples the slots span; with one band (or after the exact count) the pieces follow one another.
-     * counted: the partition read rel once more to count it (one band, or a slot overflowed) */
+     * sample, not a counting pass): band_at[rel][t * bands + b] is where it starts; with one band
+     * (or after the exact count) the pieces follow one another. counted: the partition read rel
+     * once more to count it (one band, --band-count exact, or a slot overflowed) */
     uint64_t *band_at[RELS];
-    uint64_t slots_end[RELS];
     int counted[RELS];
     /* R's memory, dead once partitioned (join_input.reusable): the sort phase's send buffers and
      * the merge tree's FIFOs live there instead of in fresh pages; NULL: allocate. spare_used: the
