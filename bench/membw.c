@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/cache_size.h"
 #include "bench/memory.h"
 #include "bench/stats.h"
 
@@ -27,21 +28,6 @@ bool membw_nt_available(void)
 #endif
 }
 
-uint64_t membw_llc_bytes(void)
-{
-    long v = -1;
-#ifdef _SC_LEVEL4_CACHE_SIZE
-    v = sysconf(_SC_LEVEL4_CACHE_SIZE);
-#endif
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    if (v <= 0) v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 uint64_t membw_auto_bytes(uint64_t llc, int ranks)
 {
     if (ranks < 1) ranks = 1;
@@ -59,9 +45,14 @@ void membw_describe_llc(const membw_result *m, char *buf, size_t n)
         snprintf(buf, n, "%s per buffer and rank (last-level cache unknown)", b);
         return;
     }
+    char each[48] = "";
+    if (m->llc_instances > 1) { /* "2 x 32.0 MiB": several caches of the last level */
+        mem_format((int64_t)(m->llc / (uint64_t)m->llc_instances), c, (int)sizeof c);
+        snprintf(each, sizeof each, " (%d x %s)", m->llc_instances, c);
+    }
     mem_format((int64_t)m->llc, c, (int)sizeof c);
-    snprintf(buf, n, "%d rank(s) x %s = %.1fx the %s last-level cache%s", m->llc_ranks, b,
-             (double)m->bytes * m->llc_ranks / (double)m->llc, c,
+    snprintf(buf, n, "%d rank(s) x %s = %.1fx the %s last-level cache%s%s", m->llc_ranks, b,
+             (double)m->bytes * m->llc_ranks / (double)m->llc, c, each,
              membw_beyond_llc(m) ? "" : " (within 4x: partly the cache's bandwidth, not memory's)");
 }
 
@@ -139,7 +130,7 @@ void membw_measure(const bench_ctx *ctx, uint64_t bytes, int repeats, const char
                    membw_result *out)
 {
     memset(out, 0, sizeof *out);
-    out->llc = membw_llc_bytes();
+    out->llc = rmb_llc_bytes(&out->llc_instances);
     out->llc_ranks = ctx->ranks_per_machine > 0 ? ctx->ranks_per_machine : 1;
     if (bytes == 0) { /* the same size on every rank: the largest any rank asks for */
         uint64_t mine = membw_auto_bytes(out->llc, ctx->machine_ranks > 0 ? ctx->machine_ranks : 1);

@@ -5,7 +5,8 @@
  * membw`, `rmabench calibrate` (bw_mem_*) and `rmabench join --roofline`.
  * "Far beyond" is STREAM's rule: what the ranks sharing a last-level cache stream through one
  * kernel is at least MEMBW_LLC_FACTOR times that cache, else part of the figure is the cache's
- * bandwidth (a 64 MiB buffer per rank fits the 300 MiB L3 some of this project's VMs report). */
+ * bandwidth. The cache is the kernel's figure (bench/cache_size.h), not glibc's, which reads
+ * 320 MiB of L3 on the AMD EPYC VM whose L3 is 32 MiB. */
 #ifndef RMB_MEMBW_H
 #define RMB_MEMBW_H
 #include <stdbool.h>
@@ -25,16 +26,13 @@ typedef struct {
     bool nt_native;                    /* write_nt used non-temporal stores */
     uint64_t bytes;                    /* per buffer and rank (copy uses two) */
     int repeats;
-    uint64_t llc;                      /* last-level cache of this CPU (bytes; 0: unknown) */
+    uint64_t llc;                      /* last level of cache of the machine (bytes, all its instances; 0: unknown) */
+    int llc_instances;                 /* caches of that level (rmb_llc_bytes); 0 or 1: one */
     int llc_ranks;                     /* most ranks of a machine, all streaming through its LLC */
 } membw_result;
 
 #define MEMBW_LLC_FACTOR 4
 #define MEMBW_MIN_AUTO ((uint64_t)64 << 20)
-
-/* The last-level cache of this CPU in bytes (the highest cache level sysconf knows), 0 when
- * unknown (MPI-free). */
-uint64_t membw_llc_bytes(void);
 
 /* Bytes per buffer and rank for `ranks` ranks sharing a last-level cache of `llc` bytes: at least
  * MEMBW_LLC_FACTOR x llc streamed by them together, at least MEMBW_MIN_AUTO, whole 2 MiB pages

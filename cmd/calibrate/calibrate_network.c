@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd/calibrate/calibrate.h"
+#include "bench/cache_size.h"
 #include "bench/membw.h"
 #include "bench/memory.h"
 #include "bench/stats.h"
@@ -536,7 +537,7 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
      * first touch per byte moved 0.146-0.195 s/GB between calibrations while the joins' own
      * window_alloc held at 21.4-22.3 ms (2 x 8M tuples); the median of 7 (--repeats 1: 1) */
     int reps_large = o->repeats < 3 ? (int)o->repeats : 7;
-    const uint64_t llc = membw_llc_bytes(), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
+    const uint64_t llc = rmb_llc_bytes(NULL), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
     cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
     if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
     double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev);

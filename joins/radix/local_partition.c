@@ -6,17 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "bench/cache_size.h"
 #include "bench/rmb_mutant_radix_scatter_rank.h"
 
 uint64_t radix_l2_bytes(void)
 {
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (v > 0) return (uint64_t)v;
-#endif
-    return UINT64_C(1) << 20;
+    const uint64_t v = rmb_cache_bytes(2);
+    return v ? v : UINT64_C(1) << 20;
 }
 
 int radix_local_bits_needed(uint64_t r_n, int item_bytes, uint64_t l2_bytes)

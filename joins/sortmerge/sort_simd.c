@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "bench/cache_size.h"
 #include "bench/rmb_config.h"
 #include "bench/rmb_mutant_smj_clean_lane.h"
 #include "joins/sortmerge/smj_kernels.h"
@@ -531,13 +531,10 @@ void smj_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, i
 
 size_t smj_default_run_size(void)
 {
-    long l2 = -1;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    if (l2 <= 0) l2 = 1 << 20;
+    uint64_t l2 = rmb_cache_bytes(2);
+    if (l2 == 0) l2 = 1 << 20;
     /* the run being sorted and the sort's scratch: 16 bytes per tuple */
     size_t n = 1024;
-    while (n * 2 * 16 <= (size_t)l2) n *= 2;
+    while (n * 2 * 16 <= l2) n *= 2;
     return n;
 }
