@@ -50,3 +50,11 @@ int rmb_barrier(MPI_Comm comm)
     int rc = MPI_Ibarrier(comm, &req);
     return rc != MPI_SUCCESS ? rc : rmb_wait(&req);
 }
+
+int rmb_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    if (!rmb_waits_yielding()) return MPI_Bcast(buf, count, type, root, comm);
+    MPI_Request req;
+    int rc = MPI_Ibcast(buf, count, type, root, comm, &req);
+    return rc != MPI_SUCCESS ? rc : rmb_wait(&req);
+}

@@ -16,6 +16,9 @@ bool rmb_waits_yielding(void);
 int rmb_wait(MPI_Request *req);
 /* MPI_Barrier, or MPI_Ibarrier and rmb_wait. Returns the MPI error code. */
 int rmb_barrier(MPI_Comm comm);
+/* MPI_Bcast, or MPI_Ibcast and rmb_wait: where one rank times something (a kernel pick) while the
+ * others wait for its answer, the waiters leave it the core. */
+int rmb_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 /* MPI_Reduce_scatter_block, MPI_Reduce_scatter and MPI_Alltoall, or their nonblocking forms and
  * rmb_wait (the sort-merge join's range plan, the radix histogram's sub-partition counts; the
  * pieced reductions of rma/count.h do the same). */

@@ -1,5 +1,5 @@
 /* rmamodel: the thesis' performance models without MPI.
- *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N]
+ *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--merge-bands N]
  *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
  *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
  * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
@@ -74,7 +74,7 @@ static void require(model_params *p, const int *which)
 static const char *const algo_names[] = {"radix", "sortmerge", NULL};
 
 /* The join as the parameter file describes it: its local passes, its tuples' window bytes. */
-static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, int64_t tpr, int64_t ratio)
+static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, int64_t tpr, int64_t ratio, int64_t bands)
 {
     join_shape s = {.ranks = (double)ranks, .ranks_per_host = (double)rph,
                     .r_tuples = (double)tpr * (double)ranks, .s_tuples = (double)tpr * (double)ranks * (double)ratio};
@@ -89,10 +89,12 @@ static join_shape shape_of(const model_params *p, int64_t ranks, int64_t rph, in
     if (p->set[MP_P_sort_radix] && p->set[MP_P_sort_run] && params_get(p, MP_P_sort_radix) > params_get(p, MP_P_sort_run) &&
         width <= (double)(INT64_C(1) << (2 * SMJ_RADIX_DIGIT_BITS)))
         s.sort_radix_share = 1;
-    /* the key bands the join would take at these sizes (smj_bands.h: the same rule) */
+    /* the key bands: --merge-bands, else the rule's count at these sizes (smj_bands.h), where the
+     * join's auto starts before it measures whether more pay on its CPU (bands_pick.c) */
     if (p->set[MP_sort_run_length] && p->set[MP_merge_fanin] && params_get(p, MP_sort_run_length) >= 1)
         s.merge_bands = smj_merge_bands((uint64_t)s.r_tuples, (uint64_t)s.s_tuples, (int)ranks,
-                                        (uint64_t)params_get(p, MP_sort_run_length), (int)params_get(p, MP_merge_fanin), 0);
+                                        (uint64_t)params_get(p, MP_sort_run_length), (int)params_get(p, MP_merge_fanin),
+                                        (int)bands);
     s.count_share = smj_count_share(s.merge_bands > 1); /* --band-count sample, the default */
     return s;
 }
@@ -118,7 +120,7 @@ static int cmd_join(int argc, char **argv)
 {
     const char *path = NULL;
     int algo = 0;
-    int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1;
+    int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
     bool seen_ranks = false, seen_rph = false, seen_tpr = false;
     opt_spec specs[] = {
         {"algo", OPT_CHOICE, &algo, "join algorithm", 0, 0, algo_names, NULL},
@@ -127,19 +129,25 @@ static int cmd_join(int argc, char **argv)
         {"ranks-per-host", OPT_INT, &rph, "ranks per host (N_threads/machine)", 1, 1e6, NULL, &seen_rph},
         {"tuples-per-rank", OPT_COUNT, &tpr, "tuples of R per rank (S: ratio times as many)", 1, 1e13, NULL, &seen_tpr},
         {"ratio", OPT_INT, &ratio, "|S| / |R|", 1, 64, NULL, NULL},
+        {"merge-bands", OPT_INT, &bands,
+         "sort-merge: key bands per range (0: the rule's count, where rmabench join's auto starts before it measures "
+         "whether more pay on its CPU; the join's resolved line names what it took)",
+         0, SMJ_MAX_BANDS, NULL, NULL},
         OPT_END,
     };
     model_params p;
-    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--set NAME=VALUE]",
+    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
+          "[--merge-bands N] [--set NAME=VALUE]",
           specs, argc, argv, &path, &p);
     if (!seen_ranks) fail("--ranks: required");
     if (!seen_rph) fail("--ranks-per-host: required");
     if (!seen_tpr) fail("--tuples-per-rank: required");
     if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+    if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
     bool multi = ranks / rph > 1;
     require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
 
-    join_shape s = shape_of(&p, ranks, rph, tpr, ratio);
+    join_shape s = shape_of(&p, ranks, rph, tpr, ratio, bands);
     join_prediction m;
     if (algo == 0) model_radix_join(&p, &s, &m);
     else model_sortmerge_join(&p, &s, &m);

@@ -57,7 +57,7 @@ typedef struct {
     int ranges;
     int64_t run_size;          /* tuples; 0 = fit the L2 cache */
     int64_t merge_fanin;
-    int64_t merge_bands;       /* key bands per range (joins/sortmerge/smj_bands.h); 0 = as few as reach the fewest passes */
+    int64_t merge_bands;       /* key bands per range (joins/sortmerge/smj_bands.h); 0 = auto (bands_pick.c) */
     int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
     int band_count;            /* SMJ_BAND_COUNT_*: band pieces sized from a sample (slots) or by a counting pass */
     int simd;
@@ -128,6 +128,7 @@ typedef struct {
      * row; set those that apply, leave the rest 0 / NULL. */
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
     int64_t merge_bands;    /* sort-merge: key bands per range */
+    const char *merge_bands_how; /* sort-merge, --merge-bands auto where it measured: the costs it chose by */
     int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase);
                              * sort-merge: 1 when the partition counted its input in a pass of its own */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */

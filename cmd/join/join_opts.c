@@ -98,6 +98,9 @@ static const char window_help[] =
 static const char band_count_help[] =
     "with key bands, how the partition sizes each band piece: sample (default): from every 64th tuple, a slot with "
     "a margin, the input read once (a rank whose slot would overflow counts exactly); exact: a counting pass first";
+static const char merge_bands_help[] =
+    "key bands per range, merged on their own (0 = auto: from the fewest that reach the fewest merge passes up to 64, "
+    "the count whose scatter + merge levels rank 0 timed cheapest, once per process; 1 = none)";
 static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
@@ -165,8 +168,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"ranges", OPT_CHOICE, &o->ranges, "range boundaries: from a key sample, or equal-width (the thesis')", 0, 0, join_ranges_names, NULL},
         {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "multi-way merge fan-in (0 = 16)", 0, 4096, NULL, NULL},
-        {"merge-bands", OPT_INT, &o->merge_bands,
-         "key bands per range, merged on their own (0 = as few as reach the fewest merge passes; 1 = none)", 0, 4096, NULL, NULL},
+        {"merge-bands", OPT_INT, &o->merge_bands, merge_bands_help, 0, 4096, NULL, NULL},
         {"run-sort", OPT_CHOICE, &o->run_sort, run_sort_help, 0, 0, join_run_sort_names, NULL},
         {"band-count", OPT_CHOICE, &o->band_count, band_count_help, 0, 0, join_band_count_names, NULL},
         OPT_END,

@@ -13,6 +13,7 @@
 #include "joins/radix/exchange.h"
 #include "joins/radix/local_partition.h"
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"
 #include "joins/radix/radix_plan.h"
@@ -205,7 +206,7 @@ unsigned radix_simd_resolve(const bench_ctx *ctx, const join_opts *o)
     if (o->simd != SIMD_AUTO) return 0;
     if (picked < 0) {
         int mine = ctx->rank == 0 ? (int)radix_simd_faster() : 0;
-        MPI_CHECK(ctx->rank, MPI_Bcast(&mine, 1, MPI_INT, 0, ctx->comm));
+        MPI_CHECK(ctx->rank, rmb_bcast(&mine, 1, MPI_INT, 0, ctx->comm)); /* rank 0 timed: the others leave it the core */
         picked = mine;
     }
     return (unsigned)picked;

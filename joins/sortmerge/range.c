@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/fastclock.h"
 #include "bench/memory.h"
 #include "bench/rmb_mutant_smj_band_lane.h"
 #include "bench/rmb_mutant_smj_slot_count.h"
@@ -263,6 +264,39 @@ static int scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int ri
         else w[q] = t[i];
     }
     return 0;
+}
+
+double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint64_t max_key, int rid_bits, uint64_t *out,
+                                int rounds)
+{
+    const int F = P * B;
+    uint64_t *spl = malloc((size_t)P * sizeof *spl), *base = malloc(2 * (size_t)P * sizeof *base),
+             *sub = malloc((size_t)P * sizeof *sub), *count = malloc(4 * (size_t)F * sizeof *count);
+    smj_range_lut lut = {0};
+    double best = -1;
+    if (spl && base && sub && count) smj_equal_splitters(max_key, P, spl);
+    if (spl && base && sub && count && smj_range_lut_init(&lut, spl, P, max_key) == 0) {
+        uint64_t *at = count + F, *end = count + 2 * (size_t)F, *pos = count + 3 * (size_t)F;
+        band_map m;
+        band_map_init(&m, spl, P, B, max_key, &lut, base, base + P);
+        count_bands(t, n, 1, &m, count); /* exact pieces one after another: no slot overflows */
+        for (int f = 0; f < F; f++) {
+            at[f] = f ? end[f - 1] : 0;
+            end[f] = at[f] + count[f];
+        }
+        for (int r = 0; r < rounds; r++) {
+            const double t0 = rmb_monotonic_s();
+            scatter_bands(t, n, &m, rid_bits, 0, 1, at, end, pos, sub, out);
+            const double s = (rmb_monotonic_s() - t0) / (double)(n ? n : 1);
+            if (best < 0 || s < best) best = s;
+        }
+    }
+    smj_range_lut_free(&lut);
+    free(spl);
+    free(base);
+    free(sub);
+    free(count);
+    return best;
 }
 
 /* The widest range (keys it may hold) under the splitters. */

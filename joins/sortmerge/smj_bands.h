@@ -54,6 +54,61 @@ static inline int smj_merge_bands(uint64_t r_total, uint64_t s_total, int ranks,
     return best;
 }
 
+/* --merge-bands auto (bands_pick.c): beyond the rule's count, each doubling of the bands halves a
+ * band's runs and saves a level of 2-way merging in its pass, and makes the partition's scatter
+ * write to twice the places, at a cost that depends on the CPU. The levels a band's runs take
+ * (uniform keys, pieces of their expected size, at least one run per source): ceil(log2(runs)). */
+static inline int smj_band_levels(uint64_t total, uint64_t ranks, uint64_t run, uint64_t bands)
+{
+    const uint64_t whole = total / ranks / ranks;
+    if (whole == 0 || run == 0 || bands == 0) return 0;
+    uint64_t per = (whole / bands + run - 1) / run, runs, levels = 0;
+    runs = ranks * (per ? per : 1);
+    while ((UINT64_C(1) << levels) < runs) levels++;
+    return (int)levels;
+}
+
+enum { SMJ_MAX_BAND_CANDIDATES = 7 }; /* 1, 2, 4, ..., SMJ_MAX_BANDS */
+
+/* The counts auto chooses among: the rule's (smj_merge_bands), and while bands are in use (the rule
+ * took 2 or more; at thesis scale it takes one and so does auto) each doubling up to SMJ_MAX_BANDS
+ * that leaves the larger relation fewer levels than the count before it. Returns how many. */
+static inline int smj_band_candidates(uint64_t r_total, uint64_t s_total, int ranks, uint64_t run, int fanin, int *bands)
+{
+    const uint64_t total = r_total > s_total ? r_total : s_total, P = ranks > 0 ? (uint64_t)ranks : 1;
+    int n = 0, b = smj_merge_bands(r_total, s_total, ranks, run, fanin, 0);
+    bands[n++] = b;
+    if (b < 2) return n;
+    for (; b * 2 <= SMJ_MAX_BANDS && n < SMJ_MAX_BAND_CANDIDATES; b *= 2) {
+        if (smj_band_levels(total, P, run, (uint64_t)b * 2) >= smj_band_levels(total, P, run, (uint64_t)b)) break;
+        bands[n++] = b * 2;
+    }
+    return n;
+}
+
+/* The cheapest of n candidates (bands[i]) for relations of r_total and s_total tuples over `ranks`
+ * ranks, runs of `run`: every tuple scattered (scatter[i] seconds a tuple) and each relation's
+ * values merged over its levels (`level` seconds a value and level). Returns its index: the first
+ * of equal costs, so the fewer bands. */
+static inline int smj_band_cheapest(int n, const int *bands, const double *scatter, double level, uint64_t r_total,
+                                    uint64_t s_total, int ranks, uint64_t run)
+{
+    const uint64_t P = ranks > 0 ? (uint64_t)ranks : 1;
+    int best = 0;
+    double best_cost = 0;
+    for (int i = 0; i < n; i++) {
+        const uint64_t B = (uint64_t)bands[i];
+        const double cost = ((double)r_total + (double)s_total) * scatter[i] +
+                            level * ((double)r_total * smj_band_levels(r_total, P, run, B) +
+                                     (double)s_total * smj_band_levels(s_total, P, run, B));
+        if (i == 0 || cost < best_cost) {
+            best = i;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 /* Slots instead of a counting pass (range.c): with bands, the partition phase counts every
  * SMJ_SLOT_STRIDE-th tuple of a relation only, gives each band piece a slot of its estimate and a
  * margin, scatters into the slots and takes the exact counts from where each slot's writing ended;

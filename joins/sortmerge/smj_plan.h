@@ -63,6 +63,17 @@ uint64_t *smj_spare(smj_plan *pl, uint64_t words);
  * into the format the plan chose (in->plan->tuple_bytes), each target's group in `bands` bands. */
 void smj_range_partition(const join_input *in, smj_plan *pl, int bands);
 void smj_plan_free(smj_plan *pl);
+/* range.c, for --merge-bands auto (bands_pick.c): the partition's band scatter alone, seconds per
+ * tuple, over the n tuples t into P equal-width ranges of [1, max_key] x B bands of the packed
+ * format (rid_bits), as the join runs it (the two-rank loop at P = 2); out: n words; the best of
+ * `rounds`. Negative without memory. */
+double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint64_t max_key, int rid_bits, uint64_t *out,
+                                int rounds);
+
+/* bands_pick.c: the key bands of this run: --merge-bands where given, else the rule's
+ * (smj_merge_bands) or, where more bands may pay (smj_band_candidates), the cheapest as rank 0
+ * measured them once per process (collective then). *how: NULL, or the measurement in words. */
+int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how);
 
 /* sortmerge.c: the window_alloc phase. Collective: one window per relation of the received size,
  * its pages faulted in, and the peers' pages this rank's runs go to mapped (rma_window_map_runs). */

@@ -74,9 +74,14 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
      * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     const int bands = smj_merge_bands(w->r_total, w->s_total, ranks, run, fanin, (int)o->merge_bands);
+    /* --merge-bands auto measures its candidates when the run starts (bands_pick.c): the memory of
+     * the most bands it may take (the merge passes are the rule's for every candidate) */
+    int candidates[SMJ_MAX_BAND_CANDIDATES], nc = 1;
+    if (o->merge_bands == 0 && f.packed) nc = smj_band_candidates(w->r_total, w->s_total, ranks, run, fanin, candidates);
+    const int most = nc > 1 ? candidates[nc - 1] : bands;
     /* partitioned copy, then merge scratch; with bands sized from a sample, the slots' slack too */
-    if (bands > 1 && o->band_count == SMJ_BAND_COUNT_SAMPLE)
-        mine += smj_slot_slack_max(w->r_n, P * (uint64_t)bands) + smj_slot_slack_max(w->s_n, P * (uint64_t)bands);
+    if (most > 1 && o->band_count == SMJ_BAND_COUNT_SAMPLE)
+        mine += smj_slot_slack_max(w->r_n, P * (uint64_t)most) + smj_slot_slack_max(w->s_n, P * (uint64_t)most);
     out->copy_bytes = (int64_t)(item * (mine > recv ? mine : recv));
     int depth = 0;
     for (int rel = 0; rel < 2; rel++) {
@@ -86,7 +91,7 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank and
      * band (counts, offsets, splitters: O(P) words), the range lookup table (fixed: at most 2^16 + 1
      * 4-byte entries), 4 MiB of bookkeeping */
-    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P * (uint64_t)bands + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) +
+    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P * (uint64_t)most + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) +
                                  (4 << 20));
     out->partitions = ranks;
     out->run_size = (int64_t)run;
@@ -100,10 +105,12 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     if (o->ranges == RANGES_EQUAL) snprintf(ranges, sizeof ranges, "equal widths");
     else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
     static const char *const run_sorts[] = {"the faster of network and radix here", "network", "radix"};
+    char band_text[64];
+    if (nc > 1) snprintf(band_text, sizeof band_text, "%d-%d key bands per range (measured when it starts)", bands, most);
+    else snprintf(band_text, sizeof band_text, "%d key band(s) per range", bands);
     snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
-             "tuples sorted by %s, %d key band(s) per range, merge fan-in %d, merge depth %d as the sizes tell", ranks,
-             ranges, smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", bands, fanin,
-             depth);
+             "tuples sorted by %s, %s, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges,
+             smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", band_text, fanin, depth);
     return 0;
 }
 
@@ -176,7 +183,7 @@ static int resolve_run_sort(const bench_ctx *ctx, int choice, size_t run_size, i
     if (choice != SMJ_RUN_SORT_AUTO) return choice;
     if (picked == SMJ_RUN_SORT_AUTO) {
         int mine = ctx->rank == 0 ? smj_run_sort_faster(run_size, simd) : 0;
-        MPI_CHECK(ctx->rank, MPI_Bcast(&mine, 1, MPI_INT, 0, ctx->comm));
+        MPI_CHECK(ctx->rank, rmb_bcast(&mine, 1, MPI_INT, 0, ctx->comm));
         picked = mine;
     }
     return picked;
@@ -194,8 +201,8 @@ static void run(const join_input *in, join_output *out)
     MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     const int run_sort = resolve_run_sort(ctx, o->run_sort, (size_t)run_size, simd);
-    /* from the global sizes: every rank takes the same */
-    const int bands = smj_merge_bands(in->wl->r_total, in->wl->s_total, ctx->size, run_size, fanin, (int)o->merge_bands);
+    /* from the global sizes and rank 0's measurement: every rank takes the same */
+    const int bands = smj_bands_resolve(in, run_size, fanin, simd, &out->merge_bands_how);
 
     long f0 = rmb_minflt();
     double t0 = rmb_now();

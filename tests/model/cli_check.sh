@@ -43,6 +43,8 @@ expect 2 "zero\.txt:2: bw_host: 0 is not positive" $rmamodel cores-per-host --pa
 expect 2 '^rmamodel: --ranks: ' $rmamodel join --ranks 0 --ranks-per-host 1 --tuples-per-rank 1M
 expect 2 '^rmamodel: --tuples-per-rank: required' $rmamodel join --ranks 2 --ranks-per-host 1
 expect 2 '^rmamodel: --ranks-per-host: does not divide' $rmamodel join --ranks 3 --ranks-per-host 2 --tuples-per-rank 1M
+expect 2 '^rmamodel: --merge-bands: must be 0 \(the rule.s count\) or a power of two up to 64$' $rmamodel join --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 3
+expect 2 '^rmamodel: --merge-bands: ' $rmamodel join --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 128
 expect 2 '^rmamodel: --remote-prob: ' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 1.5
 expect 2 '^rmamodel: --algo: ' $rmamodel join --algo hash --ranks 1 --ranks-per-host 1 --tuples-per-rank 1M
 expect 2 '^rmamodel: --bogus: unknown flag' $rmamodel lock --bogus

@@ -10,6 +10,7 @@
 
 #include "tests/check.h"
 #include "joins/generate.h"
+#include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
 
 static uint64_t rng_state = 12345;
@@ -315,6 +316,52 @@ static void test_merge_bands(int wide)
  * tuples each (q = 1..9: the generator's 1:q joins, groups aligned to the vector blocks or not),
  * with a few R keys doubled, and with S groups longer than a vector block. */
 enum { MATCH_NM, MATCH_UNIQUE, MATCH_DENSE, MATCH_EXACT, MATCH_FEW_DUPS, MATCH_LONG_GROUPS, MATCH_PATTERNS };
+
+/* --merge-bands auto's arithmetic (smj_bands.h): the levels a band's runs take, the candidates
+ * beyond the rule's count, and the cheapest by measured costs, on the figures measured on the Zen 4
+ * VM (the scatter cheaper at 2 x 64 parts than at 2 x 16), and where each doubling of the parts costs
+ * more than the level it saves. */
+static void test_band_pick(void)
+{
+    /* 2 ranks, 8K tuples per rank, runs of 64 (mpi/sortmerge_bands_auto): pieces of 4K tuples */
+    CHECK(smj_band_levels(16384, 2, 64, 16) == 3); /* 4 runs a source, 8 a band */
+    CHECK(smj_band_levels(16384, 2, 64, 32) == 2);
+    CHECK(smj_band_levels(16384, 2, 64, 64) == 1);
+    CHECK(smj_band_levels(16384, 2, 64, 128) == 1); /* a source sends at least one run */
+    CHECK(smj_band_levels(0, 2, 64, 16) == 0);
+    int c[SMJ_MAX_BAND_CANDIDATES];
+    int n = smj_band_candidates(16384, 16384, 2, 64, 16, c);
+    CHECK(n == 3 && c[0] == 16 && c[1] == 32 && c[2] == 64);
+    /* 2 ranks, 16M (10^6) tuples per rank, runs of 65536: 16, 32, 64 bands leave 4, 3, 2 levels */
+    const uint64_t big = 32000000;
+    n = smj_band_candidates(big, big, 2, 65536, 16, c);
+    CHECK(n == 3 && c[0] == 16 && c[1] == 32 && c[2] == 64);
+    CHECK(smj_band_levels(big, 2, 65536, 16) == 4 && smj_band_levels(big, 2, 65536, 64) == 2);
+    /* 2^25 tuples: the rule's count is 32 already (16 bands would take 2 passes) */
+    n = smj_band_candidates(UINT64_C(32) << 20, UINT64_C(32) << 20, 2, 65536, 16, c);
+    CHECK(n == 2 && c[0] == 32 && c[1] == 64);
+    /* thesis scale: pieces shorter than a run, one band, and auto measures nothing */
+    const uint64_t thesis = (UINT64_C(16) << 20) * 4096;
+    n = smj_band_candidates(thesis, thesis, 4096, 65536, 16, c);
+    CHECK(n == 1 && c[0] == 1);
+    /* a forced count is not auto's business; the rule's count where bands never help */
+    n = smj_band_candidates(1000, 1000, 2, 65536, 16, c);
+    CHECK(n == 1 && c[0] == 1);
+
+    const int b3[3] = {16, 32, 64};
+    const double zen4[3] = {3.15e-9, 3.60e-9, 2.75e-9}, dearer_parts[3] = {2.9e-9, 5.8e-9, 8.7e-9}, flat[3] = {3e-9, 3e-9, 3e-9};
+    CHECK(smj_band_cheapest(3, b3, zen4, 0.65e-9, big, big, 2, 65536) == 2);
+    CHECK(smj_band_cheapest(3, b3, dearer_parts, 0.80e-9, big, big, 2, 65536) == 0);
+    CHECK(smj_band_cheapest(3, b3, flat, 0.65e-9, big, big, 2, 65536) == 2);   /* levels alone decide */
+    CHECK(smj_band_cheapest(3, b3, flat, 0, big, big, 2, 65536) == 0);         /* equal costs: the fewer bands */
+    /* a dearer scatter pays where the levels it saves cost more */
+    const double dearer[3] = {3.0e-9, 3.2e-9, 3.3e-9};
+    CHECK(smj_band_cheapest(3, b3, dearer, 0.65e-9, big, big, 2, 65536) == 2); /* 2 levels x 0.65 saved > 0.3 */
+    CHECK(smj_band_cheapest(3, b3, dearer, 0.10e-9, big, big, 2, 65536) == 0); /* 2 x 0.10 < 0.3 */
+    /* each relation's levels at its own size: S 8 times R, whose merge then decides */
+    CHECK(smj_band_cheapest(3, b3, dearer, 0.10e-9, big / 8, big, 2, 65536) == 0);
+    CHECK(smj_band_levels(big / 8, 2, 65536, 16) == 1 && smj_band_levels(big / 8, 2, 65536, 64) == 1);
+}
 
 static void test_match(void)
 {
@@ -626,6 +673,7 @@ int main(void)
     test_merge_passes(37);
     test_merge_passes(38);
     test_merge_bands(0);
+    test_band_pick();
     test_merge_bands(1);
     test_match();
     test_splitters();
