@@ -64,9 +64,9 @@ static void read_index(int index, const char *name, char *buf)
     fclose(f);
 }
 
-/* The sysfs index of cpu0's data or unified cache of `level` (the highest level when level is 0,
- * *level_out set to it); -1 when sysfs lists none. */
-static int find_index(int level, int *level_out)
+/* The sysfs index of cpu0's data or unified cache of `level` (the highest level when level is 0);
+ * -1 when sysfs lists none. */
+static int find_index(int level)
 {
     int best = -1, best_level = 0;
     for (int i = 0; i < MAX_INDEX; i++) {
@@ -82,7 +82,6 @@ static int find_index(int level, int *level_out)
             if (level) break;
         }
     }
-    if (level_out) *level_out = best_level;
     return best;
 }
 
@@ -105,27 +104,45 @@ static uint64_t sysconf_bytes(int level)
 #endif
 }
 
+/* The sizes do not change while a process runs: read once (the plans ask for the L2 at every run,
+ * each time up to a dozen sysfs files). Level 0 holds the last level's, with its instances. */
+static struct {
+    int read;
+    uint64_t bytes;
+    int instances;
+} known[5];
+
 uint64_t rmb_cache_bytes(int level)
 {
-    const int i = find_index(level, NULL);
-    const uint64_t b = i >= 0 ? index_bytes(i) : 0;
-    return b ? b : sysconf_bytes(level);
+    if (level < 1 || level > 4) return 0;
+    if (!known[level].read) {
+        const int i = find_index(level);
+        const uint64_t b = i >= 0 ? index_bytes(i) : 0;
+        known[level].bytes = b ? b : sysconf_bytes(level);
+        known[level].read = 1;
+    }
+    return known[level].bytes;
 }
 
 uint64_t rmb_llc_bytes(int *instances)
 {
-    int level = 0, n = 1;
-    const int i = find_index(0, &level);
-    uint64_t b = i >= 0 ? index_bytes(i) : 0;
-    if (b) {
-        char list[TEXT];
-        read_index(i, "shared_cpu_list", list);
-        const long online = sysconf(_SC_NPROCESSORS_ONLN);
-        const int sharing = rmb_cpu_list_count(list);
-        if (online > 0 && sharing > 0 && online > sharing) n = (int)((online + sharing - 1) / sharing);
-    } else {
-        for (level = 4; level >= 2 && !b; level--) b = sysconf_bytes(level);
+    if (!known[0].read) {
+        int n = 1;
+        const int i = find_index(0);
+        uint64_t b = i >= 0 ? index_bytes(i) : 0;
+        if (b) {
+            char list[TEXT];
+            read_index(i, "shared_cpu_list", list);
+            const long online = sysconf(_SC_NPROCESSORS_ONLN);
+            const int sharing = rmb_cpu_list_count(list);
+            if (online > 0 && sharing > 0 && online > sharing) n = (int)((online + sharing - 1) / sharing);
+        } else {
+            for (int level = 4; level >= 2 && !b; level--) b = sysconf_bytes(level);
+        }
+        known[0].bytes = b * (uint64_t)n;
+        known[0].instances = n;
+        known[0].read = 1;
     }
-    if (instances) *instances = n;
-    return b * (uint64_t)n;
+    if (instances) *instances = known[0].instances;
+    return known[0].bytes;
 }

@@ -82,16 +82,15 @@ int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, c
     const workload *w = in->wl;
     *how = NULL;
     const int forced = (int)in->opt->merge_bands;
+    if (forced > 0) return forced;
     band_costs c = {.ranks = ctx->size};
     c.n = smj_band_candidates(w->r_total, w->s_total, ctx->size, run, fanin, c.bands);
-    /* given, one candidate, or the 16-byte format (its own scatter and merge: not measured) */
-    if (forced > 0 || c.n == 1 || (in->plan && in->plan->tuple_bytes != 8))
-        return smj_merge_bands(w->r_total, w->s_total, ctx->size, run, fanin, forced);
+    /* one candidate, or the 16-byte format (its own scatter and merge: not measured): the rule's count */
+    if (c.n == 1 || (in->plan && in->plan->tuple_bytes != 8)) return c.bands[0];
     if (cached.n != c.n || cached.ranks != c.ranks || memcmp(cached.bands, c.bands, sizeof c.bands) != 0) {
         if (ctx->rank == 0) measure(in, simd, &c);
         MPI_CHECK(ctx->rank, rmb_bcast(c.cost, c.n + 1, MPI_DOUBLE, 0, ctx->comm)); /* bench/yield_wait.h */
-        cached = c;
-        cached.how[0] = '\0';
+        cached = c; /* its how is empty: written below, once */
     }
     for (int i = 0; i <= c.n; i++)
         if (cached.cost[i] < 0) return c.bands[0]; /* not measured (no memory): the rule */

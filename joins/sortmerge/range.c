@@ -274,8 +274,9 @@ double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint
              *sub = malloc((size_t)P * sizeof *sub), *count = malloc(4 * (size_t)F * sizeof *count);
     smj_range_lut lut = {0};
     double best = -1;
-    if (spl && base && sub && count) smj_equal_splitters(max_key, P, spl);
-    if (spl && base && sub && count && smj_range_lut_init(&lut, spl, P, max_key) == 0) {
+    const bool allocated = spl && base && sub && count;
+    if (allocated) smj_equal_splitters(max_key, P, spl);
+    if (allocated && smj_range_lut_init(&lut, spl, P, max_key) == 0) {
         uint64_t *at = count + F, *end = count + 2 * (size_t)F, *pos = count + 3 * (size_t)F;
         band_map m;
         band_map_init(&m, spl, P, B, max_key, &lut, base, base + P);

@@ -62,10 +62,10 @@ static inline int smj_band_levels(uint64_t total, uint64_t ranks, uint64_t run, 
 {
     const uint64_t whole = total / ranks / ranks;
     if (whole == 0 || run == 0 || bands == 0) return 0;
-    uint64_t per = (whole / bands + run - 1) / run, runs, levels = 0;
-    runs = ranks * (per ? per : 1);
+    const uint64_t per = (whole / bands + run - 1) / run, runs = ranks * (per ? per : 1);
+    int levels = 0;
     while ((UINT64_C(1) << levels) < runs) levels++;
-    return (int)levels;
+    return levels;
 }
 
 enum { SMJ_MAX_BAND_CANDIDATES = 7 }; /* 1, 2, 4, ..., SMJ_MAX_BANDS */
