@@ -27,7 +27,7 @@ static const char *const columns[] = {
     /* join parameters (window: the flavour that ran; window_choice: "given", or what --window auto
      * chose it from) */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
-    "radix_bits", "local_fanout_bits", "passes", "assign", "window", "window_choice", "flush", "buffer_size",
+    "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "window", "window_choice", "flush", "buffer_size",
     "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size",
     "merge_fanin", "merge_bands", "band_count", /* sort-merge: how band pieces were sized (--band-count) */
     "simd", "run_sort", /* sort-merge: the run sort that ran (--run-sort) */

@@ -46,6 +46,7 @@ typedef struct {
     int64_t local_bits;        /* fan-out bits per local pass; 0 = auto */
     int64_t passes;            /* local passes; -1 = derived from size */
     int assign;
+    int scatter;               /* RADIX_SCATTER_*: the partitioning passes' direct or staged scatter (radix_kernels.h) */
     int64_t buffer_size;       /* bytes per send buffer, at most (--buffer-memory may give less) */
     int64_t buffers_per_partition;
     int exchange;              /* EXCHANGE_*: the network pass's design */
@@ -133,6 +134,7 @@ typedef struct {
                              * sort-merge: 1 when the partition counted its input in a pass of its own */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */
     const char *simd_used;
+    const char *scatter_used;  /* radix: the partitioning passes' scatter (radix_scatter_name) */
     const char *run_sort_used; /* sort-merge: "network", "radix", or "radix+network" (runs too wide for radix) */
     const char *band_count_used; /* sort-merge: "sample" (slots) or "exact" (a counting pass: one band, --band-count
                                   * exact, or a slot of this rank overflowed) */

@@ -10,7 +10,8 @@
  *                       3.1; with radix_partition_pass, which counts its own, the network pass was
  *                       predicted 30-50% long at one host on the Xeon VM, also at one rank): it reads
  *                       a 16-byte tuple and writes an 8-byte word, so the mean time of a 16 B -> 16 B
- *                       scatter and an 8 B -> 8 B scatter over the same tuples
+ *                       scatter and an 8 B -> 8 B scatter over the same tuples; direct or staged
+ *                       as the join's --scatter takes it at that fan-out (radix_kernels.h)
  *   P_partition_incache the same 8 B pass on a block that fits half the L2 cache (how much of the
  *                       out-of-cache rate is memory; informational)
  *   P_partition_local   radix_scatter_pass, 8-byte words, at the fan-out of the join's first local
@@ -290,8 +291,9 @@ static void measure_local_pass(const bench_ctx *ctx, const calibrate_opts *o, ra
     params_put(p, MP_P_count_local, calibrate_time(ctx, o, scan_reps, (double)n, count_body, b));
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
-    snprintf(how, sizeof how, "radix_scatter_pass 8->8 B (bounds counted untimed), 2^%d fan-out, blocks of %llu items (a join partition at %lld tuples per rank), %llu per rank",
-             b->bits, (unsigned long long)b->block, (long long)o->tuples_per_rank, (unsigned long long)n);
+    snprintf(how, sizeof how, "radix_scatter_pass 8->8 B (bounds counted untimed), 2^%d fan-out, %s, blocks of %llu items (a join partition at %lld tuples per rank), %llu per rank",
+             b->bits, b->bits <= b->swwc.direct_bits ? "direct" : "staged", (unsigned long long)b->block,
+             (long long)o->tuples_per_rank, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_local, how, 16);
     snprintf(how, sizeof how, "radix_pass_bounds 8 B, 2^%d bins, the same blocks, %llu per rank", b->bits, (unsigned long long)n);
     calibrate_note(p, MP_P_count_local, how, 8);
@@ -319,6 +321,7 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
         calibrate_fail(ctx, "the radix sample");
     const unsigned simd = radix_simd_resolve(ctx, jo); /* the join's kernels at its --simd */
     b.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0;
+    b.swwc.direct_bits = radix_direct_bits(jo->scatter); /* the join's passes at its --scatter */
     b.table.simd = (simd & RADIX_SIMD_PROBE) != 0;
     memset(b.out, 0, n * 16); /* faulted in: first touch is t_touch_per_byte's */
     for (uint64_t i = 0; i < w->r_n; i++) b.items[i] = r[i].key << 32 | i;
@@ -347,7 +350,8 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     params_put(p, MP_P_partition, 2.0 / (1.0 / wide + 1.0 / narrow));
     params_put(p, MP_partition_bits, bits);
     snprintf(how, sizeof how, "radix_scatter_pass (bounds counted untimed), 2^%d fan-out, %llu tuples per rank out of cache: mean time of 16->16 B (%.0f M/s) and 8->8 B (%.0f M/s, %s scatter)",
-             bits, (unsigned long long)n, wide / 1e6, narrow / 1e6, b.swwc.simd ? "avx512" : "scalar");
+             bits, (unsigned long long)n, wide / 1e6, narrow / 1e6,
+             bits <= b.swwc.direct_bits ? "direct" : b.swwc.simd ? "staged avx512" : "staged scalar");
     calibrate_note(p, MP_P_partition, how, 24);
 
     /* in cache: blocks of half the L2 (input and output) */

@@ -9,6 +9,7 @@
 
 const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
 const char *const join_assign_names[] = {"round-robin", "sized", NULL};
+const char *const join_scatter_names[] = {"auto", "direct", "staged", NULL}; /* RADIX_SCATTER_* */
 const char *const join_exchange_names[] = {"put", "get", "sendrecv", "alltoallv", NULL};
 const char *const join_schedule_names[] = {"as-is", "staggered", "random", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
@@ -148,6 +149,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"local-bits", OPT_INT, &o->local_bits, "fan-out bits per local pass (0 = auto)", 0, 16, NULL, NULL},
         {"passes", OPT_INT, &o->passes, "local partitioning passes (-1 = until partitions fit L2)", -1, 4, NULL, NULL},
         {"assign", OPT_CHOICE, &o->assign, "partition-to-rank assignment (sized: largest first to the least loaded)", 0, 0, join_assign_names, NULL},
+        {"scatter", OPT_CHOICE, &o->scatter, "partitioning passes (network and local): store each tuple at its place (direct) or stage cache lines and stream them (staged); auto = direct up to 2^7 partitions a pass", 0, 0, join_scatter_names, NULL},
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},

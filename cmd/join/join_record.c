@@ -39,6 +39,7 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "local_fanout_bits", "%" PRId64, out->local_bits);
         record_set(rec, "passes", "%" PRId64, out->passes);
         record_set(rec, "simd", "%s", out->simd_used); /* the scatter loops and the probe */
+        record_set(rec, "scatter", "%s", out->scatter_used);
         record_set(rec, "assign", "%s", join_assign_names[o->assign]);
         record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);

@@ -37,10 +37,10 @@ static void print_algo_config(const join_session *js, int id, const join_plan *p
         mem_format(plan->buffer_size, bytes, sizeof bytes); /* --buffer-size under --buffer-memory (radix.c) */
         mem_format(o->buffer_memory, budget, sizeof budget);
         printf("%" PRId64 " send buffers x %s per remote partition (--buffer-memory %s), radix bits %s, local bits %s, "
-               "passes %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
+               "passes %s, local scatter %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
                or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
-               join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
+               join_scatter_names[o->scatter], join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
         if (o->exchange != EXCHANGE_PUT || o->schedule != SCHEDULE_AS_IS)
             printf("# radix: exchange %s, schedule %s\n", join_exchange_names[o->exchange], join_schedule_names[o->schedule]);
     } else {
@@ -60,9 +60,10 @@ static void print_resolved(const join_session *js, const join_run_result *res)
     char bytes[32];
     if (res->algo_id == ALGO_RADIX)
         printf("# radix resolved: radix bits %" PRId64 " (%" PRId64 " partitions), %" PRId64
-               " local partitioning pass(es), the first of %" PRId64 " bits%s; kernels %s\n", out->radix_bits,
+               " local partitioning pass(es), the first of %" PRId64 " bits%s, scatter %s; kernels %s\n", out->radix_bits,
                (int64_t)1 << out->radix_bits, out->passes, out->local_bits,
-               out->passes > out->local_counted ? ", counted in the histogram phase" : "", out->simd_used);
+               out->passes > out->local_counted ? ", counted in the histogram phase" : "", out->scatter_used,
+               out->simd_used);
     else if (res->algo_id == ALGO_SORTMERGE) {
         mem_format(out->run_size * out->tuple_bytes, bytes, sizeof bytes);
         printf("# sortmerge resolved: run size %" PRId64 " tuples (send buffers %d x %s), merge fan-in %" PRId64

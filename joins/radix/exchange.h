@@ -56,8 +56,8 @@ void radix_exchange_free(radix_exchange *ex);
  * (staggered), or a permutation drawn from (seed, rank, rel) (random). */
 void radix_exchange_order(int schedule, int rank, int ranks, uint64_t seed, int rel, int *order);
 /* Pack this rank's tuples of rel into dst at the plan's pack offsets (network_partition.c). */
-void radix_pack_relation(const join_input *in, const radix_format *f, int rel, uint64_t np, const uint64_t *off,
-                         unsigned simd, uint64_t *dst);
+void radix_pack_relation(const join_input *in, const radix_format *f, int rel, const radix_layout *lay, const uint64_t *off,
+                         uint64_t *dst);
 /* The pieces rank j sends this rank, split into messages of at most `chunk` items: a cursor that
  * sender and receiver step through alike (message m of a pair is the m-th in both). */
 typedef struct {

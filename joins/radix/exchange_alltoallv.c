@@ -46,7 +46,7 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
             rtotal += n;
         }
         char *pack = b->pack, *recv = b->recv;
-        radix_pack_relation(in, f, rel, lay->nparts, ex.pack_off, lay->simd, (uint64_t *)(void *)pack);
+        radix_pack_relation(in, f, rel, lay, ex.pack_off, (uint64_t *)(void *)pack);
         MPI_Datatype titem;
         MPI_CHECK(me, MPI_Type_contiguous((int)item, MPI_BYTE, &titem));
         MPI_CHECK(me, MPI_Type_commit(&titem));

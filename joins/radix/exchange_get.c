@@ -25,7 +25,7 @@ void radix_exchange_get(const join_input *in, const radix_layout *lay, const rad
         const uint64_t hdr = b->hdr, ready_at = (uint64_t)rel + 1; /* a packer's flag: relations ready */
         const MPI_Win pw = b->pw.win;
         char *pack = b->pack;
-        radix_pack_relation(in, f, rel, lay->nparts, ex.pack_off, lay->simd, (uint64_t *)(void *)pack);
+        radix_pack_relation(in, f, rel, lay, ex.pack_off, (uint64_t *)(void *)pack);
         MPI_CHECK(me, MPI_Win_sync(pw)); /* the pack is visible before the notifications */
         for (int t = 0; t < P; t++)
             if (t != me && ex.sfirst[t + 1] > ex.sfirst[t])

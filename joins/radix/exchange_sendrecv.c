@@ -127,7 +127,7 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
     }
     /* the receives are posted before any rank sends: the first K messages of a pair find theirs */
     MPI_CHECK(me, rmb_barrier(st->comm));
-    radix_pack_relation(in, f, rel, lay->nparts, ex->pack_off, lay->simd, (uint64_t *)(void *)st->pack);
+    radix_pack_relation(in, f, rel, lay, ex->pack_off, (uint64_t *)(void *)st->pack);
     for (int k = 0; k < ex->mine; k++) { /* own pieces: a copy */
         const size_t i = (size_t)me * (size_t)ex->mine + (size_t)k;
         memcpy(st->dst + ex->dst[i] * st->item, st->pack + ex->src[i] * st->item, ex->count[i] * st->item);

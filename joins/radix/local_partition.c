@@ -30,6 +30,7 @@ int radix_swwc_init(radix_swwc *ws, int max_bits)
     size_t fan = (size_t)1 << max_bits;
     ws->max_bits = max_bits;
     ws->simd = radix_avx512_available();
+    ws->direct_bits = RADIX_DIRECT_MAX_BITS;
     ws->lines = aligned_alloc(64, fan * 64 * RADIX_SWWC_RING);
     ws->off = malloc(fan * sizeof(uint64_t));
     if (!ws->lines || !ws->off) {
@@ -150,9 +151,58 @@ static inline __attribute__((always_inline)) int scatter_w(const uint64_t *in, u
     return bad ? -1 : 0;
 }
 
+/* Item t (W words) to its place q in the output of n items, and the line 256 bytes ahead of it
+ * prefetched for writing (the partition's next lines: their read for ownership overlaps the
+ * stores). A q past the output (bounds that undercount) writes nothing: counted in *bad. */
+static inline __attribute__((always_inline)) void place_item(const uint64_t *t, uint64_t q, uint64_t n, const int W,
+                                                               uint64_t *out, uint64_t *bad)
+{
+    if (__builtin_expect(q >= n, 0)) {
+        ++*bad;
+        return;
+    }
+#ifdef RMB_MUTANT_RADIX_SKIP_LINE /* mutation suite: every 64th line of the output is not written (the direct scatter) */
+    if ((q * (uint64_t)W / 8) % 64 == 63) return;
+#endif
+    stage_item(t, out + q * (uint64_t)W, W);
+    __builtin_prefetch((const void *)((uintptr_t)(out + q * (uint64_t)W) + 256), 1, 3);
+}
+
+/* The direct scatter of a pass (fan-outs up to 2^ws->direct_bits, radix_kernels.h): every item
+ * stored at its partition's next index, four items' indices taken before any is stored (as in the
+ * staged loop). A partition with more items than its bounds say runs into its neighbour's range,
+ * never past the output; the offsets at the end tell (-1). */
+static inline __attribute__((always_inline)) int direct_w(const uint64_t *in, uint64_t n, const int W, int shift,
+                                                            int bits, uint64_t *out, const uint64_t *bounds,
+                                                            uint64_t *restrict off)
+{
+    const uint64_t fan = UINT64_C(1) << bits, mask = fan - 1;
+    uint64_t bad = 0, i = 0;
+    memcpy(off, bounds, fan * sizeof *off);
+    for (; i + 4 <= n; i += 4) {
+        uint64_t p4[4], q4[4];
+        for (int j = 0; j < 4; j++) {
+            p4[j] = (in[(i + j) * (uint64_t)W] >> shift) & mask;
+            q4[j] = off[p4[j]];
+            off[p4[j]] = q4[j] + slot_step(i + j);
+        }
+        for (int j = 0; j < 4; j++) place_item(in + (i + j) * (uint64_t)W, q4[j], n, W, out, &bad);
+    }
+    for (; i < n; i++) {
+        const uint64_t p = (in[i * (uint64_t)W] >> shift) & mask, q = off[p];
+        off[p] = q + slot_step(i);
+        place_item(in + i * (uint64_t)W, q, n, W, out, &bad);
+    }
+    for (uint64_t p = 0; p < fan; p++) bad += off[p] != bounds[p + 1];
+    return bad ? -1 : 0;
+}
+
 int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                        const uint64_t *bounds, radix_swwc *ws)
 {
+    if (bits <= ws->direct_bits)
+        return words == 1 ? direct_w(in, n, 1, shift, bits, out, bounds, ws->off)
+                          : direct_w(in, n, 2, shift, bits, out, bounds, ws->off);
     return words == 1 ? scatter_w(in, n, 1, shift, bits, out, bounds, ws) : scatter_w(in, n, 2, shift, bits, out, bounds, ws);
 }
 
@@ -230,6 +280,13 @@ static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n
         partition_rec(dst, src, off + mine[i], mine[i + 1] - mine[i], f, bit + b, plan, k + 1, leaf * fan + i,
                       leaf_bounds, ws, NULL);
     free(mine);
+}
+
+const char *radix_scatter_name(int net_bits, const radix_local_plan *plan, int direct_bits)
+{
+    int direct = net_bits <= direct_bits;
+    for (int k = 0; k < plan->passes; k++) direct += plan->bits[k] <= direct_bits;
+    return direct == plan->passes + 1 ? "direct" : direct ? "direct+staged" : "staged";
 }
 
 int radix_local_ws_init(radix_local_ws *ws, const radix_local_plan *plan)

@@ -18,6 +18,9 @@ typedef struct {
 } radix_local_ws;
 
 int radix_local_ws_init(radix_local_ws *ws, const radix_local_plan *plan); /* 0 or -1 */
+/* How the network pass (2^net_bits partitions) and the plan's local passes scatter with
+ * direct_bits (radix_direct_bits): "direct", "staged" or "direct+staged" (passes of both fan-outs). */
+const char *radix_scatter_name(int net_bits, const radix_local_plan *plan, int direct_bits);
 void radix_local_ws_free(radix_local_ws *ws);
 
 /* Partition the n items of a (out of place, ping-ponging between a and b, both n items);

@@ -6,7 +6,9 @@
  * full. Under --window shared a partition of a rank on this node is local in that sense: its lines
  * are streamed straight into that rank's segment (rma_window_peer_base), no put buffer, no
  * MPI_Put. The same kernel with every partition local packs a relation for the other designs
- * (radix_pack_relation, exchange.h). */
+ * (radix_pack_relation, exchange.h). At fan-outs up to 2^lay->direct_bits (--scatter, radix_kernels.h)
+ * the pass stores every tuple straight at its place instead, in its owner's window or segment or
+ * in its put buffer (network_direct_w): no staging. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +52,15 @@ typedef struct {
     int stream;           /* local window lines are 64-byte aligned: non-temporal stores */
     int simd;             /* packed tuples staged by the AVX-512 loop (radix_pack_block_avx512) */
     uint64_t *own;        /* this rank's own window (or the packing destination) */
+    struct net_cursor *cur; /* the direct pass's places (NULL: staged) */
 } net_state;
+
+/* The direct pass's place for a partition's next item, and the end of the put buffer it is in
+ * (UINTPTR_MAX in a window or segment, where the histogram sized this rank's run). */
+typedef struct net_cursor {
+    uint64_t *at;
+    uintptr_t end;
+} net_cursor;
 
 /* Write a staged line of partition p: its first `filled` slots end at window index `end`; slots of
  * the line before this rank's run in the partition are not ours. */
@@ -149,6 +159,85 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
     radix_stream_fence();
 }
 
+/* Every partition's cursor at the start of a direct pass: this rank's run in its owner's window
+ * (or segment), or its put buffer. */
+static void direct_start(net_state *st, uint64_t np, const int W, putbuf_set *pb)
+{
+    for (uint64_t p = 0; p < np; p++) {
+        if (st->remote[p] == PUT) {
+            const putbuf_dest *pd = &pb->dest[p];
+            st->cur[p].at = (uint64_t *)(void *)(pd->buf + pd->fill);
+            st->cur[p].end = (uintptr_t)(pd->buf + pb->buf_bytes);
+        } else {
+            uint64_t *win = st->remote[p] == PEER ? rma_window_peer_base(st->win, st->owner[p]) : st->own;
+            st->cur[p].at = win + st->off[p] * (uint64_t)W;
+            st->cur[p].end = UINTPTR_MAX;
+        }
+    }
+}
+
+/* Partition p's put buffer is full: put it, and continue in the next. */
+static __attribute__((noinline, cold)) void direct_next_buffer(net_state *st, uint64_t p, putbuf_set *pb)
+{
+    putbuf_dest *pd = &pb->dest[p];
+    pd->fill = pb->buf_bytes;
+    putbuf_send(pb, (int)p);
+    st->cur[p].at = (uint64_t *)(void *)pd->buf;
+    st->cur[p].end = (uintptr_t)(pd->buf + pb->buf_bytes);
+}
+
+/* One tuple to its place: the put buffer sent when the tuple fills it. */
+static inline __attribute__((always_inline)) void direct_one(net_state *st, uint64_t p, const tuple_t *t, const int W,
+                                                              int rb, int ridb, uint64_t minus_base, putbuf_set *pb)
+{
+    uint64_t *d = st->cur[p].at;
+    stage_tuple(t, d, W, rb, ridb, minus_base);
+    st->cur[p].at = d + W;
+    if (__builtin_expect((uintptr_t)(d + W) == st->cur[p].end, 0)) direct_next_buffer(st, p, pb);
+}
+
+/* The direct pass: four tuples' places taken, then the four stored (as the staged loop takes its
+ * slots first), the line 256 bytes ahead of each prefetched for writing (radix_kernels.h). Where a
+ * place reached the end of its put buffer, the four go one at a time instead, each buffer put as
+ * it fills (once in buffer/8 tuples of a partition). */
+static inline __attribute__((always_inline)) void network_direct_w(const tuple_t *in, uint64_t n, const int W,
+                                                                    const bool OFFSET, const radix_format *f, int rel,
+                                                                    uint64_t mask, net_state *st, putbuf_set *pb)
+{
+    const uint64_t minus_base = OFFSET ? UINT64_C(0) - f->rid_base[rel] : 0;
+    const int rb = f->radix_bits, ridb = f->rid_bits & 63;
+    net_cursor *restrict cur = st->cur;
+    direct_start(st, mask + 1, W, pb);
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint64_t p4[4], *d4[4];
+        uintptr_t over = 0;
+        for (int j = 0; j < 4; j++) {
+            p4[j] = in[i + j].key & mask;
+            d4[j] = cur[p4[j]].at;
+            cur[p4[j]].at = d4[j] + W;
+        }
+        for (int j = 0; j < 4; j++) over |= (uintptr_t)cur[p4[j]].at >= cur[p4[j]].end;
+        if (__builtin_expect(over != 0, 0)) {
+            for (int j = 3; j >= 0; j--) cur[p4[j]].at = d4[j];
+            for (int j = 0; j < 4; j++) direct_one(st, p4[j], &in[i + j], W, rb, ridb, minus_base, pb);
+            continue;
+        }
+        for (int j = 0; j < 4; j++) {
+            stage_tuple(&in[i + j], d4[j], W, rb, ridb, minus_base);
+            __builtin_prefetch((const void *)((uintptr_t)d4[j] + 256), 1, 3);
+        }
+    }
+    for (; i < n; i++) direct_one(st, in[i].key & mask, &in[i], W, rb, ridb, minus_base, pb);
+    for (uint64_t p = 0; p <= mask; p++) {
+        if (st->remote[p] == PUT) pb->dest[p].fill = (size_t)((char *)cur[p].at - pb->dest[p].buf);
+#ifdef RMB_MUTANT_RADIX_SHARED_TAIL /* mutation suite: the last tuple stored into a node peer's segment is lost */
+        if (st->remote[p] == PEER && cur[p].at != rma_window_peer_base(st->win, st->owner[p]) + st->start[p] * (uint64_t)W)
+            memset(cur[p].at - W, 0, 8 * (size_t)W);
+#endif
+    }
+}
+
 /* This rank's tuples of one relation (the drop-tuple mutant loses one here, in every design). */
 static const tuple_t *relation_input(const join_input *in, int rel, uint64_t *n)
 {
@@ -159,26 +248,50 @@ static const tuple_t *relation_input(const join_input *in, int rel, uint64_t *n)
     return rel == REL_R ? in->r : in->s;
 }
 
+/* The direct or the staged pass (st->cur), for a compile-time W and OFFSET. */
+static inline __attribute__((always_inline)) void pass_w(const tuple_t *src, uint64_t n, const int W, const bool OFFSET,
+                                                         const radix_format *f, int rel, uint64_t mask, net_state *st,
+                                                         putbuf_set *pb)
+{
+    if (st->cur)
+        network_direct_w(src, n, W, OFFSET, f, rel, mask, st, pb);
+    else
+        network_pass_w(src, n, W, OFFSET, f, rel, mask, st, pb);
+}
+
 static void network_pass(const tuple_t *src, uint64_t n, const radix_format *f, int rel, uint64_t np, net_state *st,
                          putbuf_set *pb)
 {
     if (f->words == 2)
-        network_pass_w(src, n, 2, false, f, rel, np - 1, st, pb);
+        pass_w(src, n, 2, false, f, rel, np - 1, st, pb);
     else if (f->rid_base[rel] == 0)
-        network_pass_w(src, n, 1, false, f, rel, np - 1, st, pb);
+        pass_w(src, n, 1, false, f, rel, np - 1, st, pb);
     else
-        network_pass_w(src, n, 1, true, f, rel, np - 1, st, pb);
+        pass_w(src, n, 1, true, f, rel, np - 1, st, pb);
 }
 
-void radix_pack_relation(const join_input *in, const radix_format *f, int rel, uint64_t np, const uint64_t *off,
-                         unsigned simd, uint64_t *dst)
+/* The direct pass's cursors where it takes np partitions (--scatter), else NULL (staged); *bad
+ * when they could not be had. */
+static net_cursor *direct_cursors(uint64_t np, int direct_bits, bool *bad)
 {
+    if (direct_bits < 0 || np > UINT64_C(1) << (direct_bits < 63 ? direct_bits : 63)) return NULL;
+    net_cursor *c = malloc(np * sizeof *c);
+    *bad = !c;
+    return c;
+}
+
+void radix_pack_relation(const join_input *in, const radix_format *f, int rel, const radix_layout *lay, const uint64_t *off,
+                         uint64_t *dst)
+{
+    const uint64_t np = lay->nparts;
     net_state st;
+    bool bad = false;
     st.ring = radix_net_ring(np);
     st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     st.remote = calloc(np, 1); /* LOCAL */
-    if (!st.lines || !st.off || !st.remote) {
+    st.cur = direct_cursors(np, lay->direct_bits, &bad);
+    if (!st.lines || !st.off || !st.remote || bad) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the packing state\n", in->ctx->rank);
         MPI_Abort(in->ctx->comm, 1);
     }
@@ -189,13 +302,14 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, u
     st.start = off; /* every slot of a line is this rank's */
     st.m = ((uintptr_t)dst % 64) / (8 * (uint64_t)f->words);
     st.stream = (uintptr_t)dst % (8 * (uint64_t)f->words) == 0;
-    st.simd = (simd & RADIX_SIMD_SCATTER) != 0;
+    st.simd = (lay->simd & RADIX_SIMD_SCATTER) != 0;
     uint64_t n;
     const tuple_t *src = relation_input(in, rel, &n);
     network_pass(src, n, f, rel, np, &st, NULL);
     free(st.lines);
     free(st.off);
     free(st.remote);
+    free(st.cur);
 }
 
 void radix_network_partition(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
@@ -214,7 +328,9 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     st.owner = lay->owner;
     int *target = malloc(np * sizeof *target);
     MPI_Aint *disp = malloc(np * sizeof *disp);
-    if (!st.lines || !st.off || !start || !st.remote || !target || !disp) {
+    bool bad = false;
+    st.cur = direct_cursors(np, lay->direct_bits, &bad);
+    if (!st.lines || !st.off || !start || !st.remote || !target || !disp || bad) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);
     }
@@ -259,6 +375,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     free(st.off);
     free(start);
     free(st.remote);
+    free(st.cur);
     free(target);
     free(disp);
 }

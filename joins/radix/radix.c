@@ -125,6 +125,8 @@ static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, co
     if (sub_bits > 0) b += 3 * 2 * (np << sub_bits) * 8 + P * (sizeof(int) + 8);
     if (o->assign == ASSIGN_SIZED) b += np * 16 + P * 8;
     b += np * (64 * radix_net_ring(np) + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
+    const int direct = radix_direct_bits(o->scatter);
+    if (direct >= 63 || np <= UINT64_C(1) << direct) b += np * 2 * 8; /* the direct pass's cursors */
     b += putbuf_state_bytes(np, remote, (int)o->buffers_per_partition, ranks);
     int maxb = 1;
     for (int k = 0; k < lp->passes; k++) {
@@ -240,6 +242,7 @@ static void run(const join_input *in, join_output *out)
     radix_layout lay;
     radix_histogram_phase(in, bits, radix_plan_sub_bits(o, in->wl->r_total, bits, &f), o->assign, &lay);
     lay.simd = simd;
+    lay.direct_bits = radix_direct_bits(o->scatter);
     double t1 = rmb_now();
     phases_add(ph, "histogram", t1 - t - lay.t_wait);
     phases_add(ph, "wait", lay.t_wait);
@@ -278,6 +281,8 @@ static void run(const join_input *in, join_output *out)
     memset(&table, 0, sizeof table);
     if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
     lws.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0; /* --simd: the local passes' scatter, the probe */
+    lws.swwc.direct_bits = radix_direct_bits(o->scatter);
+    out->scatter_used = radix_scatter_name(bits, &plan, lws.swwc.direct_bits);
     table.simd = (simd & RADIX_SIMD_PROBE) != 0;
     out->simd_used = radix_simd_name(f.words == 1 ? simd : 0); /* packed items only */
     for (int rel = 0; rel < 2; rel++) {

@@ -25,6 +25,8 @@ typedef struct {
                            * order) in its sub-partition j of 2^sub_bits: key bits [bits, bits + sub_bits) */
     double t_wait;        /* seconds waited for the other ranks' scans before the collectives */
     unsigned simd;        /* the run's kernels (radix_simd_resolve): RADIX_SIMD_SCATTER, _PROBE */
+    int direct_bits;      /* --scatter: passes of up to 2^direct_bits partitions scatter directly
+                           * (radix_direct_bits), the network pass among them */
 } radix_layout;
 
 /* Collective: histograms over the low `bits` key bits, MPI_Allreduce, assignment, MPI_Scan. With

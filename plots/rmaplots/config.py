@@ -57,14 +57,14 @@ MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
 COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy", "host_cores",
           "oversubscribed", "poll_yield", "mpi_env")
 JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
-        "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "assign", "ranges",
+        "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "ranges",
         "run_size", "merge_fanin", "merge_bands", "band_count", "simd", "run_sort")
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
 # rank count and the data size, so a sweep over either may change them along one line.
-RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "run_size", "merge_fanin", "merge_bands")
+RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
 # The legend's order: what a reader looks for first.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
          "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
@@ -320,6 +320,7 @@ _FORMAT = {
     "exchange": lambda v: f"exchange {v}", "schedule": lambda v: f"schedule {v}", "link_rate": lambda v: f"links {v}",
     "compress": lambda v: "compressed" if v == "1" else "uncompressed", "radix_bits": lambda v: f"radix bits {v}",
     "local_fanout_bits": lambda v: f"local bits {v}", "passes": lambda v: _count(v, "pass", "passes"),
+    "scatter": lambda v: f"{v} local scatter",
     "assign": lambda v: f"assign {v}", "ranges": lambda v: f"ranges {v}", "run_size": lambda v: f"runs of {_si(v)}",
     "merge_fanin": lambda v: f"fan-in {v}", "merge_bands": lambda v: _count(v, "band", "bands"), "band_count": lambda v: f"band count {v}", "simd": lambda v: f"simd {v}", "run_sort": lambda v: f"{v} run sort", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers

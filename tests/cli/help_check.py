@@ -40,7 +40,7 @@ for cmd in commands:
     helps += p.stdout
 
 # choice flags list their values: (a|b|c) after the default
-for flag in ("window", "algo", "assign", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa"):
+for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa"):
     m = re.search(rf"^  --{flag} .*\(([a-z0-9-]+\|[a-z0-9|-]+)\)$", helps, re.M)
     if not m:
         print(f"FAIL: --{flag}: no --help line lists its values")

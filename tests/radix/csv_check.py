@@ -88,7 +88,7 @@ with tempfile.TemporaryDirectory() as d:
     if len(rows) != 2:
         fail.append(f"{len(rows)} rows, expected 2")
     for i, r in enumerate(rows):
-        for col in ["algo", "radix_bits", "local_fanout_bits", "passes", "assign", "flush", "compress", "window",
+        for col in ["algo", "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "flush", "compress", "window",
                     "buffer_size", "t_histogram_avg", "t_window_alloc_max", "t_network_partition_avg",
                     "t_local_partition_avg", "t_build_probe_max", "t_put_avg", "t_flush_avg", "t_total_max",
                     "throughput", "git_commit", "mpi_library", "seed", "ranks"]:

@@ -10,8 +10,14 @@
 #include "joins/radix/local_partition.h"
 
 static unsigned long long rng = 88172645463325252ull;
-/* the scatter loop under test: 0 scalar, 1 AVX-512 (main runs everything with each this CPU has) */
-static int use_simd;
+/* the scatter loop under test: staged (use_direct 0) with the scalar (use_simd 0) or AVX-512 loop, or
+ * direct at every fan-out (use_direct 1); main runs everything with each this CPU has */
+static int use_simd, use_direct;
+static void pick_loop(radix_swwc *ws)
+{
+    ws->simd = use_simd;
+    ws->direct_bits = use_direct ? 64 : -1;
+}
 static uint64_t next_rand(void) { return check_rand(&rng); }
 
 static int cmp_u64(const void *a, const void *b)
@@ -44,7 +50,7 @@ static void test_pass_in(uint64_t n, int W, int shift, int bits, int misalign, i
     CHECK_EQ_U64(sum, n);
     radix_swwc ws;
     CHECK(radix_swwc_init(&ws, bits) == 0);
-    ws.simd = use_simd;
+    pick_loop(&ws);
     radix_partition_pass(in, n, W, shift, bits, out, bounds, &ws);
     CHECK_EQ_U64(bounds[0], 0);
     CHECK_EQ_U64(bounds[fan], n);
@@ -107,7 +113,7 @@ static void test_local_passes(void)
     uint64_t *orig = signature(a + off, n, 1);
     radix_local_ws ws;
     CHECK(radix_local_ws_init(&ws, &plan) == 0);
-    ws.swwc.simd = use_simd;
+    pick_loop(&ws.swwc);
     uint64_t *leaf = malloc(((1u << 7) + 1) * sizeof *leaf);
     uint64_t *fin = radix_local_partition(a + off, b + off, n, &f, &plan, leaf, &ws, NULL);
     fin -= off;
@@ -145,7 +151,7 @@ static void test_local_passes_counted(void)
     radix_histogram_items(src, n, 1, radix_key_shift(&f, f.radix_bits), 4, counts);
     radix_local_ws ws;
     CHECK(radix_local_ws_init(&ws, &plan) == 0);
-    ws.swwc.simd = use_simd;
+    pick_loop(&ws.swwc);
     uint64_t *leaf = malloc(129 * 8), *leaf2 = malloc(129 * 8);
     memcpy(a, src, n * 8);
     memcpy(a2, src, n * 8);
@@ -169,8 +175,8 @@ static void test_local_passes_counted(void)
     free(src), free(a), free(b), free(a2), free(b2), free(leaf), free(leaf2);
 }
 
-/* The scatter with bounds that disagree with the items: -1, and no item outside its partition's
- * range as the bounds give it, nothing past the output (a guard word). */
+/* The scatter with bounds that disagree with the items: -1, nothing past the output (guard words)
+ * and, staged, no item outside its partition's range as the bounds give it. */
 static void test_scatter_wrong_bounds(int W, int misalign)
 {
     const uint64_t n = 20000, fan = 16, G = 64;
@@ -180,7 +186,7 @@ static void test_scatter_wrong_bounds(int W, int misalign)
     radix_pass_bounds(in, n, W, 3, 4, good);
     radix_swwc ws;
     CHECK(radix_swwc_init(&ws, 4) == 0);
-    ws.simd = use_simd;
+    pick_loop(&ws);
     for (int c = 0; c < 3; c++) {
         memcpy(bounds, good, sizeof bounds);
         if (c == 0) bounds[1] -= 9;      /* partition 0 gets 9 more than its range, partition 1 fewer */
@@ -190,7 +196,7 @@ static void test_scatter_wrong_bounds(int W, int misalign)
         for (uint64_t i = 0; i < (n + G) * W; i++) out[i] = sentinel;
         CHECK(radix_scatter_pass(in, n, W, 3, 4, out, bounds, &ws) == -1);
         int outside = 0;
-        for (uint64_t p = 0; p < fan; p++)
+        for (uint64_t p = 0; !use_direct && p < fan; p++) /* the direct loop may write into a neighbour's range */
             for (uint64_t i = bounds[p]; i < bounds[p + 1]; i++)
                 if (out[i * W] != sentinel && ((out[i * W] >> 3) & 15) != p) outside++;
         for (uint64_t i = n * W; i < (n + G) * W; i++) outside += out[i] != sentinel;
@@ -230,9 +236,13 @@ int main(void)
 {
     test_tuple_histogram();
     for (use_simd = 0; use_simd <= radix_avx512_available(); use_simd++) {
-        printf("scatter loop: %s\n", use_simd ? "AVX-512" : "scalar");
+        printf("scatter loop: staged, %s\n", use_simd ? "AVX-512" : "scalar");
         test_scatter_loops();
     }
+    use_simd = 0;
+    use_direct = 1;
+    printf("scatter loop: direct\n");
+    test_scatter_loops();
     CHECK(radix_local_bits_needed(0, 8, 1 << 20) == 0);
     CHECK(radix_local_bits_needed(1 << 20, 8, 1 << 20) == 5); /* 16 MiB / 512 KiB = 32 */
     CHECK(radix_l2_bytes() >= 64 * 1024);
