@@ -284,7 +284,9 @@ static void run(const join_input *in, join_output *out)
     lws.swwc.direct_bits = radix_direct_bits(o->scatter);
     out->scatter_used = radix_scatter_name(bits, &plan, lws.swwc.direct_bits);
     table.simd = (simd & RADIX_SIMD_PROBE) != 0;
-    out->simd_used = radix_simd_name(f.words == 1 ? simd : 0); /* packed items only */
+    /* the kernels that ran: packed items only, and the AVX-512 scatter is a staged loop */
+    const unsigned ran = strcmp(out->scatter_used, "direct") == 0 ? simd & ~(unsigned)RADIX_SIMD_SCATTER : simd;
+    out->simd_used = radix_simd_name(f.words == 1 ? ran : 0);
     for (int rel = 0; rel < 2; rel++) {
         if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
         /* the input relation is dead after the network pass: its pages, already mapped, hold the
