@@ -292,7 +292,7 @@ static void measure_local_pass(const bench_ctx *ctx, const calibrate_opts *o, ra
     params_put(p, MP_partition_local_bits, plan.passes ? plan.bits[0] : 0);
     params_put(p, MP_radix_local_passes, plan.passes);
     snprintf(how, sizeof how, "radix_scatter_pass 8->8 B (bounds counted untimed), 2^%d fan-out, %s, blocks of %llu items (a join partition at %lld tuples per rank), %llu per rank",
-             b->bits, b->bits <= b->swwc.direct_bits ? "direct" : "staged", (unsigned long long)b->block,
+             b->bits, radix_pass_direct(b->bits, b->swwc.direct_bits) ? "direct" : "staged", (unsigned long long)b->block,
              (long long)o->tuples_per_rank, (unsigned long long)n);
     calibrate_note(p, MP_P_partition_local, how, 16);
     snprintf(how, sizeof how, "radix_pass_bounds 8 B, 2^%d bins, the same blocks, %llu per rank", b->bits, (unsigned long long)n);
@@ -351,7 +351,7 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     params_put(p, MP_partition_bits, bits);
     snprintf(how, sizeof how, "radix_scatter_pass (bounds counted untimed), 2^%d fan-out, %llu tuples per rank out of cache: mean time of 16->16 B (%.0f M/s) and 8->8 B (%.0f M/s, %s scatter)",
              bits, (unsigned long long)n, wide / 1e6, narrow / 1e6,
-             bits <= b.swwc.direct_bits ? "direct" : b.swwc.simd ? "staged avx512" : "staged scalar");
+             radix_pass_direct(bits, b.swwc.direct_bits) ? "direct" : b.swwc.simd ? "staged avx512" : "staged scalar");
     calibrate_note(p, MP_P_partition, how, 24);
 
     /* in cache: blocks of half the L2 (input and output) */

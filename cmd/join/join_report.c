@@ -37,7 +37,7 @@ static void print_algo_config(const join_session *js, int id, const join_plan *p
         mem_format(plan->buffer_size, bytes, sizeof bytes); /* --buffer-size under --buffer-memory (radix.c) */
         mem_format(o->buffer_memory, budget, sizeof budget);
         printf("%" PRId64 " send buffers x %s per remote partition (--buffer-memory %s), radix bits %s, local bits %s, "
-               "passes %s, local scatter %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
+               "passes %s, scatter %s, assign %s, compress %s\n", o->buffers_per_partition, bytes, budget,
                or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
                join_scatter_names[o->scatter], join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");

@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) int direct_w(const uint64_t *in, ui
 int radix_scatter_pass(const uint64_t *in, uint64_t n, int words, int shift, int bits, uint64_t *out,
                        const uint64_t *bounds, radix_swwc *ws)
 {
-    if (bits <= ws->direct_bits)
+    if (radix_pass_direct(bits, ws->direct_bits))
         return words == 1 ? direct_w(in, n, 1, shift, bits, out, bounds, ws->off)
                           : direct_w(in, n, 2, shift, bits, out, bounds, ws->off);
     return words == 1 ? scatter_w(in, n, 1, shift, bits, out, bounds, ws) : scatter_w(in, n, 2, shift, bits, out, bounds, ws);
@@ -284,8 +284,8 @@ static void partition_rec(uint64_t *src, uint64_t *dst, uint64_t off, uint64_t n
 
 const char *radix_scatter_name(int net_bits, const radix_local_plan *plan, int direct_bits)
 {
-    int direct = net_bits <= direct_bits;
-    for (int k = 0; k < plan->passes; k++) direct += plan->bits[k] <= direct_bits;
+    int direct = radix_pass_direct(net_bits, direct_bits);
+    for (int k = 0; k < plan->passes; k++) direct += radix_pass_direct(plan->bits[k], direct_bits);
     return direct == plan->passes + 1 ? "direct" : direct ? "direct+staged" : "staged";
 }
 

@@ -270,12 +270,12 @@ static void network_pass(const tuple_t *src, uint64_t n, const radix_format *f, 
         pass_w(src, n, 1, true, f, rel, np - 1, st, pb);
 }
 
-/* The direct pass's cursors where it takes np partitions (--scatter), else NULL (staged); *bad
- * when they could not be had. */
-static net_cursor *direct_cursors(uint64_t np, int direct_bits, bool *bad)
+/* The direct pass's cursors where the layout's pass scatters directly (--scatter), else NULL
+ * (staged); *bad when they could not be had. */
+static net_cursor *direct_cursors(const radix_layout *lay, bool *bad)
 {
-    if (direct_bits < 0 || np > UINT64_C(1) << (direct_bits < 63 ? direct_bits : 63)) return NULL;
-    net_cursor *c = malloc(np * sizeof *c);
+    if (!radix_pass_direct(lay->bits, lay->direct_bits)) return NULL;
+    net_cursor *c = malloc(lay->nparts * sizeof *c);
     *bad = !c;
     return c;
 }
@@ -290,7 +290,7 @@ void radix_pack_relation(const join_input *in, const radix_format *f, int rel, c
     st.lines = aligned_alloc(64, np * 64 * st.ring);
     st.off = malloc(np * sizeof *st.off);
     st.remote = calloc(np, 1); /* LOCAL */
-    st.cur = direct_cursors(np, lay->direct_bits, &bad);
+    st.cur = direct_cursors(lay, &bad);
     if (!st.lines || !st.off || !st.remote || bad) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the packing state\n", in->ctx->rank);
         MPI_Abort(in->ctx->comm, 1);
@@ -329,7 +329,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
     int *target = malloc(np * sizeof *target);
     MPI_Aint *disp = malloc(np * sizeof *disp);
     bool bad = false;
-    st.cur = direct_cursors(np, lay->direct_bits, &bad);
+    st.cur = direct_cursors(lay, &bad);
     if (!st.lines || !st.off || !start || !st.remote || !target || !disp || bad) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the network-partitioning state\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);

@@ -118,15 +118,14 @@ static int plan_buffers(const join_opts *o, const workload *w, uint64_t np, int 
  * (network_partition.c), the put buffers' bookkeeping, the local passes' workspace and bounds;
  * the first local pass's counts (at most RADIX_SUB_BINS_MAX bins: fine histograms, the reduction's
  * send and receive buffers, 2 words a bin each, and P counts). */
-static uint64_t rank_arrays_bytes(const join_opts *o, uint64_t np, int ranks, const radix_local_plan *lp, int sub_bits)
+static uint64_t rank_arrays_bytes(const join_opts *o, int bits, int ranks, const radix_local_plan *lp, int sub_bits)
 {
-    const uint64_t P = (uint64_t)ranks, remote = ranks > 1 ? np - 1 : 0;
+    const uint64_t np = UINT64_C(1) << bits, P = (uint64_t)ranks, remote = ranks > 1 ? np - 1 : 0;
     uint64_t b = np * (8 * 8 + sizeof(int)) + 2 * P * 8;
     if (sub_bits > 0) b += 3 * 2 * (np << sub_bits) * 8 + P * (sizeof(int) + 8);
     if (o->assign == ASSIGN_SIZED) b += np * 16 + P * 8;
     b += np * (64 * radix_net_ring(np) + 8 + 8 + 1 + sizeof(int) + sizeof(MPI_Aint));
-    const int direct = radix_direct_bits(o->scatter);
-    if (direct >= 63 || np <= UINT64_C(1) << direct) b += np * 2 * 8; /* the direct pass's cursors */
+    if (radix_pass_direct(bits, radix_direct_bits(o->scatter))) b += np * 2 * 8; /* the direct pass's cursors */
     b += putbuf_state_bytes(np, remote, (int)o->buffers_per_partition, ranks);
     int maxb = 1;
     for (int k = 0; k < lp->passes; k++) {
@@ -168,7 +167,7 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     }
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     const int sub_bits = radix_plan_sub_bits(o, w->r_total, b, &f);
-    out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, np, ranks, &lp, sub_bits));
+    out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, b, ranks, &lp, sub_bits));
     char bsize[32], budget[32];
     mem_format(out->buffer_size, bsize, sizeof bsize);
     mem_format(o->buffer_memory, budget, sizeof budget);
@@ -281,7 +280,7 @@ static void run(const join_input *in, join_output *out)
     memset(&table, 0, sizeof table);
     if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
     lws.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0; /* --simd: the local passes' scatter, the probe */
-    lws.swwc.direct_bits = radix_direct_bits(o->scatter);
+    lws.swwc.direct_bits = lay.direct_bits; /* --scatter */
     out->scatter_used = radix_scatter_name(bits, &plan, lws.swwc.direct_bits);
     table.simd = (simd & RADIX_SIMD_PROBE) != 0;
     /* the kernels that ran: packed items only, and the AVX-512 scatter is a staged loop */

@@ -126,6 +126,9 @@ static inline int radix_direct_bits(int mode)
 {
     return mode == RADIX_SCATTER_DIRECT ? 64 : mode == RADIX_SCATTER_STAGED ? -1 : RADIX_DIRECT_MAX_BITS;
 }
+/* Whether a pass of 2^bits partitions scatters directly, given radix_direct_bits: the one rule of
+ * the passes, the plan's memory and the names that report them. */
+static inline bool radix_pass_direct(int bits, int direct_bits) { return bits <= direct_bits; }
 typedef struct {
     int max_bits;
     int direct_bits;   /* passes of up to 2^direct_bits partitions scatter directly (radix_direct_bits;
