@@ -69,7 +69,7 @@ static void measure(const join_input *in, int simd, band_costs *c)
     uint64_t *out = malloc((n ? n : 1) * sizeof *out);
     for (int i = 0; i < c->n; i++)
         c->cost[i] = out && n ? smj_band_scatter_seconds(in->r, n, c->ranks, c->bands[i], workload_max_key(in->wl),
-                                                         f.rid_bits, out, ROUNDS)
+                                                         f.rid_bits, out, ROUNDS, simd)
                               : -1;
     free(out);
     c->cost[c->n] = merge_level_seconds(simd);

@@ -8,6 +8,7 @@
 #include "bench/fastclock.h"
 #include "bench/memory.h"
 #include "bench/rmb_mutant_smj_band_lane.h"
+#include "bench/rmb_mutant_smj_band_tail.h"
 #include "bench/rmb_mutant_smj_slot_count.h"
 #include "bench/rmb_mutant_smj_two_part_offset.h"
 #include "bench/yield_wait.h"
@@ -152,29 +153,32 @@ static void scatter_wide(const tuple_t *t, uint64_t n, const uint64_t *spl, int 
 }
 
 /* Merge bands (smj_bands.h) by arithmetic rather than by B - 1 more splitters per range: the band
- * of a key at offset o = key - base_t in target t's range of w_t keys is (o * mul_t) >> BAND_SHIFT
- * with mul_t = (B << BAND_SHIFT) / w_t, which grows with o and stays below B for o < w_t (o * mul_t
- * < B << BAND_SHIFT <= 2^63 for B <= 64: no overflow); bands of about w_t / B keys. Keys are at
+ * of a key at offset o = key - base_t in target t's range of w_t keys is (o * mul_t) >> SMJ_BAND_SHIFT
+ * with mul_t = (B << SMJ_BAND_SHIFT) / w_t, which grows with o and stays below B for o < w_t (o * mul_t
+ * < B << SMJ_BAND_SHIFT <= 2^63 for B <= 64: no overflow); bands of about w_t / B keys. Keys are at
  * most max_key (workload_max_key), so o < w_t; the loops still clamp the band to B - 1. Part f =
  * t * B + band: bands of a target follow one another, so a target's group is still one block of
  * the packed copy. */
-enum { BAND_SHIFT = 57 };
-_Static_assert(SMJ_MAX_BANDS <= 64, "B << BAND_SHIFT must stay below 2^63");
+_Static_assert(SMJ_MAX_BANDS <= 64, "B << SMJ_BAND_SHIFT must stay below 2^63");
 typedef struct {
     int P, B;
+    int vec; /* the scatter takes a block's parts and words from smj_band_words_avx512 first */
     const uint64_t *spl;
     const smj_range_lut *lut;
     uint64_t *base, *mul; /* [P]: each target's lowest key and multiplier */
 } band_map;
 
+/* simd: the resolved kernel set; AVX-512 (with DQ) takes the two-step scatter where the targets
+ * are found without the lookup table (up to SMJ_BAND_VEC_PARTS ranks). */
 static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64_t max_key, const smj_range_lut *lut,
-                          uint64_t *base, uint64_t *mul)
+                          int simd, uint64_t *base, uint64_t *mul)
 {
-    *m = (band_map){.P = P, .B = B, .spl = spl, .lut = lut, .base = base, .mul = mul};
+    const int vec = simd == SMJ_SIMD_AVX512 && !lut->first && P <= SMJ_BAND_VEC_PARTS && smj_band_vec_available();
+    *m = (band_map){.P = P, .B = B, .vec = vec, .spl = spl, .lut = lut, .base = base, .mul = mul};
     for (int t = 0; t < P; t++) {
         const uint64_t lo = smj_part_base(spl, t), hi = t + 1 < P ? spl[t] : max_key;
         base[t] = lo;
-        mul[t] = hi >= lo ? ((uint64_t)B << BAND_SHIFT) / (hi - lo + 1) : 0;
+        mul[t] = hi >= lo ? ((uint64_t)B << SMJ_BAND_SHIFT) / (hi - lo + 1) : 0;
     }
 }
 
@@ -184,7 +188,7 @@ static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64
  * relation, 16 bands, both ranks of the Xeon VM, alternated). B is a power of two (smj_bands.h):
  * part f = t << lb | band. */
 #define BAND_OF(key, lo, mul, last)                                                                                    \
-    ((((key) - (lo)) * (mul)) >> BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> BAND_SHIFT : (last))
+    ((((key) - (lo)) * (mul)) >> SMJ_BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> SMJ_BAND_SHIFT : (last))
 
 /* Tuples per band of every target, count[t * B + b], of the tuples t[0], t[stride], t[2 stride]
  * ... (stride 1: all; SMJ_SLOT_STRIDE: the sample that sizes the slots, smj_bands.h). Two ranks:
@@ -225,6 +229,40 @@ static void count_bands(const tuple_t *t, uint64_t n_all, uint64_t stride, const
     }
 }
 
+/* The packed scatter in two steps (band_map.vec): a block's parts and words, then the stores, each
+ * line 256 bytes ahead of a store prefetched for writing so that its read for ownership overlaps
+ * the stores before (as radix's direct scatter, radix_kernels.h). sub: each target's subtrahend. */
+enum { BAND_BLOCK = 256 };
+static int scatter_bands_vec(const tuple_t *t, uint64_t n, const band_map *m, int rid_bits, const uint64_t *sub,
+                             const uint64_t *end, uint64_t *pos, uint64_t *out)
+{
+    smj_band_vec v = {.parts = m->P, .lb = bits_for((uint64_t)m->B - 1), .rid_bits = rid_bits, .last = (uint64_t)m->B - 1};
+    for (int p = 0; p < m->P; p++) {
+        if (p + 1 < m->P) v.spl[p] = m->spl[p];
+        v.base[p] = m->base[p];
+        v.mul[p] = m->mul[p];
+        v.sub[p] = sub[p];
+    }
+    uint64_t part[BAND_BLOCK], word[BAND_BLOCK];
+    for (uint64_t i = 0; i < n; i += BAND_BLOCK) {
+        const size_t k = n - i < BAND_BLOCK ? (size_t)(n - i) : BAND_BLOCK;
+        smj_band_words_avx512(t + i, k, &v, part, word);
+        for (size_t j = 0; j < k; j++) {
+            const uint64_t f = part[j], q = pos[f]++;
+            if (q >= end[f]) return 1;
+            out[q] = word[j];
+            __builtin_prefetch(out + q + 32, 1, 3);
+        }
+    }
+    return 0;
+}
+
+#ifdef RMB_MUTANT_SMJ_BAND_TAIL /* mutation suite: as in band_avx512.c, where no vector kernel runs */
+#define BAND_RID(t, i, n) ((i) + 1 == (n) && (n) % 8 > 4 ? 0 : (t)[i].rid)
+#else
+#define BAND_RID(t, i, n) ((t)[i].rid)
+#endif
+
 /* scatter_packed and scatter_wide band by band: part f fills pos[f] = start[f] up to below end[f]
  * (its slot), sub[t] per target. Returns 1 as soon as a part would pass its slot's end (then what
  * was written is to be discarded), else 0 with pos[f] where each part ended. */
@@ -237,6 +275,7 @@ static int scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int ri
     for (int p = 0; p < m->P; p++) sub[p] = (m->base[p] << rid_bits) + rid_base;
     uint64_t *o = out;
     tuple_t *w = out;
+    if (m->vec && packed) return scatter_bands_vec(t, n, m, rid_bits, sub, end, pos, o);
     if (m->P == 2 && !m->lut->first) {
         const uint64_t split = m->spl[0], lo[2] = {m->base[0], m->base[1]}, mu[2] = {m->mul[0], m->mul[1]};
         const uint64_t s2[2] = {sub[0], sub[1]};
@@ -245,7 +284,7 @@ static int scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int ri
                 const uint64_t key = t[i].key, hi = split < key, f = hi << lb | BAND_OF(key, lo[hi], mu[hi], last);
                 const uint64_t q = pos[f]++;
                 if (q >= end[f]) return 1;
-                o[q] = (key << rid_bits) + t[i].rid - s2[hi];
+                o[q] = (key << rid_bits) + BAND_RID(t, i, n) - s2[hi];
             }
         else
             for (uint64_t i = 0; i < n; i++) {
@@ -260,14 +299,14 @@ static int scatter_bands(const tuple_t *t, uint64_t n, const band_map *m, int ri
         const uint64_t key = t[i].key, p = m->P == 1 ? 0 : (uint64_t)smj_part_lut(key, m->spl, m->P, m->lut);
         const uint64_t f = p << lb | BAND_OF(key, m->base[p], m->mul[p], last), q = pos[f]++;
         if (q >= end[f]) return 1;
-        if (packed) o[q] = (key << rid_bits) + t[i].rid - sub[p];
+        if (packed) o[q] = (key << rid_bits) + BAND_RID(t, i, n) - sub[p];
         else w[q] = t[i];
     }
     return 0;
 }
 
 double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint64_t max_key, int rid_bits, uint64_t *out,
-                                int rounds)
+                                int rounds, int simd)
 {
     const int F = P * B;
     uint64_t *spl = malloc((size_t)P * sizeof *spl), *base = malloc(2 * (size_t)P * sizeof *base),
@@ -279,7 +318,7 @@ double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint
     if (allocated && smj_range_lut_init(&lut, spl, P, max_key) == 0) {
         uint64_t *at = count + F, *end = count + 2 * (size_t)F, *pos = count + 3 * (size_t)F;
         band_map m;
-        band_map_init(&m, spl, P, B, max_key, &lut, base, base + P);
+        band_map_init(&m, spl, P, B, max_key, &lut, simd, base, base + P);
         count_bands(t, n, 1, &m, count); /* exact pieces one after another: no slot overflows */
         for (int f = 0; f < F; f++) {
             at[f] = f ? end[f - 1] : 0;
@@ -475,7 +514,8 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     uint64_t *bh = B > 1 ? xmalloc(ctx, 2 * (size_t)F * sizeof *bh) : hist;
     uint64_t *base = xmalloc(ctx, 2 * (size_t)P * sizeof *base);
     band_map bands_of;
-    band_map_init(&bands_of, pl->splitters, P, B, pl->format.max_key, &lut, base, base + P);
+    band_map_init(&bands_of, pl->splitters, P, B, pl->format.max_key, &lut, smj_simd_resolve(in->opt->simd), base,
+                  base + P);
     for (int rel = 0; rel < RELS; rel++) {
         pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
         pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));

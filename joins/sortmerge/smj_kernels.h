@@ -185,6 +185,34 @@ static inline void smj_pack_all(const tuple_t *t, uint64_t n, int rid_bits, uint
     for (uint64_t i = 0; i < n; i++) out[i] = (t[i].key << rid_bits) + t[i].rid - sub;
 }
 
+/* The partition's band scatter (range.c) in two steps where the CPU has AVX-512DQ: a block's
+ * parts f = target << lb | band and packed words first (band_avx512.c), then the stores. For up to
+ * SMJ_BAND_VEC_PARTS targets, found by counting the splitters below a key (no lookup table). The
+ * band of a key at offset o in target t's range: min((o * mul[t]) >> SMJ_BAND_SHIFT, last). */
+enum { SMJ_BAND_SHIFT = 57, SMJ_BAND_VEC_PARTS = 16 };
+typedef struct {
+    int parts, lb, rid_bits; /* targets (<= SMJ_BAND_VEC_PARTS), log2 of the bands */
+    uint64_t last;           /* bands - 1 */
+    uint64_t spl[SMJ_BAND_VEC_PARTS - 1];
+    uint64_t base[SMJ_BAND_VEC_PARTS], mul[SMJ_BAND_VEC_PARTS], sub[SMJ_BAND_VEC_PARTS]; /* per target */
+} smj_band_vec;
+/* 1 where this build has the kernel and the CPU runs it (AVX-512F and DQ). */
+int smj_band_vec_available(void);
+/* part[i] and word[i] of the n tuples t[i]; word = (key << rid_bits) + rid - sub[target]. */
+void smj_band_words_avx512(const tuple_t *t, size_t n, const smj_band_vec *v, uint64_t *part, uint64_t *word);
+/* The same, one tuple at a time: the reference the kernel is tested against. */
+static inline void smj_band_words_scalar(const tuple_t *t, size_t n, const smj_band_vec *v, uint64_t *part, uint64_t *word)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t key = t[i].key;
+        int tgt = 0;
+        for (int s = 0; s + 1 < v->parts; s++) tgt += v->spl[s] < key;
+        const uint64_t band = ((key - v->base[tgt]) * v->mul[tgt]) >> SMJ_BAND_SHIFT;
+        part[i] = (uint64_t)tgt << v->lb | (band < v->last ? band : v->last);
+        word[i] = (key << v->rid_bits) + t[i].rid - v->sub[tgt];
+    }
+}
+
 /* Default run length (tuples): a run, its sorted copy and the sort's scratch fit L2. */
 size_t smj_default_run_size(void);
 

@@ -65,10 +65,11 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands);
 void smj_plan_free(smj_plan *pl);
 /* range.c, for --merge-bands auto (bands_pick.c): the partition's band scatter alone, seconds per
  * tuple, over the n tuples t into P equal-width ranges of [1, max_key] x B bands of the packed
- * format (rid_bits), as the join runs it (the two-rank loop at P = 2); out: n words; the best of
- * `rounds`. Negative without memory. */
+ * format (rid_bits), as the join runs it with simd's kernels (resolved: the two-step AVX-512
+ * scatter, else the two-rank loop at P = 2); out: n words; the best of `rounds`. Negative without
+ * memory. */
 double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint64_t max_key, int rid_bits, uint64_t *out,
-                                int rounds);
+                                int rounds, int simd);
 
 /* bands_pick.c: the key bands of this run: --merge-bands where given, else the rule's
  * (smj_merge_bands) or, where more bands may pay (smj_band_candidates), the cheapest as rank 0

@@ -363,6 +363,66 @@ static void test_band_pick(void)
     CHECK(smj_band_levels(big / 8, 2, 65536, 16) == 1 && smj_band_levels(big / 8, 2, 65536, 64) == 1);
 }
 
+/* The partition's band parts and packed words (smj_band_words_avx512, range.c's two-step scatter)
+ * against the one-tuple reference, and both against what they mean: the target is the range the
+ * key lies in (smj_part_of), bands grow with the key inside a range and stay below B, and a word
+ * unpacks to the key's offset in its range and the record id's offset. Every target count the
+ * kernel takes (1-16 parts, the permute tables' two halves), block sizes around the 8-lane width
+ * (the masked tail), and keys on and next to every splitter. */
+static void test_band_words(void)
+{
+    printf("band words: %s\n", smj_band_vec_available() ? "avx512 kernel against the reference" : "reference only (no AVX-512DQ)");
+    const int parts[] = {1, 2, 3, 5, 8, 9, 15, 16}, bands[] = {1, 2, 16, 64};
+    const size_t sizes[] = {0, 1, 7, 8, 9, 15, 17, 256, 1001};
+    enum { N = 1001 };
+    static tuple_t t[N];
+    static uint64_t part[N + 8], word[N + 8], part_ref[N], word_ref[N];
+    int failed = 0;
+    for (size_t pi = 0; pi < sizeof parts / sizeof *parts; pi++)
+        for (size_t bi = 0; bi < sizeof bands / sizeof *bands; bi++) {
+            const int P = parts[pi], B = bands[bi], rid_bits = 20 + (int)(pi % 3) * 5;
+            const uint64_t max_key = (UINT64_C(1) << 30) - 3, rid_base = 1000;
+            smj_band_vec v = {.parts = P, .lb = 0, .rid_bits = rid_bits, .last = (uint64_t)B - 1};
+            while ((1 << v.lb) < B) v.lb++;
+            uint64_t spl[SMJ_BAND_VEC_PARTS];
+            smj_equal_splitters(max_key, P, spl);
+            for (int q = 0; q < P; q++) {
+                if (q + 1 < P) v.spl[q] = spl[q];
+                const uint64_t lo = smj_part_base(spl, q), hi = q + 1 < P ? spl[q] : max_key;
+                v.base[q] = lo;
+                v.mul[q] = ((uint64_t)B << SMJ_BAND_SHIFT) / (hi - lo + 1);
+                v.sub[q] = (lo << rid_bits) + rid_base;
+            }
+            for (size_t i = 0; i < N; i++) {
+                uint64_t key = 1 + rnd() % max_key;
+                if (i % 5 == 0 && P > 1) key = spl[rnd() % (uint64_t)(P - 1)] + (i % 3) - 1; /* at a splitter, and next to it */
+                if (i == 1) key = 1;
+                if (i == 2) key = max_key;
+                t[i] = (tuple_t){.key = key, .rid = rid_base + (rnd() & ((UINT64_C(1) << rid_bits) - 1))};
+            }
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+                const size_t n = sizes[si];
+                for (size_t i = 0; i < n + 8; i++) part[i] = word[i] = UINT64_MAX; /* past n: untouched */
+                smj_band_words_avx512(t, n, &v, part, word);
+                smj_band_words_scalar(t, n, &v, part_ref, word_ref);
+                int same = 1, meaning = 1;
+                for (size_t i = 0; i < n; i++) {
+                    same &= part[i] == part_ref[i] && word[i] == word_ref[i];
+                    const uint64_t tgt = part[i] >> v.lb, band = part[i] & (((uint64_t)1 << v.lb) - 1);
+                    meaning &= tgt == (uint64_t)smj_part_of(t[i].key, spl, P) && band < (uint64_t)B;
+                    meaning &= word[i] >> rid_bits == t[i].key - v.base[tgt % SMJ_BAND_VEC_PARTS] &&
+                               (word[i] & ((UINT64_C(1) << rid_bits) - 1)) == t[i].rid - rid_base;
+                    for (size_t j = 0; j < i; j++) /* bands in key order within a target */
+                        if (part[j] >> v.lb == tgt && t[j].key < t[i].key) meaning &= (part[j] & (((uint64_t)1 << v.lb) - 1)) <= band;
+                }
+                for (size_t i = n; i < n + 8; i++) meaning &= part[i] == UINT64_MAX && word[i] == UINT64_MAX;
+                if ((!same || !meaning) && ++failed <= 3)
+                    fprintf(stderr, "band words: P %d B %d n %zu: same as the reference %d, meaning %d\n", P, B, n, same, meaning);
+            }
+        }
+    CHECK(failed == 0);
+}
+
 static void test_match(void)
 {
     const uint64_t rid_base[2] = {7, 1000}; /* packed rids are offsets from each relation's first */
@@ -674,6 +734,7 @@ int main(void)
     test_merge_passes(38);
     test_merge_bands(0);
     test_band_pick();
+    test_band_words();
     test_merge_bands(1);
     test_match();
     test_splitters();
