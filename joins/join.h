@@ -82,7 +82,7 @@ typedef struct {
     int tuple_bytes;       /* 8: packed, 16: key and rid 8 B each; run() uses this format */
     char format[160];      /* the tuple format of windows and transfers, e.g. "8 B packed (key 23 + rid 38 bits)"
                             * or "16 B (...): keys of K and rids of R bits need N > 64" */
-    char detail[384];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
+    char detail[512];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
     int64_t window_bytes;  /* this rank's windows (or receive space) */
     int64_t copy_bytes;    /* copies of this rank's share of the data (a partition for the local
                             * passes, a packed relation, merge scratch): they grow with the data per
@@ -130,6 +130,7 @@ typedef struct {
     int64_t radix_bits, local_bits, passes, run_size, merge_fanin;
     int64_t merge_bands;    /* sort-merge: key bands per range */
     const char *merge_bands_how; /* sort-merge, --merge-bands auto where it measured: the costs it chose by */
+    const char *run_size_how;    /* sort-merge, --run-size auto where it measured: the costs it chose by */
     int64_t local_counted;  /* radix: local passes that counted their items (not the histogram phase);
                              * sort-merge: 1 when the partition counted its input in a pass of its own */
     int64_t tuple_bytes;    /* 8 packed, 16 not: what the windows and transfers held */

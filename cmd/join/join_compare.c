@@ -103,6 +103,8 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
     s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
     s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
+    /* the run length the join sorted (--run-size auto may take twice the calibrated L2 run) */
+    if (algo == ALGO_SORTMERGE && out->run_size >= 1) params_put(&p, MP_sort_run_length, (double)out->run_size);
     s.count_share = smj_count_share(algo == ALGO_SORTMERGE && out->merge_bands > 1 && !out->local_counted);
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);

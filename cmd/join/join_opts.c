@@ -168,7 +168,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
     const opt_spec sortmerge[] = {
         {"sort-merge join (--algo sortmerge)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"ranges", OPT_CHOICE, &o->ranges, "range boundaries: from a key sample, or equal-width (the thesis')", 0, 0, join_ranges_names, NULL},
-        {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2)", 0, 1e9, NULL, NULL},
+        {"run-size", OPT_COUNT, &o->run_size, "run length in tuples (0 = fit L2, or twice that where it saves a merge level, measured)", 0, 1e9, NULL, NULL},
         {"merge-fanin", OPT_INT, &o->merge_fanin, "multi-way merge fan-in (0 = 16)", 0, 4096, NULL, NULL},
         {"merge-bands", OPT_INT, &o->merge_bands, merge_bands_help, 0, 4096, NULL, NULL},
         {"run-sort", OPT_CHOICE, &o->run_sort, run_sort_help, 0, 0, join_run_sort_names, NULL},

@@ -70,6 +70,7 @@ static void print_resolved(const join_session *js, const join_run_result *res)
                ", %" PRId64 " key band(s) per range (band count %s), %" PRId64 " merge pass(es), simd %s, run sort %s\n",
                out->run_size, SMJ_SEND_BUFFERS, bytes, out->merge_fanin, out->merge_bands, out->band_count_used,
                out->passes, out->simd_used, out->run_sort_used);
+        if (out->run_size_how) printf("# run size auto: %s\n", out->run_size_how);
         if (out->merge_bands_how) printf("# merge bands auto: %s\n", out->merge_bands_how);
     }
 }

@@ -7,6 +7,7 @@
  * Lake VM 2 x 64 parts cost 5.7 ns a tuple against 2.9 at 2 x 16. So rank 0 times the scatter at
  * each candidate (smj_band_candidates) on a sample of its R and a merge level on sorted runs, once
  * per process, and every rank takes the cheapest (smj_band_cheapest) from the broadcast costs. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,19 @@ static double merge_level_seconds(int simd)
     return best;
 }
 
+/* merge_level_seconds once per process and kernel set (rank 0: the run size's and the bands' choice) */
+static double level_seconds(int simd)
+{
+    static double cached[8];
+    static int measured[8];
+    const int k = simd & 7;
+    if (!measured[k]) {
+        cached[k] = merge_level_seconds(simd);
+        measured[k] = 1;
+    }
+    return cached[k];
+}
+
 typedef struct {
     int n, bands[SMJ_MAX_BAND_CANDIDATES], ranks;
     double cost[SMJ_MAX_BAND_CANDIDATES + 1]; /* scatter seconds a tuple per candidate, then the merge level's */
@@ -72,7 +86,7 @@ static void measure(const join_input *in, int simd, band_costs *c)
                                                          f.rid_bits, out, ROUNDS, simd)
                               : -1;
     free(out);
-    c->cost[c->n] = merge_level_seconds(simd);
+    c->cost[c->n] = level_seconds(simd);
 }
 
 int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how)
@@ -110,4 +124,65 @@ int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, c
     }
     *how = cached.how;
     return c.bands[best];
+}
+
+/* --run-size auto: the L2 run, or twice it where that saves a merge level (smj_run_candidates) and
+ * the run sort, timed on that run here, costs less than the level saves. On the Zen 4 VM (L2 1 MiB)
+ * runs of 131072 sorted as fast as runs of 65536 (the sort phase 0.121-0.125 against 0.124-0.128 s
+ * at 2 ranks, 16M tuples) and left the merge one level instead of two (0.050 -> 0.020-0.031 s);
+ * runs of 262144 made the sort 0.155-0.160. Rank 0 measures once per process; all take its choice. */
+uint64_t smj_run_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how)
+{
+    static struct {
+        uint64_t runs[SMJ_MAX_RUN_CANDIDATES];
+        int n, ranks, simd;
+        double cost[SMJ_MAX_RUN_CANDIDATES + 1]; /* the run sort's seconds a tuple per candidate, a level's */
+        char how[256];
+    } cached;
+    const bench_ctx *ctx = in->ctx;
+    const workload *w = in->wl;
+    *how = NULL;
+    if (in->opt->run_size || (in->plan && in->plan->tuple_bytes != 8)) return run; /* given, or the 16-byte format */
+    uint64_t runs[SMJ_MAX_RUN_CANDIDATES] = {0};
+    const int forced = (int)in->opt->merge_bands,
+              n = smj_run_candidates(w->r_total, w->s_total, ctx->size, run, fanin, forced, runs);
+    if (n == 1) return run;
+    if (cached.n != n || cached.ranks != ctx->size || cached.simd != simd || memcmp(cached.runs, runs, sizeof runs) != 0) {
+        double cost[SMJ_MAX_RUN_CANDIDATES + 1] = {-1, -1, -1};
+        if (ctx->rank == 0) {
+            uint64_t keys = workload_max_key(w) / (uint64_t)ctx->size + 1; /* a range's keys, as the join packs them */
+            const int key_bits = bits_for(keys) < 1 ? 1 : bits_for(keys) > 62 ? 62 : bits_for(keys);
+            for (int i = 0; i < n; i++) {
+                const int sort = in->opt->run_sort ? (int)in->opt->run_sort : smj_run_sort_faster((size_t)runs[i], simd);
+                const double rate = smj_run_sort_rate((size_t)runs[i], key_bits, sort, simd);
+                cost[i] = rate > 0 ? 1 / rate : -1;
+            }
+            cost[n] = level_seconds(simd);
+        }
+        MPI_CHECK(ctx->rank, rmb_bcast(cost, n + 1, MPI_DOUBLE, 0, ctx->comm)); /* bench/yield_wait.h */
+        memset(&cached, 0, sizeof cached);
+        cached.n = n;
+        cached.ranks = ctx->size;
+        cached.simd = simd;
+        memcpy(cached.runs, runs, sizeof runs);
+        memcpy(cached.cost, cost, sizeof cost);
+    }
+    for (int i = 0; i <= n; i++)
+        if (cached.cost[i] < 0) return run; /* not measured (no memory): the L2 run */
+    int best = 0, lv[SMJ_MAX_RUN_CANDIDATES];
+    for (int i = 0; i < n; i++) {
+        lv[i] = smj_run_levels(w->r_total, w->s_total, ctx->size, runs[i], fanin, forced);
+        if (cached.cost[i] + lv[i] * cached.cost[n] < cached.cost[best] + lv[best] * cached.cost[n]) best = i;
+    }
+    if (!cached.how[0]) {
+        int len = snprintf(cached.how, sizeof cached.how, "%" PRIu64 " (rank 0, per tuple: the run sort + merge levels x a level:",
+                           runs[best]);
+        for (int i = 0; i < n && len < (int)sizeof cached.how; i++)
+            len += snprintf(cached.how + len, sizeof cached.how - (size_t)len, "%s %" PRIu64 " %.2f + %d x %.2f = %.2f ns",
+                            i ? ";" : "", runs[i], cached.cost[i] * 1e9, lv[i], cached.cost[n] * 1e9,
+                            (cached.cost[i] + lv[i] * cached.cost[n]) * 1e9);
+        if (len < (int)sizeof cached.how) snprintf(cached.how + len, sizeof cached.how - (size_t)len, ")");
+    }
+    *how = cached.how;
+    return runs[best];
 }

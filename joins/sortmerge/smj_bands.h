@@ -86,6 +86,31 @@ static inline int smj_band_candidates(uint64_t r_total, uint64_t s_total, int ra
     return n;
 }
 
+/* --run-size auto (bands_pick.c): the run that fits L2 (`run`, smj_default_run_size), and twice it
+ * where that leaves the larger relation fewer merge levels at the most bands auto may take with it
+ * (`forced` > 0: those bands): band pieces of about two runs become one, and a band's merge one
+ * level shorter (2 ranks, 16M tuples, 64 bands: runs of 131072 instead of 65536, 1 level instead
+ * of 2). Where pieces are shorter than a run, thesis scale among them, the run is the only
+ * candidate. Returns how many (1 or 2) in runs[]. */
+enum { SMJ_MAX_RUN_CANDIDATES = 2 };
+static inline int smj_run_levels(uint64_t r_total, uint64_t s_total, int ranks, uint64_t run, int fanin, int forced)
+{
+    int b[SMJ_MAX_BAND_CANDIDATES];
+    const int n = smj_band_candidates(r_total, s_total, ranks, run, fanin, b);
+    const uint64_t total = r_total > s_total ? r_total : s_total, P = ranks > 0 ? (uint64_t)ranks : 1;
+    return smj_band_levels(total, P, run, (uint64_t)(forced > 0 ? forced : b[n - 1]));
+}
+static inline int smj_run_candidates(uint64_t r_total, uint64_t s_total, int ranks, uint64_t run, int fanin, int forced,
+                                     uint64_t *runs)
+{
+    runs[0] = run;
+    if (run < 1 || smj_run_levels(r_total, s_total, ranks, 2 * run, fanin, forced) >=
+                       smj_run_levels(r_total, s_total, ranks, run, fanin, forced))
+        return 1;
+    runs[1] = 2 * run;
+    return 2;
+}
+
 /* The cheapest of n candidates (bands[i]) for relations of r_total and s_total tuples over `ranks`
  * ranks, runs of `run`: every tuple scattered (scatter[i] seconds a tuple) and each relation's
  * values merged over its levels (`level` seconds a value and level). Returns its index: the first

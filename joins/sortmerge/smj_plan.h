@@ -75,6 +75,10 @@ double smj_band_scatter_seconds(const tuple_t *t, uint64_t n, int P, int B, uint
  * (smj_merge_bands) or, where more bands may pay (smj_band_candidates), the cheapest as rank 0
  * measured them once per process (collective then). *how: NULL, or the measurement in words. */
 int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how);
+/* bands_pick.c: the run size of this run: --run-size where given (or the 16-byte format: `run`),
+ * else `run` (the L2 run) or twice it (smj_run_candidates), the cheaper as rank 0 measured the run
+ * sort and a merge level once per process (collective then). *how: NULL, or the measurement. */
+uint64_t smj_run_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how);
 
 /* sortmerge.c: the window_alloc phase. Collective: one window per relation of the received size,
  * its pages faulted in, and the peers' pages this rank's runs go to mapped (rma_window_map_runs). */

@@ -63,22 +63,33 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     if (check(o, err, errlen)) return -1;
     smj_format f = smj_format_for(w, ranks, join_word_bits(o));
     const uint64_t item = f.packed ? 8 : 16, run = resolved_run_size(o);
+    /* --run-size auto measures whether twice the L2 run pays when it starts (smj_run_resolve): the
+     * memory of the larger; the rest as the L2 run leaves it */
+    uint64_t runs[SMJ_MAX_RUN_CANDIDATES] = {run, run};
+    const int nr = o->run_size == 0 && f.packed
+                       ? smj_run_candidates(w->r_total, w->s_total, ranks, run, o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN,
+                                            (int)o->merge_bands, runs)
+                       : 1;
+    const uint64_t run_most = runs[nr - 1];
     uint64_t share = (w->r_total + w->s_total) / (uint64_t)ranks;
     uint64_t recv = (uint64_t)((double)share * smj_window_slack(ranks)) + 1, mine = w->r_n + w->s_n;
     uint64_t sample = o->ranges == RANGES_EQUAL ? 0 : 16 * (uint64_t)smj_samples_per_rank(ranks) * (uint64_t)ranks;
     const uint64_t P = (uint64_t)ranks;
     out->tuple_bytes = (int)item;
     out->window_bytes = (int64_t)(item * recv);
-    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run);
+    out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run_most);
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
     const int bands = smj_merge_bands(w->r_total, w->s_total, ranks, run, fanin, (int)o->merge_bands);
     /* --merge-bands auto measures its candidates when the run starts (bands_pick.c): the memory of
      * the most bands it may take (the merge passes are the rule's for every candidate) */
-    int candidates[SMJ_MAX_BAND_CANDIDATES], nc = 1;
-    if (o->merge_bands == 0 && f.packed) nc = smj_band_candidates(w->r_total, w->s_total, ranks, run, fanin, candidates);
-    const int most = nc > 1 ? candidates[nc - 1] : bands;
+    int candidates[SMJ_MAX_BAND_CANDIDATES], nc = 1, most = bands;
+    for (int i = 0; i < nr && o->merge_bands == 0 && f.packed; i++) {
+        const int n = smj_band_candidates(w->r_total, w->s_total, ranks, runs[i], fanin, candidates);
+        if (n > nc) nc = n;
+        if (candidates[n - 1] > most) most = candidates[n - 1];
+    }
     /* partitioned copy, then merge scratch; with bands sized from a sample, the slots' slack too */
     if (most > 1 && o->band_count == SMJ_BAND_COUNT_SAMPLE)
         mine += smj_slot_slack_max(w->r_n, P * (uint64_t)most) + smj_slot_slack_max(w->s_n, P * (uint64_t)most);
@@ -91,26 +102,29 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     /* merge tree buffer, the splitter sample (bounded: smj_samples_per_rank), 16 words per rank and
      * band (counts, offsets, splitters: O(P) words), the range lookup table (fixed: at most 2^16 + 1
      * 4-byte entries), 4 MiB of bookkeeping */
-    out->other_bytes = (int64_t)(item * run + sample + 16 * 8 * P * (uint64_t)most + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) +
+    out->other_bytes = (int64_t)(item * run_most + sample + 16 * 8 * P * (uint64_t)most + ((((int64_t)1 << SMJ_LUT_BITS) + 1) * 4) +
                                  (4 << 20));
     out->partitions = ranks;
     out->run_size = (int64_t)run;
     out->merge_fanin = fanin;
     out->merge_passes = depth;
     out->merge_bands = bands;
-    out->buffer_size = (int64_t)(item * run);
+    out->buffer_size = (int64_t)(item * run_most);
     out->buffers = SMJ_SEND_BUFFERS;
     smj_format_describe(&f, out->format, sizeof out->format);
     char ranges[96];
     if (o->ranges == RANGES_EQUAL) snprintf(ranges, sizeof ranges, "equal widths");
     else snprintf(ranges, sizeof ranges, "splitters from %d sampled keys per rank", smj_samples_per_rank(ranks));
     static const char *const run_sorts[] = {"the faster of network and radix here", "network", "radix"};
-    char band_text[64];
+    char band_text[96];
     if (nc > 1) snprintf(band_text, sizeof band_text, "%d-%d key bands per range (measured when it starts)", bands, most);
     else snprintf(band_text, sizeof band_text, "%d key band(s) per range", bands);
-    snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %zu "
-             "tuples sorted by %s, %s, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges,
-             smj_window_slack(ranks), (size_t)run, f.packed ? run_sorts[o->run_sort] : "wide radix", band_text, fanin, depth);
+    char run_text[80];
+    if (nr > 1) snprintf(run_text, sizeof run_text, "%zu or %zu tuples (measured when it starts)", (size_t)run, (size_t)run_most);
+    else snprintf(run_text, sizeof run_text, "%zu tuples", (size_t)run);
+    snprintf(out->detail, sizeof out->detail, "%d ranges (%s; windows of up to %.2fx the average share), runs of %s "
+             "sorted by %s, %s, merge fan-in %d, merge depth %d as the sizes tell", ranks, ranges,
+             smj_window_slack(ranks), run_text, f.packed ? run_sorts[o->run_sort] : "wide radix", band_text, fanin, depth);
     return 0;
 }
 
@@ -200,6 +214,7 @@ static void run(const join_input *in, join_output *out)
     uint64_t run_local = resolved_run_size(o), run_size;
     MPI_CHECK(ctx->rank, MPI_Allreduce(&run_local, &run_size, 1, MPI_UINT64_T, MPI_MIN, ctx->comm));
     const int fanin = o->merge_fanin ? (int)o->merge_fanin : DEFAULT_FANIN;
+    run_size = smj_run_resolve(in, run_size, fanin, simd, &out->run_size_how); /* --run-size auto: measured */
     const int run_sort = resolve_run_sort(ctx, o->run_sort, (size_t)run_size, simd);
     /* from the global sizes and rank 0's measurement: every rank takes the same */
     const int bands = smj_bands_resolve(in, run_size, fanin, simd, &out->merge_bands_how);

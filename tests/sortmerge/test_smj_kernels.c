@@ -361,6 +361,25 @@ static void test_band_pick(void)
     /* each relation's levels at its own size: S 8 times R, whose merge then decides */
     CHECK(smj_band_cheapest(3, b3, dearer, 0.10e-9, big / 8, big, 2, 65536) == 0);
     CHECK(smj_band_levels(big / 8, 2, 65536, 16) == 1 && smj_band_levels(big / 8, 2, 65536, 64) == 1);
+
+    /* --run-size auto's candidates: twice the L2 run where it saves a level at the most bands */
+    uint64_t runs[SMJ_MAX_RUN_CANDIDATES];
+    const uint64_t r16m = UINT64_C(32) << 20; /* 2 ranks x 16M: 64 bands of 2 runs -> of 1 */
+    CHECK(smj_run_levels(r16m, r16m, 2, 65536, 16, 0) == 2 && smj_run_levels(r16m, r16m, 2, 131072, 16, 0) == 1);
+    CHECK(smj_run_candidates(r16m, r16m, 2, 65536, 16, 0, runs) == 2 && runs[0] == 65536 && runs[1] == 131072);
+    /* forced bands, the levels at those: 16 bands, 16 runs a band (4 levels) -> 8 (3) */
+    CHECK(smj_run_levels(r16m, r16m, 2, 65536, 16, 16) == 4 && smj_run_levels(r16m, r16m, 2, 131072, 16, 16) == 3);
+    CHECK(smj_run_candidates(r16m, r16m, 2, 65536, 16, 16, runs) == 2);
+    /* 2 x 1000000 tuples: no bands by the rule, 4 levels -> 3 (mpi/sortmerge_run_auto) */
+    CHECK(smj_run_candidates(2000000, 2000000, 2, 65536, 16, 0, runs) == 2 && runs[1] == 131072);
+    /* 2 x 2^20: 8 bands leave one level already; 2 x 2^22 likewise at 32 */
+    CHECK(smj_run_candidates(UINT64_C(2) << 20, UINT64_C(2) << 20, 2, 65536, 16, 0, runs) == 1 && runs[0] == 65536);
+    CHECK(smj_run_candidates(UINT64_C(8) << 20, UINT64_C(8) << 20, 2, 65536, 16, 0, runs) == 1);
+    /* 4 ranks x 16M: 64 bands leave 2 levels at either run */
+    CHECK(smj_run_candidates(UINT64_C(64) << 20, UINT64_C(64) << 20, 4, 65536, 16, 0, runs) == 1);
+    /* thesis scale: pieces shorter than a run, and the tests' sizes: one candidate */
+    CHECK(smj_run_candidates(thesis, thesis, 4096, 65536, 16, 0, runs) == 1 && runs[0] == 65536);
+    CHECK(smj_run_candidates(40000, 40000, 2, 65536, 16, 0, runs) == 1);
 }
 
 /* The partition's band parts and packed words (smj_band_words_avx512, range.c's two-step scatter)
