@@ -150,8 +150,8 @@ uint64_t smj_run_resolve(const join_input *in, uint64_t run, int fanin, int simd
     if (cached.n != n || cached.ranks != ctx->size || cached.simd != simd || memcmp(cached.runs, runs, sizeof runs) != 0) {
         double cost[SMJ_MAX_RUN_CANDIDATES + 1] = {-1, -1, -1};
         if (ctx->rank == 0) {
-            uint64_t keys = workload_max_key(w) / (uint64_t)ctx->size + 1; /* a range's keys, as the join packs them */
-            const int key_bits = bits_for(keys) < 1 ? 1 : bits_for(keys) > 62 ? 62 : bits_for(keys);
+            const int bits = bits_for(workload_max_key(w) / (uint64_t)ctx->size + 1); /* a range's keys, as packed */
+            const int key_bits = bits < 1 ? 1 : bits > 62 ? 62 : bits;
             for (int i = 0; i < n; i++) {
                 const int sort = in->opt->run_sort ? (int)in->opt->run_sort : smj_run_sort_faster((size_t)runs[i], simd);
                 const double rate = smj_run_sort_rate((size_t)runs[i], key_bits, sort, simd);
