@@ -22,7 +22,7 @@ static int scatter_faster(uint64_t *buf)
     for (uint64_t i = 0; i < PICK_ITEMS; i++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, in[i] = x;
     radix_swwc ws;
     if (radix_swwc_init(&ws, PICK_BITS)) return 0;
-    ws.direct_bits = -1; /* the staged loops: the direct scatter has no AVX-512 twin */
+    ws.direct_bits = radix_direct_bits(RADIX_SCATTER_STAGED); /* the direct scatter has no AVX-512 twin */
     radix_pass_bounds(in, PICK_ITEMS, 1, 7, PICK_BITS, bounds);
     double best[2] = {1e30, 1e30};
     for (int k = 0; k < PICK_ROUNDS; k++)

@@ -320,7 +320,7 @@ _FORMAT = {
     "exchange": lambda v: f"exchange {v}", "schedule": lambda v: f"schedule {v}", "link_rate": lambda v: f"links {v}",
     "compress": lambda v: "compressed" if v == "1" else "uncompressed", "radix_bits": lambda v: f"radix bits {v}",
     "local_fanout_bits": lambda v: f"local bits {v}", "passes": lambda v: _count(v, "pass", "passes"),
-    "scatter": lambda v: f"{v} local scatter",
+    "scatter": lambda v: f"scatter {v}",
     "assign": lambda v: f"assign {v}", "ranges": lambda v: f"ranges {v}", "run_size": lambda v: f"runs of {_si(v)}",
     "merge_fanin": lambda v: f"fan-in {v}", "merge_bands": lambda v: _count(v, "band", "bands"), "band_count": lambda v: f"band count {v}", "simd": lambda v: f"simd {v}", "run_sort": lambda v: f"{v} run sort", "remote_prob": lambda v: f"remote {_pct(v)}",
     "servers": lambda v: _count(v, "server", "servers"), "agents": lambda v: "",  # implied by ranks and servers

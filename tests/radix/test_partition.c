@@ -16,7 +16,7 @@ static int use_simd, use_direct;
 static void pick_loop(radix_swwc *ws)
 {
     ws->simd = use_simd;
-    ws->direct_bits = use_direct ? 64 : -1;
+    ws->direct_bits = radix_direct_bits(use_direct ? RADIX_SCATTER_DIRECT : RADIX_SCATTER_STAGED);
 }
 static uint64_t next_rand(void) { return check_rand(&rng); }
 
