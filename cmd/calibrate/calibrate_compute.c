@@ -110,16 +110,20 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
     /* tuples 32 B, packed copy 8 B + partitioned 16 B per tuple, sort-merge 3 x 8 B */
     int64_t need = (int64_t)(w.r_n + w.s_n) * (32 + 24 + 24) + (64 << 20);
     mem_check_or_exit(ctx, need, "--tuples");
+    calibrate_opts oo = *o;
+    if (oo.tuples_per_rank <= 0) oo.tuples_per_rank = jo.tuples_per_rank; /* the join's default */
+    /* first touch of fresh private memory at the size of the sort-merge join's packed relations, up
+     * to 1 GiB: it is a rate per byte, and the calibration must fit beside its sample whatever size
+     * of join it models */
+    uint64_t touch_bytes = 2 * (uint64_t)oo.tuples_per_rank * 8;
+    if (touch_bytes > (UINT64_C(1) << 30)) touch_bytes = UINT64_C(1) << 30;
+    mem_check_or_exit(ctx, need + (int64_t)touch_bytes, "--tuples-per-rank (the first-touch measurement at the join's size)");
     tuple_t *r = mem_alloc_large(w.r_n * sizeof(tuple_t)), *s = mem_alloc_large(w.s_n * sizeof(tuple_t));
     if (!r || !s) calibrate_fail(ctx, "the relations");
     generate_r(&w, r);
     generate_s(&w, s);
-    calibrate_opts oo = *o;
-    if (oo.tuples_per_rank <= 0) oo.tuples_per_rank = jo.tuples_per_rank; /* the join's default */
     params_put(p, MP_tuples_per_rank, (double)oo.tuples_per_rank);
 
-    /* first touch of fresh private memory, at the size of the sort-merge join's packed relations */
-    const uint64_t touch_bytes = 2 * (uint64_t)oo.tuples_per_rank * 8;
     double touch = calibrate_first_touch(ctx, touch_bytes, (int)o->repeats + 2);
     params_put(p, MP_t_touch_per_byte, calibrate_allreduce(ctx, touch, MPI_MAX) / (double)touch_bytes);
     char how[CALIBRATE_HOW];

@@ -194,9 +194,13 @@ static void build_probe_body(void *a)
 }
 
 /* Leaves of r_leaf R items (keys 0..r_leaf-1 in random order) and s_leaf S items (keys uniform in
- * that range), packed as key << 32 | rid, covering about n items in all. */
+ * that range), packed as key << 32 | rid, covering at most n items in all: the buffers hold n, so
+ * a leaf larger than that (the join's leaf beside a small sample) is cut to fit, and b->r_leaf
+ * says what was filled. */
 static void leaves_fill(radix_bench *b, uint64_t n, uint64_t r_leaf, uint64_t ratio)
 {
+    if (r_leaf > n / (1 + ratio)) r_leaf = n / (1 + ratio);
+    if (r_leaf < 1) r_leaf = 1; /* n is at least the 2 x 1000 tuples --tuples allows */
     b->r_leaf = r_leaf;
     b->s_leaf = r_leaf * ratio;
     b->leaves = n / (b->r_leaf + b->s_leaf);
@@ -234,7 +238,7 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     if (radix_table_reserve(&b.table, b.r_leaf)) calibrate_fail(ctx, "the hash table");
     b.build_only = 1;
     double build = calibrate_time(ctx, o, reps, (double)(b.leaves * b.r_leaf), build_probe_body, &b);
-    const uint64_t build_leaves = b.leaves;
+    const uint64_t build_leaves = b.leaves, build_leaf = b.r_leaf;
     b.build_only = 0;
     /* The probe: the slope per S item between leaves at 1:1 and at 1:4, t = R a + S c, rather than
      * one build and probe less a separately timed build: that difference of two medians had spread
@@ -260,8 +264,9 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     if (c < 0.05 * t4 / s4) c = 0.05 * t4 / s4; /* noise: keep it positive */
     params_put(p, MP_P_build, build);
     params_put(p, MP_P_probe, 1 / c);
-    snprintf(how, sizeof how, "radix_build_probe with one S item per leaf, %llu leaves of %llu R items (the join's leaf at %lld tuples per rank)",
-             (unsigned long long)build_leaves, (unsigned long long)r_leaf, (long long)o->tuples_per_rank);
+    snprintf(how, sizeof how, "radix_build_probe with one S item per leaf, %llu leaves of %llu R items (%s at %lld tuples per rank)",
+             (unsigned long long)build_leaves, (unsigned long long)build_leaf,
+             build_leaf < r_leaf ? "smaller than the join's leaf: the sample holds less" : "the join's leaf", (long long)o->tuples_per_rank);
     calibrate_note(p, MP_P_build, how, 8);
     snprintf(how, sizeof how, "radix_build_probe per S item: slope between leaves of %llu R with %llu S (%.2f ms) and %llu S (%.2f ms), timed alternately, %s probe",
              (unsigned long long)probe_leaf, (unsigned long long)probe_leaf, t1 * 1e3, (unsigned long long)(4 * probe_leaf), t4 * 1e3,
