@@ -46,7 +46,7 @@ def fig_breakdown(rows, algo):
             bottom += h
         ax.set_xticks(x, [str(int(k)) for k in s.points])
         ax.set_xlabel("MPI ranks")
-        ax.set_title(s.label, fontsize=8)  # '' for the only configuration: the figure's title says it all
+        style.panel_title(ax, s.label)  # '' for the only configuration: the figure's title says it all
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(ss):]:
         ax.set_visible(False)

@@ -6,7 +6,7 @@ line how ours compares. Every value it draws or tabulates is kept in Result.valu
 ({(what, series, x): median}) so that a test can check them against the rows."""
 import os
 
-from . import catalogue, safeio
+from . import catalogue, data, regimes, safeio
 from .figure_kit import Result
 from .figures_ch3 import buffers, fanout, fig3_7, fig3_9, fig3_10a, fig3_10b, fig3_11, fig3_12, fig3_16, skew
 from .figures_ch4 import fig4_2, fig4_5, fig4_6, fig_detail, fig_phases_weak, table4_1, table4_2
@@ -27,7 +27,9 @@ def draw(entry_id, rows, outdir, params=None):
     shows, the table, the comparison with the thesis); returns the Result."""
     e = catalogue.BY_ID[entry_id]
     res = Result(e)
+    res.machine = regimes.Machine(data.joins(rows) + data.locks(rows))
     DRAW[entry_id](res, rows, outdir, params)
+    res.notes += res.marks()
     if not res.values:
         res.notes.append("no verified rows for this entry")
     md = [f"## {e.id}: {e.shows} (thesis {e.section})", ""]

@@ -64,7 +64,7 @@ def fig3_9(res, rows, outdir, params):
               what=f"{algo} t_total_max", label=lambda s: f"{s} rank" + ("s" if s != 1 else ""))
         if a:
             log2_axis(ax, [num(r, "r_tuples") for r in a], fmt_count)
-        panel(ax, "|R| = |S| in total [tuples]", "time [s]", algo)
+        panel(res, ax, "|R| = |S| in total [tuples]", "time [s]", algo)
     style.title(fig, "Distributed against one process, same total input (cf. Fig 3.9); median of runs")
     save(res, fig, outdir)
     parts = []
@@ -90,7 +90,7 @@ def strong(res, rows, outdir, params, key, what):
               label=lambda s: s[1])
         if a:
             log2_axis(ax, [num(r, "ranks") for r in a], lambda v: f"{v:g}")
-        panel(ax, "MPI ranks", "time [s]", algo)
+        panel(res, ax, "MPI ranks", "time [s]", algo)
     title_and_save(res, fig, outdir, f"Strong scaling, {what} (cf. Fig 3.10): fixed totals, median of runs", 3.8 + style.legend_height(4))
     parts = []
     for algo in ("radix", "sortmerge"):
@@ -158,7 +158,7 @@ def skew(res, rows, outdir, params):
         grouped(ax, res, a, lambda r: num(r, "skew"), lambda r, c=col: r.get(c, ""), "t_total_max", f"{algo} t_total_max",
                 catfmt=lambda c: "uniform" if c == 0 else f"Zipf {c:g}", barfmt=lambda b, c=col: f"{c} {b}",
                 overlay="t_imbalance_max")
-        panel(ax, "skew of S's references to R", "time [s], slowest rank", algo)
+        panel(res, ax, "skew of S's references to R", "time [s], slowest rank", algo)
     title_and_save(res, fig, outdir, "Skew (cf. §3.4.5): hatched top = imbalance (max − average over ranks); median of runs", 3.8 + style.legend_height(3))
     parts = []
     for algo, a, b in (("radix", "round-robin", "sized"), ("sortmerge", "equal", "splitters")):

@@ -133,12 +133,13 @@ def _look(h):
 
 
 def colour_problems(fig):
-    """A phase's legend swatch in another colour than its style.PHASE_COLORS; two legend entries of
-    one figure with different names that look alike (the same kind of mark, hatch or marker and
-    colours within MIN_DELTA_E). [] when every entry reads apart."""
-    out, seen = [], []
+    """A phase's legend swatch in another colour than its style.PHASE_COLORS; two entries of one legend
+    with different names that look alike (the same kind of mark, hatch or marker and colours within
+    MIN_DELTA_E). [] when every entry reads apart."""
+    out = []
     legends = list(fig.legends) + [a.get_legend() for a in fig.axes if a.get_visible() and a.get_legend()]
     for leg in legends:
+        seen = []
         for h, t in zip(handles(leg), leg.get_texts()):
             look, name = _look(h), t.get_text()
             if look is None:
@@ -146,9 +147,9 @@ def colour_problems(fig):
             if name in PHASE_COLORS and isinstance(h, Patch) and look[0] != to_hex(PHASE_COLORS[name]):
                 out.append(f"the phase '{name}' is drawn in {look[0]}, not its colour {PHASE_COLORS[name]}")
             seen.append((name, look))
-    for (a, (ca, ka)), (b, (cb, kb)) in itertools.combinations(seen, 2):
-        if a != b and ka == kb and delta_e(ca, cb) < MIN_DELTA_E:
-            out.append(f"the legend entries '{a}' and '{b}' share a colour ({ca}, {cb})")
+        for (a, (ca, ka)), (b, (cb, kb)) in itertools.combinations(seen, 2):
+            if a != b and ka == kb and delta_e(ca, cb) < MIN_DELTA_E:
+                out.append(f"the legend entries '{a}' and '{b}' share a colour ({ca}, {cb})")
     return out
 
 
@@ -167,7 +168,8 @@ def clipped(fig, renderer):
             xy = line.get_transform().transform(line.get_xydata())
             xy = xy[np.isfinite(xy).all(axis=1)]
             if len(xy):
-                artists.append((f"the line '{line.get_label()}'", line, Bbox([xy.min(axis=0), xy.max(axis=0)])))
+                name = "a line" if line.get_label().startswith("_") else f"the line '{line.get_label()}'"
+                artists.append((name, line, Bbox([xy.min(axis=0), xy.max(axis=0)])))
         for c in [c for c in ax.collections if c.get_visible() and c.get_clip_on() and not isinstance(c, PathCollection)]:
             artists += [("an error bar or fill", c, c.get_transform().transform_path(p).get_extents()) for p in c.get_paths()]
         for what, _, b in artists:

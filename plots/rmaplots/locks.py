@@ -125,7 +125,6 @@ def fig_latency(rows):
     the median round trip beside each bar, at the largest rank count, one bar per configuration (named
     by the columns that differ between the bars). A bar whose runs met the machine's slower floor is
     shaded, and a note says what explains each bar's round trip against its workload's first."""
-    from matplotlib.lines import Line2D
     ls = [r for r in data.locks(rows) if data.num(r, "lat_txn_lock_us") is not None]
     if not ls:
         return style.Drawn(skipped="no lock runs with latency columns: latency breakdown (Fig 5.6) skipped")
@@ -155,10 +154,10 @@ def fig_latency(rows):
     slow = [i for i, (_, t, _) in enumerate(read) if t.point.slow]
     for ax in axes:
         for i in slow:
-            ax.axhspan(i - 0.45, i + 0.45, color="#e0e0e0", zorder=0)
+            ax.axhspan(i - 0.45, i + 0.45, color=style.SHADE, zorder=0)
     if slow:
         extra = [(f"shaded row: the machine's slower state, {machine.regimes['floor'].text()}",
-                  Line2D([], [], linestyle="none", marker="s", markersize=9, color="#e0e0e0"))]
+                  style.shade_handle())]
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
     axes[1].set_title("(b) lock request (same rows as (a))", fontsize=9)
     style.legend(axes[0])

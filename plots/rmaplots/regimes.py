@@ -25,6 +25,7 @@ from . import data
 FLOOR_COLUMNS = ("floor_rtt_us", "floor_us")
 ALLOC_RATE_COLUMNS = ("window_alloc_s_per_gb", "alloc_s_per_gb")
 ALLOC_STATE_COLUMNS = ("alloc_regime", "window_alloc_regime")
+EXPLICIT = FLOOR_COLUMNS + ALLOC_RATE_COLUMNS + ALLOC_STATE_COLUMNS  # measured, never configuration (config.py)
 # below this many window bytes per rank the allocation's fixed costs (collectives, a few ms) hide
 # the per-byte rate: no regime is derived
 MIN_WINDOW_BYTES = 4 << 20

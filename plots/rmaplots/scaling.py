@@ -31,7 +31,9 @@ def fig_throughput(rows):
 def _throughput(drawn, notes, hidden, title):
     """The throughput lines of drawn against ranks, each point marked by what it measured (regimes)."""
     machine = regimes.Machine([r for s in drawn for r in s.rows])
-    fig, (ax,) = style.figure(width=6.5, height=3.6)
+    # the legend below names the lines in one row each: the figure as wide as the longest name
+    width = max(6.5, style.text_inches(max((len(s.label) for s in drawn), default=0), 7) + 1.2)
+    fig, (ax,) = style.figure(width=width, height=3.6)
     pts = style.lines(ax, drawn, "throughput", 1e-6, machine=machine)
     flags = style.flag_handles(machine, pts)
     fig.set_figheight(3.6 + style.legend_height(style.entries(len(drawn), flags)))

@@ -69,8 +69,16 @@ def n_text(ns):
     return count(ns[0], "run") if len(ns) == 1 else f"{ns[0]}-{ns[-1]} runs"
 
 
-# how a point that is not like the others is drawn (runs_line) and named (flag_handles)
+# how a point that is not like the others is drawn (runs_line) and named (flag_handles); bars and
+# rows whose runs met the machine's slower state stand on SHADE (shade_handle names it)
 HALO = dict(color="#bdbdbd", zorder=1.5)
+SHADE = "#e0e0e0"
+
+
+def shade_handle():
+    """The legend mark of a shaded background (a square of SHADE, never mistaken for a bar's swatch)."""
+    from matplotlib.lines import Line2D
+    return Line2D([], [], linestyle="none", marker="s", markersize=9, color=SHADE)
 
 
 def runs_line(ax, pts, label, color, marker="o", linestyle="-", scale=1.0, machine=None):
@@ -212,6 +220,14 @@ def wrapped(text, fig, fontsize):
     long line)."""
     chars = max(20, int(fig.get_figwidth() / text_inches(1, fontsize)) - 4)
     return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def panel_title(ax, text, fontsize=8):
+    """A panel's title, wrapped to the panel's share of the figure's width (panels side by side must
+    not run into each other's titles)."""
+    cols = ax.get_subplotspec().get_gridspec().get_geometry()[1] if ax.get_subplotspec() else 1
+    chars = max(20, int(0.8 * ax.figure.get_figwidth() / cols / text_inches(1, fontsize)))
+    ax.set_title("\n".join(textwrap.fill(ln, chars) for ln in text.split("\n")) if text else "", fontsize=fontsize)
 
 
 def title(fig, text, fontsize=9):

@@ -422,7 +422,7 @@ for algo in ("radix", "sortmerge", "reference"):
         got = bars_of(name, ax, rs, [f"t_{p}_avg" for p in phases])
         check(not seen & set(got), f"{name}: a configuration in two panels")
         seen |= set(got)
-        panels.append((ax.get_title(), [dict(k) for k in got]))
+        panels.append((" ".join(ax.get_title().split()), [dict(k) for k in got]))  # titles wrap
         fixed = [{k: v for k, v in dict(g).items() if k not in MAY_VARY} for g in got]
         check(all(f == fixed[0] for f in fixed), f"{name}: panel '{ax.get_title()}' mixes configurations")
     check(seen == {k for k in G_MAIN if dict(k)["algo"] == algo}, f"{name}: configurations missing")
