@@ -162,8 +162,9 @@ def fig_detail(res, rows, outdir, algo, fig_id, phase):
     label_and_save(res, fig, ax, outdir, "MPI ranks", "time [s], average over ranks",
                    f"{algo}: MPI_Put and flush/wait inside {phase} (cf. {fig_id}), {join_title(rs)}; median of runs")
     v = {(p, x): m for (w, p, x), m in res.values.items() if w == f"{algo} detail"}
-    if v:
-        x = max(x for _, x in v)
+    like = [x for x, g in gs.items() if not res.machine.point(g).flagged]  # oversubscribed ranks are no scaling
+    if v and like:
+        x = max(like)
         res.compare = (f"at {x} ranks put + flush take {100 * (v.get(('put', x), 0) + v.get(('flush', x), 0)) / (res.values.get((f'{algo} {phase}', phase, x)) or 1):.0f}% "
                        f"of {phase} (thesis: MPI_Put costs grow from 2048 cores on, {thesis.ARIES})")
 

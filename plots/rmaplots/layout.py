@@ -27,11 +27,15 @@ def drawn_texts(fig):
     for ax in [a for a in fig.axes if a.get_visible()]:
         ticks, shown = set(), []
         for axis in (ax.xaxis, ax.yaxis):
-            lo, hi = sorted(axis.get_view_interval())
+            # compared where the axis draws them: on a log axis 1e-9 is far below a view from 1e-7
+            scale = axis.get_transform()
+            lo, hi = sorted(scale.transform(np.array(axis.get_view_interval(), dtype=float)))
             slack = 1e-9 * (hi - lo)
             for t in axis.get_major_ticks() + axis.get_minor_ticks():
                 ticks.update((t.label1, t.label2))
-                if t.get_visible() and lo - slack <= t.get_loc() <= hi + slack:
+                loc = t.get_loc()
+                at = scale.transform(np.array([loc], dtype=float))[0] if loc is not None else np.nan
+                if t.get_visible() and np.isfinite(at) and lo - slack <= at <= hi + slack:
                     shown += [t.label1, t.label2]
         texts += [t for t in ax.findobj(Text) if t not in ticks] + shown
     unique = {id(t): t for t in texts}
