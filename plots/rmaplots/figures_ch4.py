@@ -100,16 +100,9 @@ def fig_phases_weak(res, rows, outdir, algo, fig_id):
     gs = groups(a, lambda r: int(num(r, "ranks")))
     stacked(axes[0], res, a, lambda r: int(num(r, "ranks")), parts, f"{algo} phases")
     machine = res.machine
-    ticks, slow = [], False
-    for i, (x, g) in enumerate(gs.items()):
-        p = machine.point(g)
-        ticks.append(f"{x}" + ("\noversub-\nscribed" if p.oversub else ""))
-        if p.slow or p.mixed:
-            slow = True
-            for ax in axes:
-                ax.axvspan(i - 0.4, i + 0.4, color=style.SHADE, zorder=0)
-        if p.flagged:
-            res.notes.append(f"{style.count(x, 'rank')}: {machine.why(p)}")
+    suffix, slow, notes = style.mark_bars(axes, gs, machine, 0.4)
+    ticks = [f"{x}{o}" for x, o in zip(gs, suffix)]
+    res.notes += notes
     axes[0].set_xticks(range(len(gs)), ticks, fontsize=8)
     axes[0].set_xlabel("MPI ranks")
     axes[0].set_ylabel("time [s], average over ranks (median of runs)")
@@ -133,7 +126,7 @@ def fig_phases_weak(res, rows, outdir, algo, fig_id):
     axes[1].set_ylabel("share of the bar's total")
     axes[1].set_xlabel(f"MPI ranks; {thesis.ARIES}, Table 4.2")
     axes[1].set_title("(b) shares beside the thesis'", fontsize=9)
-    extra = [("shaded: window allocation in\nthe slower regime", style.shade_handle())] if slow else []
+    extra = [style.shade_entry(machine)] if slow else []
     style.legend(axes[1], extra=extra)
     style.title(fig, f"{algo} join phases per rank count (cf. {fig_id}), {join_title(rs)}; hatched: imbalance, "
                 "dotted: wait; median of runs")

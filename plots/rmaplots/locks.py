@@ -22,7 +22,7 @@ def fig_scaling(rows):
         return style.Drawn(skipped="no lock runs: lock throughput figure (Fig 5.5) skipped")
     ss, _ = config.series(ls, config.LOCK_RANKS)
     drawn, notes, hidden = scaling.sweeps(ss, "scaling")
-    machine = regimes.Machine([r for s in drawn for r in s.rows])
+    machine = regimes.Machine(data.locks(rows))  # the states every lock run of the report met
     fig, axes = style.figure(ncols=2, width=5.0, height=3.6)
     for ax, col, what in ((axes[0], "commits_per_s", "transactions"), (axes[1], "lock_requests_per_s", "lock requests")):
         pts = style.lines(ax, drawn, col, 1e-6, by="", machine=machine)
@@ -132,7 +132,7 @@ def fig_latency(rows):
     ss, legend = config.series([r for r in ls if int(data.num(r, "ranks")) == ranks], config.POINT)
     labels = [s.label for s in ss]
     groups = [s.rows for s in ss]
-    machine = regimes.Machine([r for s in ss for r in s.rows])
+    machine = regimes.Machine(data.locks(rows))
     read = readings(ss, machine)
     notes = [f"{s.label or 'the only configuration'}: {t}" for s, _, t in read if explained(t)]
     # (a) names the bars at its left: room for the longest name beside two panels of 3.5 in and legends
@@ -195,7 +195,7 @@ def fig_remote(rows):
     if not ss:
         return style.Drawn(skipped="no lock runs at several remote probabilities with remote locks: "
                                    "remote-access figure (Fig 5.7) skipped" + (f" ({'; '.join(notes)})" if notes else ""))
-    machine = regimes.Machine([r for s in ss for r in s.rows])
+    machine = regimes.Machine(data.locks(rows))
     fig, axes = style.figure(ncols=2, width=5.0, height=3.6)
     for s in ss:  # the x axis in percent
         s.points = {100 * p: rs for p, rs in s.points.items()}

@@ -56,8 +56,8 @@ def fig_model(rows):
         return style.Drawn(skipped=refuse)
     ncols = min(len(ss), 3)
     fig, axes = style.figure(ncols=ncols, nrows=math.ceil(len(ss) / ncols), width=4.5, height=3.8)
-    machine = regimes.Machine([r for s in ss for r in s.rows])
-    marks = []
+    machine = regimes.Machine(data.joins(rows))  # the states every join of the report met
+    marks, shaded = [], False
     for ax, s in zip(axes, ss):
         g = s.points
         phases = data.phases_of(s.rows)
@@ -74,15 +74,10 @@ def fig_model(rows):
                 bottom += h
             top = max(top, bottom.max(initial=0.0))
         ax.set_ylim(0, top * 1.08 or 1.0)  # the tallest stack inside the axes, whatever the autoscale did
-        ticks = []
-        for i, (k, rs) in enumerate(g.items()):
-            p = machine.point(rs)
-            if p.slow or p.mixed:  # the machine's slower window allocation under this pair of bars
-                ax.axvspan(i - 0.45, i + 0.45, color=style.SHADE, zorder=0)
-            ticks.append(f"{int(k)}{' oversubscribed' if p.oversub else ''}\nmeas | model")
-            if p.flagged:
-                marks.append(f"{s.label + ' at ' if s.label else ''}{int(k)} ranks: {machine.why(p)}")
-        ax.set_xticks(x, ticks, fontsize=7)
+        suffix, shaded_here, notes = style.mark_bars([ax], g, machine)
+        shaded = shaded or shaded_here
+        marks += [f"{s.label}: {n}" if s.label else n for n in notes]
+        ax.set_xticks(x, [f"{int(k)}\nmeas | model{o}" for k, o in zip(g, suffix)], fontsize=7)
         ax.set_xlabel("MPI ranks")
         ax.set_ylabel("time [s] (median of runs)")
         style.panel_title(ax, s.label)
@@ -92,11 +87,8 @@ def fig_model(rows):
     # the phases' colours say which phase; two plain patches say which bar is which
     extra = [("measured (plain)", dict(facecolor="white", edgecolor="black")),
              ("model (hatched)", dict(facecolor="white", edgecolor="black", hatch="//"))]
-    alloc = machine.regimes["alloc"]
-    if any(machine.point(rs).slow or machine.point(rs).mixed for s in ss for rs in s.points.values()):
-        hi, lo = (alloc.text(side).split(" ", 2)[-1] for side in ("high", "low"))
-        extra.append((f"shaded: runs in the slower\nwindow allocation regime,\n{hi} against {lo}",
-                      style.shade_handle()))
+    if shaded:
+        extra.append(style.shade_entry(machine))
     style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)], extra=extra)
     style.title(fig, "Measured (plain) against predicted (hatched) time per phase (cf. Fig 3.15)")
     shared = config.shared([s.config for s in ss])

@@ -176,7 +176,7 @@ def join_tables(rows):
     # the lines of Fig 4.2: a row per point, named by its line (radix bits follow the rank count)
     ss, _ = config.series(rs, config.RANKS)
     cells, common = _config_cells(ss, ("algo", "ranks", "hosts", "ranks_per_host"))
-    machine = regimes.Machine(rs)
+    machine = regimes.Machine(data.joins(rows))
     alloc = machine.regimes["alloc"]
     out = ["## Join throughput", "",
            f"Workload: {key[0]} tuples of R per rank, 1:{key[1]}, selectivity {key[2]}. One row per configuration; "

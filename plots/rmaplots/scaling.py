@@ -25,12 +25,13 @@ def fig_throughput(rows):
         return style.Drawn(skipped="no verified join runs: throughput figure (Fig 4.2) skipped")
     ss, legend = config.series(rs, config.RANKS)
     drawn, notes, hidden = sweeps(ss, "scaling")
-    return _throughput(drawn, notes, hidden, f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]}")
+    return _throughput(rows, drawn, notes, hidden, f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]}")
 
 
-def _throughput(drawn, notes, hidden, title):
-    """The throughput lines of drawn against ranks, each point marked by what it measured (regimes)."""
-    machine = regimes.Machine([r for s in drawn for r in s.rows])
+def _throughput(rows, drawn, notes, hidden, title):
+    """The throughput lines of drawn against ranks, each point marked by what it measured (regimes:
+    the states every join among rows met)."""
+    machine = regimes.Machine(data.joins(rows))
     # the legend below names the lines in one row each: the figure as wide as the longest name
     width = max(6.5, style.text_inches(max((len(s.label) for s in drawn), default=0), 7) + 1.2)
     fig, (ax,) = style.figure(width=width, height=3.6)
@@ -55,4 +56,4 @@ def fig_scaleup(rows):
         return style.Drawn(skipped="join runs with a single ranks-per-host value: scale-up figure (Fig 4.6) skipped")
     ss, legend = config.series(rs, config.SCALEUP)
     drawn, notes, hidden = sweeps(ss, "scale-up")
-    return _throughput(drawn, notes, hidden, f"Join scale-out and scale-up (ranks per node), {key[0]} tuples/rank")
+    return _throughput(rows, drawn, notes, hidden, f"Join scale-out and scale-up (ranks per node), {key[0]} tuples/rank")

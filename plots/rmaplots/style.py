@@ -149,6 +149,32 @@ def entries(n, extra=()):
     return n + sum(lab.count("\n") + 1 for lab, _ in extra)
 
 
+def mark_bars(axes, groups, machine, half=0.45):
+    """Marks bars at 0, 1, ... (groups: {rank count: its runs}) by what their runs measured: a bar
+    whose runs met the machine's slower state stands on a SHADE background in every axes of axes.
+    Returns (tick suffixes: '\noversubscribed' under a rank count whose runs were oversubscribed,
+    whether any bar is shaded, one note per marked bar)."""
+    suffix, shaded, notes = [], False, []
+    for i, (x, rs) in enumerate(groups.items()):
+        p = machine.point(rs)
+        suffix.append("\noversubscribed" if p.oversub else "")
+        if p.slow or p.mixed:
+            shaded = True
+            for ax in axes:
+                ax.axvspan(i - half, i + half, color=SHADE, zorder=0)
+        if p.flagged:
+            notes.append(f"{count(int(x), 'rank')}: {machine.why(p)}")
+    return suffix, shaded, notes
+
+
+def shade_entry(machine):
+    """The legend entry (label, handle) of mark_bars' shading, naming the slower state's values."""
+    kinds = machine.kinds() or ["alloc"]
+    texts = [machine.regimes[k].text() for k in kinds]
+    return ("shaded: runs in the machine's slower state,\n" + "\n".join(t.replace(" against ", "\nagainst ") for t in texts),
+            shade_handle())
+
+
 def flag_notes(machine, series, drawn, xname="ranks"):
     """One line per marked point of the lines (series and runs_line's points of each, in order):
     which line, at which x, and why it is not compared as scaling."""
