@@ -144,7 +144,8 @@ class Regime:
 
 def _explicit_labels(rows):
     """{id(row): 'low'/'high'} from an explicit allocation regime column, ordered by the derived rate
-    where rows have one (the regime whose runs allocated slower per byte is 'high'), else by name."""
+    where rows have one (the regime whose runs allocated slower per byte is 'high'), else by name
+    (one that names the host, returned pages, faults or slowness is 'high')."""
     col = next((c for c in ALLOC_STATE_COLUMNS if any((r.get(c) or "").strip() for r in rows)), None)
     if not col:
         return {}
@@ -155,7 +156,9 @@ def _explicit_labels(rows):
             names.setdefault(n, []).append(r)
     rate = {n: statistics.median([v for v in (alloc_s_per_gb(r) for r in rs) if v is not None] or [0.0])
             for n, rs in names.items()}
-    order = sorted(names, key=lambda n: (rate[n], n))
+    # without rates, a name that says pages went through the host (or slow) is the slower regime
+    slowish = lambda n: any(w in n.lower() for w in ("slow", "host", "return", "fault"))  # noqa: E731
+    order = sorted(names, key=lambda n: (rate[n], slowish(n), n))
     return {id(r): ("low" if n == order[0] else "high") for n, rs in names.items() for r in rs}
 
 

@@ -324,6 +324,34 @@ check(len(mpich["mpi_version"]) > 2000 and config.mpi_name(dict(mpich, mpi_libra
 check(data.ci_cell([1.0, 1.0, 10.0]).startswith("±") and data.ci_cell([1.0, 1.1, 0.9]) == "0.752–1.248",
       "a confidence interval wider than its mean is drawn as an interval")
 
+# the machine's states (regimes.py), derived from the columns every row has or read from explicit
+# columns where a CSV has them, old and new columns present or absent: the same runs read slow (the
+# fixture's 2-host joins), and the explicit columns never split a configuration
+from rmaplots import regimes  # noqa: E402
+js = [r for r in data.joins(data.load([fixture])) if r["algo"] in ("radix", "sortmerge")]
+want = [r["hosts"] == "2" for r in js]
+variants = {"derived": js,
+            "explicit rate too": [dict(r, window_alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}") for r in js],
+            "explicit rate only": [dict(r, window_alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}", t_window_alloc_avg="")
+                                   for r in js],
+            "explicit regime only": [dict(r, alloc_regime="host" if r["hosts"] == "2" else "reused", t_window_alloc_avg="")
+                                     for r in js]}
+for name, rs in variants.items():
+    m = regimes.Machine(rs)
+    got = [m.point([r]).slow == ["alloc"] for r in rs]
+    check(got == want, f"regimes, {name}: {sum(got)} joins read the slow allocation regime, not the {sum(want)} on 2 hosts")
+m = regimes.Machine([dict(r, t_window_alloc_avg="") for r in js])
+check(m.kinds() == [] and not any(m.point([r]).flagged for r in js), "regimes: a state read without any column for it")
+r0 = js[0]
+check(config.configuration(r0) == config.configuration(dict(r0, alloc_regime="host", window_alloc_s_per_gb="1.5",
+                                                            floor_us="0.5")),
+      "an explicit machine-state column splits a configuration")
+lk = [r for r in locks]
+check([regimes.floor_us(r) for r in lk] == [float(r["floor_rtt_us"]) for r in lk],
+      "regimes: the lock runs' floors are not read from floor_rtt_us")
+check(regimes.floor_us(dict(lk[0], floor_rtt_us="9.0")) is None and regimes.floor_disturbed(dict(lk[0], floor_rtt_us="9.0")) == 9.0,
+      "regimes: a floor above its run's round trip (disturbed) is read as the floor")
+
 MAY_VARY = {"ranks", "hosts", "ranks_per_host", "radix_bits", "r_tuples", "s_tuples", "servers", "agents"}
 LABELLED = {"algo": lambda v: v, "workload": lambda v: v, "isolation": lambda v: v, "mpi_library": lambda v: v,
             "hosts": lambda v: f"{v} host", "ranks_per_host": lambda v: f"{v} rank", "window": lambda v: f"window {v}",
