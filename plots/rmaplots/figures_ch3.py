@@ -1,7 +1,7 @@
 """Thesis chapter 3 in the catalogue: put bandwidth (Fig 3.7), distributed against one process (3.9),
 strong scaling (3.10-3.12), the network pass per ranks per host (3.16), skew (3.4.5), fan-out and buffers."""
 
-from . import data, style, thesis
+from . import data, regimes, style, thesis
 from .figure_kit import (
     JOIN_PHASES, SYNC_PARTS, fmt_count, largest_total, phase_share, fmt_size, grouped, join_title, joins, label_and_save, lines,
     log2_axis, num, panel, params_value, phases_by, save, stacked, thesis_line, title_and_save)
@@ -93,7 +93,8 @@ def strong(res, rows, outdir, params, key, what):
             log2_axis(ax, [num(r, "ranks") for r in a], lambda v: f"{v:g}")
         panel(res, ax, "MPI ranks", "time [s]", algo)
         for s, pts in got:  # scaling among the points measured like the others (not oversubscribed, ...)
-            like = [(x, m) for x, m, k, _ in pts or [] if k is None or not k.flagged]
+            ok, _ = regimes.comparable([k for _, _, k, _ in pts or []])
+            like = [(x, m) for (x, m, _, _), o in zip(pts or [], ok) if o]
             if len(like) > 1:
                 parts.append(f"{algo} {s[1]}: {like[-1][0]:g} ranks take {like[-1][1] / like[0][1]:.2f}x the time of "
                              f"{like[0][0]:g}")

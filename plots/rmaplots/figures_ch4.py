@@ -20,22 +20,25 @@ def throughput_axes(res, fig, ax, xs, outdir, title, entries):
     title_and_save(res, fig, outdir, title, 4.0 + style.legend_height(style.entries(entries, flags)))
 
 
-def unmarked(drawn):
-    """{(series, x): median} of the points of lines() that no mark flags (their runs were like the
-    others': not oversubscribed, in the machine's usual state): the only ones compared as scaling."""
-    return {(s, x): m for s, pts in drawn for x, m, k, _ in pts or [] if k is None or not k.flagged}
-
-
-def marked_text(drawn):
-    """'; not compared: radix and sortmerge at 4 ranks (oversubscribed)' for the marked points."""
+def compared(drawn):
+    """({(series, x): median} of the points of lines() that compare as scaling (regimes.comparable:
+    not oversubscribed, their runs in the state most points share), text naming the others and why,
+    and the state's slower kinds when the compared points all met the slower state)."""
+    pts = [(s, x, m, k) for s, ps in drawn for x, m, k, _ in ps or []]
+    ok, state = regimes.comparable([k for *_, k in pts])
+    like = {(s, x): m for (s, x, m, _), o in zip(pts, ok) if o}
     out = {}
-    for s, pts in drawn:
-        for x, _, k, _ in pts or []:
-            if k is not None and k.flagged:
-                why = ", ".join((["oversubscribed"] if k.oversub else []) + [f"slower {x_}" for x_ in k.slow] +
-                                [f"two {x_} regimes" for x_ in k.mixed])
-                out.setdefault((x, why), []).append(str(s))
-    return "".join(f"; not compared as scaling: {' and '.join(v)} at {x:g} ranks ({why})" for (x, why), v in out.items())
+    for (s, x, _, k), o in zip(pts, ok):
+        if not o:
+            why = ", ".join((["oversubscribed"] if k.oversub else []) + [f"runs in two {regimes.WHAT[x_]} states" for x_ in k.mixed] +
+                            ([f"another machine state ({', '.join(regimes.WHAT[x_] for x_ in k.slow) or 'the faster'})"] if not k.oversub and not k.mixed
+                             else []))
+            out.setdefault((x, why), []).append(str(s))
+    text = "".join(f"; not compared as scaling: {' and '.join(v)} at {style.count(int(x), 'rank')} ({why})"
+                   for (x, why), v in out.items())
+    if state:
+        text += f"; the compared points all met the machine's slower {' and '.join(regimes.WHAT[k] for k in state)} state"
+    return like, text, state
 
 
 def fig4_2(res, rows, outdir, params):
@@ -69,15 +72,15 @@ def fig4_2(res, rows, outdir, params):
     title_and_save(res, fig, outdir, f"Join throughput against ranks (cf. Fig 4.2), {join_title(rs)}, 1:1; "
                    f"{data.RUNS_TEXT}; {style.runs_text([p for _, p in drawn])}",
                    4.0 + style.legend_height(style.entries(4, flags)))
-    ok = unmarked(drawn)
+    ok, other, _ = compared(drawn)
     best = max(((m / x, s, x) for (s, x), m in ok.items()), default=None)
     if best:
-        res.compare = (f"best per rank among points measured like the others: {best[1]} {best[0]:.1f} M tuples/s per rank "
+        res.compare = (f"best per rank among points measured alike: {best[1]} {best[0]:.1f} M tuples/s per rank "
                        f"at {style.count(int(best[2]), 'rank')}; thesis ({thesis.ARIES}) "
                        + ", ".join(f"{a} {pts[0][1] / pts[0][0] / 1e6:.1f} at {pts[0][0]} and {pts[1][1] / pts[1][0] / 1e6:.1f} "
-                                   f"at {pts[1][0]} cores" for a, pts in th.items()) + marked_text(drawn))
+                                   f"at {pts[1][0]} cores" for a, pts in th.items()) + other)
     elif drawn:
-        res.compare = "no point measured like the others: nothing compared as scaling" + marked_text(drawn)
+        res.compare = "no point measured like the others: nothing compared as scaling" + other
 
 
 def _shares(parts):
@@ -132,9 +135,12 @@ def fig_phases_weak(res, rows, outdir, algo, fig_id):
                 "dotted: wait; median of runs")
     save(res, fig, outdir)
     phase = "network_partition" if algo == "radix" else "sort"
-    like = [x for x, g in gs.items() if not machine.point(g).flagged]
+    ok, state = regimes.comparable([machine.point(g) for g in gs.values()])
+    like = [x for x, o in zip(gs, ok) if o]
     other = "".join(f"; not compared: {style.count(x, 'rank')} ({machine.why(machine.point(g))})"
                     for x, g in gs.items() if x not in like)
+    other += (f"; the compared rank counts all met the machine's slower {' and '.join(regimes.WHAT[k] for k in state)} "
+              "state" if state else "")
     if like:
         x = max(like)
         res.compare = (f"{phase} is {100 * cols[list(gs).index(x)].get(phase, 0):.0f}% of the time at "
@@ -155,7 +161,8 @@ def fig_detail(res, rows, outdir, algo, fig_id, phase):
     label_and_save(res, fig, ax, outdir, "MPI ranks", "time [s], average over ranks",
                    f"{algo}: MPI_Put and flush/wait inside {phase} (cf. {fig_id}), {join_title(rs)}; median of runs")
     v = {(p, x): m for (w, p, x), m in res.values.items() if w == f"{algo} detail"}
-    like = [x for x, g in gs.items() if not res.machine.point(g).flagged]  # oversubscribed ranks are no scaling
+    ok, _ = regimes.comparable([res.machine.point(g) for g in gs.values()])  # oversubscribed ranks are no scaling
+    like = [x for x, o in zip(gs, ok) if o]
     if v and like:
         x = max(like)
         res.compare = (f"at {x} ranks put + flush take {100 * (v.get(('put', x), 0) + v.get(('flush', x), 0)) / (res.values.get((f'{algo} {phase}', phase, x)) or 1):.0f}% "

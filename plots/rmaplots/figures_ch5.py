@@ -4,7 +4,7 @@ locks and the lock model (Fig 5.7, Table 5.1) and the lock-server split."""
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from . import data, style, thesis
+from . import data, regimes, style, thesis
 from .figure_kit import (
     REQ_PARTS, TPCC_TYPES, TXN_PARTS, fmt_count, fmt_num, groups, lines, locks, log2_axis, log_y, med, num, panel,
     stacked, title_and_save)
@@ -37,13 +37,14 @@ def fig5_5(res, rows, outdir, params):
                    f"{style.runs_text([p for _, p in drawn])}", 3.8 + style.legend_height(style.entries(4, flags)))
     parts = []
     for iso, pts in drawn:
-        like = [(x, m) for x, m, k, _ in pts or [] if k is None or not k.flagged]
-        skipped = [(x, k) for x, _, k, _ in pts or [] if k is not None and k.flagged]
+        ok, _ = regimes.comparable([k for *_, k, _ in pts or []])
+        like = [(x, m) for (x, m, _, _), o in zip(pts or [], ok) if o]
+        skipped = [(x, k) for (x, _, k, _), o in zip(pts or [], ok) if not o]
         if like:
             x, m = max(like)
-            parts.append(f"{iso}: {m * 1e3 / x:.0f} tx/s per rank at {x:g} ranks vs thesis "
+            parts.append(f"{iso}: {m * 1e3 / x:.0f} tx/s per rank at {style.count(int(x), 'rank')} vs thesis "
                          f"{peak[iso] / peak['cores']:.0f} ({thesis.ARIES}, {peak['cores']} cores)")
-        parts += [f"{iso} at {x:g} ranks not compared as scaling ({res.machine.why(k)})" for x, k in skipped]
+        parts += [f"{iso} at {style.count(int(x), 'rank')} not compared as scaling ({res.machine.why(k)})" for x, k in skipped]
     res.compare = "; ".join(parts)
 
 

@@ -95,8 +95,8 @@ def reading(ref, cur, machine):
 
 def readings(series, machine):
     """[(series, RoundTrip, reading)]: each configuration against the nearest one before it (in the
-    series' order) of the same workload, isolation and rank count whose floor was measured and in the
-    faster state in all its runs,
+    series' order) of the same workload, isolation and rank count whose floor was in the faster state
+    in all its runs (measured, where any of them was),
     the fewest configuration columns apart; the reading names that configuration by those columns. ''
     for the first of each group (nothing before it to compare with)."""
     trips = [(s, RoundTrip(s.rows, machine)) for s in series]
@@ -104,7 +104,8 @@ def readings(series, machine):
     out = []
     for i, (s, t) in enumerate(trips):
         peers = [(j, u, v) for j, (u, v) in enumerate(trips[:i]) if key(u.config) == key(s.config)
-                 and v.floor is not None and not v.point.slow and not v.point.mixed]
+                 and not v.point.slow and not v.point.mixed]
+        peers = [p for p in peers if p[2].floor is not None] or peers  # one whose floor was measured, where one was
         if not peers:
             out.append((s, t, ""))
             continue

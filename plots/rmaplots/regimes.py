@@ -132,7 +132,7 @@ class Regime:
             if not xs:
                 return "?"
             lo, hi = min(xs), max(xs)
-            f = (lambda x: f"{x:.2f}") if self.kind == "floor" else (lambda x: f"{x:.2g}")
+            f = (lambda x: f"{x:.2f}") if self.kind == "floor" else (lambda x: f"{x:.2g}" if x < 10 else f"{x:.0f}")
             return f"{f(lo)}" if f(lo) == f(hi) else f"{f(lo)}-{f(hi)}"
         u = UNIT[self.kind]
         if side == "high":
@@ -174,6 +174,27 @@ class Point:
     @property
     def flagged(self):
         return self.oversub or bool(self.slow) or bool(self.mixed)
+
+    @property
+    def state(self):
+        """The machine state all its runs met (the kinds in the slower regime), None when its runs
+        were oversubscribed or met two states: no state to compare it in."""
+        return None if self.oversub or self.mixed else tuple(self.slow)
+
+
+def comparable(points):
+    """Which of points (regimes.Point or None each) compare as scaling: not oversubscribed, runs in one
+    state, and that state the one most of them share (the faster where as many share each). Returns
+    ([bool per point], the slower kinds of that state: () for the faster)."""
+    states = [None if p is None else p.state for p in points]
+    counts = {}
+    for s in states:
+        if s is not None:
+            counts[s] = counts.get(s, 0) + 1
+    if not counts:
+        return [p is None for p in points], ()
+    best = max(counts, key=lambda s: (counts[s], -len(s)))
+    return [p is None or s == best for p, s in zip(points, states)], best
 
 
 class Machine:

@@ -280,8 +280,9 @@ def floor_table(ls):
     """Every lock configuration's request round trip beside the cache-line floor its runs measured,
     the floor's state, and what explains its difference from the first configuration of its
     workload, isolation and rank count (locks.readings)."""
-    if not any(regimes.floor_us(r) is not None for r in ls):
-        return ["No lock run measured the cache-line floor (floor_rtt_us): round trips are shown without it.", ""]
+    if not any(regimes.floor_us(r) is not None or regimes.floor_disturbed(r) is not None for r in ls):
+        return ["No lock run measured the cache-line floor (floor_rtt_us: not measured where the first server and "
+                "agent share no host, share cores, or did not run at once): round trips are shown without it.", ""]
     ss, _ = config.series(ls, config.POINT)
     machine = regimes.Machine(ls)
     reg = machine.regimes["floor"]

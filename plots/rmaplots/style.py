@@ -87,8 +87,8 @@ def runs_line(ax, pts, label, color, marker="o", linestyle="-", scale=1.0, machi
     the smallest to the largest run). With machine
     (regimes.Machine): a point whose ranks outnumber the cores is hollow, one measured in the
     machine's slower regime sits on a shaded circle, one whose runs met both regimes on a shaded
-    square, and the segments that reach such a point are dotted (what changed there is not the x
-    parameter alone). Returns [(x, median, regimes.Point or None, runs)]; None without values."""
+    square, and a segment is dotted unless both its points' runs met one and the same state (what
+    changed along it is not the x parameter alone). Returns [(x, median, regimes.Point or None, runs)]; None without values."""
     pts = [(x, rs, sorted(v)) for x, rs, v in pts if v]
     if not pts:
         return None
@@ -99,9 +99,10 @@ def runs_line(ax, pts, label, color, marker="o", linestyle="-", scale=1.0, machi
     kinds = [machine.point(rs) if machine else None for _, rs, _ in pts]
     ax.errorbar(xs, med, yerr=[lo, hi], capsize=3, linestyle="none", color=color, marker=marker, label=label or None,
                 zorder=3)
-    for i in range(len(pts) - 1):
-        odd = any(k is not None and k.flagged for k in kinds[i:i + 2])
-        ax.plot(xs[i:i + 2], med[i:i + 2], color=color, linestyle=":" if odd else linestyle, zorder=2)
+    for i in range(len(pts) - 1):  # solid between two points whose runs met one and the same state
+        a, b = kinds[i:i + 2]
+        alike = a is None and b is None or a is not None and b is not None and a.state is not None and a.state == b.state
+        ax.plot(xs[i:i + 2], med[i:i + 2], color=color, linestyle=linestyle if alike else ":", zorder=2)
     ax.plot([x for x, _, v in pts for _ in v], [y * scale for _, _, v in pts for y in v], linestyle="none",
             marker=".", markersize=3, color=color, alpha=0.6, zorder=2.5)
     for x, m, k in zip(xs, med, kinds):
@@ -152,12 +153,12 @@ def entries(n, extra=()):
 def mark_bars(axes, groups, machine, half=0.45):
     """Marks bars at 0, 1, ... (groups: {rank count: its runs}) by what their runs measured: a bar
     whose runs met the machine's slower state stands on a SHADE background in every axes of axes.
-    Returns (tick suffixes: '\noversubscribed' under a rank count whose runs were oversubscribed,
-    whether any bar is shaded, one note per marked bar)."""
+    Returns (tick suffixes: 'over-subscribed', hyphenated over two lines, under a rank count whose
+    runs were oversubscribed; whether any bar is shaded; one note per marked bar)."""
     suffix, shaded, notes = [], False, []
     for i, (x, rs) in enumerate(groups.items()):
         p = machine.point(rs)
-        suffix.append("\noversubscribed" if p.oversub else "")
+        suffix.append("\nover-\nsubscribed" if p.oversub else "")
         if p.slow or p.mixed:
             shaded = True
             for ax in axes:
@@ -182,7 +183,8 @@ def flag_notes(machine, series, drawn, xname="ranks"):
     for s, pts in zip(series, drawn):
         for x, _, k, _ in pts or []:
             if k is not None and k.flagged:
-                out.append(f"{s.label or 'the line'} at {x:g} {xname}: {machine.why(k)}")
+                where = count(int(x), "rank") if xname == "ranks" and float(x).is_integer() else f"{x:g} {xname}"
+                out.append(f"{s.label or 'the line'} at {where}: {machine.why(k)}")
     return out
 
 
