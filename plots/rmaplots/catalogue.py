@@ -84,7 +84,7 @@ CAP = 10
 MEASURE = {"join": "t_total_max", "lock": "commits_per_s"}
 
 
-def _pairs(args):
+def pairs(args):
     """The (flag, value) pairs of a run's arguments that name its configuration: not @csv/@model,
     --output, --model or --repeat (more runs of the same configuration repeat a different count)."""
     words = [w for w in args.split() if not w.startswith("@")]
@@ -96,7 +96,7 @@ def rows_of(run, rows):
     """The verified rows in rows that run made (or a run of its configuration): its bench, its ranks,
     and every flag and value of its arguments in the row's command line."""
     bench = run.args.split()[0]
-    want = _pairs(run.args)
+    want = pairs(run.args)
     out = []
     for r in data.verified(rows, bench):
         if data.num(r, "ranks") != run.ranks:

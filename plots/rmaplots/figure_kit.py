@@ -50,8 +50,9 @@ class Result:
         """One line per marked point of every line drawn: which, where (x and the axis' label), why."""
         out = []
         for ax, lab, pts in self.drawn:
-            out += [f"{lab or 'the line'} at {x:g} ({ax.get_xlabel()}): {self.machine.why(k)}"
-                    for x, _, k, _ in pts or [] if k is not None and k.flagged]
+            ranks = ax.get_xlabel().startswith("MPI ranks")
+            out += [f"{lab or 'the line'} at {style.count(int(x), 'rank') if ranks else f'{x:g} ({ax.get_xlabel()})'}: "
+                    f"{self.machine.why(k)}" for x, _, k, _ in pts or [] if k is not None and k.flagged]
         return list(dict.fromkeys(out))
 
 

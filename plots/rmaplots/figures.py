@@ -32,9 +32,9 @@ def run_text(rows):
     ranks = sorted({int(data.num(r, "ranks")) for r in vs})
     hosts = sorted({r.get("hosts", "") for r in vs} - {""})
     over = sorted({int(data.num(r, "ranks")) for r in vs if regimes.oversubscribed(r)})
-    points = {}
+    points = {}  # a point: the runs of one command (its flags, not its --repeat or --output) and algorithm
     for r in vs:
-        key = (r.get("algo", ""), tuple(config.configuration(r).items()))
+        key = (r.get("bench"), r.get("algo", ""), r.get("ranks"), frozenset(catalogue.pairs(r.get("command", ""))))
         points[key] = points.get(key, 0) + 1
     ns = sorted(set(points.values()))
     ts = sorted(r.get("timestamp", "") for r in vs if r.get("timestamp"))

@@ -5,6 +5,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from . import data, regimes, style, thesis
+from . import locks as lockfig
 from .figure_kit import (
     REQ_PARTS, TPCC_TYPES, TXN_PARTS, fmt_count, fmt_num, groups, lines, locks, log2_axis, log_y, med, num, panel,
     stacked, title_and_save)
@@ -71,13 +72,18 @@ def fig5_6(res, rows, outdir, params):
         left += w
     axes[1].set_yticks(list(range(len(isos) + 1)), [str(i) for i in isos] + [f"{thesis.ARIES}\nserializable"], fontsize=7)
     axes[1].text(left, y, f" {thesis.TPCC_LOCK_US} us", va="center", fontsize=7)  # too short a bar to see beside ours
+    # each bar's floor and median round trip, the rows in the machine's slower floor shaded (locks.py)
+    gs = groups(rs, lambda r: r.get("isolation", ""))
+    shade = lockfig.floor_marks(axes, axes[1], [lockfig.RoundTrip(g, res.machine) for g in gs.values()], res.machine,
+                                lockfig.rtt_col(rs) == "lat_req_rtt_median_us")
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
     axes[1].set_title("(b) lock request", fontsize=9)
-    for ax in axes:
-        style.legend(ax, below=True)
-    title_and_save(res, fig, outdir, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with MPI_Get/MPI_Put", 3.2 + style.legend_height(4))
+    style.legend(axes[0], below=True)
+    style.legend(axes[1], below=True, extra=shade)
+    title_and_save(res, fig, outdir, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with "
+                   "MPI_Get/MPI_Put", 3.2 + style.legend_height(style.entries(5, shade)))
     v = res.values
     ser = "serializable"
     tot = sum(v.get(("transaction us", p, ser), 0) for p, _ in TXN_PARTS)

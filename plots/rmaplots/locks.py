@@ -121,6 +121,26 @@ def explained(text):
     return "explains it" in text or "spread" in text
 
 
+def floor_marks(axes, ax, trips, machine, median):
+    """Beside each request bar of ax (at y = 0, 1, ...; trips: its RoundTrip each) the machine's floor
+    (a diamond) and, where the rows have it (median), the median round trip (a bar); a row whose runs
+    met the machine's slower floor is shaded in every axes of axes. Returns the legend entry of the
+    shading (none when no row is shaded)."""
+    fl = [(i, t) for i, t in enumerate(trips) if t.floor is not None]
+    if fl:
+        ax.plot([t.floor for _, t in fl], [i for i, _ in fl], linestyle="none", marker="D", color="black",
+                markersize=5, label="cache-line floor (median of the runs)", zorder=4)
+    rt = [(i, t) for i, t in enumerate(trips) if t.rtt is not None]
+    if rt and median:
+        ax.plot([t.rtt for _, t in rt], [i for i, _ in rt], linestyle="none", marker="|", color="black",
+                markersize=12, markeredgewidth=2, label="median round trip", zorder=4)
+    slow = [i for i, t in enumerate(trips) if t.point.slow or t.point.mixed]
+    for a in axes:
+        for i in slow:
+            a.axhspan(i - 0.45, i + 0.45, color=style.SHADE, zorder=0)
+    return [(f"shaded row: the machine's slower state,\n{machine.regimes['floor'].text()}", style.shade_handle())] if slow else []
+
+
 def fig_latency(rows):
     """Fig 5.6: (a) transaction latency by phase, (b) lock request latency with the machine's floor and
     the median round trip beside each bar, at the largest rank count, one bar per configuration (named
@@ -143,22 +163,7 @@ def fig_latency(rows):
     axes[0].set_xlabel("transaction latency [us] (median of runs)")
     axes[0].set_title(f"(a) transaction, {style.count(ranks, 'rank')}", fontsize=9)
     _stack(axes[1], [""] * len(labels), groups, REQ_PARTS)
-    extra = []
-    fl = [(i, t) for i, (_, t, _) in enumerate(read) if t.floor is not None]
-    if fl:
-        axes[1].plot([t.floor for _, t in fl], [i for i, _ in fl], linestyle="none", marker="D", color="black",
-                     markersize=5, label="cache-line floor (median of the runs)", zorder=4)
-    rt = [(i, t) for i, (_, t, _) in enumerate(read) if t.rtt is not None]
-    if rt and rtt_col(ls) == "lat_req_rtt_median_us":
-        axes[1].plot([t.rtt for _, t in rt], [i for i, _ in rt], linestyle="none", marker="|", color="black",
-                     markersize=12, markeredgewidth=2, label="median round trip", zorder=4)
-    slow = [i for i, (_, t, _) in enumerate(read) if t.point.slow]
-    for ax in axes:
-        for i in slow:
-            ax.axhspan(i - 0.45, i + 0.45, color=style.SHADE, zorder=0)
-    if slow:
-        extra = [(f"shaded row: the machine's slower state, {machine.regimes['floor'].text()}",
-                  style.shade_handle())]
+    extra = floor_marks(axes, axes[1], [t for _, t, _ in read], machine, rtt_col(ls) == "lat_req_rtt_median_us")
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
     axes[1].set_title("(b) lock request (same rows as (a))", fontsize=9)
     style.legend(axes[0])

@@ -7,15 +7,15 @@ through the host and faulted back: the window_alloc phase's time per byte moves 
 This module is the one place that reads them from a row. Explicit columns win where the CSV has
 them (FLOOR_COLUMNS, ALLOC_RATE_COLUMNS, ALLOC_STATE_COLUMNS); otherwise they are derived from the
 columns every row has: the floor from floor_rtt_us (lock runs measure it before they start; one above
-the run's median round trip was disturbed, and is left out), the
-allocation rate from t_window_alloc_avg over the window bytes a rank allocates ((r_tuples + s_tuples)
-/ ranks tuples of 8 bytes packed, compress = 1, or 16). Either may be absent: then the point carries
-no regime of that kind.
+the run's median round trip was disturbed, and is left out), the allocation rate from
+t_window_alloc_avg over the window bytes a rank allocates ((r_tuples + s_tuples) / ranks tuples of 8
+bytes packed, compress = 1, or 16). Either may be absent: then the point carries no regime of that
+kind.
 
 Regimes are found in the values themselves, not at a fixed threshold: the values a figure's runs
-read are sorted and split at their widest gap when the two sides lie at least a factor GAP apart
-(0.11 against 0.50 us; 0.15 against 1.1-1.7 s/GB), so a machine whose floor only wanders (0.25-0.44
-us) has one regime and no point is marked."""
+read are sorted and split at their widest gap when the two sides lie at least a factor GAP apart,
+so a machine whose floor only wanders has one regime and no point is marked (docs/figures.md gives
+the values seen)."""
 import math
 import statistics
 
