@@ -254,8 +254,8 @@ class Entry:
     def needs(self):
         s = self.sweep
         n = len(s.local)
-        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally; "
-                f"Slurm: up to {s.max_ranks('slurm')} ranks")
+        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally (more where a "
+                f"configuration's runs spread: up to {CAP} each); Slurm: up to {s.max_ranks('slurm')} ranks")
 
 
 ENTRIES = [
