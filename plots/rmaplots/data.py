@@ -157,16 +157,6 @@ def mean_ci95(xs):
     return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
-def interval(xs):
-    """(median, low, high, n) of a non-negative quantity over runs: the median, and the 95% confidence
-    interval of the mean (Student's t over the runs) clipped at 0, which a time or a throughput cannot
-    go below; low = high = the value for one run. (None, None, None, 0) without values."""
-    if not xs:
-        return None, None, None, 0
-    m, h = mean_ci95(xs)
-    return median(xs), max(0.0, m - h), m + h, len(xs)
-
-
 CI_TEXT = "95% CI of the mean (Student's t over runs)"
 # how the figures show the runs of a point (style.runs_line)
 RUNS_TEXT = "point: median of the runs, bar: smallest to largest run, dots: each run"

@@ -185,11 +185,12 @@ def grouped(ax, res, rows, cat, bar, col, what, scale=1.0, catfmt=str, barfmt=st
     ax.grid(axis="y", alpha=0.3)
 
 
-def label_and_save(res, fig, ax, outdir, xlabel, ylabel, title):
-    """Axis labels, the legend beside the axes, the title; saved."""
+def label_and_save(res, fig, ax, outdir, xlabel, ylabel, title, extra=()):
+    """Axis labels, the legend beside the axes (with the marks of the points drawn, and extra entries),
+    the title; saved."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    style.legend(ax, extra=res.flags(ax))
+    style.legend(ax, extra=res.flags(ax) + list(extra))
     style.title(fig, title)
     save(res, fig, outdir)
 
@@ -261,9 +262,14 @@ def phases_by(res, rows, outdir, algo, x, xlabel, title, xfmt=str):
         return res.notes.append(f"no verified {algo} runs")
     fig, (ax,) = style.figure(width=6.0, height=3.8)
     parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + SYNC_PARTS
-    stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
-    label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks",
-                   title)
+    keys = stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
+    shade = []
+    if xlabel == "MPI ranks":  # bars per rank count: oversubscribed ones say so, slower states shaded
+        suffix, shaded, notes = style.mark_bars([ax], groups(a, x), res.machine, 0.4)
+        ax.set_xticks(range(len(keys)), [f"{xfmt(k)}{o}" for k, o in zip(keys, suffix)])
+        res.notes += notes
+        shade = [style.shade_entry(res.machine)] if shaded else []
+    label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks", title, shade)
 
 def largest_total(rows):
     rs = joins(rows)
