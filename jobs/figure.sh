@@ -8,13 +8,17 @@
 #   jobs/figure.sh ID [--out DIR] [--dry-run]   the local sweep of ID (this machine, small size), then
 #                                            its figure/table: DIR/ID/ID.png and DIR/ID/ID.md
 #   jobs/figure.sh all [--out DIR] [--dry-run]  every entry locally (each sweep once, entries sharing a
-#                                            sweep reuse it), then DIR/report.md with every entry, the
-#                                            time each took and one line each against the thesis
+#                                            sweep reuse it), then one page for a paper's artifact
+#                                            appendix: DIR/report.md (per entry what was run, the time it
+#                                            took, how it compares with the thesis, its figure and tables)
+#                                            and DIR/figures.pdf (every figure, one a page)
 #   jobs/figure.sh ID --slurm [--dry-run] [-- SBATCH_ARGS...]
 #                                            the thesis-scale sweep on Slurm and a dependent plotting
 #                                            job: jobs/submit.sh --figure ID
 # --out DIR   results directory (default results/figures-<timestamp>); sweeps under DIR/sweeps/NAME/
 #             (results.csv, logs/, params.txt where the sweep calibrates)
+# Runs per point: after a sweep, each configuration runs again until the 95% CI of its mean lies within
+# +-10% of the mean or it has 10 runs (rmaplot catalogue more; plots/rmaplots/catalogue.py WIDTH, CAP).
 # Environment: RMB_BUILD (default build/, Open MPI), RMB_RUN_TIMEOUT and the rest of jobs/lib.sh.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -61,6 +65,19 @@ out=${out:-$root/results/figures-$(date +%Y%m%d-%H%M%S)}
 
 sweep_of() { "$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue runs "$1" local | sed -n '1s/^# sweep //p'; }
 
+# more_runs ID DIR: rounds of the runs `rmaplot catalogue more` asks for (configurations whose 95% CI
+# is wider than +-10% of the mean and that have fewer than 10 runs), until none is asked for
+more_runs() {
+    local id=$1 dir=$2 round n
+    for round in 1 2 3 4 5 6 7 8 9 10; do
+        n=$("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue more "$id" "$RMB_CSV" | grep -vc '^#')
+        [[ $n == 0 ]] && return 0
+        echo "rmabench jobs: $id: round $round: $n more run(s) for a 95% CI within +-10% of the mean (at most 10 runs each)"
+        plan() { rmb_catalogue_plan "$id" local "$dir/params.txt" more; }
+        rmb_plan
+    done
+}
+
 # run_entry ID: its sweep (once per DIR: a sweep that finished is reused), then its figure; prints
 # the seconds it took into $out/ID/seconds
 run_entry() {
@@ -73,6 +90,7 @@ run_entry() {
         [[ $dry == 1 ]] || echo "rmabench jobs: $id: sweep '$sweep' into $dir"
         plan() { rmb_catalogue_plan "$id" local "$dir/params.txt"; }
         rmb_plan
+        [[ $dry == 1 || ${RMB_FIGURE_TINY:-0} == 1 ]] || more_runs "$id" "$dir"
         [[ $dry == 1 ]] || : >"$dir/done"
     else
         echo "rmabench jobs: $id: sweep '$sweep' already ran in $dir"
@@ -95,34 +113,19 @@ if [[ $what != all ]]; then
 fi
 
 failed=0
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for id in $ids; do
     [[ $dry == 1 ]] || echo "=== $id"
     run_entry "$id" || failed=$((failed + 1))
 done
 [[ $dry == 1 ]] && exit 0
-report=$out/report.md
 {
-    echo "# Thesis figures and tables (jobs/figure.sh all)"
-    echo
-    echo "Local sizes on $(hostname) ($(nproc) cores), $(date -u '+%Y-%m-%d %H:%M UTC'); build: $RMB_BUILD."
+    echo "Local sizes on $(hostname) ($(nproc) cores), $(date -u '+%Y-%m-%d %H:%M UTC'); build: $RMB_BUILD; load average"
+    echo "at the start $load0, at the end $(cut -d' ' -f1-3 /proc/loadavg) (other jobs on the machine move every timing)."
     echo "Seconds: the entry's sweep, when it ran it first (entries after it on the same sweep reuse it), and its"
     echo "drawing; a sweep that an earlier figure.sh run left in this directory is reused, not timed."
-    echo
-    echo "| entry | thesis | sweep | seconds | against the thesis |"
-    echo "|---|---|---|---|---|"
-    for id in $ids; do
-        s=$(cat "$out/$id/seconds" 2>/dev/null || echo failed)
-        c=$(sed -n 's/^- Against the thesis: //p' "$out/$id/$id.md" 2>/dev/null | sed 's/|/\\|/g')
-        echo "| [$id](#$id) | $(grep -m1 '^## ' "$out/$id/$id.md" 2>/dev/null | sed 's/.*(thesis \(.*\))$/\1/') |" \
-             "$(sweep_of "$id") | $s | ${c:-—} |"
-    done
-    echo
-    for id in $ids; do
-        [[ -f $out/$id/$id.md ]] || { echo "## $id: failed (see $out/sweeps/)"; echo; continue; }
-        sed "s#](\([^)]*\.png\))#]($id/\1)#" "$out/$id/$id.md"
-        echo
-    done
-} >"$report.tmp" && mv "$report.tmp" "$report"
+} >"$out/machine.txt"
+"$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" summary "$out" || failed=$((failed + 1))
 rmb_finish
-echo "rmabench jobs: report: $report ($failed of $(wc -w <<<"$ids") entries failed)"
+echo "rmabench jobs: report: $out/report.md, figures: $out/figures.pdf ($failed of $(wc -w <<<"$ids") entries failed)"
 exit 0

@@ -306,14 +306,16 @@ rmb_slurm_init() {
 }
 
 # --- the thesis catalogue (jobs/figure.sh, jobs/slurm/figure.sbatch) ------------------------------
-# rmb_catalogue_plan ID SCALE PARAMS: rmb_run every run of the sweep of catalogue entry ID at SCALE
+# rmb_catalogue_plan ID SCALE PARAMS [more]: rmb_run every run of the sweep of catalogue entry ID at SCALE
 # (local: this machine, one host; slurm: inside the allocation, RMB_PPN ranks per node where the run
 # names none, runs beyond the allocation skipped). In a run's arguments @csv becomes --output
 # $RMB_CSV, @params PARAMS, @model --model PARAMS once PARAMS exists (dry and counting runs: always).
 # At Slurm scale the campaign's calibrate job wrote PARAMS: the sweep's own calibrate runs are skipped.
-rmb_catalogue_plan() { # ID SCALE PARAMS
+rmb_catalogue_plan() { # ID SCALE PARAMS [more]
     local id=$1 scale=$2 params=$3 label np ppn args a nodes
-    local -a words cmd
+    local -a words cmd list=(runs "$id" "$scale")
+    # more: the runs `rmaplot catalogue more` asks for after the sweep (jobs/figure.sh)
+    [[ ${4:-} == more ]] && list=(more "$id" "$RMB_CSV")
     while IFS=$'\t' read -r -u 3 label np ppn args; do
         [[ $label == "#"* || -z $label ]] && continue
         [[ $scale == slurm && $label == calibrate ]] && continue
@@ -337,5 +339,5 @@ rmb_catalogue_plan() { # ID SCALE PARAMS
             esac
         done
         rmb_run "$label" "$nodes" "$np" -- "${cmd[@]}"
-    done 3< <("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue runs "$id" "$scale")
+    done 3< <("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue "${list[@]}")
 }

@@ -7,8 +7,11 @@ A run is (label, ranks, ranks per host or None for the allocation's, arguments).
 @csv stands for `--output <the sweep's results.csv>`, @model for `--model <params>` (when the sweep
 calibrated: its params file) and @params for the params file calibrate writes."""
 
+import math
 import os
 import re
+
+from . import data
 
 LOCAL_TUPLES = "1M"   # tuples of R per rank at the local size (thesis: 40M per core)
 THESIS_TUPLES = "40M"
@@ -71,6 +74,83 @@ def _join(label, ranks, args, repeat=3, ppn=None):
 
 def _lock(label, ranks, args, repeat, duration, ppn=None):
     return [Run(f"{label} #{i + 1}", ranks, f"lock {args} --duration {duration} @csv", ppn) for i in range(repeat)]
+
+
+# Runs per configuration at the local size (jobs/figure.sh): after the sweep, a configuration gets
+# more runs until the 95% confidence interval of the mean of its measure (MEASURE) lies within
+# +-WIDTH of the mean, or it has CAP runs; figures show the runs and their range either way.
+WIDTH = 0.10
+CAP = 10
+MEASURE = {"join": "t_total_max", "lock": "commits_per_s"}
+
+
+def pairs(args):
+    """The (flag, value) pairs of a run's arguments that name its configuration: not @csv/@model,
+    --output, --model or --repeat (more runs of the same configuration repeat a different count)."""
+    words = [w for w in args.split() if not w.startswith("@")]
+    return {(w, words[i + 1]) for i, w in enumerate(words[:-1])
+            if w.startswith("--") and not words[i + 1].startswith("--") and w not in ("--output", "--model", "--repeat")}
+
+
+def rows_of(run, rows):
+    """The verified rows in rows that run made (or a run of its configuration): its bench, its ranks,
+    and every flag and value of its arguments in the row's command line."""
+    bench = run.args.split()[0]
+    want = pairs(run.args)
+    out = []
+    for r in data.verified(rows, bench):
+        if data.num(r, "ranks") != run.ranks:
+            continue
+        words = r.get("command", "").split()
+        have = {(w, words[i + 1]) for i, w in enumerate(words[:-1])}
+        if want <= have:
+            out.append(r)
+    return out
+
+
+def runs_needed(xs):
+    """How many more runs a measure's values xs need for their 95% CI to lie within +-WIDTH of the
+    mean (half-width shrinks as one over the root of the runs), at least one and at most CAP in all;
+    0 when it already does or CAP runs were made."""
+    n = len(xs)
+    if n >= CAP:
+        return 0
+    if n < 2:
+        return 2 - n
+    m, h = data.mean_ci95(xs)
+    if m and h <= WIDTH * abs(m):
+        return 0
+    want = math.ceil(n * (h / (WIDTH * abs(m))) ** 2) if m else CAP
+    return max(1, min(CAP, want) - n)
+
+
+def more(sweep, rows, scale="local"):
+    """The runs that give every configuration of the sweep the runs runs_needed() asks for: a join run
+    again with --repeat of the count (both algorithms of --algo both: the one that needs more), a lock
+    run as that many runs more (labelled on from its last #)."""
+    out, seen = [], set()
+    for run in sweep.runs(scale):
+        if run.args.startswith("calibrate"):
+            continue
+        base = re.sub(r" #\d+$", "", run.label)
+        if base in seen:
+            continue
+        seen.add(base)
+        got = rows_of(run, rows)
+        bench = run.args.split()[0]
+        by_algo = {}
+        for r in got:
+            by_algo.setdefault(r.get("algo", ""), []).append(data.num(r, MEASURE[bench]))
+        need = max((runs_needed([v for v in vs if v is not None]) for vs in by_algo.values()), default=2)
+        if need <= 0:
+            continue
+        n = min((len(v) for v in by_algo.values()), default=0)
+        if bench == "join":  # labelled by the runs they make, so no round's log replaces another's
+            args = re.sub(r"--repeat \d+", f"--repeat {need}", run.args)
+            out.append(Run(f"{base} runs {n + 1}-{n + need}", run.ranks, args, run.ppn))
+        else:
+            out += [Run(f"{base} #{n + i + 1}", run.ranks, run.args, run.ppn) for i in range(need)]
+    return out
 
 
 THESIS_CORES = (128, 256, 512, 1024, 2048, 4096)
@@ -174,8 +254,8 @@ class Entry:
     def needs(self):
         s = self.sweep
         n = len(s.local)
-        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally; "
-                f"Slurm: up to {s.max_ranks('slurm')} ranks")
+        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally (more where a "
+                f"configuration's runs spread: up to {CAP} each); Slurm: up to {s.max_ranks('slurm')} ranks")
 
 
 ENTRIES = [

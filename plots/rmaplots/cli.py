@@ -5,7 +5,7 @@ import sys
 from . import data, safeio
 
 USAGE = ("usage: rmaplot figures|report RESULTS.csv... --out DIR | rmaplot figure ID RESULTS.csv... --out DIR "
-         "[--params FILE] | rmaplot catalogue [ids|runs ID local|slurm]")
+         "[--params FILE] | rmaplot catalogue [ids|runs ID local|slurm|more ID RESULTS.csv] | rmaplot summary DIR")
 HELP = USAGE + """
   figures   draw every figure the rows allow (PNG) into DIR
   report    the figures, plus DIR/report.md: tables per configuration and the model comparison
@@ -13,7 +13,11 @@ HELP = USAGE + """
             (its table, the thesis' numbers beside ours, one line comparing them); --params: the
             calibrate params file of its sweep (Fig 3.7 draws its bw_put_intra)
   catalogue the catalogue (ids: the ids only; runs ID SCALE: the runs of ID's sweep, one a line:
-            label, ranks, ranks per host or -, rmabench arguments; tab-separated)
+            label, ranks, ranks per host or -, rmabench arguments; tab-separated; more ID CSV: the runs
+            to add so that each configuration's 95% CI lies within +-10% of its mean, at most 10 runs)
+  summary   DIR of `jobs/figure.sh all`: every entry redrawn from its sweep (DIR/sweeps/NAME/
+            results.csv) into DIR/ID/, then DIR/report.md (per entry what was run and how it compares
+            with the thesis) and DIR/figures.pdf (every figure, one a page)
 Rows are grouped by their full configuration (plots/rmaplots/config.py); failed and refused rows
 are left out and counted. Runs with Debian's /usr/bin/python3 (matplotlib from python3-matplotlib)."""
 
@@ -30,6 +34,8 @@ def main(argv):
         return catalogue_cmd(rest)
     if cmd == "figure":
         return figure_cmd(rest)
+    if cmd == "summary":
+        return summary_cmd(rest)
     if cmd not in ("figures", "report"):
         print(f"rmaplot: '{cmd}': unknown command ({USAGE})", file=sys.stderr)
         return 2
@@ -128,7 +134,22 @@ def catalogue_cmd(rest):
         for r in e.sweep.runs(rest[2]):
             print(r.line())
         return 0
-    print(f"rmaplot: catalogue: {' '.join(rest)}: expected nothing, 'ids' or 'runs ID local|slurm'", file=sys.stderr)
+    if len(rest) == 3 and rest[0] == "more":
+        e = catalogue.BY_ID.get(rest[1])
+        if not e:
+            print(f"rmaplot: catalogue: '{rest[1]}' is not a catalogue id (rmaplot catalogue ids)", file=sys.stderr)
+            return 2
+        try:
+            rows = data.load([rest[2]]) if os.path.exists(rest[2]) else []
+        except data.DataError as ex:
+            print(f"rmaplot: {ex}", file=sys.stderr)
+            return 2
+        print(f"# sweep {e.sweep.dir_name('local')}")
+        for r in catalogue.more(e.sweep, rows):
+            print(r.line())
+        return 0
+    print(f"rmaplot: catalogue: {' '.join(rest)}: expected nothing, 'ids', 'runs ID local|slurm' or 'more ID CSV'",
+          file=sys.stderr)
     return 2
 
 
@@ -156,4 +177,21 @@ def figure_cmd(rest):
         print(f"rmaplot: wrote {os.path.join(out, f)} (+ .pdf)")
     print(f"rmaplot: wrote {os.path.join(out, rest[0] + '.md')}")
     print(f"rmaplot: {rest[0]}: against the thesis: {res.compare or '-'}")
+    return 0
+
+
+def summary_cmd(rest):
+    if len(rest) != 1 or rest[0].startswith("-"):
+        print(f"rmaplot: summary: expected the directory of `jobs/figure.sh all` ({USAGE})", file=sys.stderr)
+        return 2
+    if not os.path.isdir(os.path.join(rest[0], "sweeps")):
+        print(f"rmaplot: summary: {rest[0]}: no sweeps/ (not a `jobs/figure.sh all` directory)", file=sys.stderr)
+        return 2
+    from . import summary
+    try:
+        path, pdf, failed = summary.write(rest[0])
+    except (safeio.UnsafeFile, OSError) as e:
+        print(f"rmaplot: summary: {e}", file=sys.stderr)
+        return 2
+    print(f"rmaplot: wrote {path} and {pdf}" + (f" ({failed} entries without results)" if failed else ""))
     return 0

@@ -16,6 +16,8 @@ import os
 import re
 from fractions import Fraction
 
+from . import regimes
+
 # Columns that are not configuration: provenance that does not change the measurement (when, where,
 # which repetition, the command line), derived sizes (r_tuples = tuples_per_rank x ranks, s_tuples =
 # r_tuples x ratio), placement detail per rank and everything measured. A column of the CSV in none
@@ -47,7 +49,7 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # varies with where the host runs the VM's CPUs, not with the configuration
               "floor_rtt_us",
               # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
-              "host_steal"}
+              "host_steal"} | set(regimes.EXPLICIT)  # the machine's state a run met (plots/rmaplots/regimes.py)
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
@@ -63,8 +65,9 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
-# rank count and the data size, so a sweep over either may change them along one line.
-RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
+# rank count and the data size, so a sweep over either may change them along one line; so does the
+# window flavour --window auto measures before each run (window_choice says it was auto).
+RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands", "window")
 # The legend's order: what a reader looks for first.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
          "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
@@ -149,13 +152,20 @@ class View:
         return vals[0] if len(vals) == 1 else vals
 
 
-RANKS = View("ranks", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED, split=("ranks_per_host", "hosts"))
-SCALEUP = View("scale-up", x=("ranks",), follow=("hosts",) + RESOLVED)  # one line per ranks per host (Fig 4.6)
-MODEL_RANKS = View("model", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED,
+# What changes once a host's ranks outnumber its cores (jobs/lib.sh: polling yields, Open MPI told to
+# yield when idle; --flush auto takes request flushes): it changes along a rank sweep on fixed hosts,
+# so a line follows it into its oversubscribed points, which the figures draw hollow (regimes.py,
+# style.runs_line)
+OVERSUBSCRIPTION = ("oversubscribed", "poll_yield", "mpi_env", "flush")
+RANKS = View("ranks", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED + OVERSUBSCRIPTION,
+             split=("ranks_per_host", "hosts"))
+# one line per ranks per host (Fig 4.6)
+SCALEUP = View("scale-up", x=("ranks",), follow=("hosts",) + RESOLVED + OVERSUBSCRIPTION)
+MODEL_RANKS = View("model", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED + OVERSUBSCRIPTION,
                    split=("ranks_per_host", "hosts"), model=True)
 SIZE = View("size", x=("tuples_per_rank", "ratio", "selectivity"), follow=RESOLVED)
-LOCK_RANKS = View("lock ranks", x=("ranks",), follow=("hosts", "ranks_per_host", "servers", "agents", "warehouses"),
-                  split=("ranks_per_host", "hosts", "server_share", "servers"))
+LOCK_RANKS = View("lock ranks", x=("ranks",), follow=("hosts", "ranks_per_host", "servers", "agents", "warehouses")
+                  + OVERSUBSCRIPTION, split=("ranks_per_host", "hosts", "server_share", "servers"))
 REMOTE = View("remote", x=("remote_prob",))
 LOCK_MODEL = View("lock model", x=("remote_prob",), model=True)
 POINT = View("point")  # a table row or a bar: every configuration column

@@ -11,6 +11,7 @@ small fixture, without MPI, and plots what the rows say:
   thesis' machine.
    test_catalogue.py RMAPLOT"""
 import csv
+import math
 import os
 import random
 import re
@@ -55,7 +56,9 @@ def rows_of(run):
         return []
     base = dict(bench=bench, command=f"mpirun -n {run.ranks} rmabench " + " ".join(words), ranks=str(run.ranks), hosts="1", ranks_per_host=str(run.ranks),
                 timestamp="2026-11-24T23:00:00Z", job_id="", git_commit="abc", mpi_library="Open MPI 4.1.4",
-                mpi_version="Open MPI v4.1.4")
+                mpi_version="Open MPI v4.1.4",
+                # one host of 2 cores, as the local sweeps run: more ranks than 2 are oversubscribed
+                host_cores="2", oversubscribed="yes" if run.ranks > 2 else "no")
     out = []
     if bench == "join":
         algos = ["radix", "sortmerge"] if flags["algo"] == "both" else [flags["algo"]]
@@ -80,6 +83,8 @@ def rows_of(run):
             r = dict(base, algo=algo, repeat_index=str(k), status="failed" if bad else "ok",
                      exit_code="1" if bad else "0", verification="FAIL" if bad else "PASS")
             r.update({c: f"{1e6 if bad else rnd.uniform(0.5, 2.0):.6f}" for c in measured})
+            if bench == "join" and run.ranks > 2 and not bad:  # the oversubscribed runs in the slow page regime
+                r["t_window_alloc_avg"] = f"{10 * float(r['t_window_alloc_avg']):.6f}"
             out.append(r)
     return out
 
@@ -153,6 +158,35 @@ with tempfile.TemporaryDirectory() as tmp:
     for fid in ("fig4.2", "table4.1", "table4.2", "fig5.5", "fig5.6", "table5.1", "table5.2"):
         md = open(os.path.join(tmp, fid, f"{fid}.md")).read()
         check("thesis: Cray XC40, Aries" in md, f"{fid}: the thesis' machine is not named")
+
+# runs per point: `rmaplot catalogue more` asks for runs until the 95% CI lies within +-WIDTH of the
+# mean or CAP runs were made, and matches a run's rows by its flags and ranks alone
+weak = catalogue.SWEEPS["weak"]
+wrows = [r for run in weak.local for r in rows_of(run)]
+for run in weak.local:
+    mine = catalogue.rows_of(run, wrows)
+    check(len(mine) == 2 * 3 and {r["ranks"] for r in mine} == {str(run.ranks)},
+          f"more: {run.label}: matched {len(mine)} rows, not its 3 runs x 2 algorithms")
+
+
+def with_values(rows, f):
+    return [dict(r, t_total_max=f"{f(i):.6f}", commits_per_s=f"{f(i):.6f}") for i, r in enumerate(rows)]
+
+
+tight = catalogue.more(weak, with_values(wrows, lambda i: 1.0 + 0.001 * (i % 3)))
+check(tight == [], f"more: runs asked for where the CI is already within the width: {[r.line() for r in tight]}")
+wide = catalogue.more(weak, with_values(wrows, lambda i: (0.5, 1.0, 2.0)[i % 3]))
+want = [min(catalogue.CAP, math.ceil(3 * (data.mean_ci95([0.5, 1.0, 2.0])[1] / (catalogue.WIDTH * 7 / 6)) ** 2)) - 3] * 3
+check([int(re.search(r"--repeat (\d+)", r.args).group(1)) for r in wide] == want and
+      all("runs 4-" in r.label and "--tuples-per-rank 1M" in r.args for r in wide),
+      f"more: a wide CI at 3 runs asks for {[r.line() for r in wide]}, not --repeat {want}")
+capped = [dict(r, repeat_index=str(k)) for r in with_values(wrows, lambda i: (0.5, 1.0, 2.0)[i % 3]) for k in range(4)]
+check(catalogue.more(weak, capped) == [], "more: runs asked for beyond the cap")
+lk = catalogue.SWEEPS["lock-scale"]
+lrows = with_values([r for run in lk.local[:1] for r in rows_of(run)], lambda i: 1.0)
+got = [r.label for r in catalogue.more(lk, lrows)]
+check(got[:3] == ["lock serializable np=2 #2", "lock read-committed np=2 #1", "lock read-committed np=2 #2"],
+      f"more: a lock configuration with one run and one with none ask for {got[:3]}")
 
 print(f"test_catalogue: {len(catalogue.ENTRIES)} entries, {checked} medians checked, {len(problems)} figures laid out, "
       f"{time.monotonic() - started:.1f} s")
