@@ -18,8 +18,6 @@ enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH, ALGO_REFERENCE }; /* --algo, cmd/j
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };
 enum { RANGES_SPLITTERS, RANGES_EQUAL };
 enum { SIMD_AUTO, SIMD_AVX512, SIMD_AVX2, SIMD_SCALAR };
-/* --exchange: how the radix network pass moves tuples to their owners (joins/radix/exchange_*.c) */
-enum { EXCHANGE_PUT, EXCHANGE_GET, EXCHANGE_SENDRECV, EXCHANGE_ALLTOALLV };
 /* --schedule: the order in which a rank visits its peers (get, sendrecv) */
 enum { SCHEDULE_AS_IS, SCHEDULE_STAGGERED, SCHEDULE_RANDOM };
 
@@ -49,8 +47,9 @@ typedef struct {
     int scatter;               /* RADIX_SCATTER_*: the partitioning passes' direct or staged scatter (radix_kernels.h) */
     int64_t buffer_size;       /* bytes per send buffer, at most (--buffer-memory may give less) */
     int64_t buffers_per_partition;
-    int exchange;              /* EXCHANGE_*: the network pass's design */
+    int exchange;              /* the network pass's design: index into radix_exchange_designs (joins/radix/exchange.h) */
     int schedule;              /* SCHEDULE_*: peer order of the designs that send or pull */
+    bool list_exchanges;       /* --list-exchanges: print the designs and the schedules they take, run nothing */
     int64_t buffer_memory;     /* bytes: all send buffers of a rank together (sizes them at scale) */
     bool compress;             /* pack into 8 bytes when the format fits (default), else 16 bytes */
     bool compress_given;       /* --compress or --no-compress given: --compress refuses what does not fit */
