@@ -108,15 +108,25 @@ static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
 
+/* --exchange's and --schedule's help: they name the designs of the registry (joins/radix/exchange.h). */
+typedef struct {
+    char exchange[1024], schedule[512];
+} exchange_helps;
+
+static void exchange_help_texts(exchange_helps *h)
+{
+    char scheduled[256];
+    radix_exchange_help(h->exchange, sizeof h->exchange);
+    radix_exchange_schedule_names(" and ", scheduled, sizeof scheduled);
+    snprintf(h->schedule, sizeof h->schedule, "peer order of %s: ranks 0..P-1 (as-is), round k to rank+k mod P "
+             "(staggered), a seeded permutation per rank and relation (random)", scheduled);
+}
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false;
-    /* --exchange and --schedule name the designs of the registry (joins/radix/exchange.h) */
-    char exchange_help[1024], scheduled[256], schedule_help[512];
-    radix_exchange_help(exchange_help, sizeof exchange_help);
-    radix_exchange_schedule_names(" and ", scheduled, sizeof scheduled);
-    snprintf(schedule_help, sizeof schedule_help, "peer order of %s: ranks 0..P-1 (as-is), round k to rank+k mod P "
-             "(staggered), a seeded permutation per rank and relation (random)", scheduled);
+    exchange_helps help;
+    exchange_help_texts(&help);
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: radix, then sortmerge on the same data; reference: the collective-only join to copy)", 0, 0, join_algo_names, NULL},
@@ -161,8 +171,8 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},
-        {"exchange", OPT_CHOICE, &o->exchange, exchange_help, 0, 0, radix_exchange_names(), NULL},
-        {"schedule", OPT_CHOICE, &o->schedule, schedule_help, 0, 0, join_schedule_names, NULL},
+        {"exchange", OPT_CHOICE, &o->exchange, help.exchange, 0, 0, radix_exchange_names(), NULL},
+        {"schedule", OPT_CHOICE, &o->schedule, help.schedule, 0, 0, join_schedule_names, NULL},
         {"list-exchanges", OPT_BOOL, &o->list_exchanges,
          "print the --exchange designs, one a line with the --schedule values each takes, and exit", 0, 0, NULL, NULL},
         {"compress", OPT_BOOL, &o->compress,
