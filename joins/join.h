@@ -170,7 +170,7 @@ typedef struct {
  * - phases: every phase run() adds time to, declared once here in display order (a NULL-terminated
  *   list; detail rows, time inside another phase such as "put", are shown but not summed into the
  *   total). The total of a run is the sum of its main phases, so they cover run() from start to
- *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in cmd/results_schema.c
+ *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in docs/columns.md
  *   (tests/common/test_phase_columns.c checks); phases_add with an undeclared name aborts.
  * - plan: fills *out and returns 0, or returns -1 with "--flag: reason" in err (printed as
  *   "rmabench: --flag: reason", exit 2). Refusals must be decided alike on every rank: judge global
@@ -188,7 +188,7 @@ typedef struct {
  *   with what the generator alone expects (joins/verify.h); a pair found twice or missed fails.
  * Registering a new join: its extern below and an ALGO_ id; its name in join_algo_names
  * (cmd/join/join_opts.c) at that id; its selection in cmd/join/join_setup.c; its phase columns in
- * cmd/results_schema.c; its resolved parameters in cmd/join/join_record.c and join_report.c; its
+ * docs/columns.md; its resolved parameters in cmd/join/join_record.c and join_report.c; its
  * source in joins/meson.build; MPI tests at 1-4 ranks (tests/reference/meson.build). */
 typedef struct {
     const char *name;         /* "radix", "sortmerge", "reference": the --algo value */

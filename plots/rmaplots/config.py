@@ -1,6 +1,6 @@
-"""The configuration of a results row: every column of cmd/results_schema.c that says how a run was
-done (MPI library, commit, placement, window, buffers, algorithm parameters, workload, isolation,
-checking) rather than what it measured. Every figure and table groups rows by it, so that no point,
+"""The configuration of a results row: every column that docs/columns.md declares of kind config or
+resolved, the ones that say how a run was done (MPI library, commit, placement, window, buffers,
+algorithm parameters, workload, isolation, checking) rather than what it measured. Every figure and table groups rows by it, so that no point,
 bar, line or table row pools two experiments; configuration(row, view) is the one rule, and series()
 splits rows into the lines of a figure.
 
@@ -16,6 +16,7 @@ import math
 import os
 import re
 from fractions import Fraction
+
 
 def _declared():
     """The results columns as docs/columns.md declares them (name, kind, written by, ...), read by
