@@ -29,13 +29,24 @@ int main(void)
     CHECK(names[n] == NULL && n >= 5);
     CHECK(strcmp(names[0], "synthetic") == 0);
     CHECK(lock_workload_index("no-such-workload") == -1);
-    char who[128];
-    lock_workload_readers(WL_FLAG_REMOTE_PROB, ", ", " and ", who, sizeof who);
-    CHECK(strcmp(who, "synthetic and bank") == 0);
+    /* the readers of each flag: those whose descriptor reads it, in registry order, "a, b and c" */
+    for (unsigned bit = WL_FLAG_REMOTE_PROB; bit <= WL_FLAG_TRACE; bit <<= 1) {
+        char who[256], want[256] = "";
+        int readers = 0, k = 0;
+        for (int i = 0; i < n; i++) readers += (lock_workloads[i]->reads & bit) != 0;
+        for (int i = 0; i < n; i++) {
+            if (!(lock_workloads[i]->reads & bit)) continue;
+            strcat(want, k == 0 ? "" : k == readers - 1 ? " and " : ", ");
+            strcat(want, names[i]);
+            k++;
+        }
+        lock_workload_readers(bit, ", ", " and ", who, sizeof who);
+        CHECK(readers > 0 && strcmp(who, want) == 0);
+        printf("flag 0x%02x read by %s\n", bit, who);
+    }
+    char who[256];
     lock_workload_readers(WL_FLAG_REMOTE_PROB, "|", "|", who, sizeof who);
-    CHECK(strcmp(who, "synthetic|bank") == 0);
-    lock_workload_readers(WL_FLAG_ISOLATION | WL_FLAG_WAREHOUSES, ", ", " and ", who, sizeof who);
-    CHECK(strcmp(who, "tpcc") == 0);
-    printf("%d workloads; --remote-prob read by: synthetic and bank\n", n);
+    CHECK(strncmp(who, "synthetic|", 10) == 0 && strstr(who, "|bank") != NULL);
+    printf("%d workloads\n", n);
     CHECK_DONE();
 }
