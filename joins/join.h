@@ -18,7 +18,7 @@ enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH, ALGO_REFERENCE }; /* --algo, cmd/j
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };
 enum { RANGES_SPLITTERS, RANGES_EQUAL };
 enum { SIMD_AUTO, SIMD_AVX512, SIMD_AVX2, SIMD_SCALAR };
-/* --schedule: the order in which a rank visits its peers (get, sendrecv) */
+/* --schedule: the order in which a rank visits its peers (the exchange designs that take one) */
 enum { SCHEDULE_AS_IS, SCHEDULE_STAGGERED, SCHEDULE_RANDOM };
 
 typedef struct {
