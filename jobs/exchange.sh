@@ -19,9 +19,10 @@
 #   --out DIR      results directory (default results/exchange-<timestamp>)
 #   --quick        2 hosts, 20K tuples, two sizes, unshaped links: a smoke run of seconds
 #   --dry-run      print the commands without running them
-# Designs: put (as-is only: buffers are sent as they fill), get and sendrecv (as-is, staggered,
-# random), alltoallv (as-is only: the library orders it). --radix-bits: one partition per host, so
-# that each owner receives one piece from each rank and the message size is the only variable.
+# Designs: every one the binary lists (rmabench join --list-exchanges), each with the schedules it
+# takes (put and alltoallv as-is only: buffers go as they fill, the library orders the all-to-all).
+# --radix-bits: one partition per host, so that each owner receives one piece from each rank and
+# the message size is the only variable.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -63,11 +64,13 @@ plan() {
     local params=$RMB_OUT/params.txt model=()
     rmb_run "calibrate on ${rate:-unshaped} links" "$hosts" "$hosts" -- calibrate --output "$params" "${calargs[@]}"
     [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
-    local ex sc size
+    local ex sc size line designs=()
+    mapfile -t designs < <("$RMB_BIN" join --list-exchanges)
+    [[ ${#designs[@]} -gt 0 ]] || rmb_die "$RMB_BIN join --list-exchanges: no designs"
     for size in $sizes; do
-        for ex in put get sendrecv alltoallv; do
-            for sc in as-is staggered random; do
-                [[ $sc != as-is && ( $ex == put || $ex == alltoallv ) ]] && continue
+        for line in "${designs[@]}"; do # NAME SCHEDULE...
+            ex=${line%% *}
+            for sc in ${line#* }; do
                 rmb_run "join $ex $sc buffer $size" "$hosts" "$hosts" -- join --algo radix --tuples-per-rank "$tuples" \
                     --radix-bits "$bits" --exchange "$ex" --schedule "$sc" --buffer-size "$size" --repeat "$repeat" \
                     --output "$RMB_CSV" "${model[@]}"

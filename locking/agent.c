@@ -23,8 +23,6 @@
 #include "locking/workloads/registry.h"
 #include "locking/workloads/tpcc.h"
 
-_Static_assert(TPCC_NTYPES == LOCK_TXN_TYPES, "per-type counters hold the TPC-C transaction types");
-
 typedef struct {
     int server;
     bool exclusive;  /* an IX, SIX or X lock is held there */
@@ -295,7 +293,7 @@ static void access_data(agent_loop *a, agent_txn *t)
         a->st->data_bytes_read += 2 * sizeof(int64_t);
         a->st->data_bytes_written += 2 * sizeof(int64_t);
         t->wrote = true;
-    } else if (a->run->o->workload == WL_TPCC) {
+    } else if (lock_workload_of(a->run->o)->data == WL_DATA_ROWS) {
         tpcc_rows(a, t);
     }
 }
@@ -362,7 +360,7 @@ static void end_txn(agent_loop *a, agent_txn *t)
         twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     }
     forget_contacts(a, t);
-    bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
+    bool typed = t->info.type >= 0 && t->info.type < lock_workload_of(run->o)->ntypes && t->info.type < LOCK_TXN_TYPES;
     if (typed) (t->commit ? a->st->committed_type : a->st->aborted_type)[t->info.type]++;
     if (t->commit) {
         a->st->committed++;
@@ -379,7 +377,7 @@ static void end_txn(agent_loop *a, agent_txn *t)
 static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn *t)
 {
     char err[256];
-    t->n = wl->ops->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
+    t->n = wl->desc->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
     if (t->n < 0) {
         fprintf(stderr, "rmabench: rank %d: workload: %s\n", a->run->ctx->rank, err);
         MPI_Abort(a->run->ctx->comm, 2);

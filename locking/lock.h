@@ -12,11 +12,8 @@
 #include "rma/peer_words.h"
 #include "locking/workloads/workload.h"
 
-typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
-extern const char *const workload_kind_names[]; /* "synthetic", "tpcc", "trace", "bank", "deadlock", NULL */
-
 typedef struct {
-    int workload;            /* workload_kind */
+    int workload;            /* index into lock_workloads (locking/workloads/registry.h) */
     int64_t servers;         /* 0: half the ranks */
     double duration;         /* seconds; used when transactions_per_agent == 0 */
     int64_t transactions_per_agent;

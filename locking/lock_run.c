@@ -18,7 +18,8 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
     *run = (lock_run){ctx, o, roles, ep, {0}, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
     if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
     peer_words_open(&run->votes, ctx->comm, TWOPC_WORDS, (notify_poll_mode)o->notify_poll, shm);
-    if (o->workload == WL_BANK) {
+    const wl_data data_kind = lock_workload_of(o)->data;
+    if (data_kind == WL_DATA_BALANCES) {
         uint64_t range = lock_server_range(roles);
         rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->comm);
         run->data_win = data->win;
@@ -26,7 +27,7 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
         for (uint64_t i = 0; i < range; i++) run->data_base[i] = BANK_INITIAL_BALANCE;
         rma_window_lock_all(data);
         MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
-    } else if (o->workload == WL_TPCC) {
+    } else if (data_kind == WL_DATA_ROWS) {
         /* the row images the agents read and write under their locks (tpcc.h: a bounded arena per server) */
         rma_window_alloc(data, roles->i_am_server ? (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE : 0, WIN_ALLOCATE, ctx->comm);
         run->data_win = data->win;
@@ -43,10 +44,10 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 
     char err[512];
     int bad = 0, any_bad = 0;
-    wl->ops = lock_workload_ops(o->workload);
+    wl->desc = lock_workload_of(o);
     wl->state = NULL;
     if (!roles->i_am_server) {
-        wl->state = wl->ops->open(o, roles, roles->my_index, err, sizeof err);
+        wl->state = wl->desc->open(o, roles, roles->my_index, err, sizeof err);
         if (!wl->state) {
             fprintf(stderr, "rmabench: %s\n", err);
             bad = 1;
@@ -61,7 +62,7 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 
 void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl)
 {
-    if (wl->state) wl->ops->close(wl->state);
+    if (wl->state) wl->desc->close(wl->state);
     wl->state = NULL;
     /* windows and mailboxes go before the numa report, so that their placement checks count */
     if (run->data_win != MPI_WIN_NULL) rma_window_free(data);
@@ -176,7 +177,7 @@ void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *
     tot->agents.data_bytes_read = xus[2 * NT + 1];
     tot->agents.data_bytes_written = xus[2 * NT + 2];
     reduce_servers(ctx, sst, &tot->servers);
-    if (run->o->workload == WL_BANK) reduce_bank(run, bank_delta, tot);
+    if (lock_workload_of(run->o)->data == WL_DATA_BALANCES) reduce_bank(run, bank_delta, tot);
 }
 
 void lock_totals_free(lock_totals *tot)

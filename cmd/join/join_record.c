@@ -7,6 +7,7 @@
 #include "bench/memory.h"
 #include "bench/provenance.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/radix/exchange_registry.h"
 #include "cmd/results_schema.h"
 
 static void workload_columns(record *rec, const join_session *js)
@@ -44,7 +45,7 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "buffer_memory", "%" PRId64, o->buffer_memory);
-        record_set(rec, "exchange", "%s", join_exchange_names[o->exchange]);
+        record_set(rec, "exchange", "%s", radix_exchange_names()[o->exchange]);
         record_set(rec, "schedule", "%s", join_schedule_names[o->schedule]);
         /* the emulated link rate the run was launched on (jobs/netem.sh exports it; empty otherwise) */
         const char *rate = getenv("RMB_LINK_RATE");

@@ -22,7 +22,7 @@ static const char *sz(uint64_t bytes, char *buf, int len)
 static void print_roles(const lock_plan *p, const lock_opts *o)
 {
     printf("# rmabench lock --plan: %d ranks on %d host(s), %d per host; workload %s, transport %s; nothing run\n",
-           p->ranks, p->hosts, p->ranks_per_host, workload_kind_names[o->workload], notify_transport_names[o->transport]);
+           p->ranks, p->hosts, p->ranks_per_host, lock_workload_of(o)->name, notify_transport_names[o->transport]);
     printf("servers: %d (%d-%d per host)\n", p->nservers, p->servers_per_host_min, p->servers_per_host_max);
     printf("agents: %d (%d-%d per host)\n", p->nagents, p->agents_per_host_min, p->agents_per_host_max);
     printf("lock space: %" PRIu64 " ids, at most %" PRIu64 " per server\n", p->lock_space, p->range_max);

@@ -7,7 +7,6 @@
 
 #include "bench/host_steal.h"
 #include "cmd/lock/lock_cmd.h"
-#include "locking/workloads/tpcc.h"
 
 lock_figures lock_figures_of(const lock_totals *t)
 {
@@ -46,15 +45,6 @@ static void print_agents(const lock_totals *t, const lock_figures *f)
            a->twopc ? (double)a->twopc_participants / (double)a->twopc : 0.0, a->twopc_participants_max);
 }
 
-/* TPC-C: commits and aborts per transaction type */
-static void print_tpcc_types(const agent_stats *a, double elapsed)
-{
-    printf("tpcc per type (committed/aborted):");
-    for (int i = 0; i < TPCC_NTYPES; i++)
-        printf("%s %s %" PRIu64 "/%" PRIu64, i ? "," : "", tpcc_txn_name(i), a->committed_type[i], a->aborted_type[i]);
-    printf("; new-order %.1f/s\n", a->committed_type[TPCC_NEW_ORDER] / elapsed);
-}
-
 static void print_servers(const lock_totals *t)
 {
     const server_stats *s = &t->servers;
@@ -82,7 +72,7 @@ static void print_invariants(const lock_opts *o, const lock_totals *t, lock_verd
     printf("; left at the end: %" PRIu64 " locks and %" PRIu64 " transactions in the lock tables (%" PRIu64
            " lock entries dropped with a granted count), %" PRIu64 " locks and %" PRIu64 " transactions in the oracle's ledger)\n",
            s->active_locks_end, s->active_txns_end, s->lt.counter_leaks, q->ledger_locks_end, q->ledger_txns_end);
-    if (o->workload == WL_BANK)
+    if (lock_workload_of(o)->data == WL_DATA_BALANCES)
         printf("bank: sum of balances %" PRId64 " (expected %" PRId64 "), %" PRIu64 " accounts differ from their committed transfers\n",
                t->bank_sum, o->accounts * BANK_INITIAL_BALANCE, t->bank_accounts_wrong);
 }
@@ -106,7 +96,8 @@ void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_fi
 {
     if (ls->ctx.rank != 0) return;
     print_agents(t, f);
-    if (ls->o.workload == WL_TPCC) print_tpcc_types(&t->agents, f->elapsed);
+    const wl_desc *wl = lock_workload_of(&ls->o);
+    if (wl->print_types) wl->print_types(&t->agents, f->elapsed); /* per transaction type (tpcc) */
     print_servers(t);
     print_invariants(&ls->o, t, v);
     print_backoff(ls, f);

@@ -86,7 +86,7 @@ void lock_report_header(const lock_session *ls)
     const lock_opts *o = &ls->o;
     const bench_ctx *ctx = &ls->ctx;
     const lock_roles *roles = &ls->roles;
-    printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", workload_kind_names[o->workload],
+    printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", lock_workload_of(o)->name,
            roles->nservers, roles->nagents, notify_transport_names[o->transport]);
     if (o->transport == NOTIFY_RMA) {
         char how[160] = "";

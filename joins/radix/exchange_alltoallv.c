@@ -19,8 +19,8 @@ static int to_count(const bench_ctx *ctx, uint64_t items)
     return (int)items;
 }
 
-void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                              radix_exchange_bufs *b, radix_pass_times *t)
+static void alltoallv_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                           radix_exchange_bufs *b, radix_pass_times *t)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = ctx->size, me = ctx->rank;
@@ -67,3 +67,11 @@ void radix_exchange_alltoallv(const join_input *in, const radix_layout *lay, con
     free(c);
     t->wait = rmb_wait_all(ctx->comm);
 }
+
+const radix_exchange_design radix_exchange_alltoallv = {
+    .name = "alltoallv",
+    .help = "one MPI_Alltoallv after local partitioning",
+    .schedule = false,
+    .buffers = RADIX_XBUF_PACK_RECV,
+    .run = alltoallv_pass,
+};

@@ -162,8 +162,8 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
     radix_exchange_free(ex);
 }
 
-void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                             radix_exchange_bufs *b, radix_pass_times *t)
+static void sendrecv_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                          radix_exchange_bufs *b, radix_pass_times *t)
 {
     sr_state st;
     memset(&st, 0, sizeof st);
@@ -193,3 +193,11 @@ void radix_exchange_sendrecv(const join_input *in, const radix_layout *lay, cons
     free(st.r_cur);
     free(st.s_cur);
 }
+
+const radix_exchange_design radix_exchange_sendrecv = {
+    .name = "sendrecv",
+    .help = "MPI_Isend into pre-posted MPI_Irecv with credits",
+    .schedule = true,
+    .buffers = RADIX_XBUF_PACK,
+    .run = sendrecv_pass,
+};

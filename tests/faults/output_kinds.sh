@@ -61,7 +61,7 @@ refuse() {
     fi
 }
 
-fixture=$root/tests/fixtures/results-small.csv
+fixture=$build/tests/fixtures/results-small.csv # built (tests/fixtures/meson.build)
 for kind in chardev link-to-chardev fifo directory socket dangling-link; do
     case $kind in
     dangling-link) why='does not resolve' ;;
