@@ -6,6 +6,7 @@
 #define PHASES(X) X(histogram) X(window_alloc) X(network_partition) X(local_partition) X(build_probe) \
     X(partition) X(sort) X(merge) X(match) X(put) X(flush)
 #define TOTALS(X) X(imbalance) X(total)
+#define QUERY_PHASES(X) X(replicate) X(probe) X(fetch_wait)
 #define PHASE_COLS(p) "t_" #p "_avg", "t_" #p "_max",
 #define MODEL_COLS(p) "model_" #p,
 /* (model - measured) / measured per phase, and per total with the same terms on both sides */
@@ -31,10 +32,17 @@ static const char *const columns[] = {
     "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size",
     "merge_fanin", "merge_bands", "band_count", /* sort-merge: how band pieces were sized (--band-count) */
     "simd", "run_sort", /* sort-merge: the run sort that ran (--run-sort) */
+    /* star query (rmabench query): the design, the schema (per dimension: lists joined by ';'), the
+     * pull design's split and reads, the micro-benchmark; the partitions per join key as resolved */
+    "design", "tables", "fact_rows", "dim_rows", "fact_width", "dim_width", "dim_selectivity", "partitions",
+    "memory_ranks", "compute_ranks", "prefetch", "block_size", "claim", "replicate", "bcast_chunk", "micro", "readers",
     /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
     "mem_plan_rank", "mem_peak_rank",
     /* join results */
     PHASES(PHASE_COLS) PHASE_COLS(exchange) PHASE_COLS(wait) TOTALS(PHASE_COLS)
+    /* the star query's pull phases (joins/query/query.h), its load and generate (slowest rank, apart
+     * from the query), the bytes it put at load, fetched or shuffled, the blocks it read */
+    QUERY_PHASES(PHASE_COLS) "t_load_max", "t_generate_max", "load_bytes", "moved_bytes", "blocks", "blocks_per_s",
     PHASES(ROOF_COLS) ROOF_COLS(exchange) ROOF_COLS(wait)
     /* the roofline: where it came from (model file, membw at startup, none) and its bandwidths in
      * GB/s per rank (also `rmabench membw`'s results, with the buffer size it measured on) */

@@ -47,7 +47,9 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # varies with where the host runs the VM's CPUs, not with the configuration
               "floor_rtt_us",
               # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
-              "host_steal"}
+              "host_steal",
+              # rmabench query: derived (ranks less memory ranks) and measured (bytes, blocks)
+              "compute_ranks", "load_bytes", "moved_bytes", "blocks", "blocks_per_s"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
@@ -62,6 +64,11 @@ JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "wi
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
+# rmabench query (cmd/query/): the design, the star schema, the pull design's split and reads, the
+# micro-benchmark and its readers; the radix bits and link rate of the join's columns apply too
+QUERY = ("design", "micro", "tables", "fact_rows", "dim_rows", "fact_width", "dim_width", "dim_selectivity", "partitions",
+         "memory_ranks", "prefetch", "block_size", "claim", "replicate", "bcast_chunk", "readers", "window", "radix_bits",
+         "link_rate")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
 # rank count and the data size, so a sweep over either may change them along one line.
 RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
@@ -130,7 +137,7 @@ def _num(r, col):
 def unknown(header):
     """Columns of a CSV header this module does not know: treated as configuration (a new column
     that says how a run was done must not be pooled over), and named in the report."""
-    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK)
+    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK) | set(QUERY)
     return [c for c in header if c not in known and not c.startswith(MEASURED_PREFIXES) and not c.startswith("_")]
 
 
@@ -166,7 +173,7 @@ def configuration(r, view=POINT):
     the view's x columns, with the view's derived split columns (server_share) and, for model views,
     the parameters file. Columns that do not apply to a run are '' (a reference join has no window)."""
     bench = r.get("bench", "")
-    cols = COMMON + (JOIN if bench == "join" else LOCK if bench == "lock" else ())
+    cols = COMMON + {"join": JOIN, "lock": LOCK, "query": QUERY}.get(bench, ())
     cols += tuple(c for c in view.split if c not in cols and c in ("server_share",))
     cols += tuple(c for c in unknown(r.keys()))
     if view.model:
