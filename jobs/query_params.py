@@ -1,0 +1,24 @@
+#!/usr/bin/python3
+"""The star query model's block-read parameters (model/query_model.h) from rmabench query --micro
+prefetch rows, as lines of a parameter file (model/params.h units):
+   t_get_block  one block read with one in flight: 1 / (blocks/s at prefetch 1), in us
+   bw_get       the best blocks/s at any depth times the block size, in GB/s
+for the 2 KiB blocks (rmabench query's default --block-size), medians over the verified rows.
+   query_params.py READS.csv [BLOCK_BYTES]"""
+import csv
+import statistics
+import sys
+
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0 if len(sys.argv) > 1 else 2)
+block = int(sys.argv[2]) if len(sys.argv) > 2 else 2048
+rates = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r.get("micro") == "prefetch" and r.get("verification") == "PASS" and int(r["block_size"]) == block:
+        rates.setdefault(int(r["prefetch"]), []).append(float(r["blocks_per_s"]))
+if 1 not in rates:
+    sys.exit(f"query_params.py: {sys.argv[1]}: no verified --micro prefetch row at prefetch 1 and {block}-byte blocks")
+med = {d: statistics.median(v) for d, v in rates.items()}
+print(f"t_get_block = {1e6 / med[1]:.4f}  # us  (rmabench query --micro prefetch, {block}-byte blocks, one in flight)")
+print(f"bw_get = {max(med.values()) * block / 1e9:.4f}  # GB/s  (the same, the best depth: {max(med, key=med.get)})")
