@@ -170,7 +170,7 @@ int query_parse_opts(query_opts *o, int argc, char **argv, char *err, size_t err
         {"memory-ranks", OPT_INT, &o->memory_ranks, "ranks 0..M-1 hold the tables; the others compute", 0, 1e7, NULL, NULL},
         {"prefetch", OPT_INT, &o->prefetch, "block reads (MPI_Rget) a compute rank keeps in flight", 1, 1024, NULL, NULL},
         {"block-size", OPT_BYTES, &o->block_size, "bytes of a block, the unit of every read (the seed's 2 KiB)", 64, 1 << 26, NULL, NULL},
-        {"claim", OPT_INT, &o->claim, "fact blocks a compute rank claims at once from the shared counter (MPI_Fetch_and_op)", 1, 1 << 20, NULL, NULL},
+        {"claim", OPT_INT, &o->claim, "fewest fact blocks a compute rank claims at once from the shared counter (MPI_Fetch_and_op); claims are guided: half of what is left over the compute ranks, down to this", 1, 1 << 20, NULL, NULL},
         {"replicate", OPT_CHOICE, &o->replicate, "dimensions to the compute ranks: every compute rank reads every block, or each memory rank broadcasts its blocks (MPI_Ibcast)", 0, 0, query_replicate_names, NULL},
         {"bcast-chunk", OPT_BYTES, &o->bcast_chunk, "bytes one broadcast moves (--replicate bcast, --micro readers)", 64, 1 << 30, NULL, NULL},
         {"memory-capacity", OPT_BYTES, &o->memory_capacity, "bytes one memory rank may hold (0 = what its host has)", 0, 9e18, NULL, NULL},

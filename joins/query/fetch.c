@@ -28,14 +28,21 @@ static bool next_block(block_stream *st, uint64_t *b)
         return true;
     }
     if (st->claim_left == 0) {
-        uint64_t old = 0;
+        /* guided: a share of what was left at this rank's last claim, never below --claim blocks, so
+         * that a rank claims O(C log blocks) times, not blocks / claim times (each claim is a round
+         * trip to rank 0), and the last claims are small enough to even out the ranks' ends */
+        const uint64_t left = st->count > st->seen ? st->count - st->seen : 0;
+        uint64_t want = st->claimers ? left / (2 * (uint64_t)st->claimers) : 0, old = 0;
+        if (want < st->claim) want = st->claim;
         blocking_begin("block counter fetch-and-op", 0);
-        MPI_CHECK(st->rank, MPI_Fetch_and_op(&st->claim, &old, MPI_UINT64_T, 0, 0, MPI_SUM, st->counter));
+        MPI_CHECK(st->rank, MPI_Fetch_and_op(&want, &old, MPI_UINT64_T, 0, 0, MPI_SUM, st->counter));
         MPI_CHECK(st->rank, MPI_Win_flush(0, st->counter));
         blocking_end();
+        st->claims++;
+        st->seen = old + want;
         if (old >= st->count) return (st->exhausted = true, false);
         st->claim_at = old;
-        st->claim_left = st->count - old < st->claim ? st->count - old : st->claim;
+        st->claim_left = st->count - old < want ? st->count - old : want;
     }
     st->claim_left--;
     *b = st->first + st->claim_at++;
@@ -56,11 +63,11 @@ static bool issue(block_stream *st, int i)
 }
 
 void block_stream_open(block_stream *st, MPI_Win win, int rank, int memory_ranks, uint64_t block_bytes, int depth,
-                       uint64_t first, uint64_t count, uint64_t start, MPI_Win counter, uint64_t claim)
+                       uint64_t first, uint64_t count, uint64_t start, MPI_Win counter, uint64_t claim, int claimers)
 {
     *st = (block_stream){.win = win, .rank = rank, .block_bytes = block_bytes, .memory_ranks = memory_ranks,
                          .depth = depth, .first = first, .count = count, .start = count ? start % count : 0,
-                         .counter = counter, .claim = claim};
+                         .counter = counter, .claim = claim, .claimers = claimers};
     st->buf = aligned_alloc(64, ((size_t)depth * block_bytes + 63) / 64 * 64);
     st->req = malloc((size_t)depth * sizeof *st->req);
     if (!st->buf || !st->req) fail(rank, "the read buffer");

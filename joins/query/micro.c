@@ -41,7 +41,7 @@ static void scan_reads(const micro_table *mt, int depth, micro_result *res)
 {
     rma_window_lock_all((rma_window *)&mt->win);
     block_stream st;
-    block_stream_open(&st, mt->win.win, mt->ctx->rank, 1, mt->block_bytes, depth, 0, mt->blocks, 0, MPI_WIN_NULL, 0);
+    block_stream_open(&st, mt->win.win, mt->ctx->rank, 1, mt->block_bytes, depth, 0, mt->blocks, 0, MPI_WIN_NULL, 0, 0);
     for (const uint64_t *b; (b = block_stream_next(&st));) res->sum += scan_block(b, mt->block_bytes / 8);
     res->blocks = st.blocks;
     block_stream_close(&st);

@@ -27,7 +27,8 @@ static void probe_fact(pull_state *ps, query_output *out, double *wait_s)
     query_table *const *tables = ps->tables;
     block_stream st;
     block_stream_open(&st, ps->data.win, ps->ctx->rank, L->memory_ranks, L->block_bytes, (int)ps->o->prefetch,
-                      L->first_block[0], L->first_block[1] - L->first_block[0], 0, ps->counter, (uint64_t)ps->o->claim);
+                      L->first_block[0], L->first_block[1] - L->first_block[0], 0, ps->counter, (uint64_t)ps->o->claim,
+                      ps->compute_ranks);
     uint64_t res[2] = {0, 0};
     for (const uint64_t *b; (b = block_stream_next(&st));) query_pipeline_block(ps->s, tables, b, L->rows_per_block[0], res);
     out->matches += res[0];

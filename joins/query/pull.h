@@ -63,8 +63,10 @@ typedef struct {
     int held;                    /* the head slot is with the caller until the next call */
     uint64_t first, count;       /* the blocks: global numbers first .. first + count - 1 */
     uint64_t start, issued;      /* a sequence: read from position start on, wrapping */
-    MPI_Win counter;             /* MPI_WIN_NULL: a sequence; else claims of `claim` blocks */
-    uint64_t claim, claim_at, claim_left;
+    MPI_Win counter;             /* MPI_WIN_NULL: a sequence; else claims from the counter */
+    uint64_t claim, claim_at, claim_left; /* the smallest claim; this claim's next block, its blocks left */
+    int claimers;                /* ranks claiming (guided claims), 0: every claim `claim` blocks */
+    uint64_t seen, claims;       /* the counter after this rank's last claim; its claims */
     bool exhausted;
     double wait_s;               /* seconds waiting for a block */
     uint64_t blocks;             /* blocks handed out */
@@ -72,11 +74,13 @@ typedef struct {
 
 /* A stream over blocks first .. first + count - 1 of the window (block b on rank b mod M at
  * (b / M) * block_bytes), in the order start, start + 1, ... (mod count) when counter is
- * MPI_WIN_NULL, else in claims of `claim` blocks from the counter word at displacement 0 of rank
- * 0 (fetch-and-add; the counter counts from 0 to count). Starts `depth` MPI_Rget at once; the
- * window must be in a passive-target epoch (MPI_Win_lock_all). Aborts without memory. */
+ * MPI_WIN_NULL, else in claims from the counter word at displacement 0 of rank 0 (fetch-and-add;
+ * the counter counts from 0 to count): guided among `claimers` ranks (half of what was left over
+ * their number, at least `claim` blocks), or `claim` blocks each with claimers 0. Starts `depth`
+ * MPI_Rget at once; the window must be in a passive-target epoch (MPI_Win_lock_all). Aborts
+ * without memory. */
 void block_stream_open(block_stream *st, MPI_Win win, int rank, int memory_ranks, uint64_t block_bytes, int depth,
-                       uint64_t first, uint64_t count, uint64_t start, MPI_Win counter, uint64_t claim);
+                       uint64_t first, uint64_t count, uint64_t start, MPI_Win counter, uint64_t claim, int claimers);
 /* The next block's bytes (valid until the next call); NULL at the end. */
 const uint64_t *block_stream_next(block_stream *st);
 void block_stream_close(block_stream *st);

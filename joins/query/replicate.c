@@ -39,7 +39,7 @@ static void replicate_read(pull_state *ps)
         const uint64_t first = L->first_block[1 + j], count = L->first_block[2 + j] - first;
         block_stream st;
         block_stream_open(&st, ps->data.win, ps->ctx->rank, L->memory_ranks, L->block_bytes, (int)ps->o->prefetch, first,
-                          count, count * (uint64_t)ps->compute_index / (uint64_t)ps->compute_ranks, MPI_WIN_NULL, 0);
+                          count, count * (uint64_t)ps->compute_index / (uint64_t)ps->compute_ranks, MPI_WIN_NULL, 0, 0);
         for (const uint64_t *b; (b = block_stream_next(&st));)
             if (query_build_block(ps->s, j, ps->tables[j], b, L->rows_per_block[1 + j])) table_full(ps, j);
         block_stream_close(&st);
