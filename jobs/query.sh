@@ -4,7 +4,8 @@
 # flock /tmp/rmb-netns.lock, so that jobs of several users of one machine do not collide).
 #
 #   jobs/query.sh star|prefetch|readers [--hosts N] [--rate R] [--ranks N] [--memory-ranks "1 2"]
-#                 [--fact-rows N] [--rounds N] [--mpi openmpi|mpich] [--out DIR] [--quick] [--dry-run]
+#                 [--fact-rows N] [--block-size B] [--rounds N] [--mpi openmpi|mpich] [--out DIR]
+#                 [--quick] [--dry-run]
 #
 #   star      per round, for 2, 3 and 4 tables: the pull design with each --memory-ranks count, then
 #             the shuffle, one run each after one warm-up (interleaved: a load that comes and goes
@@ -20,6 +21,8 @@
 #   --ranks N      ranks (star: default 4; readers: default 5; prefetch: always 2)
 #   --memory-ranks LIST  the pull design's memory-rank counts (star; default "1 2")
 #   --fact-rows N  lineorder rows (star; default 4M)
+#   --block-size B the pull design's blocks (star; default 2K, the seed's; between emulated hosts, where a
+#                  read is a TCP message, larger blocks pay: see the prefetch measurement there)
 #   --rounds N     rounds (star) or scans per point (prefetch, readers); default 5
 #   --out DIR      results directory (default results/query-<what>-<timestamp>)
 #   --quick        small sizes, 2 rounds: a smoke run of seconds
@@ -31,7 +34,7 @@ what=${1:-}
 [[ $what == -h || $what == --help ]] && rmb_help "$0"
 [[ $what == star || $what == prefetch || $what == readers ]] || rmb_die "a measurement: star, prefetch or readers (jobs/query.sh --help)"
 shift
-hosts=1 rate="" ranks="" mems="1 2" rows=4M rounds=5 out="" quick=0 libs=openmpi
+hosts=1 rate="" ranks="" mems="1 2" rows=4M block=2K rounds=5 out="" quick=0 libs=openmpi
 while [[ $# -gt 0 ]]; do
     case $1 in
     --hosts) hosts=${2:?--hosts needs a count}; shift ;;
@@ -39,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --ranks) ranks=${2:?--ranks needs a count}; shift ;;
     --memory-ranks) mems=${2:?--memory-ranks needs a list}; shift ;;
     --fact-rows) rows=${2:?--fact-rows needs a count}; shift ;;
+    --block-size) block=${2:?--block-size needs a size}; shift ;;
     --rounds) rounds=${2:?--rounds needs a number}; shift ;;
     --mpi) libs=${2:?--mpi needs openmpi or mpich}; shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
@@ -74,7 +78,7 @@ star_plan() {
         for t in 2 3 4; do
             for m in $mems; do
                 rmb_run "pull tables=$t mem=$m round $r" "$hosts" "$ranks" -- query --design pull --tables "$t" \
-                    --memory-ranks "$m" --fact-rows "$rows" --warmup 1 --output "$RMB_CSV"
+                    --memory-ranks "$m" --fact-rows "$rows" --block-size "$block" --warmup 1 --output "$RMB_CSV"
             done
             rmb_run "shuffle tables=$t round $r" "$hosts" "$ranks" -- query --design shuffle --tables "$t" \
                 --fact-rows "$rows" --warmup 1 --output "$RMB_CSV"
@@ -84,8 +88,10 @@ star_plan() {
     local cal=(--tuples 256K --put-bytes 4M --membw-bytes 32M --repeats 2 --rounds 1)
     [[ $quick == 1 ]] && cal=(--tuples 64K --put-bytes 1M --membw-bytes 4M --repeats 1 --rounds 1)
     rmb_run "calibrate" "$hosts" "$ranks" -- calibrate --output "$RMB_OUT/params.txt" "${cal[@]}"
-    rmb_run "block reads" "$hosts" 2 -- query --micro prefetch --micro-prefetch 1,16 --micro-blocks "$micro_blocks" \
-        --repeat 3 --output "$RMB_OUT/reads.csv"
+    # 32 MiB of blocks (1 MiB --quick), at least 64
+    local n=$(( ($([[ $quick == 1 ]] && echo 1 || echo 32) << 20) / $(bytes "$block") ))
+    rmb_run "block reads" "$hosts" 2 -- query --micro prefetch --micro-prefetch 1,16 --micro-block-size "$block" \
+        --micro-blocks "$(( n > 64 ? n : 64 ))" --repeat 3 --output "$RMB_OUT/reads.csv"
 }
 
 plan() {
@@ -104,13 +110,17 @@ plan() {
 model() {
     local params=$RMB_OUT/params.txt
     [[ -s $params && -s $RMB_OUT/reads.csv ]] || { echo "rmabench jobs: no parameters for the model" >&2; return 1; }
-    "$RMB_PYTHON" "$RMB_ROOT/jobs/query_params.py" "$RMB_OUT/reads.csv" >>"$params" || return 1
+    "$RMB_PYTHON" "$RMB_ROOT/jobs/query_params.py" "$RMB_OUT/reads.csv" "$(bytes "$block")" >>"$params" || return 1
     local m
     for m in $mems; do
         "$RMB_BUILD/rmamodel" query --params "$params" --ranks "$ranks" --ranks-per-host $(( (ranks + hosts - 1) / hosts )) \
-            --memory-ranks "$m" --fact-rows "$rows" ${rate:+--link-rate "$(rate_gbit "$rate")"} | tee "$RMB_OUT/model-mem$m.txt"
+            --memory-ranks "$m" --fact-rows "$rows" --block-size "$block" ${rate:+--link-rate "$(rate_gbit "$rate")"} |
+            tee "$RMB_OUT/model-mem$m.txt"
     done
 }
+
+# a size (2K, 64K, 1M) in bytes
+bytes() { awk -v s="$1" 'BEGIN { n = s + 0; u = s; sub(/^[0-9]+/, "", u); printf "%d", n * (u == "K" ? 1024 : u == "M" ? 1048576 : 1) }'; }
 
 # a tc rate (400mbit, 1gbit, 2.5gbit) in Gbit/s
 rate_gbit() { awk -v r="$1" 'BEGIN { n = r + 0; u = r; sub(/^[0-9.]+/, "", u);

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The star query model's block-read parameters (model/query_model.h) from rmabench query --micro
 prefetch rows, as lines of a parameter file (model/params.h units):
-   t_get_block  one block read with one in flight: 1 / (blocks/s at prefetch 1), in us
    bw_get       the best blocks/s at any depth times the block size, in GB/s
+   t_get_block  a block read's round trip beyond its bytes, one in flight: 1 / (blocks/s at
+                prefetch 1) - block size / bw_get, in us
 for the 2 KiB blocks (rmabench query's default --block-size), medians over the verified rows.
    query_params.py READS.csv [BLOCK_BYTES]"""
 import csv
@@ -20,5 +21,7 @@ for r in csv.DictReader(open(sys.argv[1])):
 if 1 not in rates:
     sys.exit(f"query_params.py: {sys.argv[1]}: no verified --micro prefetch row at prefetch 1 and {block}-byte blocks")
 med = {d: statistics.median(v) for d, v in rates.items()}
-print(f"t_get_block = {1e6 / med[1]:.4f}  # us  (rmabench query --micro prefetch, {block}-byte blocks, one in flight)")
-print(f"bw_get = {max(med.values()) * block / 1e9:.4f}  # GB/s  (the same, the best depth: {max(med, key=med.get)})")
+bw = max(med.values()) * block
+print(f"bw_get = {bw / 1e9:.4f}  # GB/s  (rmabench query --micro prefetch, {block}-byte blocks, the best depth: "
+      f"{max(med, key=med.get)})")
+print(f"t_get_block = {max(0.0, 1e6 / med[1] - 1e6 * block / bw):.4f}  # us  (the same, one block in flight, less its bytes)")

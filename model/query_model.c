@@ -56,7 +56,7 @@ static double stream_time(const model_params *p, const query_shape *s, const net
         return n * (t_get + B / nt->bw_in) + work;
     }
     const double t[4] = {n * B / nt->bw_in, nt->cross > 0 ? n * B * readers * nt->cross / s->memory_ranks / nt->link : 0,
-                         n * t_get / s->prefetch, work};
+                         n * (t_get + B / nt->bw_in) / s->prefetch, work};
     static const char *const names[4] = {"a compute rank's reads", "the memory ranks' links", "the round trips",
                                          "the pipeline"};
     return bound(t, names, 4, which);
