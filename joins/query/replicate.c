@@ -91,12 +91,10 @@ static void replicate_bcast(pull_state *ps)
 
 void pull_replicate(pull_state *ps, query_output *out)
 {
-    uint64_t before = 0;
     if (ps->compute_index >= 0) empty_tables(ps);
     if (ps->o->replicate == REPLICATE_BCAST) replicate_bcast(ps);
     else if (ps->compute_index >= 0) replicate_read(ps);
     if (ps->compute_index < 0) return;
-    for (int j = 0; j < ps->s->dims; j++)
-        before += (ps->L.first_block[2 + j] - ps->L.first_block[1 + j]) * ps->L.block_bytes;
-    out->replicated_bytes = before;
+    /* every compute rank received every dimension block */
+    out->replicated_bytes = (ps->L.first_block[1 + ps->s->dims] - ps->L.first_block[1]) * ps->L.block_bytes;
 }

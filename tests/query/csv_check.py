@@ -2,7 +2,9 @@
 """rmabench query --output: a run of both designs (--warmup 1 --repeat 2) appends four rows (the
 warm-ups are verified, not recorded), a --micro prefetch run one row per point, all under one
 header, with the schema (per-dimension lists), the design's columns (the split and load for pull,
-none of them for shuffle), the data moved, and the verification as the run printed it.
+none of them for shuffle), the data moved, and the verification as the run printed it; the first
+run's --model (a parameter file) puts each design's prediction beside its time, in the report and
+in model_total.
    csv_check.py MPIRUN RMABENCH"""
 import csv, os, subprocess, sys, tempfile
 
@@ -19,13 +21,19 @@ def check(cond, what):
 
 with tempfile.TemporaryDirectory() as d:
     out = os.path.join(d, "r.csv")
+    params = os.path.join(d, "params.txt")
+    with open(params, "w") as f:
+        f.write("P_scan = 400\nP_partition = 150\nP_build = 60\nP_probe = 100\nbw_put_intra = 4 # GB/s\n"
+                "t_get_block = 3 # us\nbw_get = 2 # GB/s\n")
     runs = [["query", "--fact-rows", "20K", "--tables", "3", "--dim2-selectivity", "0.5", "--warmup", "1",
-             "--repeat", "2", "--output", out],
+             "--repeat", "2", "--output", out, "--model", params],
             ["query", "--micro", "prefetch", "--micro-blocks", "256", "--micro-prefetch", "1,8", "--output", out]]
     for args in runs:
         p = subprocess.run([mpirun, "-n", "3", rmabench] + args, env=env, capture_output=True, text=True, timeout=80)
         print(p.stdout[-3000:], p.stderr[-2000:])
         check(p.returncode == 0, f"exit {p.returncode} of {args}")
+        if "--model" in args:
+            check(p.stdout.count("s predicted, ") == 4, "the model's line in each run's report")
     text = open(out).read()
     check(text.count("timestamp,") == 1, "one header")
     rows = list(csv.DictReader(open(out)))
@@ -43,6 +51,8 @@ for r in q:
     check(len(r["partitions"].split(";")) == 2, f"{d}: partitions {r['partitions']}")
     check(float(r["t_total_max"]) > 0 and int(r["moved_bytes"]) > 0, f"{d}: time and bytes")
     check(r["repeat_index"] in ("0", "1") and r["repeats"] == "2" and r["warmups"] == "1", f"{d}: repetition")
+    check(float(r["model_total"]) > 0 and r["model_params"].endswith("params.txt") and r["model_err_total"] != "",
+          f"{d}: the model's columns")
     if d == "pull":
         check(r["memory_ranks"] == "1" and r["compute_ranks"] == "2" and r["prefetch"] == "8", "pull: split")
         check(int(r["load_bytes"]) >= 20000 * 88 and float(r["t_load_max"]) > 0, "pull: load")
