@@ -10,8 +10,9 @@
 #   star      per round, for 2, 3 and 4 tables: the pull design with each --memory-ranks count, then
 #             the shuffle, one run each after one warm-up (interleaved: a load that comes and goes
 #             touches every design alike); then a calibration on the same ranks (rmabench calibrate)
-#             and the block reads of --micro prefetch give the model's parameters, and rmamodel query
-#             its prediction and crossovers; the figure query7a and a table of medians and ratios
+#             and the block reads of --micro prefetch and readers give the model's parameters
+#             (jobs/query_params.py), and rmamodel query its prediction and crossovers; the figure
+#             query7a and a table of medians and ratios
 #   prefetch  one compute rank reads memory rank 0's blocks, prefetch 1..16, blocks of 512 B, 2 KiB,
 #             8 KiB (figure query7b); 2 ranks
 #   readers   1..N-1 compute ranks read one memory rank's blocks at once, by reads and by broadcast
@@ -92,6 +93,8 @@ star_plan() {
     local n=$(( ($([[ $quick == 1 ]] && echo 1 || echo 32) << 20) / $(bytes "$block") ))
     rmb_run "block reads" "$hosts" 2 -- query --micro prefetch --micro-prefetch 1,16 --micro-block-size "$block" \
         --micro-blocks "$(( n > 64 ? n : 64 ))" --repeat 3 --output "$RMB_OUT/reads.csv"
+    rmb_run "readers" "$hosts" "$ranks" -- query --micro readers --block-size "$block" --micro-blocks "$(( n > 64 ? n : 64 ))" \
+        --repeat 3 --output "$RMB_OUT/reads.csv"
 }
 
 plan() {

@@ -51,15 +51,19 @@ static double stream_time(const model_params *p, const query_shape *s, const net
                           double work, const char **which)
 {
     const double B = s->block_bytes, t_get = params_get(p, MP_t_get_block);
+    /* what the memory ranks send: every block once per reader; through their links and, where
+     * calibrated, at most at the rate a memory rank serves reads (bw_serve) */
+    const double sent = n * B * readers / s->memory_ranks;
+    const double serve = p->set[MP_bw_serve] ? sent / params_get(p, MP_bw_serve) : 0;
     if (s->prefetch <= 1) {
         *which = "no prefetch: round trips, transfers and the pipeline add up";
         return n * (t_get + B / nt->bw_in) + work;
     }
-    const double t[4] = {n * B / nt->bw_in, nt->cross > 0 ? n * B * readers * nt->cross / s->memory_ranks / nt->link : 0,
-                         n * (t_get + B / nt->bw_in) / s->prefetch, work};
-    static const char *const names[4] = {"a compute rank's reads", "the memory ranks' links", "the round trips",
-                                         "the pipeline"};
-    return bound(t, names, 4, which);
+    const double t[5] = {n * B / nt->bw_in, nt->cross > 0 ? sent * nt->cross / nt->link : 0,
+                         n * (t_get + B / nt->bw_in) / s->prefetch, work, serve};
+    static const char *const names[5] = {"a compute rank's reads", "the memory ranks' links", "the round trips",
+                                         "the pipeline", "the memory ranks serving reads"};
+    return bound(t, names, 5, which);
 }
 
 static void model_pull(const model_params *p, const query_shape *s, query_prediction *o)

@@ -10,6 +10,8 @@
  *   stream   T = max(n_F B / C / bw_in,            a compute rank's reads (bw_in = bw_get, or
  *                                                  min(bw_get, L / x) across hosts)
  *                    n_F B x / M / L,              a memory rank's link (every block once)
+ *                    n_F B / M / bw_serve,         a memory rank serving reads, where calibrated
+ *                                                  (RMA carried by messages needs its CPU)
  *                    n_F / C * (t_get + B / bw_in) / d,  a block's round trip t_get beyond its bytes,
  *                                                  d = --prefetch reads in flight
  *                    |F| / C * k / P_probe)        the pipeline: k probes a fact row
