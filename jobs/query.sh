@@ -28,6 +28,8 @@
 #   --out DIR      results directory (default results/query-<what>-<timestamp>)
 #   --quick        small sizes, 2 rounds: a smoke run of seconds
 #   --dry-run      print the commands without running them
+# Environment: RMB_BUILD (a build directory of --mpi's library; default build/ or build-mpich/), and
+# those of jobs/lib.sh.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -129,8 +131,9 @@ bytes() { awk -v s="$1" 'BEGIN { n = s + 0; u = s; sub(/^[0-9]+/, "", u); printf
 rate_gbit() { awk -v r="$1" 'BEGIN { n = r + 0; u = r; sub(/^[0-9.]+/, "", u);
     printf "%g", n * (u ~ /^g/ ? 1 : u ~ /^m/ ? 1e-3 : u ~ /^k/ ? 1e-6 : 1e-9) * (u ~ /bps$/ ? 8 : 1) }'; }
 
+build=${RMB_BUILD:-}
 rmb_init "query-$what"
-RMB_BUILD=$([[ $libs == mpich ]] && echo "$RMB_ROOT/build-mpich" || echo "$RMB_ROOT/build") RMB_MPI=$libs
+RMB_BUILD=${build:-$([[ $libs == mpich ]] && echo "$RMB_ROOT/build-mpich" || echo "$RMB_ROOT/build")} RMB_MPI=$libs
 RMB_BIN=$RMB_BUILD/rmabench
 rmb_results_dir "$out"
 netem=("$RMB_ROOT/jobs/netem.sh")
