@@ -59,6 +59,11 @@ def _table(res, ss, what, xname, unit):
         res.lines.append("| " + " | ".join(cells) + " |")
 
 
+def _points(res, what, s):
+    """{x: value} of one line (series) of what."""
+    return {x: v for (w, k, x), v in res.values.items() if w == what and k == (s.label or "all")}
+
+
 def _ratio(res, what, a, b, x):
     """values[(what, a, x)] / values[(what, b, x)], or None."""
     va, vb = res.values.get((what, a, x)), res.values.get((what, b, x))
@@ -90,12 +95,21 @@ def query7a(res, rows, outdir, params):
         res.compare = f"no pull and shuffle line at the same tables; {SEED}: up to {SEED_STAR_SPEEDUP:g}x at 3-4 tables"
 
 
-def query7b(res, rows, outdir, params):
-    rs = query_rows(rows, "prefetch")
+def _micro(res, rows, micro, view, what):
+    """A micro-benchmark's figure: its rows, the figure, the axes and its lines of blocks/s (M), or None."""
+    rs = query_rows(rows, micro)
     if not rs:
-        return res.notes.append("no verified --micro prefetch rows")
+        res.notes.append(f"no verified --micro {micro} rows")
+        return None
     fig, (ax,) = style.figure(width=6.2, height=4.0)
-    ss = _lines(res, ax, rs, PREFETCH, "blocks_per_s", "blocks/s", 1e-6)
+    return rs, fig, ax, _lines(res, ax, rs, view, "blocks_per_s", what, 1e-6)
+
+
+def query7b(res, rows, outdir, params):
+    drawn = _micro(res, rows, "prefetch", PREFETCH, "blocks/s")
+    if not drawn:
+        return
+    rs, fig, ax, ss = drawn
     log2_axis(ax, sorted({num(r, "prefetch") for r in rs}), lambda v: f"{v:g}")
     ax.set_xlabel("blocks in flight (--prefetch)")
     ax.set_ylabel("blocks scanned [M/s], one compute rank")
@@ -105,8 +119,8 @@ def query7b(res, rows, outdir, params):
     _table(res, ss, "blocks/s", "prefetch", "blocks/s")
     gains = []
     for s in ss:
-        pts = {x: v for (w, k, x), v in res.values.items() if w == "blocks/s" and k == (s.label or "all")}
-        if 1.0 in pts and pts:
+        pts = _points(res, "blocks/s", s)
+        if 1.0 in pts:
             top = max(x for x in pts if x <= 10) if any(x <= 10 for x in pts) else max(pts)
             gains.append((pts[top] / pts[1.0], top, s.label or "ours"))
     if gains:
@@ -118,11 +132,10 @@ def query7b(res, rows, outdir, params):
 
 
 def query7c(res, rows, outdir, params):
-    rs = query_rows(rows, "readers")
-    if not rs:
-        return res.notes.append("no verified --micro readers rows")
-    fig, (ax,) = style.figure(width=6.2, height=4.0)
-    ss = _lines(res, ax, rs, READERS, "blocks_per_s", "blocks/s per reader", 1e-6)
+    drawn = _micro(res, rows, "readers", READERS, "blocks/s per reader")
+    if not drawn:
+        return
+    rs, fig, ax, ss = drawn
     xs = sorted({num(r, "readers") for r in rs})
     for how, (one, eight) in SEED_READERS.items():
         ax.plot([1, 8], [one, eight], linestyle="--", color="#777777" if how == "read" else "#bbbbbb", marker="x",
@@ -137,7 +150,7 @@ def query7c(res, rows, outdir, params):
     _table(res, ss, "blocks/s per reader", "readers", "blocks/s per reader")
     drops = []
     for s in ss:
-        pts = {x: v for (w, k, x), v in res.values.items() if w == "blocks/s per reader" and k == (s.label or "all")}
+        pts = _points(res, "blocks/s per reader", s)
         if len(pts) > 1:
             drops.append(f"{s.label or 'ours'} {pts[min(pts)] / 1e6:.2f} -> {pts[max(pts)] / 1e6:.2f} M/s from "
                          f"{int(min(pts))} to {int(max(pts))}")
