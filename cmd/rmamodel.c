@@ -332,7 +332,7 @@ static int cmd_query(int argc, char **argv)
     if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
     if (o.memory_ranks >= ranks) fail("--memory-ranks: %" PRId64 " of %" PRId64 " ranks leave no compute rank", o.memory_ranks, ranks);
     const int hosts = (int)(ranks / rph);
-    require(&p, model_query_required(hosts > 1));
+    require(&p, model_query_required(hosts > 1, rph > 1));
     char c[32];
     opt_format_count(o.fact_rows, c, sizeof c);
     printf("# rmamodel query: %" PRId64 " ranks = %d host(s) x %" PRId64 ", pull: %" PRId64 " memory rank(s); lineorder %s rows x %"

@@ -3,13 +3,15 @@
 
 #include <math.h>
 
-const int *model_query_required(bool multi_host)
+const int *model_query_required(bool multi_host, bool shared_host)
 {
     static const int one[] = {MP_P_scan, MP_P_partition, MP_P_build, MP_P_probe, MP_bw_put_intra, MP_t_get_block,
                               MP_bw_get, -1};
     static const int many[] = {MP_P_scan, MP_P_partition, MP_P_build, MP_P_probe, MP_bw_put_intra, MP_t_get_block,
                                MP_bw_get, MP_bw_host, -1};
-    return multi_host ? many : one;
+    /* a rank alone on its host sends nothing within it: no bw_put_intra */
+    static const int alone[] = {MP_P_scan, MP_P_partition, MP_P_build, MP_P_probe, MP_t_get_block, MP_bw_get, MP_bw_host, -1};
+    return !multi_host ? one : shared_host ? many : alone;
 }
 
 static double blocks_of(double rows, double row_bytes, double block_bytes)
@@ -28,9 +30,9 @@ static net net_of(const model_params *p, const query_shape *s)
 {
     net n = {0, 0, params_get(p, MP_bw_get)};
     if (s->hosts <= 1) return n;
-    const double bw = s->link_bw > 0 ? s->link_bw : params_get(p, MP_bw_host);
-    n.link = bw / (s->ranks / s->hosts);
-    n.cross = (s->hosts - 1) / s->hosts;
+    const double bw = s->link_bw > 0 ? s->link_bw : params_get(p, MP_bw_host), R = s->ranks / s->hosts;
+    n.link = bw / R;
+    n.cross = (s->ranks - R) / (s->ranks - 1); /* of the other ranks, those on other hosts */
     if (n.link / n.cross < n.bw_in) n.bw_in = n.link / n.cross;
     return n;
 }
@@ -98,7 +100,7 @@ static void shuffle_join(const model_params *p, const query_shape *s, const net 
     o->histogram += (S + s->dim_rows[j] * (sel < 1 ? 2 : 1)) / (P * params_get(p, MP_P_scan));
     const double bytes = (S * s->fact_bytes + Dr * s->dim_bytes[j]) / P, away = bytes * (P - 1) / P;
     const double t[2] = {nt->cross > 0 ? away * nt->cross / nt->link : 0,
-                         away * (1 - nt->cross) / params_get(p, MP_bw_put_intra)};
+                         nt->cross < 1 ? away * (1 - nt->cross) / params_get(p, MP_bw_put_intra) : 0};
     static const char *const names[2] = {"the links between hosts", "the transfers within a host"};
     const char *which;
     o->exchange += bytes / copy + bound(t, names, 2, &which);

@@ -5,7 +5,8 @@
  * Per rank, times in seconds; sizes of the whole system.
  *
  * Pull, with C compute and M memory ranks on H hosts (R = ranks / H a host; a rank's share of its
- * host's link L = bw_link / R; the share of reads that cross hosts x = (H-1)/H, 0 on one host):
+ * host's link L = bw_link / R; the share of a transfer to other ranks that crosses hosts
+ * x = (P - R) / (P - 1), the other ranks on other hosts; 0 on one host):
  *   blocks   n_F = ceil(|F| / floor((B - 16) / w_F)) fact blocks, n_D dimension blocks, bytes n B
  *   stream   T = max(n_F B / C / bw_in,            a compute rank's reads (bw_in = bw_get, or
  *                                                  min(bw_get, L / x) across hosts)
@@ -54,8 +55,9 @@ typedef struct {
     double pull_bytes, shuffle_bytes;                    /* bytes moved between ranks, all ranks */
 } query_prediction;
 
-/* Parameters the model needs, terminated by -1 (multi_host: bw_host too). */
-const int *model_query_required(bool multi_host);
+/* Parameters the model needs, terminated by -1: multi_host, bw_host too; without shared_host (one
+ * rank a host) no bw_put_intra. */
+const int *model_query_required(bool multi_host, bool shared_host);
 void model_query(const model_params *p, const query_shape *s, query_prediction *out);
 
 typedef struct {

@@ -36,7 +36,7 @@ static void check_run(query_session *qs)
     char err[512];
     query_schema(&qs->o, ctx->rank, ctx->size, &qs->s);
     if (query_check_ranks(&qs->o, &qs->s, ctx->size, &qs->need, err, sizeof err)) bench_usage_error(ctx, "%s", err);
-    if (qs->model.on && params_require(&qs->model.p, model_query_required(ctx->hosts > 1), err, sizeof err))
+    if (qs->model.on && params_require(&qs->model.p, model_query_required(ctx->hosts > 1, ctx->ranks_per_host > 1), err, sizeof err))
         bench_usage_error(ctx, "--model: %s", err);
     const int64_t mine = query_rank_need(&qs->o, &qs->need, ctx->rank);
     mem_check_host(ctx, mine, qs->o.micro != MICRO_NONE ? "--micro-blocks" : "--fact-rows", mem_advice(false, false));

@@ -25,7 +25,7 @@ out=$("$root/jobs/query.sh" readers --hosts 4 --rate 1gbit --ranks 4 --dry-run -
 echo "$out"
 grep -q "jobs/netem.sh launch --name .* -n 4 -- .*rmabench query --micro readers" <<<"$out" || { echo "FAIL: no netem launch"; fail=1; }
 # the Slurm job at the seed's scale: 8 nodes x 2 ranks, half of them memory ranks, then both micro-benchmarks
-out=$(RMB_DRY_RUN=1 RMB_BUILD=$build SLURM_JOB_NUM_NODES=8 SLURM_NTASKS_PER_NODE=2 RMB_CAMPAIGN_DIR=$D/s \
+out=$(RMB_ROOT=$root RMB_DRY_RUN=1 RMB_BUILD=$build SLURM_JOB_NUM_NODES=8 SLURM_NTASKS_PER_NODE=2 RMB_CAMPAIGN_DIR=$D/s \
       "$root/jobs/slurm/query.sbatch" 2>&1)
 echo "$out"
 [[ $(grep -c -- "-N 8 -n 16 .*rmabench query --design pull --tables [234] --memory-ranks 8 --fact-rows 600M" <<<"$out") == 9 ]] ||
