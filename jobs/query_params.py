@@ -6,6 +6,7 @@ prefetch and --micro readers rows, as lines of a parameter file (model/params.h 
                 prefetch 1) - block size / bw_get, in us
    bw_serve     (readers rows, by reads) the most bytes/s one memory rank served, all readers
                 together: readers x blocks/s per reader x block size, in GB/s
+   bw_alltoallv (alltoallv rows) the bytes a rank sent to the others a second in MPI_Alltoallv
 for the block size given (default 2 KiB, rmabench query's --block-size), medians over the verified
 rows.
    query_params.py READS.csv [BLOCK_BYTES]"""
@@ -17,8 +18,10 @@ if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
     print(__doc__)
     sys.exit(0 if len(sys.argv) > 1 else 2)
 block = int(sys.argv[2]) if len(sys.argv) > 2 else 2048
-rates, served = {}, {}
+rates, served, a2a = {}, {}, []
 for r in csv.DictReader(open(sys.argv[1])):
+    if r.get("verification") == "PASS" and r.get("micro") == "alltoallv":
+        a2a.append(float(r["moved_bytes"]) / float(r["t_total_max"]))
     if r.get("verification") != "PASS" or int(r["block_size"] or 0) != block:
         continue
     if r.get("micro") == "prefetch":
@@ -36,3 +39,5 @@ if served:
     most = max(served, key=lambda n: statistics.median(served[n]))
     print(f"bw_serve = {statistics.median(served[most]) * block / 1e9:.4f}  # GB/s  (rmabench query --micro readers, "
           f"{most} reader(s) together)")
+if a2a:
+    print(f"bw_alltoallv = {statistics.median(a2a) / 1e9:.4f}  # GB/s  (rmabench query --micro alltoallv, bytes to the others)")

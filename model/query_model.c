@@ -103,7 +103,11 @@ static void shuffle_join(const model_params *p, const query_shape *s, const net 
                          nt->cross < 1 ? away * (1 - nt->cross) / params_get(p, MP_bw_put_intra) : 0};
     static const char *const names[2] = {"the links between hosts", "the transfers within a host"};
     const char *which;
-    o->exchange += bytes / copy + bound(t, names, 2, &which);
+    /* calibrated on the ranks: MPI_Alltoallv's own rate, whatever carries it */
+    const double measured = s->alltoallv && p->set[MP_bw_alltoallv] ? away / params_get(p, MP_bw_alltoallv) : 0;
+    const char *names3[3] = {names[0], names[1], "MPI_Alltoallv (bw_alltoallv)"};
+    const double t3[3] = {t[0], t[1], measured};
+    o->exchange += bytes / copy + bound(t3, names3, 3, &which);
     if (!*bound_name) *bound_name = which;
     o->build_probe += Dr / (P * params_get(p, MP_P_build)) + S / (P * params_get(p, MP_P_probe)) +
                       (j + 1 < s->dims ? S * sel * s->fact_bytes / P / copy : 0);

@@ -25,7 +25,8 @@
  *   histogram    (S_j + |D_j|) / (P P_scan), and the filter's scan of D_j when it filters
  *   exchange     pack: (S_j w_F + |D_j| s_j w_j) / P / bw_copy (bw_mem_copy, else 16 P_partition);
  *                transfer: a rank's bytes to other ranks, the share x across its link L and the rest
- *                at bw_put_intra
+ *                at bw_put_intra, or, where calibrated, at bw_alltoallv if that is slower (the
+ *                collective's own rate on these ranks: rmabench query --micro alltoallv)
  *   build_probe  |D_j| s_j / (P P_build) + S_j / (P P_probe) + S_(j+1) w_F / P / bw_copy (materialise)
  * The crossovers (model_query_crossover): the fewest joins at which pull is faster, the dimension
  * scale and the link rate at which both take the same time. */
@@ -44,6 +45,7 @@ typedef struct {
     double dim_rows[MODEL_QUERY_MAX_DIMS], dim_bytes[MODEL_QUERY_MAX_DIMS], selectivity[MODEL_QUERY_MAX_DIMS];
     double block_bytes, prefetch;
     bool bcast;                                          /* --replicate bcast */
+    bool alltoallv;                                      /* the shuffle's --exchange alltoallv (bw_alltoallv applies) */
     double link_bw;                                      /* bytes/s of a host's link; 0: bw_host */
 } query_shape;
 

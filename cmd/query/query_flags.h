@@ -10,6 +10,7 @@
 extern const char *const query_design_names[];    /* QUERY_* */
 extern const char *const query_replicate_names[]; /* REPLICATE_* */
 extern const char *const query_micro_names[];     /* MICRO_* */
+extern const char *const query_exchange_names[];  /* QUERY_EXCHANGE_* */
 
 void query_default_opts(query_opts *o);
 /* Parses argv[2..] into o: OPT_OK, OPT_HELP (usage printed on rank 0) or OPT_ERROR with

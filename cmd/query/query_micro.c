@@ -4,7 +4,10 @@
  *             first) scans memory rank 0's table: blocks per second (Fig. 7b)
  *   readers   --block-size blocks; for reads, then for a broadcast, for each --micro-readers count
  *             r: compute ranks M .. M+r-1 scan the whole table at once: blocks per second per
- *             compute rank, the mean over them (Fig. 7c) */
+ *             compute rank, the mean over them (Fig. 7c)
+ *   alltoallv every rank sends --micro-blocks x --block-size bytes, an even share to every rank, in
+ *             one MPI_Alltoallv: the bytes a rank sends to the others a second (the shuffle's
+ *             transfer; jobs/query_params.py makes it the model's bw_alltoallv) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +118,46 @@ static int run_readers(query_session *qs, bool *all_pass)
     return 0;
 }
 
+static int run_alltoallv(query_session *qs, bool *all_pass)
+{
+    const int n = (int)qs->o.repeat;
+    const uint64_t bytes = (uint64_t)qs->o.micro_blocks * (uint64_t)qs->o.block_size;
+    double *secs = calloc((size_t)n, sizeof(double));
+    bool pass = true;
+    micro_result r = {0};
+    for (int rep = -(int)qs->o.warmup; rep < n; rep++) {
+        micro_alltoallv(&qs->ctx, bytes, &r);
+        int ok = r.sum == 0, all_ok = 0;
+        double slowest = 0;
+        MPI_CHECK(qs->ctx.rank, MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, qs->ctx.comm));
+        MPI_CHECK(qs->ctx.rank, MPI_Allreduce(&r.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, qs->ctx.comm));
+        pass = pass && all_ok;
+        if (rep >= 0) secs[rep] = slowest;
+    }
+    const double med = stats_median(secs, n);
+    free(secs);
+    *all_pass = *all_pass && pass;
+    if (qs->ctx.rank == 0) {
+        printf("alltoallv %.1f MiB a rank, %.1f MiB to the others: %.4f s, %.3f GB/s a rank  %s\n", bytes / 1048576.0,
+               r.blocks / 1048576.0, med, r.blocks / med / 1e9, pass ? "PASS" : "FAIL");
+        fflush(stdout);
+    }
+    if (!qs->o.output) return 0;
+    record *rec = NULL;
+    if (qs->ctx.rank == 0) {
+        rec = record_new(&results_schema);
+        query_record_common(qs, rec, "shuffle", false);
+        provenance_outcome(rec, pass);
+        record_set(rec, "micro", "alltoallv");
+        record_set(rec, "block_size", "%" PRId64, qs->o.block_size);
+        record_set(rec, "blocks", "%" PRId64, qs->o.micro_blocks);
+        record_set(rec, "moved_bytes", "%" PRIu64, r.blocks);
+        record_set(rec, "t_total_max", "%.6f", med);
+        record_set(rec, "repeat_index", "%d", 0);
+    }
+    return query_record_append(qs, rec) ? QUERY_EXIT_USAGE : 0;
+}
+
 int query_micro_main(query_session *qs)
 {
     const query_opts *o = &qs->o;
@@ -128,7 +171,9 @@ int query_micro_main(query_session *qs)
         printf("; %s\n", qs->ctx.mpi_library);
     }
     bool pass = true;
-    const int rc = o->micro == MICRO_PREFETCH ? run_prefetch(qs, &pass) : run_readers(qs, &pass);
+    const int rc = o->micro == MICRO_PREFETCH ? run_prefetch(qs, &pass)
+                   : o->micro == MICRO_READERS ? run_readers(qs, &pass)
+                                               : run_alltoallv(qs, &pass);
     if (qs->ctx.rank == 0) printf("verification: %s\n", pass ? "PASS" : "FAIL");
     return rc ? rc : pass ? QUERY_EXIT_OK : QUERY_EXIT_FAILED;
 }

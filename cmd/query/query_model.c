@@ -9,7 +9,7 @@ void query_model_shape(const query_opts *o, const star_schema *s, int ranks, int
     *q = (query_shape){.ranks = ranks, .memory_ranks = (double)o->memory_ranks, .hosts = hosts, .dims = s->dims,
                        .fact_rows = (double)s->fact_rows, .fact_bytes = 8.0 * s->fact_words,
                        .block_bytes = (double)o->block_size, .prefetch = (double)o->prefetch,
-                       .bcast = o->replicate == REPLICATE_BCAST};
+                       .bcast = o->replicate == REPLICATE_BCAST, .alltoallv = o->exchange == QUERY_EXCHANGE_ALLTOALLV};
     for (int j = 0; j < s->dims; j++) {
         q->dim_rows[j] = (double)s->dim_rows[j];
         q->dim_bytes[j] = 8.0 * s->dim_words[j];

@@ -65,7 +65,8 @@ static int64_t shuffle_arrays(const query_opts *o, int ranks)
 
 static int check_split(const query_opts *o, int ranks, char *err, size_t errlen)
 {
-    const bool pull = o->design != QUERY_SHUFFLE || o->micro != MICRO_NONE;
+    const bool pull = (o->design != QUERY_SHUFFLE && o->micro == MICRO_NONE) || o->micro == MICRO_PREFETCH ||
+                      o->micro == MICRO_READERS;
     if (pull && o->memory_ranks == 0) {
         snprintf(err, errlen, "--memory-ranks: 0: the pull design keeps its tables in at least one memory rank");
         return -1;
@@ -93,9 +94,11 @@ int query_check_ranks(const query_opts *o, const star_schema *s, int ranks, quer
     if (o->micro != MICRO_NONE) {
         int64_t most = 0;
         for (int i = 0; i < o->n_block; i++) most = o->list_block[i] > most ? o->list_block[i] : most;
-        n->window_bytes = o->micro_blocks * (o->micro == MICRO_PREFETCH ? most : o->block_size);
+        n->window_bytes = o->micro == MICRO_ALLTOALLV ? 0 : o->micro_blocks * (o->micro == MICRO_PREFETCH ? most : o->block_size);
         n->memory_rank = n->window_bytes;
         n->compute_rank = o->prefetch * most + 2 * o->bcast_chunk;
+        if (o->micro == MICRO_ALLTOALLV) /* a send and a receive buffer on every rank */
+            n->memory_rank = n->compute_rank = 2 * o->micro_blocks * o->block_size;
         if (o->memory_capacity > 0 && n->window_bytes > o->memory_capacity) {
             mem_format(n->window_bytes, need, sizeof need);
             mem_format(o->memory_capacity, have, sizeof have);

@@ -72,6 +72,7 @@ static void design_columns(const query_session *qs, const query_run_result *res,
         join_opts jo = {0};
         jo.radix_bits = o->radix_bits;
         record_set(rec, "radix_bits", "%d", radix_plan_bits(&jo, qs->ctx.size));
+        record_set(rec, "exchange", "%s", query_exchange_names[o->exchange]);
         record_set(rec, "t_generate_max", "%.6f", qs->sh.t_generate);
     }
     record_set(rec, "moved_bytes", "%" PRIu64, res->moved_bytes);

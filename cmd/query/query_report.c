@@ -54,8 +54,10 @@ void query_report_header(const query_session *qs)
         join_opts jo = {0};
         jo.radix_bits = qs->o.radix_bits;
         const int bits = radix_plan_bits(&jo, qs->ctx.size);
-        printf("# shuffle: %d ranks, %d join(s), each %d partitions (%d radix bits), rows moved whole by MPI_Alltoallv; "
-               "generate %.3f s\n", qs->ctx.size, qs->s.dims, 1 << bits, bits, qs->sh.t_generate);
+        printf("# shuffle: %d ranks, %d join(s), each %d partitions (%d radix bits), rows moved whole by %s; "
+               "generate %.3f s\n", qs->ctx.size, qs->s.dims, 1 << bits, bits,
+               qs->o.exchange == QUERY_EXCHANGE_PUT ? "MPI_Rput into the owners' windows" : "MPI_Alltoallv",
+               qs->sh.t_generate);
     }
     printf("# expected: %" PRIu64 " result rows, checksum 0x%016" PRIx64 "\n", qs->expected[0], qs->expected[1]);
     fflush(stdout);

@@ -1,5 +1,6 @@
 #include "joins/query/micro.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench/yield_wait.h"
@@ -90,4 +91,35 @@ void micro_scan(const micro_table *mt, int memory_ranks, int readers, bool bcast
     res->seconds = rmb_now() - t0;
     MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* rank 0 serves the reads until every reader is done */
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+/* The byte rank `from` sends rank `to` at offset i of its share. */
+static inline unsigned char share_byte(int from, int to, uint64_t i) { return (unsigned char)(from * 31 + to * 7 + i); }
+
+void micro_alltoallv(const bench_ctx *ctx, uint64_t bytes, micro_result *res)
+{
+    const int P = ctx->size, me = ctx->rank;
+    const uint64_t share = bytes / (uint64_t)P;
+    *res = (micro_result){.reader = true};
+    unsigned char *send = malloc(share * (uint64_t)P + 1), *recv = malloc(share * (uint64_t)P + 1);
+    int *c = malloc(2 * (size_t)P * sizeof *c);
+    if (!send || !recv || !c || share > INT32_MAX / (uint64_t)P) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate or count %llu bytes for MPI_Alltoallv\n", me, (unsigned long long)bytes);
+        MPI_Abort(ctx->comm, 1);
+    }
+    for (int j = 0; j < P; j++) {
+        c[j] = (int)share;
+        c[P + j] = (int)(share * (uint64_t)j);
+        for (uint64_t i = 0; i < share; i++) send[(uint64_t)j * share + i] = share_byte(me, j, i);
+    }
+    MPI_CHECK(me, rmb_barrier(ctx->comm));
+    const double t0 = rmb_now();
+    MPI_CHECK(me, MPI_Alltoallv(send, c, c + P, MPI_BYTE, recv, c, c + P, MPI_BYTE, ctx->comm));
+    res->seconds = rmb_now() - t0;
+    for (int j = 0; j < P; j++)
+        for (uint64_t i = 0; i < share; i++) res->sum += recv[(uint64_t)j * share + i] != share_byte(j, me, i);
+    res->blocks = share * (uint64_t)(P - 1);
+    free(send);
+    free(recv);
+    free(c);
 }

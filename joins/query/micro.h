@@ -37,4 +37,10 @@ void micro_scan(const micro_table *mt, int memory_ranks, int readers, bool bcast
                 micro_result *res);
 uint64_t micro_expected_sum(uint64_t blocks, uint64_t block_bytes);
 
+/* Collective: the shuffle's transfer alone (the model's bw_alltoallv): every rank sends `bytes`, an
+ * even share to every rank (its own included), in one MPI_Alltoallv of bytes; every byte is
+ * checked where it lands. res: seconds inside MPI_Alltoallv, the bytes sent to other ranks (blocks),
+ * reader true and sum 0 when every byte arrived right. */
+void micro_alltoallv(const bench_ctx *ctx, uint64_t bytes, micro_result *res);
+
 #endif

@@ -9,7 +9,8 @@
 
 enum { QUERY_PULL, QUERY_SHUFFLE, QUERY_BOTH };    /* --design */
 enum { REPLICATE_READ, REPLICATE_BCAST };          /* --replicate */
-enum { MICRO_NONE, MICRO_PREFETCH, MICRO_READERS }; /* --micro */
+enum { MICRO_NONE, MICRO_PREFETCH, MICRO_READERS, MICRO_ALLTOALLV }; /* --micro */
+enum { QUERY_EXCHANGE_PUT, QUERY_EXCHANGE_ALLTOALLV };   /* --exchange: the shuffle's transfer */
 #define QUERY_MAX_LIST 16                          /* values of a --micro sweep list */
 
 typedef struct {
@@ -29,6 +30,7 @@ typedef struct {
     int window;                             /* win_flavor of the memory ranks' window */
     /* shuffle */
     int64_t radix_bits;                     /* 0 = the radix join's rule (radix_plan_bits) */
+    int exchange;                           /* QUERY_EXCHANGE_*: how the shuffle moves its rows */
     /* micro-benchmarks */
     int micro;
     int64_t micro_blocks;                   /* blocks of the scanned table */

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "bench/memory.h"
+#include "bench/yield_wait.h"
+#include "rma/flush.h"
 #include "joins/query/table.h"
 #include "joins/radix/exchange.h"
 #include "joins/radix/radix_plan.h"
@@ -95,6 +97,8 @@ void shuffle_free(shuffle_state *sh)
     rel_free(&sh->inter[1]);
     shuffle_buf *b[] = {&sh->pack, &sh->recv[0], &sh->recv[1], &sh->table};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) buf_free(b[i]);
+    for (int rel = 0; rel < 2; rel++)
+        if (sh->win_bytes[rel]) rma_window_free(&sh->win[rel]);
 }
 
 /* Dimension j's rows that pass the query's filter: the slice itself when every row does. */
@@ -113,9 +117,23 @@ static const shuffle_rel *select_dim(shuffle_state *sh, int j)
     return r;
 }
 
-/* A relation's rows, whole, to their partitions' owners: packed owner by owner at the plan's
- * offsets, one MPI_Alltoallv. Returns the bytes sent to other ranks. */
-static uint64_t move_rows(shuffle_state *sh, const shuffle_rel *r, const radix_exchange *ex, uint64_t np, void *recv)
+/* Where the rows of each partition this rank owns lie once moved: pieces [first[k], first[k + 1])
+ * of the k-th owned partition, each `count` rows from row `start` of the received rows. */
+typedef struct {
+    int *first;
+    uint64_t *start, *count;
+} row_pieces;
+
+static void pieces_free(row_pieces *pc)
+{
+    free(pc->first);
+    free(pc->start);
+    free(pc->count);
+}
+
+/* This rank's rows of a relation packed partition by partition, owner by owner (the plan's pack
+ * offsets): what either exchange sends. */
+static uint64_t *pack_rows(shuffle_state *sh, const shuffle_rel *r, const radix_exchange *ex, uint64_t np)
 {
     const uint64_t W = r->words, mask = np - 1;
     uint64_t *dst = grow(sh->ctx, &sh->pack, ex->send_off[sh->ctx->size] * W * 8);
@@ -124,20 +142,94 @@ static uint64_t move_rows(shuffle_state *sh, const shuffle_rel *r, const radix_e
     memcpy(at, ex->pack_off, np * sizeof *at);
     for (uint64_t i = 0; i < r->n; i++) row_out(r, i, dst + at[r->kv[i].key & mask]++ * W);
     free(at);
-    radix_alltoallv_pieces(sh->ctx, ex, dst, recv);
-    const int me = sh->ctx->rank;
-    return (ex->send_off[sh->ctx->size] - (ex->send_off[me + 1] - ex->send_off[me])) * W * 8;
+    return dst;
 }
 
-/* Where each received piece starts in recv (in rows): sender by sender, partition by partition. */
-static uint64_t *piece_starts(const bench_ctx *ctx, const radix_exchange *ex)
+/* --exchange alltoallv: one MPI_Alltoallv into recv, each sender's pieces in partition order. */
+static void move_alltoallv(shuffle_state *sh, const radix_exchange *ex, const uint64_t *pack, void *recv, row_pieces *pc)
 {
-    const size_t pieces = (size_t)ctx->size * (size_t)ex->mine;
-    uint64_t *at = malloc((pieces + 1) * sizeof *at);
-    if (!at) MPI_Abort(ctx->comm, 1);
-    at[0] = 0;
-    for (size_t i = 0; i < pieces; i++) at[i + 1] = at[i] + ex->count[i];
-    return at;
+    const int P = sh->ctx->size, mine = ex->mine;
+    radix_alltoallv_pieces(sh->ctx, ex, pack, recv);
+    pc->first = malloc(((size_t)mine + 1) * sizeof *pc->first);
+    pc->start = malloc(((size_t)P * (size_t)mine + 1) * sizeof *pc->start);
+    pc->count = malloc(((size_t)P * (size_t)mine + 1) * sizeof *pc->count);
+    if (!pc->first || !pc->start || !pc->count) MPI_Abort(sh->ctx->comm, 1);
+    uint64_t at = 0, *from = malloc(((size_t)P * (size_t)mine + 1) * sizeof *from);
+    if (!from) MPI_Abort(sh->ctx->comm, 1);
+    for (size_t i = 0; i < (size_t)P * (size_t)mine; i++, at += ex->count[i - 1]) from[i] = at; /* sender-major */
+    for (int k = 0, n = 0; k <= mine; k++) {
+        pc->first[k] = n;
+        for (int j = 0; k < mine && j < P; j++, n++) {
+            pc->start[n] = from[(size_t)j * (size_t)mine + (size_t)k];
+            pc->count[n] = ex->count[(size_t)j * (size_t)mine + (size_t)k];
+        }
+    }
+    free(from);
+}
+
+/* --exchange put: each partition's rows put at this rank's offset in the owner's window (the radix
+ * join's put design, rows whole); the owner finds each of its partitions contiguous. */
+static void move_put(shuffle_state *sh, const radix_layout *lay, int rel, uint64_t W, const radix_exchange *ex,
+                     const uint64_t *pack, rma_window *win, row_pieces *pc)
+{
+    const bench_ctx *ctx = sh->ctx;
+    MPI_Request *req = malloc((lay->nparts + 1) * sizeof *req);
+    pc->first = malloc(((size_t)ex->mine + 1) * sizeof *pc->first);
+    pc->start = malloc(((size_t)ex->mine + 1) * sizeof *pc->start);
+    pc->count = malloc(((size_t)ex->mine + 1) * sizeof *pc->count);
+    if (!req || !pc->first || !pc->start || !pc->count) MPI_Abort(ctx->comm, 1);
+    int n = 0;
+    rma_window_lock_all(win);
+    for (uint64_t p = 0; p < lay->nparts; p++) {
+        if (!lay->local[rel][p]) continue;
+        const MPI_Aint disp = (MPI_Aint)((lay->base[rel][p] + lay->prefix[rel][p]) * W * 8);
+        MPI_CHECK(ctx->rank, rma_put_start(RMA_FLUSH_REQUEST, pack + ex->pack_off[p] * W, lay->local[rel][p] * W * 8,
+                                           MPI_BYTE, lay->owner[p], disp, win->win, &req[n++]));
+    }
+    /* each put completed locally before the pack is refilled (rma/flush.h: MPICH 4.0) */
+    for (int i = 0; i < n; i++) MPI_CHECK(ctx->rank, rma_put_complete(RMA_FLUSH_REQUEST, 0, win->win, &req[i]));
+    free(req);
+    rma_windows_end_epoch(win, 1, ctx->comm);
+    for (int k = 0; k <= ex->mine; k++) pc->first[k] = k;
+    for (int k = 0; k < ex->mine; k++) {
+        pc->start[k] = lay->base[rel][ex->parts[k]];
+        pc->count[k] = lay->global[rel][ex->parts[k]];
+    }
+}
+
+/* The window of relation rel, at least `bytes` on this rank: grown (on every rank, collectively)
+ * when some rank needs more than it holds; kept from join to join and run to run. */
+static rma_window *put_window(shuffle_state *sh, int rel, uint64_t bytes)
+{
+    int more = bytes > sh->win_bytes[rel], any = 0;
+    MPI_CHECK(sh->ctx->rank, MPI_Allreduce(&more, &any, 1, MPI_INT, MPI_MAX, sh->ctx->comm));
+    if (any) {
+        if (sh->win_bytes[rel]) rma_window_free(&sh->win[rel]);
+        sh->win_bytes[rel] = bytes + bytes / 8 + 64; /* room for the next joins' spread */
+        rma_window_alloc(&sh->win[rel], sh->win_bytes[rel], (win_flavor)sh->o->window, sh->ctx->comm);
+        rma_window_prefault(&sh->win[rel]);
+        MPI_CHECK(sh->ctx->rank, rmb_barrier(sh->ctx->comm)); /* nobody puts into a window still being touched */
+    }
+    return &sh->win[rel];
+}
+
+/* A relation's rows, whole, to their partitions' owners (--exchange); returns the bytes sent to
+ * other ranks, and where the received rows lie (*rows, pc). */
+static uint64_t move_rows(shuffle_state *sh, const shuffle_rel *r, int rel, const radix_layout *lay,
+                          const radix_exchange *ex, const char **rows, row_pieces *pc)
+{
+    const uint64_t W = r->words, need = lay->win_items[rel] * W * 8;
+    const uint64_t *pack = pack_rows(sh, r, ex, lay->nparts);
+    if (sh->o->exchange == QUERY_EXCHANGE_PUT) {
+        rma_window *w = put_window(sh, rel, need);
+        move_put(sh, lay, rel, W, ex, pack, w, pc);
+        *rows = w->base;
+    } else {
+        *rows = grow(sh->ctx, &sh->recv[rel], need);
+        move_alltoallv(sh, ex, pack, (void *)*rows, pc);
+    }
+    const int me = sh->ctx->rank;
+    return (ex->send_off[sh->ctx->size] - (ex->send_off[me + 1] - ex->send_off[me])) * W * 8;
 }
 
 /* The probe of one partition's S rows: the term so far extended by the matching dimension row;
@@ -169,36 +261,29 @@ static void probe_rows(const query_table *t, const uint64_t *rows, uint64_t n, u
     }
 }
 
-/* Build + probe of every partition this rank owns. */
-static void join_partitions(shuffle_state *sh, const radix_exchange ex[2], int bits, uint64_t wr, uint64_t ws,
-                            probe_sink *k)
+/* Build + probe of every partition this rank owns: rows[rel] and pc[rel] say where its rows lie. */
+static void join_partitions(shuffle_state *sh, int mine, const char *const rows[2], const row_pieces pc[2], int bits,
+                            uint64_t wr, uint64_t ws, probe_sink *k)
 {
-    const int P = sh->ctx->size, mine = ex[0].mine;
-    const char *recv[2] = {sh->recv[0].p, sh->recv[1].p};
-    uint64_t *at[2] = {piece_starts(sh->ctx, &ex[0]), piece_starts(sh->ctx, &ex[1])}, most = 0;
+    uint64_t most = 0;
     for (int p = 0; p < mine; p++) {
         uint64_t n = 0;
-        for (int j = 0; j < P; j++) n += ex[0].count[(size_t)j * (size_t)mine + (size_t)p];
-        if (n > most) most = n;
+        for (int i = pc[0].first[p]; i < pc[0].first[p + 1]; i++) n += pc[0].count[i];
+        most = n > most ? n : most;
     }
     uint64_t *mem = grow(sh->ctx, &sh->table, 16 * query_table_capacity(most));
     for (int p = 0; p < mine; p++) {
         uint64_t n = 0;
-        for (int j = 0; j < P; j++) n += ex[0].count[(size_t)j * (size_t)mine + (size_t)p];
+        for (int i = pc[0].first[p]; i < pc[0].first[p + 1]; i++) n += pc[0].count[i];
         query_table t;
         query_table_init(&t, mem, query_table_capacity(n), bits);
-        for (int j = 0; j < P; j++) {
-            const size_t i = (size_t)j * (size_t)mine + (size_t)p;
-            const uint64_t *rows = (const uint64_t *)(const void *)(recv[0] + at[0][i] * wr * 8);
-            for (uint64_t r = 0; r < ex[0].count[i]; r++) query_table_put(&t, rows[r * wr], rows[r * wr + 1]);
+        for (int i = pc[0].first[p]; i < pc[0].first[p + 1]; i++) {
+            const uint64_t *r = (const uint64_t *)(const void *)(rows[0] + pc[0].start[i] * wr * 8);
+            for (uint64_t x = 0; x < pc[0].count[i]; x++) query_table_put(&t, r[x * wr], r[x * wr + 1]);
         }
-        for (int j = 0; j < P; j++) {
-            const size_t i = (size_t)j * (size_t)mine + (size_t)p;
-            probe_rows(&t, (const uint64_t *)(const void *)(recv[1] + at[1][i] * ws * 8), ex[1].count[i], ws, k);
-        }
+        for (int i = pc[1].first[p]; i < pc[1].first[p + 1]; i++)
+            probe_rows(&t, (const uint64_t *)(const void *)(rows[1] + pc[1].start[i] * ws * 8), pc[1].count[i], ws, k);
     }
-    free(at[0]);
-    free(at[1]);
 }
 
 /* Join j: S joined with dimension j; out receives the materialised result unless it is the last. */
@@ -223,10 +308,10 @@ static void join_step(shuffle_state *sh, int j, const shuffle_rel *S, shuffle_re
     double t1 = rmb_now();
     phases_add(ph, "histogram", t1 - t0 - lay.t_wait);
     phases_add(ph, "wait", lay.t_wait);
-    void *rr = grow(ctx, &sh->recv[0], lay.win_items[REL_R] * R->words * 8);
-    void *rs = grow(ctx, &sh->recv[1], lay.win_items[REL_S] * S->words * 8);
-    qo->shuffled_bytes += move_rows(sh, R, &ex[0], lay.nparts, rr);
-    qo->shuffled_bytes += move_rows(sh, S, &ex[1], lay.nparts, rs);
+    const char *rows[2];
+    row_pieces pc[2];
+    qo->shuffled_bytes += move_rows(sh, R, REL_R, &lay, &ex[0], &rows[0], &pc[0]);
+    qo->shuffled_bytes += move_rows(sh, S, REL_S, &lay, &ex[1], &rows[1], &pc[1]);
     double t2 = rmb_now();
     phases_add(ph, "exchange", t2 - t1);
     probe_sink k = {.last = out == NULL, .out = out, .res = {0, 0}};
@@ -234,7 +319,9 @@ static void join_step(shuffle_state *sh, int j, const shuffle_rel *S, shuffle_re
         rel_reserve(ctx, out, lay.win_items[REL_S], S->words);
         out->n = 0;
     }
-    join_partitions(sh, ex, bits, R->words, S->words, &k);
+    join_partitions(sh, ex[0].mine, rows, pc, bits, R->words, S->words, &k);
+    pieces_free(&pc[0]);
+    pieces_free(&pc[1]);
     qo->matches += k.res[0];
     qo->checksum += k.res[1];
     phases_add(ph, "build_probe", rmb_now() - t2);

@@ -6,8 +6,10 @@
  *   histogram    the radix join's histogram phase over R's and S's keys (joins/radix/histogram.c:
  *                histograms, MPI_Allreduce, partition assignment, offsets) and its exchange plan
  *                (exchange_plan.c: who sends what to whom), R's filter scan included
- *   exchange     the rows packed owner by owner and moved whole by one MPI_Alltoallv per relation
- *                (the radix join's --exchange alltoallv, radix_alltoallv_pieces)
+ *   exchange     the rows packed owner by owner and moved whole: --exchange put, each partition's
+ *                rows with one MPI_Rput at this rank's offset in its owner's window (the radix
+ *                join's put design: the histogram's prefix sums place them); --exchange alltoallv,
+ *                one MPI_Alltoallv per relation (the radix join's alltoallv, radix_alltoallv_pieces)
  *   build_probe  per owned partition a hash table of R's rows (table.h), probed by S's rows; each
  *                result row materialised for the next join: the next key first, the term so far,
  *                the keys still to join and the carried columns, this dimension's record id added
@@ -18,6 +20,7 @@
 #define RMB_QUERY_SHUFFLE_H
 #include "joins/query/query.h"
 #include "joins/tuple.h"
+#include "rma/window.h"
 
 /* Memory that grows to the largest size asked of it and is kept from one use to the next. */
 typedef struct {
@@ -39,7 +42,9 @@ typedef struct {
     shuffle_rel fact, dim[STAR_MAX_DIMS]; /* this rank's slices, generated once */
     shuffle_rel selected;                 /* the joined dimension's rows that pass its filter */
     shuffle_rel inter[2];                 /* the intermediates, one written while the other is read */
-    shuffle_buf pack, recv[2], table;
+    shuffle_buf pack, recv[2], table;     /* recv: --exchange alltoallv's received rows */
+    rma_window win[2];                    /* --exchange put: the rows each rank receives, per relation */
+    uint64_t win_bytes[2];
     uint64_t expected[2];
     double t_generate;                    /* slowest rank */
 } shuffle_state;

@@ -68,7 +68,7 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
 # micro-benchmark and its readers; the radix bits and link rate of the join's columns apply too
 QUERY = ("design", "micro", "tables", "fact_rows", "dim_rows", "fact_width", "dim_width", "dim_selectivity", "partitions",
          "memory_ranks", "prefetch", "block_size", "claim", "replicate", "bcast_chunk", "readers", "window", "radix_bits",
-         "link_rate")
+         "exchange", "link_rate")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
 # rank count and the data size, so a sweep over either may change them along one line.
 RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
