@@ -59,6 +59,16 @@ def _table(res, ss, what, xname, unit):
         res.lines.append("| " + " | ".join(cells) + " |")
 
 
+def _where(rs):
+    """'4 ranks, 4 hosts, links 1gbit' when the rows agree on them (else the lines name them)."""
+    out = []
+    for col, fmt in (("ranks", "{} ranks"), ("hosts", "{} host(s)"), ("link_rate", "links {}")):
+        vals = {r.get(col, "") for r in rs}
+        if len(vals) == 1 and "" not in vals:
+            out.append(fmt.format(vals.pop()))
+    return ", ".join(out) or "several placements"
+
+
 def _points(res, what, s):
     """{x: value} of one line (series) of what."""
     return {x: v for (w, k, x), v in res.values.items() if w == what and k == (s.label or "all")}
@@ -82,7 +92,7 @@ def query7a(res, rows, outdir, params):
     style.legend(ax, below=True)
     r0 = rs[0]
     title_and_save(res, fig, outdir, f"Star query, pulled against shuffled (cf. seed Fig. 7a): lineorder "
-                   f"{int(num(r0, 'fact_rows')):,} rows; median of runs", 4.0 + style.legend_height(len(ss)))
+                   f"{int(num(r0, 'fact_rows')):,} rows, {_where(rs)}; median of runs", 4.0 + style.legend_height(len(ss)))
     _table(res, ss, "time", "tables", "time [s]")
     pulls = [s.label for s in ss if dict(s.key).get("design") == "pull"]
     shuffles = [s.label for s in ss if dict(s.key).get("design") == "shuffle"]
