@@ -72,7 +72,7 @@ static int report_point(query_session *qs, const micro_point *pt)
         query_record_common(qs, rec, "pull", true);
         provenance_outcome(rec, pt->pass);
         record_set(rec, "micro", "%s", pt->what);
-        record_set(rec, "prefetch", "%" PRId64, pt->bcast ? 0 : pt->depth);
+        record_set(rec, "prefetch", "%" PRId64, pt->depth); /* a broadcast reads nothing: --prefetch as given */
         record_set(rec, "block_size", "%" PRId64, pt->block_bytes);
         record_set(rec, "readers", "%" PRId64, pt->readers);
         record_set(rec, "replicate", "%s", pt->bcast ? "bcast" : "read");

@@ -97,7 +97,7 @@ def query_rows_of(run, flags, base):
         points = [dict(block_size=str(size(b)), prefetch=d, readers="1", replicate="read")
                   for b in flags["micro-block-size"].split(",") for d in flags["micro-prefetch"].split(",")]
     elif micro == "readers":
-        points = [dict(block_size="2048", prefetch="8" if how == "read" else "0", readers=str(n), replicate=how)
+        points = [dict(block_size="2048", prefetch="8", readers=str(n), replicate=how)
                   for how in ("read", "bcast") for n in range(1, run.ranks)]
     else:
         base = dict(base, design=flags["design"], tables=flags["tables"], fact_rows=f"{count(flags['fact-rows']):g}")
