@@ -10,7 +10,8 @@
 #   star      per round, for 2, 3 and 4 tables: the pull design with each --memory-ranks count, then
 #             the shuffle, one run each after one warm-up (interleaved: a load that comes and goes
 #             touches every design alike); then a calibration on the same ranks (rmabench calibrate)
-#             and the block reads of --micro prefetch and readers give the model's parameters
+#             and the block reads of --micro prefetch and readers and the shuffle's transfer of
+#             --micro alltoallv give the model's parameters
 #             (jobs/query_params.py), and rmamodel query its prediction and crossovers; the figure
 #             query7a and a table of medians and ratios
 #   prefetch  one compute rank reads memory rank 0's blocks, prefetch 1..16, blocks of 512 B, 2 KiB,
@@ -97,6 +98,8 @@ star_plan() {
         --micro-blocks "$(( n > 64 ? n : 64 ))" --repeat 3 --output "$RMB_OUT/reads.csv"
     rmb_run "readers" "$hosts" "$ranks" -- query --micro readers --block-size "$block" --micro-blocks "$(( n > 64 ? n : 64 ))" \
         --repeat 3 --output "$RMB_OUT/reads.csv"
+    rmb_run "alltoallv" "$hosts" "$ranks" -- query --micro alltoallv --micro-blocks "$(( n > 64 ? n : 64 ))" \
+        --block-size "$block" --repeat 3 --output "$RMB_OUT/reads.csv"
 }
 
 plan() {

@@ -17,7 +17,8 @@ n() { grep -c -- "$1" <<<"$out"; }
 # interleaved: within a round, tables 2's three runs come before any tables 3 run
 first3=$(grep -n -m1 -- "--tables 3" <<<"$out" | cut -d: -f1) last2=$(grep -n -- "--tables 2" <<<"$out" | head -3 | tail -1 | cut -d: -f1)
 [[ $last2 -lt $first3 ]] || { echo "FAIL: the first round is not interleaved ($last2, $first3)"; fail=1; }
-[[ $(n "rmabench calibrate --output $D/a/params.txt") == 1 && $(n "query --micro prefetch --micro-prefetch 1") == 1 ]] ||
+[[ $(n "rmabench calibrate --output $D/a/params.txt") == 1 && $(n "query --micro prefetch --micro-prefetch 1") == 1 &&
+   $(n "query --micro alltoallv") == 1 ]] ||
     { echo "FAIL: no calibration and block reads for the model"; fail=1; }
 grep -q "rmaplot figure query7a $D/a/results.csv" <<<"$out" || { echo "FAIL: no query7a figure"; fail=1; }
 [[ ! -e $D/a ]] || { echo "FAIL: a dry run created its results directory"; fail=1; }
