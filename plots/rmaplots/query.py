@@ -21,7 +21,7 @@ SEED_READERS = {"read": (5.0, 0.8), "bcast": (4.0, 4.0)}  # M blocks/s per compu
 # the dimensions' lists follow the tables (one entry a dimension), the partitions the planner's rule
 TABLES = config.View("query tables", x=("tables",), follow=("partitions", "dim_rows", "dim_width", "dim_selectivity"))
 PREFETCH = config.View("query prefetch", x=("prefetch",))
-READERS = config.View("query readers", x=("readers",), split=("replicate",))
+READERS = config.View("query readers", x=("readers",))
 
 
 def query_rows(rows, micro=""):
