@@ -265,11 +265,13 @@ static void query_shape_of(const query_opts *o, int ranks, int hosts, double dim
     for (int j = 0; j < q->dims; j++) q->dim_rows[j] *= dim_scale;
 }
 
-static void print_query_row(const model_params *p, const query_opts *o, int ranks, int hosts, double scale, double link)
+static void print_query_row(const model_params *p, const query_opts *o, int ranks, int hosts, double scale, double link,
+                            bool one_machine)
 {
     query_shape q;
     query_shape_of(o, ranks, hosts, scale, &q);
     q.link_bw = link;
+    q.one_machine = one_machine;
     query_prediction m;
     model_query(p, &q, &m);
     printf("%-7d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f  %-7s %.2f  pull: %s; shuffle: %s\n", q.dims + 1, m.replicate,
@@ -278,13 +280,14 @@ static void print_query_row(const model_params *p, const query_opts *o, int rank
 }
 
 static void print_query_crossover(const model_params *p, const query_opts *o, int ranks, int hosts, double scale,
-                                  double link)
+                                  double link, bool one_machine)
 {
     query_opts all = *o;
     all.tables = 1 + STAR_MAX_DIMS; /* the fewest joins at which pull wins: dimensions 1..3 */
     query_shape q;
     query_shape_of(&all, ranks, hosts, scale, &q);
     q.link_bw = link;
+    q.one_machine = one_machine;
     q.dims = (int)o->tables - 1;
     query_crossover c;
     model_query_crossover(p, &q, &c);
@@ -308,6 +311,7 @@ static int cmd_query(int argc, char **argv)
     query_default_opts(&o);
     int64_t ranks = 4, rph = 0;
     double scale = 1, gbit = 0;
+    bool one_machine = false;
     opt_spec specs[] = {
         {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output, and t_get_block, bw_get)", 0, 0, NULL, NULL},
         {"ranks", OPT_INT, &ranks, "ranks of the run", 2, 1e9, NULL, NULL},
@@ -322,6 +326,7 @@ static int cmd_query(int argc, char **argv)
         {"prefetch", OPT_INT, &o.prefetch, "block reads in flight", 1, 1024, NULL, NULL},
         {"replicate", OPT_CHOICE, &o.replicate, "dimensions by reads or by broadcast", 0, 0, query_replicate_names, NULL},
         {"link-rate", OPT_DOUBLE, &gbit, "Gbit/s of a host's link (0 = bw_host)", 0, 1e6, NULL, NULL},
+        {"one-machine", OPT_BOOL, &one_machine, "the hosts share one machine's cores (network namespaces, jobs/netem.sh): the memory ranks serve reads at bw_serve together", 0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
@@ -345,9 +350,9 @@ static int cmd_query(int argc, char **argv)
     for (int t = 2; t <= 1 + STAR_MAX_DIMS; t++) {
         query_opts a = o;
         a.tables = t;
-        print_query_row(&p, &a, (int)ranks, hosts, scale, link);
+        print_query_row(&p, &a, (int)ranks, hosts, scale, link, one_machine);
     }
-    print_query_crossover(&p, &o, (int)ranks, hosts, scale, link);
+    print_query_crossover(&p, &o, (int)ranks, hosts, scale, link, one_machine);
     return 0;
 }
 

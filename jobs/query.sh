@@ -122,7 +122,8 @@ model() {
     local m
     for m in $mems; do
         "$RMB_BUILD/rmamodel" query --params "$params" --ranks "$ranks" --ranks-per-host $(( (ranks + hosts - 1) / hosts )) \
-            --memory-ranks "$m" --fact-rows "$rows" --block-size "$block" ${rate:+--link-rate "$(rate_gbit "$rate")"} |
+            --memory-ranks "$m" --fact-rows "$rows" --block-size "$block" ${rate:+--link-rate "$(rate_gbit "$rate")"} \
+            $([[ $hosts -gt 1 ]] && echo --one-machine) |
             tee "$RMB_OUT/model-mem$m.txt"
     done
 }

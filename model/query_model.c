@@ -56,7 +56,7 @@ static double stream_time(const model_params *p, const query_shape *s, const net
     /* what the memory ranks send: every block once per reader; through their links and, where
      * calibrated, at most at the rate a memory rank serves reads (bw_serve) */
     const double sent = n * B * readers / s->memory_ranks;
-    const double serve = p->set[MP_bw_serve] ? sent / params_get(p, MP_bw_serve) : 0;
+    const double serve = p->set[MP_bw_serve] ? sent * (s->one_machine ? s->memory_ranks : 1) / params_get(p, MP_bw_serve) : 0;
     if (s->prefetch <= 1) {
         *which = "no prefetch: round trips, transfers and the pipeline add up";
         return n * (t_get + B / nt->bw_in) + work;

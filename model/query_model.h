@@ -12,7 +12,9 @@
  *                                                  min(bw_get, L / x) across hosts)
  *                    n_F B x / M / L,              a memory rank's link (every block once)
  *                    n_F B / M / bw_serve,         a memory rank serving reads, where calibrated
- *                                                  (RMA carried by messages needs its CPU)
+ *                                                  (RMA carried by messages needs its CPU; hosts
+ *                                                  that share one machine's cores serve bw_serve
+ *                                                  together, whatever M)
  *                    n_F / C * (t_get + B / bw_in) / d,  a block's round trip t_get beyond its bytes,
  *                                                  d = --prefetch reads in flight
  *                    |F| / C * k / P_probe)        the pipeline: k probes a fact row
@@ -46,6 +48,8 @@ typedef struct {
     double block_bytes, prefetch;
     bool bcast;                                          /* --replicate bcast */
     bool alltoallv;                                      /* the shuffle's --exchange alltoallv (bw_alltoallv applies) */
+    bool one_machine;                                    /* the hosts share one machine's cores (network namespaces):
+                                                          * the memory ranks serve at most bw_serve together */
     double link_bw;                                      /* bytes/s of a host's link; 0: bw_host */
 } query_shape;
 

@@ -22,6 +22,7 @@ double query_model_predict(const query_session *qs, int design)
     if (!qs->model.on) return -1;
     query_shape q;
     query_model_shape(&qs->o, &qs->s, qs->ctx.size, qs->ctx.hosts, &q);
+    q.one_machine = qs->ctx.hosts > 1 && qs->ctx.ranks_per_machine > qs->ctx.ranks_per_host; /* namespace hosts */
     query_prediction m;
     model_query(&qs->model.p, &q, &m);
     return design == QUERY_PULL ? m.pull : m.shuffle;
