@@ -40,6 +40,14 @@ typedef struct {
      "lists that grow with the rank count are summarised as ranges (the CSV row has the detail either way)", \
      0, 0, NULL, NULL}
 
+/* The flags that describe the run a --plan plans (rmabench join, rmabench query): ranks, ranks per
+ * host, the memory of a host. dest: int64_t* each; ranks_help names the default rank count. */
+#define OPT_PLAN_SCALE(ranks, per_host, host_memory, ranks_help)                                          \
+    {"ranks", OPT_INT, (ranks), ranks_help, 1, 1e7, NULL, NULL},                                            \
+    {"ranks-per-host", OPT_INT, (per_host), "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL}, \
+    {"host-memory", OPT_BYTES, (host_memory),                                                               \
+     "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL}
+
 enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERROR = 2 };
 
 /* Parse argv[first..argc) against the NULL-terminated list of tables. On OPT_ERROR, err holds one

@@ -2,6 +2,7 @@
 #ifndef RMB_COMMANDS_H
 #define RMB_COMMANDS_H
 int join_main(int argc, char **argv);
+int query_main(int argc, char **argv);
 int lock_main(int argc, char **argv);
 int lock_trace_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);

@@ -1,5 +1,6 @@
 /* rmabench: database operators over MPI one-sided communication.
  *   rmabench join       distributed radix hash join / sort-merge join   (joins/)
+ *   rmabench query      star query: pulled by compute ranks from memory ranks, or shuffled (joins/query/)
  *   rmabench lock       distributed lock table, strict 2PL + 2PC        (locking/)
  *   rmabench lock-trace write a lock trace from a workload generator    (locking/workloads/)
  *   rmabench calibrate  measure the model parameters on these ranks     (cmd/calibrate/)
@@ -17,6 +18,7 @@ static const struct {
     const char *what;
 } commands[] = {
     {"join", join_main, "distributed radix hash join and sort-merge join over MPI RMA"},
+    {"query", query_main, "star query over MPI RMA: memory and compute ranks without a shuffle, against shuffling"},
     {"lock", lock_main, "distributed lock table: strict 2PL and 2PC over notified puts"},
     {"lock-trace", lock_trace_main, "write a lock trace from a workload generator"},
     {"calibrate", calibrate_main, "measure every model parameter on the ranks it runs on"},
@@ -39,6 +41,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].main(argc, argv);
-    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate, membw, record)\n", argv[1]);
+    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, query, lock, lock-trace, calibrate, membw, record)\n", argv[1]);
     return 2;
 }

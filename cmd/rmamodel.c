@@ -2,6 +2,7 @@
  *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--merge-bands N]
  *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
  *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
+ *   rmamodel query --params FILE [--ranks N] [--ranks-per-host N] [--memory-ranks M] [--tables N] [...]
  * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
  * Bad input: one line naming the flag or FILE:LINE, exit 2. */
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include "model/join_model.h"
 #include "model/lock_model.h"
 #include "bench/options.h"
+#include "cmd/query/query_flags.h"
 #include "model/params.h"
 #include "model/profile.h"
 
@@ -253,19 +255,122 @@ static int cmd_cores(int argc, char **argv)
     return 0;
 }
 
+/* The star query's schema as `rmabench query` resolves it (its defaults: SSB's shapes), with every
+ * dimension's rows scaled by dim_scale. */
+static void query_shape_of(const query_opts *o, int ranks, int hosts, double dim_scale, query_shape *q)
+{
+    star_schema s;
+    query_schema(o, 0, ranks, &s);
+    query_model_shape(o, &s, ranks, hosts, q);
+    for (int j = 0; j < q->dims; j++) q->dim_rows[j] *= dim_scale;
+}
+
+static void print_query_row(const model_params *p, const query_opts *o, int ranks, int hosts, double scale, double link,
+                            bool one_machine)
+{
+    query_shape q;
+    query_shape_of(o, ranks, hosts, scale, &q);
+    q.link_bw = link;
+    q.one_machine = one_machine;
+    query_prediction m;
+    model_query(p, &q, &m);
+    printf("%-7d %10.4f %10.4f %10.4f %10.4f %10.4f %10.4f  %-7s %.2f  pull: %s; shuffle: %s\n", q.dims + 1, m.replicate,
+           m.stream, m.pull, m.exchange, m.shuffle, m.histogram + m.build_probe, m.pull < m.shuffle ? "pull" : "shuffle",
+           m.shuffle / m.pull, m.stream_bound, m.exchange_bound);
+}
+
+static void print_query_crossover(const model_params *p, const query_opts *o, int ranks, int hosts, double scale,
+                                  double link, bool one_machine)
+{
+    query_opts all = *o;
+    all.tables = 1 + STAR_MAX_DIMS; /* the fewest joins at which pull wins: dimensions 1..3 */
+    query_shape q;
+    query_shape_of(&all, ranks, hosts, scale, &q);
+    q.link_bw = link;
+    q.one_machine = one_machine;
+    q.dims = (int)o->tables - 1;
+    query_crossover c;
+    model_query_crossover(p, &q, &c);
+    if (c.joins) printf("crossover joins: pull is faster from %d table(s) on (%d join(s))\n", c.joins + 1, c.joins);
+    else printf("crossover joins: shuffle is faster at 2, 3 and 4 tables\n");
+    if (c.dim_scale > 0)
+        printf("crossover dimensions: at %.3g x these dimensions' rows both take the same time (%d tables)\n", c.dim_scale,
+               (int)o->tables);
+    else printf("crossover dimensions: none between 1/1024 and 1024 x these dimensions' rows (%d tables)\n", (int)o->tables);
+    if (hosts <= 1) printf("crossover link rate: one host, no link\n");
+    else if (c.link_bw > 0)
+        printf("crossover link rate: %.3g Gbit/s a host's link: both take the same time (%d tables)\n", c.link_bw * 8 / 1e9,
+               (int)o->tables);
+    else printf("crossover link rate: none between 0.001 and 1000 Gbit/s (%d tables)\n", (int)o->tables);
+}
+
+static int cmd_query(int argc, char **argv)
+{
+    const char *path = NULL;
+    query_opts o;
+    query_default_opts(&o);
+    int64_t ranks = 4, rph = 0;
+    double scale = 1, gbit = 0;
+    bool one_machine = false;
+    opt_spec specs[] = {
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output, and t_get_block, bw_get)", 0, 0, NULL, NULL},
+        {"ranks", OPT_INT, &ranks, "ranks of the run", 2, 1e9, NULL, NULL},
+        {"ranks-per-host", OPT_INT, &rph, "ranks per host (0 = all on one host)", 0, 1e6, NULL, NULL},
+        {"memory-ranks", OPT_INT, &o.memory_ranks, "the pull design's memory ranks", 1, 1e9, NULL, NULL},
+        {"tables", OPT_INT, &o.tables, "tables of the query whose crossovers are printed", 2, 1 + STAR_MAX_DIMS, NULL, NULL},
+        {"fact-rows", OPT_COUNT, &o.fact_rows, "rows of the fact table (dimensions: SSB's shares of it)", 1, 1e13, NULL, NULL},
+        {"fact-width", OPT_BYTES, &o.fact_width, "bytes of a fact row", 8, 4096, NULL, NULL},
+        {"dim-scale", OPT_DOUBLE, &scale, "factor on every dimension's rows", 1e-9, 1e9, NULL, NULL},
+        {"dim-selectivity", OPT_DOUBLE, &o.selectivity[0], "fraction of every dimension's rows the filter keeps", 1e-9, 1, NULL, NULL},
+        {"block-size", OPT_BYTES, &o.block_size, "bytes of a block", 64, 1 << 26, NULL, NULL},
+        {"prefetch", OPT_INT, &o.prefetch, "block reads in flight", 1, 1024, NULL, NULL},
+        {"replicate", OPT_CHOICE, &o.replicate, "dimensions by reads or by broadcast", 0, 0, query_replicate_names, NULL},
+        {"link-rate", OPT_DOUBLE, &gbit, "Gbit/s of a host's link (0 = bw_host)", 0, 1e6, NULL, NULL},
+        {"one-machine", OPT_BOOL, &one_machine, "the hosts share one machine's cores (network namespaces, jobs/netem.sh): the memory ranks serve reads at bw_serve together", 0, 0, NULL, NULL},
+        OPT_END,
+    };
+    model_params p;
+    parse("rmamodel query --params FILE [--ranks N] [--ranks-per-host N] [--memory-ranks M] [--tables N] [--fact-rows N] "
+          "[--dim-scale F] [--link-rate GBIT] [--set NAME=VALUE]", specs, argc, argv, &path, &p);
+    for (int j = 1; j < STAR_MAX_DIMS; j++) o.selectivity[j] = o.selectivity[0];
+    if (rph == 0 || rph > ranks) rph = ranks;
+    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+    if (o.memory_ranks >= ranks) fail("--memory-ranks: %" PRId64 " of %" PRId64 " ranks leave no compute rank", o.memory_ranks, ranks);
+    const int hosts = (int)(ranks / rph);
+    require(&p, model_query_required(hosts > 1, rph > 1));
+    char c[32];
+    opt_format_count(o.fact_rows, c, sizeof c);
+    printf("# rmamodel query: %" PRId64 " ranks = %d host(s) x %" PRId64 ", pull: %" PRId64 " memory rank(s); lineorder %s rows x %"
+           PRId64 " B, dimensions SSB's shares x %g; link %s\n", ranks, hosts, rph, o.memory_ranks, c, o.fact_width, scale,
+           hosts <= 1 ? "none (one host)" : gbit > 0 ? "--link-rate" : "bw_host");
+    printf("# parameters: %s\n", p.source[0] ? p.source : "(none)");
+    printf("%-7s %10s %10s %10s %10s %10s %10s  %-7s %s\n", "tables", "replicate", "stream", "pull [s]", "exchange",
+           "shuffle [s]", "local", "faster", "shuffle/pull  bounds");
+    const double link = gbit * 1e9 / 8;
+    for (int t = 2; t <= 1 + STAR_MAX_DIMS; t++) {
+        query_opts a = o;
+        a.tables = t;
+        print_query_row(&p, &a, (int)ranks, hosts, scale, link, one_machine);
+    }
+    print_query_crossover(&p, &o, (int)ranks, hosts, scale, link, one_machine);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: rmamodel join|lock|cores-per-host [flags]   (rmamodel <command> --help lists the flags)\n"
+        fprintf(f, "usage: rmamodel join|lock|cores-per-host|query [flags]   (rmamodel <command> --help lists the flags)\n"
                    "  join            predicted phase times of the radix hash or sort-merge join (thesis 3.3)\n"
                    "  lock            predicted transaction time and throughput of the lock table (thesis 5.3)\n"
-                   "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n");
+                   "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n"
+                   "  query           the star query pulled (memory and compute ranks) against shuffled, and where each wins\n");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "join") == 0) return cmd_join(argc, argv);
     if (strcmp(argv[1], "lock") == 0) return cmd_lock(argc, argv);
     if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
-    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host)\n", argv[1]);
+    if (strcmp(argv[1], "query") == 0) return cmd_query(argc, argv);
+    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host, query)\n", argv[1]);
     return 2;
 }

@@ -80,6 +80,11 @@ enum { PUT_CURVE_N = 8 };
     X(bw_put_net, "GB/s", 1e9, PB_POSITIVE, "what the radix network pass's puts add to its work, per rank and byte: the time in its put and completion calls, one 64 KiB send buffer's put after each buffer's worth of partitioning, to its remote partitions in turn on a rank of the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort, "GB/s", 1e9, PB_POSITIVE, "what the sort phase's puts add to its work, per rank and byte: one run's put after each run's in-cache work, to a rank on the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort_slowest, "GB/s", 1e9, PB_POSITIVE, "as bw_put_sort, on the rank whose puts added the most (where the target progresses RMA only in its own MPI calls one rank waits for the other's: the sort-merge model's total, the slowest rank's, adds the difference)") \
+    /* the star query's pull design (model/query_model.h; rmabench query --micro prefetch measures both) */ \
+    X(t_get_block, "us", 1e-6, PB_NONNEG, "a block read's round trip beyond its bytes (MPI_Rget and its wait, one read in flight): a block of B bytes takes t_get_block + B / bw_get, the part of it prefetching hides") \
+    X(bw_get, "GB/s", 1e9, PB_POSITIVE, "a compute rank's block reads from one memory rank with many in flight (bytes a second)") \
+    X(bw_alltoallv, "GB/s", 1e9, PB_POSITIVE, "the bytes a rank sends to the other ranks a second inside MPI_Alltoallv, all ranks exchanging large even shares (rmabench query --micro alltoallv): the shuffle's transfer (unset: bw_put_intra within a host, the links between hosts)") \
+    X(bw_serve, "GB/s", 1e9, PB_POSITIVE, "the block reads one memory rank serves, all its readers together (where a read needs the memory rank's CPU: RMA carried by messages, as over TCP; unset: no bound beyond the links)") \
     /* thesis Fig. 3.7: MPI_Put bandwidth against message size, per rank, all ranks of a host sending */        \
     PUT_CURVE(X, 64) PUT_CURVE(X, 256) PUT_CURVE(X, 1024) PUT_CURVE(X, 4096) PUT_CURVE(X, 16384) PUT_CURVE(X, 65536)  \
     PUT_CURVE(X, 262144) PUT_CURVE(X, 1048576)                                                                    \

@@ -65,22 +65,6 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
     }
 }
 
-/* t_<phase>_avg and _max of every declared phase (each has its column: tests/common/test_phases). */
-static void phase_columns(record *rec, const phase_stats *st)
-{
-    for (int i = 0; i < st->n; i++) {
-        char col[64];
-        snprintf(col, sizeof col, "t_%s_avg", st->name[i]);
-        record_set(rec, col, "%.6f", st->avg[i]);
-        snprintf(col, sizeof col, "t_%s_max", st->name[i]);
-        record_set(rec, col, "%.6f", st->max[i]);
-    }
-    record_set(rec, "t_imbalance_avg", "%.6f", st->imbalance);
-    record_set(rec, "t_imbalance_max", "%.6f", st->imbalance);
-    record_set(rec, "t_total_avg", "%.6f", st->total_avg);
-    record_set(rec, "t_total_max", "%.6f", st->total_max);
-}
-
 /* Collective: the largest of the ranks' memory bounds (R and S, the plan's bytes and the process
  * allowance: what --plan prints per rank, join_plan.c) and of their peak resident memory so far. */
 static void memory_peaks(const join_session *js, const join_plan *plan, int64_t out[2])
@@ -154,7 +138,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
         if (res->algo_id != ALGO_REFERENCE) window_choice_column(rec, js);
         record_set(rec, "mem_plan_rank", "%" PRId64, mem[0]);
         record_set(rec, "mem_peak_rank", "%" PRId64, mem[1]);
-        phase_columns(rec, &res->st);
+        phases_record(&res->st, rec);
         join_roofline_record(js, res, rec);
         record_set(rec, "repeat_index", "%d", res->index);
         record_set(rec, "throughput", "%.1f", res->throughput);

@@ -107,4 +107,10 @@ uint64_t radix_msg_next(radix_msg_cursor *c, const uint64_t *count, int mine, ui
 /* Messages of at most chunk items over those pieces. */
 uint64_t radix_msg_total(const uint64_t *count, int mine, uint64_t chunk);
 
+/* One MPI_Alltoallv of a relation packed owner by owner at ex's pack offsets (items of ex->item
+ * bytes, whatever they hold: the star query's shuffle moves whole rows, joins/query/shuffle.c)
+ * into recv: the pieces in sender order, each sender's in the order of this rank's partitions
+ * (ex->count). Returns the seconds inside MPI_Alltoallv. */
+double radix_alltoallv_pieces(const bench_ctx *ctx, const radix_exchange *ex, const void *pack, void *recv);
+
 #endif

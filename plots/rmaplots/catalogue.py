@@ -49,6 +49,7 @@ def tiny(runs):
     """The local runs at a tiny size (RMB_FIGURE_TINY=1, for tests): at most 2 ranks, one run per
     configuration, 20K tuples per rank (40K in total), 300 ms lock runs, a calibration of a second."""
     subs = [(r"--tuples-per-rank \S+", "--tuples-per-rank 20K"), (r"--r-tuples \S+", "--r-tuples 40K"),
+            (r"--fact-rows \S+", "--fact-rows 20K"), (r"--micro-blocks \S+", "--micro-blocks 256"),
             (r"--duration \S+", "--duration 300ms"), (r"--repeat \d+", "--repeat 1"),
             (r"--tuples \S+ --put-bytes .*", "--tuples 64K --put-bytes 1M --membw-bytes 8M --repeats 1 --rounds 1")]
     out = []
@@ -70,6 +71,10 @@ def _calibrate(quick):
 
 def _join(label, ranks, args, repeat=3, ppn=None):
     return Run(label, ranks, f"join {args} --repeat {repeat} @csv", ppn)
+
+
+def _query(label, ranks, args, repeat=3, ppn=None):
+    return Run(label, ranks, f"query {args} --repeat {repeat} @csv", ppn)
 
 
 def _lock(label, ranks, args, repeat, duration, ppn=None):
@@ -238,7 +243,27 @@ def _sweeps():
                             [r for srv in (2520, 1680, 840)
                              for r in _lock(f"lock tpcc {srv}/5040 servers", 5040, f"--workload tpcc --servers {srv}",
                                             3, "10s", 36)], 1)
+    _query_sweeps(s)
     return s
+
+
+def _query_sweeps(s):
+    """The star query (rmabench query, docs/query.md): the seed's Fig. 7a-c. Locally 4 ranks (1 or 2
+    memory ranks) and SSB's shapes at 1M lineorder rows; on Slurm the seed's 8 machines, a memory and a
+    compute rank each, at SSB scale factor 100 (600M rows)."""
+    star = lambda m: [_query(f"query pull tables={t} mem={m}", 4, f"--design pull --tables {t} --memory-ranks {m} "
+                             f"--fact-rows 1M --warmup 1") for t in (2, 3, 4)]
+    shuffle = [_query(f"query shuffle tables={t}", 4, f"--design shuffle --tables {t} --fact-rows 1M --warmup 1")
+               for t in (2, 3, 4)]
+    s["query-star"] = Sweep("query-star", star(1) + star(2) + shuffle,
+                            [_query(f"query {d} tables={t}", 16, f"--design {d} --tables {t} --fact-rows 600M "
+                                    f"{'--memory-ranks 8 ' if d == 'pull' else ''}--warmup 1", 3, 2)
+                             for d in ("pull", "shuffle") for t in (2, 3, 4)], 1)
+    micro = "--micro prefetch --micro-prefetch 1,2,4,6,8,10,16 --micro-block-size 512,2K,8K"
+    s["query-prefetch"] = Sweep("query-prefetch", [_query("query micro prefetch", 2, f"{micro} --micro-blocks 16K", 5)],
+                                [_query("query micro prefetch", 2, f"{micro} --micro-blocks 1M", 5, 1)], 0.5)
+    s["query-readers"] = Sweep("query-readers", [_query("query micro readers", 5, "--micro readers --micro-blocks 8K", 5)],
+                               [_query("query micro readers", 9, "--micro readers --micro-blocks 1M", 5, 1)], 0.5)
 
 
 SWEEPS = _sweeps()
@@ -284,6 +309,9 @@ ENTRIES = [
     Entry("table5.1", "lock model against measurement at two agent counts, thesis' beside", "5.5 (Table 5.1)", "lock-model"),
     Entry("table5.2", "TPC-C per transaction type: commits, aborts, new-order/s; thesis and related work beside", "5.6 (Table 5.2)", "lock-scale"),
     Entry("lock-split", "TPC-C throughput against the servers' share of the ranks", "5.4.2 (lock-server split)", "lock-split"),
+    Entry("query7a", "star query of 2-4 tables pulled by compute ranks from memory ranks against shuffled join by join", "seed 001 5.1 (Fig 7a)", "query-star"),
+    Entry("query7b", "blocks scanned per second against prefetch depth and block size, one compute rank", "seed 001 5.2 (Fig 7b)", "query-prefetch"),
+    Entry("query7c", "blocks per second per compute rank against the compute ranks reading one memory rank: reads and broadcast", "seed 001 5.2 (Fig 7c)", "query-readers"),
 ]
 BY_ID = {e.id: e for e in ENTRIES}
 

@@ -124,7 +124,7 @@ def _num(r, col):
 def unknown(header):
     """Columns of a CSV header this module does not know: treated as configuration (a new column
     that says how a run was done must not be pooled over), and named in the report."""
-    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK)
+    known = set(NOT_CONFIG) | set(COMMON) | {c for cols in BENCH.values() for c in cols}
     return [c for c in header if c not in known and not c.startswith(MEASURED_PREFIXES) and not c.startswith("_")]
 
 

@@ -11,6 +11,7 @@ from .figure_kit import Result
 from .figures_ch3 import buffers, fanout, fig3_7, fig3_9, fig3_10a, fig3_10b, fig3_11, fig3_12, fig3_16, skew
 from .figures_ch4 import fig4_2, fig4_5, fig4_6, fig_detail, fig_phases_weak, table4_1, table4_2
 from .figures_ch5 import fig5_5, fig5_6, fig5_7, lock_split, table5_1, table5_2
+from .query import DRAW as QUERY_DRAW
 
 DRAW = {"fig3.7": fig3_7, "fig3.9": fig3_9, "fig3.10a": fig3_10a, "fig3.10b": fig3_10b, "fig3.11": fig3_11,
         "fig3.12": fig3_12, "fig3.16": fig3_16, "skew3.4.5": skew, "fanout": fanout, "buffers": buffers,
@@ -19,7 +20,8 @@ DRAW = {"fig3.7": fig3_7, "fig3.9": fig3_9, "fig3.10a": fig3_10a, "fig3.10b": fi
         "fig4.4a": lambda *a: fig_phases_weak(*a[:3], "sortmerge", "Fig 4.4a"),
         "fig4.4b": lambda *a: fig_detail(*a[:3], "sortmerge", "Fig 4.4b", "sort"),
         "fig4.5": fig4_5, "fig4.6": fig4_6, "table4.1": table4_1, "table4.2": table4_2, "fig5.5": fig5_5,
-        "fig5.6": fig5_6, "fig5.7": fig5_7, "table5.1": table5_1, "table5.2": table5_2, "lock-split": lock_split}
+        "fig5.6": fig5_6, "fig5.7": fig5_7, "table5.1": table5_1, "table5.2": table5_2, "lock-split": lock_split,
+        **QUERY_DRAW}
 
 
 def run_text(rows):

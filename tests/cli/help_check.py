@@ -11,6 +11,7 @@ import sys
 root, build = sys.argv[1], sys.argv[2]
 commands = [
     [f"{build}/rmabench", "--help"], [f"{build}/rmabench", "join", "--help"], [f"{build}/rmabench", "lock", "--help"],
+    [f"{build}/rmabench", "query", "--help"], [f"{build}/rmamodel", "query", "--help"],
     [f"{build}/rmabench", "calibrate", "--help"], [f"{build}/rmabench", "lock-trace", "--help"],
     [f"{build}/rmabench", "record", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
     [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
@@ -40,7 +41,8 @@ for cmd in commands:
     helps += p.stdout
 
 # choice flags list their values: (a|b|c) after the default
-for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa"):
+for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa",
+             "design", "replicate", "micro"):
     m = re.search(rf"^  --{flag} .*\(([a-z0-9-]+\|[a-z0-9|-]+)\)$", helps, re.M)
     if not m:
         print(f"FAIL: --{flag}: no --help line lists its values")

@@ -42,6 +42,7 @@ def size(v):
 rnd = random.Random(14)
 JOIN_MEASURED = [f"t_{p}_{k}" for p in data.PHASES for k in ("avg", "max")] + \
     [f"model_{p}" for p in data.PHASES] + ["throughput", "t_network_partition_gbs"]
+QUERY_MEASURED = ["t_total_max", "t_total_avg", "blocks_per_s", "t_probe_max", "t_exchange_max", "throughput"]
 LOCK_MEASURED = ["commits_per_s", "lock_requests_per_s", "model_t_tx_us", "model_throughput", "new_order_per_s",
                  "twopc_participants_mean"] + [c for _, c in figure_kit.TXN_PARTS + figure_kit.REQ_PARTS] + \
     [f"{k}_{t}" for k in ("committed", "aborted") for t in figure_kit.TPCC_TYPES] + ["committed"]
@@ -60,6 +61,8 @@ def rows_of(run):
                 # one host of 2 cores, as the local sweeps run: more ranks than 2 are oversubscribed
                 host_cores="2", oversubscribed="yes" if run.ranks > 2 else "no")
     out = []
+    if bench == "query":
+        return query_rows_of(run, flags, base)
     if bench == "join":
         algos = ["radix", "sortmerge"] if flags["algo"] == "both" else [flags["algo"]]
         ratio = float(flags.get("ratio", "1"))
@@ -87,6 +90,41 @@ def rows_of(run):
                 r["t_window_alloc_avg"] = f"{10 * float(r['t_window_alloc_avg']):.6f}"
             out.append(r)
     return out
+
+
+def query_rows_of(run, flags, base):
+    """An rmabench query run's rows: one per repetition of the star query, or per point of a
+    micro-benchmark sweep (block size x depth; method x readers); the last of each fails."""
+    reps = int(flags.get("repeat", "1"))
+    micro = flags.get("micro", "")
+    points = [{}]
+    if micro == "prefetch":
+        points = [dict(block_size=str(size(b)), prefetch=d, readers="1", replicate="read")
+                  for b in flags["micro-block-size"].split(",") for d in flags["micro-prefetch"].split(",")]
+    elif micro == "readers":
+        points = [dict(block_size="2048", prefetch="8", readers=str(n), replicate=how)
+                  for how in ("read", "bcast") for n in range(1, run.ranks)]
+    else:
+        base = dict(base, design=flags["design"], tables=flags["tables"], fact_rows=f"{count(flags['fact-rows']):g}")
+        if flags["design"] == "pull":
+            base.update(memory_ranks=flags.get("memory-ranks", "1"), prefetch="8", block_size="2048", replicate="read")
+    out = []
+    for pt in points:
+        n = 1 if micro else reps
+        for k in range(n + 1):
+            bad = k == n
+            r = dict(base, algo="", micro=micro, repeat_index=str(k), status="failed" if bad else "ok",
+                     exit_code="1" if bad else "0", verification="FAIL" if bad else "PASS", **pt)
+            r.update({c: f"{1e6 if bad else rnd.uniform(0.5, 2.0):.6f}" for c in QUERY_MEASURED})
+            out.append(r)
+    return out
+
+
+def config_key(r):
+    """What tells two configurations of one command apart: the algorithm, a query's design and a
+    micro-benchmark's point."""
+    return (r["command"], r["algo"]) + tuple(r.get(c, "") for c in ("design", "prefetch", "block_size", "readers",
+                                                                      "replicate"))
 
 
 def write_csv(path, rows):
@@ -145,9 +183,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(res.files or res.lines, f"{e.id}: neither a figure nor a table")
         check(len(res.sources) > 0, f"{e.id}: plotted no median of the rows")
         for key, (used, col) in res.sources.items():
-            cfgs = {(r["command"], r["algo"]) for r in used}
+            cfgs = {config_key(r) for r in used}
             check(len(cfgs) == 1, f"{e.id} {key}: one point pools {len(cfgs)} configurations")
-            every = [r for r in ok if (r["command"], r["algo"]) in cfgs]
+            every = [r for r in ok if config_key(r) in cfgs]
             check(sorted(id(r) for r in used) == sorted(id(r) for r in every),
                   f"{e.id} {key}: drew {len(used)} rows of its configuration, the fixture has {len(every)} verified")
             want = statistics.median(float(r[col]) for r in every)
