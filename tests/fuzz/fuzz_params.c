@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* round trip through params_write */
         char back[600];
         snprintf(back, sizeof back, "%s.back", path);
-        if (params_write(&p, back, err, sizeof err) == 0) {
+        if (params_write(&p, back, true, err, sizeof err) == 0) {
             params_init(&q);
             int rc = params_load(&q, back, err, sizeof err);
             FUZZ_ASSERT(rc == 0, "written file does not load: %s", err);
