@@ -314,7 +314,8 @@ int params_write(const model_params *p, const char *path, bool replace, char *er
     }
     for (int i = 0; i < MP_COUNT; i++)
         if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(f, "# warning: %s\n", warn);
-    if (p->warnings[0]) fprintf(f, "%s", p->warnings);
+    const size_t wl = strlen(p->warnings);
+    if (wl) fprintf(f, "%s%s", p->warnings, p->warnings[wl - 1] == '\n' ? "" : "\n"); /* whole lines */
     return output_file_commit(&out, err, errlen);
 }
 

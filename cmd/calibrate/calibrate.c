@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "bench/host_steal.h"
 #include "bench/membw.h"
+#include "bench/wait_bound.h"
 #include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/output_path.h"
@@ -126,6 +127,7 @@ int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
     bool force = false;
+    int64_t wait_bound = WAIT_BOUND_DEFAULT_S;
     calibrate_opts o = {.tuples = 4000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 0};
     join_opts jdef;
     join_default_opts(&jdef);
@@ -146,6 +148,7 @@ int calibrate_main(int argc, char **argv)
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
         {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (median per parameter kept)", 1,
          CALIBRATE_ROUNDS_MAX, NULL, NULL},
+        OPT_WAIT_BOUND(&wait_bound),
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
@@ -170,6 +173,7 @@ int calibrate_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    wait_bound_start(&ctx, (double)wait_bound);
     double t0 = MPI_Wtime();
     const host_cpu_sample cpu0 = host_cpu_now(); /* rates measured under steal read low */
     model_params p;

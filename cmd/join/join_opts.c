@@ -5,6 +5,7 @@
 
 #include "bench/numa_policy.h"
 #include "bench/options.h"
+#include "bench/wait_bound.h"
 #include "cmd/join/join_cmd.h"
 
 const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
@@ -35,6 +36,7 @@ void join_default_opts(join_opts *o)
     o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
     o->pack_bits = 64;
+    o->wait_bound_s = WAIT_BOUND_DEFAULT_S;
 }
 
 /* A --schedule the design would ignore: put sends whichever buffer fills first, alltoallv leaves
@@ -137,10 +139,10 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL},
         {"host-memory", OPT_BYTES, &o->host_memory, "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL},
         {"pack-bits", OPT_INT, &o->pack_bits,
-         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
-         NULL, NULL},
+         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64, NULL, NULL},
         {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's scatters and probe (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
         OPT_VERBOSE(&o->verbose),
+        OPT_WAIT_BOUND(&o->wait_bound_s),
         OPT_END,
     };
     const opt_spec radix[] = {

@@ -54,8 +54,9 @@ stop-server)
     else ok "launcher exit status $rc, $waited s after the stop (wait bound $bound s)"; fi
     ((waited <= bound + 15)) || fail "$waited s from the stop to the end, more than the bound $bound s + 15 s"
     # a bounded polling loop reports "no <what> from rank S"; a blocking call (a flush that needs the
-    # stopped target, MPICH) is cut by the watchdog of rma/progress.c: "<what> to rank S did not complete"
-    re="^rmabench: rank ([0-9]+): (no (lock response|2PC vote|end-of-transaction acknowledgement) from rank ${srv:-X} after|MPI_[A-Za-z_ +]+ of [a-z0-9 -]+ to rank ${srv:-X} did not complete after) [0-9.]+ s$"
+    # stopped target, MPICH) is cut by the wait bound's watchdog (bench/wait_bound.h): "<what> to rank S
+    # did not complete after X s; rank S (pid P) is stopped ..."
+    re="^rmabench: rank ([0-9]+): (no (lock response|2PC vote|end-of-transaction acknowledgement) from rank ${srv:-X} after|MPI_[A-Za-z_ +]+ (of [a-z0-9 -]+ )?(to rank ${srv:-X} )?did not complete after) [0-9.]+ s(; rank ${srv:-X} \\(pid [0-9]+\\) is stopped .*)?$"
     line=$(grep -E "$re" "$work/out" | head -1)
     if [[ -n $line ]]; then
         who=$(sed -E "s/$re/\\1/" <<<"$line")
