@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static const char *kind_of(mode_t m)
@@ -105,6 +106,20 @@ int output_path_check(const char *path, output_mode mode, char *err, size_t errl
         return -1;
     }
     return dir_writable(real, path, "replace", err, errlen);
+}
+
+int output_space_check(const char *path, uint64_t bytes, char *err, size_t errlen)
+{
+    char *dir = dir_of(path), sh[OPT_SHOWN_MAX];
+    struct statvfs vfs;
+    int known = dir && statvfs(dir, &vfs) == 0;
+    free(dir);
+    if (!known) return 0;
+    const double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
+    if ((double)bytes <= avail) return 0;
+    snprintf(err, errlen, "%s: needs about %.1f GiB, its file system has %.1f GiB free", opt_shown(path, sh),
+             (double)bytes / (1u << 30), avail / (1u << 30));
+    return -1;
 }
 
 int output_open_append(const char *path, bool *created, char *err, size_t errlen)

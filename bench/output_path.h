@@ -18,6 +18,7 @@
 #define RMB_OUTPUT_PATH_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* How the command writes: appends to the file itself (CSV rows: an existing file must be
@@ -28,6 +29,11 @@ typedef enum { OUTPUT_APPEND, OUTPUT_REPLACE, OUTPUT_NEW } output_mode;
 
 /* 0 when path may be written, else -1 with "PATH: reason" in err. Nothing is created. */
 int output_path_check(const char *path, output_mode mode, char *err, size_t errlen);
+
+/* 0 when the file system that would hold path has room for about `bytes` more (what a whole file
+ * the command is about to write will take), else -1 with "PATH: needs about X, its file system has Y
+ * free" in err: refused before the work, as memory is (where the space cannot be read: 0). */
+int output_space_check(const char *path, uint64_t bytes, char *err, size_t errlen);
 
 /* Opens path for appending (created 0644 less the umask when absent; *created says whether this
  * call created it) and checks on the open descriptor that it is a regular file, so that a path

@@ -40,13 +40,22 @@ def main(argv):
             if a == "--require":
                 require = v
             else:
-                drop = re.compile("^(%s)$" % v)
+                try:
+                    drop = re.compile("^(%s)$" % v)
+                except re.error as e:
+                    sys.stderr.write("params_merge.py: --drop: %s: %s\n" % (safeio.shown(v), e))
+                    return 2
         else:
             rest.append(a)
     if len(rest) != 3:
-        sys.stderr.write("usage: params_merge.py [--require NAME] [--drop REGEX] BASE OVER REGEX\n")
+        sys.stderr.write("params_merge.py: usage: params_merge.py [--require NAME] [--drop REGEX] BASE OVER REGEX\n")
         return 2
-    base, over, select = rest[0], rest[1], re.compile("^(%s)$" % rest[2])
+    try:
+        select = re.compile("^(%s)$" % rest[2])
+    except re.error as e:
+        sys.stderr.write("params_merge.py: REGEX: %s: %s\n" % (safeio.shown(rest[2]), e))
+        return 2
+    base, over = rest[0], rest[1]
     taken = [l for l in params(over) if select.match(name(l))]
     have = {name(l) for l in taken}
     if require and require not in have:

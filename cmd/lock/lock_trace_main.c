@@ -91,6 +91,9 @@ static int parse_opts(trace_opts *o, int argc, char **argv)
     if (o->home >= o->warehouses)
         return usage_error("--home-warehouse: %" PRId64 " is not below --warehouses %" PRId64, o->home, o->warehouses);
     if (output_path_check(o->output, o->force ? OUTPUT_REPLACE : OUTPUT_NEW, err, sizeof err)) return usage_error("--output: %s", err);
+    /* a TPC-C transaction takes 380-440 bytes of trace (both isolation levels): 512 with room */
+    if (output_space_check(o->output, (uint64_t)o->transactions * 512, err, sizeof err))
+        return usage_error("--transactions: %s", err);
     int ngen = o->home < 0 ? (int)o->warehouses : 1;
     if (ngen > 10000)
         return usage_error("--home-warehouse: -1 with %d warehouses needs one generator per warehouse (%d MiB); at most 10000",
