@@ -12,7 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-static const char *kind_of(mode_t m)
+const char *output_kind_of(mode_t m)
 {
     if (S_ISDIR(m)) return "a directory";
     if (S_ISCHR(m)) return "a character device";
@@ -85,7 +85,7 @@ int output_path_check(const char *path, output_mode mode, char *err, size_t errl
     if (there < 0) return -1;
     if (there == 0) return dir_writable(path, path, "create", err, errlen);
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), kind_of(st.st_mode));
+        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), output_kind_of(st.st_mode));
         return -1;
     }
     if (mode == OUTPUT_APPEND) {
@@ -150,7 +150,7 @@ int output_open_append(const char *path, bool *created, char *err, size_t errlen
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), kind_of(st.st_mode));
+        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), output_kind_of(st.st_mode));
         close(fd);
         return -1;
     }
@@ -290,7 +290,7 @@ int output_file_commit(output_file *o, char *err, size_t errlen)
     /* the target may have been replaced while the file was written */
     struct stat st;
     if (lstat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", shown, S_ISLNK(st.st_mode) ? "a symbolic link" : kind_of(st.st_mode));
+        snprintf(err, errlen, "%s: not a regular file (%s)", shown, S_ISLNK(st.st_mode) ? "a symbolic link" : output_kind_of(st.st_mode));
         output_file_abort(o);
         return -1;
     }

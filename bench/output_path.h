@@ -20,12 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* How the command writes: appends to the file itself (CSV rows: an existing file must be
  * writable), writes a whole file that must not exist yet (OUTPUT_NEW: an existing one is refused,
  * naming --force), or replaces it by a temporary file renamed onto it (OUTPUT_REPLACE, --force: the
  * directory must be writable). */
 typedef enum { OUTPUT_APPEND, OUTPUT_REPLACE, OUTPUT_NEW } output_mode;
+
+/* What a path that is not a regular file is, for messages ("a FIFO", "a directory", ...): the
+ * writer's and the opener's (bench/text_input.h) words. */
+const char *output_kind_of(mode_t m);
 
 /* 0 when path may be written, else -1 with "PATH: reason" in err. Nothing is created. */
 int output_path_check(const char *path, output_mode mode, char *err, size_t errlen);

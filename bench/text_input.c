@@ -1,22 +1,13 @@
 #include "bench/text_input.h"
 
 #include "bench/options.h"
+#include "bench/output_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *kind_of(mode_t m)
-{
-    if (S_ISDIR(m)) return "a directory";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a plain file";
-}
 
 FILE *text_open(const char *path, char *err, size_t errlen)
 {
@@ -38,7 +29,7 @@ FILE *text_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), kind_of(st.st_mode));
+        snprintf(err, errlen, "%s: not a regular file (%s)", opt_shown(path, sh), output_kind_of(st.st_mode));
         close(fd);
         return NULL;
     }

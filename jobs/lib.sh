@@ -215,10 +215,13 @@ rmb_run() {
     rmb_check_output "$log"
     before=$(rmb_rows "$RMB_CSV") || rmb_die "$RMB_CSV: not a results CSV"
     t0=$EPOCHREALTIME
+    local s0=$SECONDS
     rmb_quote "${cmd[@]}" >"$log"
     timeout -k 10 "$RMB_RUN_TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
     rc=$?
-    if [[ $rc == 124 || $rc == 137 ]]; then status=timeout
+    # 137 is also a rank killed by SIGKILL (the launcher passes 128 + 9 on): a timeout only when the
+    # run took its whole time
+    if [[ $rc == 124 ]] || { [[ $rc == 137 ]] && (( SECONDS - s0 >= RMB_RUN_TIMEOUT )); }; then status=timeout
     elif [[ $rc != 0 ]]; then status=failed; fi
     if ! rmb_check_world "$RMB_CSV" "$before" "$np" "$log" 2>>"$log"; then
         status=world-size-mismatch

@@ -10,13 +10,7 @@ build=$1 mpirun=$2
 source "$(dirname "$0")/faultlib.sh"
 bin=$build/rmabench
 work=$(mktemp -d /tmp/rmb-fault-stop.XXXXXX)
-stopped=""
-cleanup() {
-    # a stopped rank must never outlive the test
-    [[ -n $stopped ]] && { kill -CONT "$stopped" 2>/dev/null; kill -KILL "$stopped" 2>/dev/null; }
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'release_stopped; rm -rf "$work"' EXIT
 
 bound=3 mark="--seed 7300001"
 timeout -k 5 90 "$mpirun" -n 3 "$bin" join --tuples-per-rank 20K --repeat 1000 --wait-bound $bound $mark >"$work/out" 2>&1 &
@@ -36,14 +30,6 @@ else ok "launcher exit status $rc, $waited s after the stop (wait bound $bound s
 re="^rmabench: rank [01]: [A-Za-z_ ()-]+ did not complete after [0-9.]+ s; rank 2 \\(pid ${pid:-X}\\) is stopped \\(a signal: SIGSTOP, SIGTSTP\\)$"
 line=$(grep -E "$re" "$work/out" | head -1)
 [[ -n $line ]] && ok "reported: ${line#rmabench: }" || fail "no line 'rmabench: rank R: CALL did not complete after X s; rank 2 (pid $pid) is stopped ...'"
-# the stopped rank is gone once the launcher is (or a zombie)
-for ((i = 0; i < 100; i++)); do
-    [[ -n $stopped ]] && kill -0 "$stopped" 2>/dev/null || break
-    [[ $(awk '{print $3}' "/proc/$stopped/stat" 2>/dev/null) == Z ]] && break
-    sleep 0.1
-done
-if [[ -n $stopped ]] && kill -0 "$stopped" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$stopped/stat" 2>/dev/null) != Z ]]; then
-    fail "the stopped rank (pid $stopped) outlived the launcher"
-fi
+check_stopped_gone rank
 echo "stop-rank: $fails failure(s)"
 exit $((fails > 0))
