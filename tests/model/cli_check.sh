@@ -50,7 +50,7 @@ expect 2 '^rmamodel: --merge-bands: a flag of the sort-merge join; --algo radix 
 expect 2 '^rmamodel: --hosts: 1 host sends no tuple over the network' $rmamodel cores-per-host --set bw_host=6.0 --set wire_tuple_bytes=8 --set P_partition=110 --hosts 1
 # implausible and cut-short parameter files: one line naming the parameter and its range
 expect 2 '^rmamodel: --set: rank_spread: 1e\+300 is outside its plausible range \[0, 10\] fraction$' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set rank_spread=1e300
-expect 2 '^rmamodel: --set: P_build: 1e\+308 is outside its plausible range \[0, 100000\] Mtuples/s$' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set P_build=1e308
+expect 2 '^rmamodel: --set: P_build: 1e\+308 is outside its plausible range \[0, 1e\+07\] Mtuples/s$' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set P_build=1e308
 printf 'P_scan = 225\ncores_per_host = 2.5\n' >"$tmp/frac.txt"
 expect 2 'frac\.txt:2: cores_per_host: 2\.5 is not a whole number of cores$' $rmamodel cores-per-host --params "$tmp/frac.txt" --set bw_host=6.0 --set wire_tuple_bytes=8 --set P_partition=110
 printf 'P_scan = 225\nP_partition = 12' >"$tmp/cut.txt"

@@ -216,7 +216,7 @@ int main(void)
     expect_error("P_scan = 225\nP_build = 2", "t.txt:2: the last line has no newline");
     /* the plausibility table: absurd values and fractional counts, naming the parameter and its range */
     expect_error("rank_spread = 1e300\n", "t.txt:1: rank_spread: 1e+300 is outside its plausible range [0, 10] fraction");
-    expect_error("P_build = 1e308\n", "t.txt:1: P_build: 1e+308 is outside its plausible range [0, 100000] Mtuples/s");
+    expect_error("P_build = 1e308\n", "t.txt:1: P_build: 1e+308 is outside its plausible range [0, 1e+07] Mtuples/s");
     expect_error("cores_per_host = 2.5\n", "t.txt:1: cores_per_host: 2.5 is not a whole number of cores");
     expect_error("t_vote = 1e12\n", "t.txt:1: t_vote: 1e+12 is outside its plausible range [0, 1e+08] us");
     CHECK(load("cores_per_host = 64\nrank_spread = 0.05\nP_build = 900\n", err, sizeof err) == 0);
