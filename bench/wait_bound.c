@@ -102,6 +102,7 @@ static void *watchdog_main(void *arg)
         }
         double bound = atomic_load_explicit(&watchdog.bound_s, memory_order_relaxed);
         if (call == 0 || bound <= 0 || now - since < bound) continue;
+        if (!atomic_load_explicit(&rmb_blocking.what, memory_order_relaxed)) continue; /* not timed */
         char culprit[512];
         /* a rank whose own machine shows nothing wrong leaves a moment to the ranks that share the
          * stopped one's machine: their line names it */

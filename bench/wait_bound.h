@@ -26,7 +26,9 @@ extern blocking_state rmb_blocking;
 
 /* Around a blocking MPI call, or a loop of MPI calls that waits for something, to peer (-1: several
  * or unknown). Nested: a call inside a marked one (the MPI call inside a marked flush, the MPI_Test
- * inside a marked loop) keeps the outer name. Only the thread that calls MPI uses them. */
+ * inside a marked loop) keeps the outer name. Only the thread that calls MPI uses them. what NULL:
+ * a wait that is not timed, because it may last as long as other ranks' work and another bound
+ * covers a peer that stopped (the lock agents' closing barrier: the servers' idle bound). */
 static inline void blocking_begin(const char *what, int peer)
 {
     if (rmb_blocking.depth++ > 0) return;
