@@ -41,6 +41,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].main(argc, argv);
-    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, query, lock, lock-trace, calibrate, membw, record)\n", argv[1]);
+    char shown[OPT_SHOWN_MAX];
+    if (bench_env_rank() == 0)
+        fprintf(stderr, "rmabench: '%s': unknown command (join, query, lock, lock-trace, calibrate, membw, record)\n",
+                opt_shown(argv[1], shown));
     return 2;
 }

@@ -25,22 +25,21 @@ static _Noreturn void fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rmamodel: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    opt_print_usage_error(fmt, ap); /* "rmamodel: MSG", one line */
     va_end(ap);
     exit(2);
 }
 
-/* Parses the flags, loads --params, applies --set (model/params.h); exits 2 on any problem. */
-static void parse(const char *usage, opt_spec *specs, int argc, char **argv, const char **params_path, model_params *p)
+/* Parses the flags of tables (one per group of flags, for opt_given), loads --params, applies --set
+ * (model/params.h); exits 2 on any problem. */
+static void parse(const char *usage, const opt_spec *const *tables, int argc, char **argv, const char **params_path,
+                  model_params *p)
 {
     params_overrides sets;
     char **rest = malloc(((size_t)argc + 1) * sizeof *rest), err[600];
     if (!rest) fail("out of memory");
     int n = params_take_sets(argc, argv, 2, rest, &sets, err, sizeof err);
     if (n < 0) fail("%s", err);
-    const opt_spec *tables[] = {specs, NULL};
     int rc = opt_parse(tables, n, rest, 2, err, sizeof err);
     if (rc == OPT_HELP) {
         opt_usage(usage, tables);
@@ -118,54 +117,18 @@ static void print_join_totals(join_prediction m, join_shape s, int algo)
     if (m.wait == 0) printf("%-22s %10s  not modelled (rank_spread not given; measured runs report it separately)\n", "imbalance", "-");
 }
 
-static int cmd_join(int argc, char **argv)
+/* The phase rows of `rmamodel join`, each with its equation; the network pass says which bound holds. */
+static void print_join_phases(const model_params *pp, const join_shape *sp, const join_prediction *mp, int algo, int64_t ranks,
+                              int64_t rph)
 {
-    const char *path = NULL;
-    int algo = 0;
-    int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
-    bool seen_ranks = false, seen_rph = false, seen_tpr = false;
-    opt_spec specs[] = {
-        {"algo", OPT_CHOICE, &algo, "join algorithm", 0, 0, algo_names, NULL},
-        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
-        {"ranks", OPT_INT, &ranks, "ranks (N_machines * N_threads/machine)", 1, 1e9, NULL, &seen_ranks},
-        {"ranks-per-host", OPT_INT, &rph, "ranks per host (N_threads/machine)", 1, 1e6, NULL, &seen_rph},
-        {"tuples-per-rank", OPT_COUNT, &tpr, "tuples of R per rank (S: ratio times as many)", 1, 1e13, NULL, &seen_tpr},
-        {"ratio", OPT_INT, &ratio, "|S| / |R|", 1, 64, NULL, NULL},
-        {"merge-bands", OPT_INT, &bands,
-         "sort-merge: key bands per range (0: the rule's count, where rmabench join's auto starts before it measures "
-         "whether more pay on its CPU; the join's resolved line names what it took)",
-         0, SMJ_MAX_BANDS, NULL, NULL},
-        OPT_END,
-    };
-    model_params p;
-    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
-          "[--merge-bands N] [--set NAME=VALUE]",
-          specs, argc, argv, &path, &p);
-    if (!seen_ranks) fail("--ranks: required");
-    if (!seen_rph) fail("--ranks-per-host: required");
-    if (!seen_tpr) fail("--tuples-per-rank: required");
-    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
-    if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
-    bool multi = ranks / rph > 1;
-    require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
-
-    join_shape s = shape_of(&p, ranks, rph, tpr, ratio, bands);
-    join_prediction m;
-    if (algo == 0) model_radix_join(&p, &s, &m);
-    else model_sortmerge_join(&p, &s, &m);
-
-    char tp[32];
-    opt_format_count(tpr, tp, sizeof tp);
-    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%" PRId64 "\n",
-           algo_names[algo], ranks, ranks / rph, rph, tp, ratio);
-    printf("# parameters: %s%s%s\n", p.source[0] ? p.source : "(none)", p.info[MI_mpi_library][0] ? "; calibrated with " : "",
-           p.info[MI_mpi_library]);
+    const join_prediction m = *mp;
+    const join_shape s = *sp;
     printf("%-22s %10s  %s\n", "phase", "model [s]", "equation");
     printf("%-22s %10.4f  %s\n", "histogram", m.histogram, "eq. 3.1");
     const char *bound = m.network_bound ? "network-bound" : "compute-bound";
     char why[200];
     double machines = (double)ranks / (double)rph;
-    double P = params_get(&p, algo == 0 ? MP_P_partition : MP_P_sort_run);
+    double P = params_get(pp, algo == 0 ? MP_P_partition : MP_P_sort_run);
     if (machines > 1)
         snprintf(why, sizeof why, "%s: (N-1)/N * %s = %.1f %s P_network = bw/%" PRId64 " = %.1f Mtuples/s (eq. 3.3)", bound,
                  algo == 0 ? "P_partition" : "P_sort_run", (machines - 1) / machines * P / 1e6, m.network_bound ? ">" : "<=", rph,
@@ -190,8 +153,61 @@ static int cmd_join(int argc, char **argv)
             printf("%-22s %10.4f  the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest), in the total\n",
                    "sort_wait", m.sort_wait);
     }
+}
+
+static int cmd_join(int argc, char **argv)
+{
+    const char *path = NULL;
+    int algo = 0;
+    int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
+    bool seen_ranks = false, seen_rph = false, seen_tpr = false;
+    opt_spec specs[] = {
+        {"algo", OPT_CHOICE, &algo, "join algorithm", 0, 0, algo_names, NULL},
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
+        {"ranks", OPT_INT, &ranks, "ranks (N_machines * N_threads/machine)", 1, 1e9, NULL, &seen_ranks},
+        {"ranks-per-host", OPT_INT, &rph, "ranks per host (N_threads/machine)", 1, 1e6, NULL, &seen_rph},
+        {"tuples-per-rank", OPT_COUNT, &tpr, "tuples of R per rank (S: ratio times as many)", 1, 1e13, NULL, &seen_tpr},
+        {"ratio", OPT_INT, &ratio, "|S| / |R|", 1, 64, NULL, NULL},
+        OPT_END,
+    };
+    /* the flags of one algorithm: refused with the other (they would change nothing) */
+    opt_spec sortmerge[] = {
+        {"sort-merge join (--algo sortmerge)", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
+        {"merge-bands", OPT_INT, &bands,
+         "key bands per range (0: the rule's count, where rmabench join's auto starts before it measures "
+         "whether more pay on its CPU; the join's resolved line names what it took)",
+         0, SMJ_MAX_BANDS, NULL, NULL},
+        OPT_END,
+    };
+    const opt_spec *tables[] = {specs, sortmerge, NULL};
+    model_params p;
+    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
+          "[--merge-bands N] [--set NAME=VALUE]",
+          tables, argc, argv, &path, &p);
+    const opt_spec *other = algo == 0 ? opt_given(tables, sortmerge, argc, argv, 2) : NULL;
+    if (other) fail("--%s: a flag of the sort-merge join; --algo radix does not take it", other->name);
+    if (!seen_ranks) fail("--ranks: required");
+    if (!seen_rph) fail("--ranks-per-host: required");
+    if (!seen_tpr) fail("--tuples-per-rank: required");
+    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+    if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
+    bool multi = ranks / rph > 1;
+    require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
+
+    join_shape s = shape_of(&p, ranks, rph, tpr, ratio, bands);
+    join_prediction m;
+    if (algo == 0) model_radix_join(&p, &s, &m);
+    else model_sortmerge_join(&p, &s, &m);
+
+    char tp[32];
+    opt_format_count(tpr, tp, sizeof tp);
+    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%" PRId64 "\n",
+           algo_names[algo], ranks, ranks / rph, rph, tp, ratio);
+    printf("# parameters: %s%s%s\n", p.source[0] ? p.source : "(none)", p.info[MI_mpi_library][0] ? "; calibrated with " : "",
+           p.info[MI_mpi_library]);
+    print_join_phases(&p, &s, &m, algo, ranks, rph);
     print_join_totals(m, s, algo);
-    printf("bound: %s\n", bound);
+    printf("bound: %s\n", m.network_bound ? "network-bound" : "compute-bound");
     printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m.throughput / 1e6,
            m.throughput_thesis / 1e6);
     return 0;
@@ -211,7 +227,8 @@ static int cmd_lock(int argc, char **argv)
         OPT_END,
     };
     model_params p;
-    parse("rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P [--set NAME=VALUE]", specs, argc, argv,
+    const opt_spec *tables[] = {specs, NULL};
+    parse("rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P [--set NAME=VALUE]", tables, argc, argv,
           &path, &p);
     if (!seen_agents) fail("--agents: required");
     if (!seen_locks) fail("--locks-per-txn: required");
@@ -234,12 +251,16 @@ static int cmd_cores(int argc, char **argv)
     opt_spec specs[] = {
         {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
         {"algo", OPT_CHOICE, &algo, "radix (partitioning ranks) or sortmerge (sorting ranks)", 0, 0, algo_names, NULL},
-        {"hosts", OPT_INT, &hosts, "N_machines for eq. 3.3's (N-1)/N (0 = many)", 0, 1e9, NULL, NULL},
+        {"hosts", OPT_INT, &hosts, "N_machines for eq. 3.3's (N-1)/N (0 = many; 1 host sends nothing over the network)", 0,
+         1e9, NULL, NULL},
         OPT_END,
     };
     model_params p;
-    parse("rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N] [--set NAME=VALUE]", specs, argc, argv,
+    const opt_spec *tables[] = {specs, NULL};
+    parse("rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N] [--set NAME=VALUE]", tables, argc, argv,
           &path, &p);
+    if (hosts == 1)
+        fail("--hosts: 1 host sends no tuple over the network, so no rank count saturates it; give 2 or more (0 = many)");
     int rate = algo == 0 ? MP_P_partition : MP_P_sort_run;
     const int need[] = {MP_bw_host, MP_wire_tuple_bytes, rate, -1};
     require(&p, need);
@@ -330,8 +351,9 @@ static int cmd_query(int argc, char **argv)
         OPT_END,
     };
     model_params p;
+    const opt_spec *tables[] = {specs, NULL};
     parse("rmamodel query --params FILE [--ranks N] [--ranks-per-host N] [--memory-ranks M] [--tables N] [--fact-rows N] "
-          "[--dim-scale F] [--link-rate GBIT] [--set NAME=VALUE]", specs, argc, argv, &path, &p);
+          "[--dim-scale F] [--link-rate GBIT] [--set NAME=VALUE]", tables, argc, argv, &path, &p);
     for (int j = 1; j < STAR_MAX_DIMS; j++) o.selectivity[j] = o.selectivity[0];
     if (rph == 0 || rph > ranks) rph = ranks;
     if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
@@ -358,6 +380,7 @@ static int cmd_query(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    opt_program = "rmamodel";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
         fprintf(f, "usage: rmamodel join|lock|cores-per-host|query [flags]   (rmamodel <command> --help lists the flags)\n"
@@ -371,6 +394,6 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "lock") == 0) return cmd_lock(argc, argv);
     if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
     if (strcmp(argv[1], "query") == 0) return cmd_query(argc, argv);
-    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host, query)\n", argv[1]);
-    return 2;
+    char sh[OPT_SHOWN_MAX];
+    fail("'%s': unknown command (join, lock, cores-per-host, query)", opt_shown(argv[1], sh));
 }

@@ -16,9 +16,12 @@
 #                                            the thesis-scale sweep on Slurm and a dependent plotting
 #                                            job: jobs/submit.sh --figure ID
 # --out DIR   results directory (default results/figures-<timestamp>); sweeps under DIR/sweeps/NAME/
-#             (results.csv, logs/, params.txt where the sweep calibrates)
+#             (results.csv, logs/, params.txt where the sweep calibrates); a sweep an earlier run
+#             finished there is reused, its figure drawn again only with --force
+# --force     replace what an earlier run left in DIR (a sweep it did not finish, figures, report)
 # Runs per point: after a sweep, each configuration runs again until the 95% CI of its mean lies within
 # +-10% of the mean or it has 10 runs (rmaplot catalogue more; plots/rmaplots/catalogue.py WIDTH, CAP).
+# Exit status: 0 when every entry ran and was drawn, 1 when any failed, 2 for bad input.
 # Environment: RMB_BUILD (default build/, Open MPI), RMB_RUN_TIMEOUT and the rest of jobs/lib.sh.
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,9 +44,10 @@ fi
 out="" slurm=0 dry=0 pass=()
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --out) out=${2:?--out needs a directory}; shift ;;
+    --out) rmb_need "$1" $# "${2-}"; out=$2; shift ;;
     --slurm) slurm=1 ;;
     --dry-run) dry=1 ;;
+    --force) export RMB_FORCE=1 ;;
     --) pass=("$@"); break ;;
     *) echo "rmabench jobs: $1: unknown flag (jobs/figure.sh --help)" >&2; exit 2 ;;
     esac
@@ -62,6 +66,7 @@ rmb_init figure
 out=${out:-$root/results/figures-$(date +%Y%m%d-%H%M%S)}
 [[ $out == /* ]] || out=$PWD/$out
 [[ $dry == 1 ]] || mkdir -p "$out" || rmb_die "$out: cannot create the results directory"
+[[ $what == all && -e $out/report.md && ${RMB_FORCE:-0} != 1 ]] && rmb_die "$out/report.md: exists; give --force to replace it"
 
 sweep_of() { "$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue runs "$1" local | sed -n '1s/^# sweep //p'; }
 
@@ -85,7 +90,8 @@ run_entry() {
     t0=$EPOCHREALTIME
     sweep=$(sweep_of "$id")
     dir=$out/sweeps/$sweep
-    rmb_results_dir "$dir"
+    # a finished sweep is read, not written: reused as it is
+    RMB_RESULTS_REUSE=$([[ -f $dir/done && $dry != 1 ]] && echo 1 || echo 0) rmb_results_dir "$dir"
     if [[ $dry == 1 || ! -f $dir/done ]]; then
         [[ $dry == 1 ]] || echo "rmabench jobs: $id: sweep '$sweep' into $dir"
         plan() { rmb_catalogue_plan "$id" local "$dir/params.txt"; }
@@ -95,7 +101,9 @@ run_entry() {
     else
         echo "rmabench jobs: $id: sweep '$sweep' already ran in $dir"
     fi
-    local -a draw=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" figure "$id" "$RMB_CSV" --out "$out/$id" --params "$dir/params.txt")
+    local -a draw=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" figure "$id" "$RMB_CSV" --out "$out/$id" "${RMB_FORCE_ARGS[@]}")
+    # the sweep's calibration, where it has one (a sweep without calibrate runs has none)
+    [[ $dry == 1 || -f $dir/params.txt ]] && draw+=(--params "$dir/params.txt")
     if [[ $dry == 1 ]]; then rmb_quote "${draw[@]}"; return 0; fi
     if [[ ! -s $RMB_CSV ]]; then
         echo "rmabench jobs: $id: no results (every run failed?): see $RMB_LOG_DIR" >&2
@@ -107,9 +115,9 @@ run_entry() {
 
 if [[ $what != all ]]; then
     run_entry "$what" || exit 1
-    rmb_finish
     [[ $dry == 1 ]] || echo "rmabench jobs: $what: $out/$what/$what.md"
-    exit 0
+    rmb_finish
+    exit
 fi
 
 failed=0
@@ -126,6 +134,5 @@ done
     echo "drawing; a sweep that an earlier figure.sh run left in this directory is reused, not timed."
 } >"$out/machine.txt"
 "$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" summary "$out" || failed=$((failed + 1))
-rmb_finish
 echo "rmabench jobs: report: $out/report.md, figures: $out/figures.pdf ($failed of $(wc -w <<<"$ids") entries failed)"
-exit 0
+rmb_finish && ((failed == 0))

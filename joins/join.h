@@ -69,6 +69,7 @@ typedef struct {
     int64_t pack_bits;         /* test only: bits of a packed word, so that tests reach the formats'
                                 * limits at small sizes; 0 = 64 (join_word_bits) */
     bool verbose;              /* --verbose: per-rank header lines (bench/options.h OPT_VERBOSE) */
+    int64_t wait_bound_s;      /* --wait-bound: seconds one MPI call may wait on a peer (bench/wait_bound.h) */
 } join_opts;
 
 /* The width of a packed tuple word: 64 unless a test narrows it (--pack-bits). */

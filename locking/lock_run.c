@@ -82,7 +82,12 @@ void lock_run_role(lock_run *run, lock_workload *wl, agent_stats *ast, server_st
     MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
     if (run->roles->i_am_server) lock_server_run(run, sst);
     else lock_agent_run(run, wl, ast, rtt_hist, bank_delta);
+    /* an agent done early waits here for the slowest one's transactions (with
+     * --transactions-per-agent, minutes at scale): not under the wait bound, whose watchdog would
+     * end a healthy run; an agent that stopped is the servers' to report (their idle bound) */
+    blocking_begin(NULL, -1);
     MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
+    blocking_end();
 }
 
 /* bank: every account moved exactly by its committed transfers; the sum of balances on rank 0 */

@@ -8,8 +8,10 @@
  * written in other units is refused rather than misread). Values are given in the file's units
  * (rates in million tuples per second, as in the thesis); internally everything is SI (tuples/s,
  * bytes/s, seconds). Unknown names, duplicates, malformed lines, bad numbers, values out of
- * their bound (PB_*), lines over 2047 characters and binary data (NUL or control bytes) are
- * errors reported as "FILE:LINE: reason". `--set NAME=VALUE` overrides use the same units and
+ * their bound (PB_*) or out of the plausible range of their unit (params.c's plausibility table;
+ * counts of things whole), lines over 2047 characters, binary data (NUL or control bytes), a last
+ * line without its newline (a file cut short) and an input that is not a regular file are errors
+ * reported as "FILE:LINE: reason" (or "FILE: reason"). `--set NAME=VALUE` overrides use the same units and
  * bounds. A parameter the file does not give stays unset; the model functions' callers check with
  * params_require() before using it. MPI-free. */
 #ifndef RMB_MODEL_PARAMS_H
@@ -159,15 +161,16 @@ void params_init(model_params *p);
 int params_load(model_params *p, const char *path, char *err, size_t errlen);
 /* Parse a string "NAME=VALUE" (value in the file's unit); 0 or -1 with "NAME: reason". */
 int params_set(model_params *p, const char *assignment, char *err, size_t errlen);
-/* Write the file: a header comment, then every set parameter with its unit and description. */
-int params_write(const model_params *p, const char *path, char *err, size_t errlen);
+/* Write the file: a header comment, then every set parameter with its unit and description. Whole or
+ * not at all (bench/output_path.h); an existing file is refused unless `replace` (--force). */
+int params_write(const model_params *p, const char *path, bool replace, char *err, size_t errlen);
 
 int params_index(const char *name);          /* MP_x or -1 */
 const char *params_name(int i);
 const char *params_unit(int i);
 double params_scale(int i);
-/* 0 when v (in the file's unit) is a value parameter i can take (finite, within its bound), else -1
- * with "NAME: reason" in why. */
+/* 0 when v (in the file's unit) is a value parameter i can take (finite, within its bound and the
+ * plausible range of its unit, whole where it counts things), else -1 with "NAME: reason" in why. */
 int params_check_value(int i, double v, char *why, size_t whylen);
 const char *params_describe(int i);
 /* Ranks per core of a host running ranks_per_host ranks, when they outnumber its cores

@@ -5,6 +5,7 @@
 
 #include "bench/numa_policy.h"
 #include "bench/options.h"
+#include "bench/wait_bound.h"
 #include "cmd/join/join_cmd.h"
 #include "joins/radix/exchange_registry.h"
 
@@ -35,6 +36,7 @@ void join_default_opts(join_opts *o)
     o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
     o->pack_bits = 64;
+    o->wait_bound_s = WAIT_BOUND_DEFAULT_S;
 }
 
 /* A --schedule the design would ignore (put sends whichever buffer fills first, alltoallv leaves
@@ -153,10 +155,10 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
         OPT_PLAN_SCALE(&o->plan_ranks, &o->plan_ranks_per_host, &o->host_memory, "--plan: ranks of the planned run (default 1)"),
         {"pack-bits", OPT_INT, &o->pack_bits,
-         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
-         NULL, NULL},
+         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64, NULL, NULL},
         {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's scatters and probe (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
         OPT_VERBOSE(&o->verbose),
+        OPT_WAIT_BOUND(&o->wait_bound_s),
         OPT_END,
     };
     const opt_spec radix[] = {

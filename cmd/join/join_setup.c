@@ -8,6 +8,7 @@
 
 #include "bench/memory.h"
 #include "bench/provenance.h"
+#include "bench/wait_bound.h"
 #include "cmd/join/join_cmd.h"
 #include "cmd/results_schema.h"
 #include "joins/radix/exchange_registry.h"
@@ -136,6 +137,7 @@ void join_setup(join_session *js, int argc, char **argv)
     provenance_command_line(argc, argv, js->command, sizeof js->command);
     js->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&js->ctx, MPI_COMM_WORLD);
+    wait_bound_start(&js->ctx, (double)js->o.wait_bound_s); /* no phase waits on a stopped rank for ever */
     plan_run(js);
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);

@@ -9,6 +9,7 @@
 
 #include "bench/numa_policy.h"
 #include "bench/options.h"
+#include "bench/text_input.h"
 #include "cmd/lock/lock_cmd.h"
 #include "locking/workloads/tpcc.h"
 #include "model/params.h"
@@ -110,6 +111,17 @@ static void check_plan(lock_opts *o, const lock_seen *seen)
                         o->plan_ranks);
 }
 
+/* --trace: opened once before MPI_Init (bench/text_input.h: a regular file, or one line naming why
+ * not: a FIFO would block every rank), then read by the workload after it. */
+static void check_trace(const char *path)
+{
+    if (!path) return;
+    char err[600];
+    FILE *f = text_open(path, err, sizeof err);
+    if (!f) opt_usage_error("--trace: %s", err);
+    fclose(f);
+}
+
 /* The texts of --help that name workloads, from their descriptors. */
 typedef struct {
     char workload[256], remote_prob[160], vote_no_prob[160];
@@ -168,7 +180,7 @@ static void check_opts(const lock_opts *o, const lock_seen *seen, const workload
     /* a workload that reads --remote-prob takes every lock on a local server at 0: no 2PC, no vote */
     if (seen->vote_no_prob && (d->reads & WL_FLAG_REMOTE_PROB) && o->remote_prob == 0)
         opt_usage_error("--vote-no-prob: --remote-prob 0 runs no 2PC, so no server votes");
-    if (o->trace && access(o->trace, R_OK) != 0) opt_usage_error("--trace: %s: cannot read", o->trace);
+    check_trace(o->trace);
 }
 
 void lock_parse_opts(lock_opts *o, params_overrides *sets, int argc, char **argv)

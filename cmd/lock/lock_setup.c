@@ -59,7 +59,7 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     ls->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&ls->ctx, MPI_COMM_WORLD);
     /* blocking flushes to a rank that stopped would hang under MPICH: bounded like every wait */
-    blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
+    wait_bound_start(&ls->ctx, (double)ls->o.wait_bound_s);
     numa_report_init(&ls->ctx, ls->o.numa, ls->o.verbose, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
     plan_run(ls); /* refuses bad input before anything is measured; auto plans the larger mailbox */

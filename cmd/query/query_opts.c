@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/options.h"
+#include "bench/wait_bound.h"
 #include "cmd/query/query_flags.h"
 #include "joins/query/layout.h"
 #include "rma/window.h"
@@ -28,6 +29,7 @@ void query_default_opts(query_opts *o)
         o->selectivity[j] = 1.0;
     }
     o->seed = 42;
+    o->wait_bound_s = WAIT_BOUND_DEFAULT_S;
     o->repeat = 1;
     o->memory_ranks = 1;
     o->prefetch = 8;
@@ -166,6 +168,7 @@ int query_parse_opts(query_opts *o, int argc, char **argv, char *err, size_t err
         {"model", OPT_STRING, &o->model, "model parameter file: the prediction of each design beside its time (rmamodel query)", 0, 0, NULL, NULL},
         {"plan", OPT_BOOL, &o->plan, "print the memory per rank and host of a run at --ranks and exit; launches nothing", 0, 0, NULL, NULL},
         OPT_PLAN_SCALE(&o->plan_ranks, &o->plan_ranks_per_host, &o->host_memory, "--plan: ranks of the planned run (default 4)"),
+        OPT_WAIT_BOUND(&o->wait_bound_s),
         OPT_VERBOSE(&o->verbose),
         OPT_END,
     };

@@ -8,6 +8,7 @@
 
 #include "bench/memory.h"
 #include "bench/provenance.h"
+#include "bench/wait_bound.h"
 #include "bench/yield_wait.h"
 #include "cmd/query/query_cmd.h"
 #include "cmd/results_schema.h"
@@ -49,6 +50,7 @@ void query_setup(query_session *qs, int argc, char **argv)
     provenance_command_line(argc, argv, qs->command, sizeof qs->command);
     qs->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&qs->ctx, MPI_COMM_WORLD);
+    wait_bound_start(&qs->ctx, (double)qs->o.wait_bound_s); /* no read or shuffle waits on a stopped rank for ever */
     check_run(qs);
     if (qs->o.micro != MICRO_NONE) return;
     qs->pull_on = qs->o.design != QUERY_SHUFFLE;

@@ -41,6 +41,7 @@ typedef struct {
     bool plan;
     int64_t plan_ranks, plan_ranks_per_host, host_memory;
     bool verbose;
+    int64_t wait_bound_s;                   /* --wait-bound: seconds one MPI call may wait on a peer */
 } query_opts;
 
 /* The resolved schema of these options at `ranks` ranks (this rank's slices): sizes, widths and

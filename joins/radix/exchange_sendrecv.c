@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "joins/radix/exchange.h"
+#include "bench/wait_bound.h"
 #include "bench/yield_wait.h"
 
 enum { TAG_DATA = 0x5ec0, TAG_CREDIT = 0x5ec1 };
@@ -133,6 +134,7 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
         memcpy(st->dst + ex->dst[i] * st->item, st->pack + ex->src[i] * st->item, ex->count[i] * st->item);
     }
     int cur = 0; /* the owner being sent to, in schedule order */
+    blocking_begin("the sendrecv exchange (MPI_Testsome until every message arrived)", -1); /* the wait bound */
     for (;;) {
         while (cur < P - 1 && st->s_issued[ex->order[cur]] == st->s_total[ex->order[cur]]) cur++;
         if (cur < P - 1) send_messages(st, ex->order[cur]);
@@ -159,6 +161,7 @@ static void exchange_relation(sr_state *st, const join_input *in, const radix_la
             }
         }
     }
+    blocking_end();
     radix_exchange_free(ex);
 }
 

@@ -4,14 +4,17 @@ import sys
 
 from . import data, safeio
 
-USAGE = ("usage: rmaplot figures|report RESULTS.csv... --out DIR | rmaplot figure ID RESULTS.csv... --out DIR "
-         "[--params FILE] | rmaplot catalogue [ids|runs ID local|slurm|more ID RESULTS.csv] | rmaplot summary DIR")
+USAGE = ("usage: rmaplot figures|report RESULTS.csv... --out DIR [--force] | rmaplot figure ID RESULTS.csv... --out DIR "
+         "[--params FILE] [--force] | rmaplot catalogue [ids|runs ID local|slurm|more ID RESULTS.csv] | "
+         "rmaplot summary DIR")
 HELP = USAGE + """
   figures   draw every figure the rows allow (PNG) into DIR
   report    the figures, plus DIR/report.md: tables per configuration and the model comparison
   figure    one entry of the thesis catalogue (jobs/figure.sh): DIR/ID.png (figures) and DIR/ID.md
             (its table, the thesis' numbers beside ours, one line comparing them); --params: the
             calibrate params file of its sweep (Fig 3.7 draws its bw_put_intra)
+  --force   replace the files of an earlier run in DIR (without it a file rmaplot would write that
+            exists is refused before anything is drawn)
   catalogue the catalogue (ids: the ids only; runs ID SCALE: the runs of ID's sweep, one a line:
             label, ranks, ranks per host or -, rmabench arguments; tab-separated; more ID CSV: the runs
             to add so that each configuration's 95% CI lies within +-10% of its mean, at most 10 runs)
@@ -53,7 +56,7 @@ def main(argv):
         return 2
     from . import report  # matplotlib is imported only once the input is known to be good
     try:
-        # what rmaplot writes into --out must be regular files or absent
+        # what rmaplot writes into --out must be regular files or absent (or replaced: --force)
         for name in report.output_files():
             safeio.check_output_file(os.path.join(out, name))
         os.makedirs(out, exist_ok=True)
@@ -81,11 +84,15 @@ def main(argv):
 
 
 def parse_files(rest, extra=()):
-    """(CSV files, --out, {flag: value} of the extra flags) of a command line; (None, None, None)
-    after printing why it is wrong."""
+    """(CSV files, --out, {flag: value} of the extra flags) of a command line, --force applied
+    (safeio.set_replace); (None, None, None) after printing why it is wrong."""
     files, out, opts = [], None, {}
     i = 0
     while i < len(rest):
+        if rest[i] == "--force":
+            safeio.set_replace(True)
+            i += 1
+            continue
         if rest[i] in extra:
             if i + 1 >= len(rest):
                 print(f"rmaplot: {rest[i]}: needs a value", file=sys.stderr)
@@ -103,7 +110,7 @@ def parse_files(rest, extra=()):
             out = rest[i][6:]
             i += 1
         elif rest[i].startswith("-"):
-            print(f"rmaplot: {rest[i]}: unknown flag ({USAGE})", file=sys.stderr)
+            print(f"rmaplot: {safeio.shown(rest[i])}: unknown flag ({USAGE})", file=sys.stderr)
             return None, None, None
         else:
             files.append(rest[i])
@@ -153,6 +160,19 @@ def catalogue_cmd(rest):
     return 2
 
 
+def check_params(path):
+    """Why the calibrate params file at path cannot be read (one line), or None."""
+    try:
+        safeio.read_text(path).decode("utf-8")
+    except safeio.UnsafeFile as e:
+        return str(e)
+    except OSError as e:
+        return f"{safeio.shown(path)}: {e.strerror}"
+    except UnicodeDecodeError:
+        return f"{safeio.shown(path)}: not UTF-8 text (not a calibrate params file)"
+    return None
+
+
 def figure_cmd(rest):
     from . import catalogue
     if not rest or rest[0] not in catalogue.BY_ID:
@@ -163,11 +183,22 @@ def figure_cmd(rest):
         return 2
     try:
         rows = data.load(files)
-        safeio.check_output_dir(out)
-        os.makedirs(out, exist_ok=True)
     except data.DataError as e:
         print(f"rmaplot: {e}", file=sys.stderr)
         return 2
+    if "--params" in opts:  # read whole before anything is drawn: a text file, or one line and exit 2
+        why = check_params(opts["--params"])
+        if why:
+            print(f"rmaplot: --params: {why}", file=sys.stderr)
+            return 2
+    try:
+        safeio.check_output_dir(out)
+        stem = rest[0].replace(".", "_")
+        if os.path.isdir(out):  # the entry's files of an earlier run: its table, its figures
+            for name in sorted(os.listdir(out)):
+                if name == f"{rest[0]}.md" or (name.startswith(stem) and name.endswith((".png", ".pdf"))):
+                    safeio.check_output_file(os.path.join(out, name))
+        os.makedirs(out, exist_ok=True)
     except (safeio.UnsafeFile, OSError) as e:
         print(f"rmaplot: --out: {e}", file=sys.stderr)
         return 2
@@ -181,6 +212,10 @@ def figure_cmd(rest):
 
 
 def summary_cmd(rest):
+    # DIR is a jobs/figure.sh directory (checked below): its entries, report.md and figures.pdf are
+    # that job's own outputs, which the summary redraws, so it replaces them (--force is accepted)
+    rest = [a for a in rest if a != "--force"]
+    safeio.set_replace(True)
     if len(rest) != 1 or rest[0].startswith("-"):
         print(f"rmaplot: summary: expected the directory of `jobs/figure.sh all` ({USAGE})", file=sys.stderr)
         return 2

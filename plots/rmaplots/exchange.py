@@ -104,19 +104,24 @@ def table(rows):
     return "\n".join(lines) + "\n"
 
 
-USAGE = "usage: exchange_figure RESULTS.csv --out DIR"
+USAGE = "usage: exchange_figure RESULTS.csv --out DIR [--force]"
 
 
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n" + __doc__)
         return 0
+    if argv[3:] == ["--force"]:  # replace the files of an earlier run in DIR
+        safeio.set_replace(True)
+        argv = argv[:3]
     if len(argv) != 3 or argv[1] != "--out":
         print(USAGE, file=sys.stderr)
         return 2
     try:
         rows = data.load([argv[0]])
         safeio.check_output_dir(argv[2])
+        for name in ("exchange.md", "exchange.png", "exchange.pdf"):
+            safeio.check_output_file(os.path.join(argv[2], name))
     except (data.DataError, safeio.UnsafeFile) as e:
         print(f"exchange_figure: {e}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ ALLOWED = {
 GENERATED = {"bench/version.h", "bench/rmb_config.h", "joins/radix/exchange_list.h"}  # written into the build tree by meson, and
 GENERATED_MUTANT = re.compile(r"bench/rmb_mutant_[a-z0-9_]+\.h$")  # one per mutant (bench/meson.build)
 # bench/ headers that need MPI: model/ may include none of them
-MPI_HEADERS = {"bench/context.h", "bench/phases.h", "bench/memory.h", "bench/numa_topology.h"}
+MPI_HEADERS = {"bench/context.h", "bench/phases.h", "bench/memory.h", "bench/numa_topology.h", "bench/wait_bound.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 

@@ -598,13 +598,41 @@ with open(fixture, newline="") as f, open(lockonly, "w", newline="") as g:
 linked = os.path.join(tmp, "linked")
 os.mkdir(linked)
 os.symlink(plain, os.path.join(linked, "report.md"))
+# an output that exists is refused (one line naming --force, nothing drawn, the file as it was) ...
+before = open(plain).read()
 rc, so, se = run("report", lockonly, "--out", linked)
+check(rc == 2 and se.strip().endswith("report.md: exists; give --force to replace it") and len(se.splitlines()) == 1
+      and open(plain).read() == before and sorted(os.listdir(linked)) == ["report.md"],
+      f"an existing report.md without --force: exit {rc}, {se!r}, {sorted(os.listdir(linked))}")
+# ... and replaced with --force
+rc, so, se = run("report", lockonly, "--out", linked, "--force")
 check(rc == 0 and os.path.islink(os.path.join(linked, "report.md")) and open(plain).read().startswith("# rmabench results"),
       f"a report.md linked to a regular file: exit {rc}, {se!r}")
 check(not [n for n in os.listdir(linked) + os.listdir(tmp) if ".tmp." in n], "temporary files left behind")
 check("no verified join runs" in so, f"lock-only: no skip note: {so}")
 check(os.path.exists(os.path.join(linked, "lock_throughput.png")) and not os.path.exists(os.path.join(linked, "join_throughput.png")),
       "lock-only: wrong figure set")
+
+# rmaplot figure's --params: a file that is missing, binary or not a regular file is refused with
+# one line, exit 2, before anything is drawn (it was ignored, or a traceback)
+fig_out = os.path.join(tmp, "fig")
+binp = os.path.join(tmp, "binary-params")
+with open(binp, "wb") as f:
+    f.write(bytes(range(256)) * 8)
+fifo = os.path.join(tmp, "params-fifo")
+os.mkfifo(fifo)
+for case, path, why in (("missing", os.path.join(tmp, "no-such-params"), "No such file or directory"),
+                        ("binary", binp, "not a text file"), ("fifo", fifo, "not a regular file (a FIFO)")):
+    rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out, "--params", path)
+    check(rc == 2 and len(se.splitlines()) == 1 and se.startswith("rmaplot: --params: ") and why in se
+          and "Traceback" not in se and not os.path.exists(fig_out), f"figure --params {case}: exit {rc}, {se!r}")
+# a figure of an earlier run in --out: refused without --force, replaced with it
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out)
+check(rc == 0, f"figure fig3.7: exit {rc}, {se!r}")
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out)
+check(rc == 2 and "exists; give --force to replace it" in se and len(se.splitlines()) == 1, f"figure again: exit {rc}, {se!r}")
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out, "--force")
+check(rc == 0, f"figure --force: exit {rc}, {se!r}")
 
 print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
 sys.exit(1 if failures else 0)
