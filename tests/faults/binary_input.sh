@@ -77,7 +77,7 @@ for f in /dev/zero "$work/fifo" "$work/random" "$work/endless"; do
     within 10000 "rmaplot report $f" "^rmaplot: .*$at" "$py" "$root/plots/rmaplot" report "$f" --out "$work/plots"
     within 10000 "csvrows.py count $f" "^csvrows.py: .*$at" "$py" "$root/jobs/csvrows.py" count "$f"
     within 10000 "rmaplot figure --params $f" "^rmaplot: --params: .*$at" \
-        "$py" "$root/plots/rmaplot" figure fig3.7 "$root/tests/fixtures/results-small.csv" --out "$work/plots" --params "$f"
+        "$py" "$root/plots/rmaplot" figure fig3.7 "$build/tests/fixtures/results-small.csv" --out "$work/plots" --params "$f"
     within 10000 "params_merge.py $f" "^params_merge.py: .*$at" "$py" "$root/model/params_merge.py" "$f" "$f" 'bw_.*'
 done
 [[ ! -e $work/plots ]] || fail "rmaplot created its --out for an unreadable CSV"

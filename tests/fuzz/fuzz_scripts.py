@@ -28,7 +28,7 @@ os.mkfifo(fifo)
 binary = os.path.join(work, "binary")
 with open(binary, "wb") as f:
     f.write(random.Random(seed).randbytes(4096))
-fixture = os.path.join(root, "tests/fixtures/results-small.csv")
+fixture = os.path.join(build, "tests/fixtures/results-small.csv")  # built (tests/fixtures/meson.build)
 
 # values a flag may get: good ones, and every kind of bad one
 VALUES = ["1M", "20K", "7", "3", "2", "0", "-1", "5Q", "1e999", "300ms", "0s", "1s", "abc", "", "--quick", "[", "(*",
