@@ -71,6 +71,14 @@ static const char *const columns[] = {
     "aborted_new_order", "aborted_payment", "aborted_order_status", "aborted_delivery", "aborted_stock_level",
     "new_order_per_s",
     "model_t_tx_us", "model_throughput", "model_err_throughput", "model_t_server_us", "model_t_wait_us",
+    /* rdmo (cmd/rdmo/): the operation, its design and handler, the step's origins, the objects' shape */
+    "rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "iterations", "slot_bytes", "queue_depth",
+    "payload_bytes", "rdmo_keys", "rdmo_chain", "rdmo_matches", "rdmo_batch", "rdmo_rows", "rdmo_row_words", "rdmo_tries",
+    /* rdmo results: per operation as counted (messages the origin sent, round trips it waited for,
+     * failed attempts), the conflict window and the handler's time per request (rdmo/rdmo.h),
+     * requests refused for a full queue, answers other than ok */
+    "lat_op_median_us", "lat_op_p99_us", "ops_per_s", "msgs_per_op", "rts_per_op", "retries_per_op", "lat_window_us",
+    "lat_handler_us", "rejected", "errors",
     /* placement */
     "numa", "numa_policy", "numa_placement_worst", "rank_cores", "rank_numa_nodes", "binding_warning",
 };
