@@ -49,13 +49,14 @@ static void expect(bool ok, const char *what)
 
 static int call(rdmo_ep *ep, uint16_t obj, int method) { return rdmo_call(ep, 0, obj, method, "x", 1, NULL, NULL, 0); }
 
-/* Serve until cond holds (the target's loop). */
-#define SERVE_UNTIL(ep, cond)                          \
-    do {                                               \
-        unsigned idle_ = 0;                            \
-        while (!(cond)) {                              \
-            if (rdmo_serve(ep) == 0) rdmo_idle(&idle_, true); \
-        }                                              \
+/* Serve until cond holds (the target's loop), at most 10 s. */
+#define SERVE_UNTIL(ep, cond)                                                 \
+    do {                                                                      \
+        unsigned idle_ = 0;                                                   \
+        const double end_ = MPI_Wtime() + 10;                                 \
+        while (!(cond) && MPI_Wtime() < end_)                                 \
+            if (rdmo_serve(ep) == 0) rdmo_idle(&idle_, true);                 \
+        expect(cond, "the target saw " #cond " within 10 s");                 \
     } while (0)
 
 int main(int argc, char **argv)
