@@ -185,6 +185,7 @@ void rdmo_bench_step(rdmo_session *s, int origins, rdmo_local *me)
     if (rank == 0) rdmo_handler_start(s->ep);
     if (origin_here) run_origin(s, me, false, s->o.warmup);
     rdmo_quiesce(s->ep);
+    MPI_CHECK(rank, MPI_Barrier(s->ctx.comm)); /* no timed request before the target's counts are taken */
     const rdmo_counts before = *rdmo_counts_of(s->ep);
     if (origin_here) run_origin(s, me, true, s->o.iterations);
     rdmo_quiesce(s->ep);
