@@ -84,13 +84,20 @@ rdmo_ep *rdmo_open(MPI_Comm comm, const rdmo_config *cfg, const rdmo_space *spac
     const bool queue = cfg->design == RDMO_DESIGN_RDMO;
     ep->slot_words = cfg->slot_bytes / 8;
     ep->capacity = rdmo_payload_capacity(cfg) + (int)sizeof(rdmo_hdr);
+    if (ep->cfg.calls < 1) ep->cfg.calls = 1;
     ep->ans_at = 64;
-    ep->req_at = ep->ans_at + (queue ? cfg->slot_bytes : 0);
+    ep->req_at = ep->ans_at + (queue ? (MPI_Aint)ep->cfg.calls * cfg->slot_bytes : 0);
     ep->heap_at = ep->req_at + (queue ? (MPI_Aint)ep->size * cfg->slot_bytes : 0); /* where every target has it */
-    ep->win_bytes = rdmo_window_bytes(cfg, space, ep->size);
+    ep->win_bytes = rdmo_window_bytes(&ep->cfg, space, ep->size);
     ep->base = rma_locked_window_open(ep->comm, ep->rank, ep->win_bytes, MPI_INFO_NULL, true, &ep->win);
     ep->stamp_out = xcalloc((size_t)ep->size, 1);
     ep->stamp_in = xcalloc((size_t)ep->size, 1);
+    ep->in_flight = xcalloc((size_t)ep->size, 1);
+    ep->calls = xcalloc((size_t)ep->cfg.calls, sizeof *ep->calls);
+    for (int k = 0; k < ep->cfg.calls; k++) {
+        ep->calls[k].out = xcalloc((size_t)ep->capacity, 1);
+        ep->calls[k].in = xcalloc((size_t)ep->capacity, 1);
+    }
     for (int s = 0; s < ep->size; s++) ep->stamp_in[s] = 1;
     ep->out = xcalloc((size_t)ep->capacity, 1);
     ep->in = xcalloc((size_t)ep->capacity, 1);
@@ -120,6 +127,12 @@ void rdmo_close(rdmo_ep *ep)
     MPI_Comm_free(&ep->comm);
     free(ep->stamp_out);
     free(ep->stamp_in);
+    free(ep->in_flight);
+    for (int k = 0; k < ep->cfg.calls; k++) {
+        free(ep->calls[k].out);
+        free(ep->calls[k].in);
+    }
+    free(ep->calls);
     free(ep->out);
     free(ep->in);
     free(ep->ans);
@@ -151,28 +164,50 @@ void rdmo_register(rdmo_ep *ep, uint16_t obj, int method, rdmo_method_fn fn, voi
     ep->methods[obj - 1][method].arg = arg;
 }
 
+int rdmo_start(rdmo_ep *ep, int target, uint16_t obj, int method, const void *req, int len)
+{
+    int k = 0;
+    while (k < ep->cfg.calls && ep->calls[k].busy) k++;
+    if (len < 0 || len + (int)sizeof(rdmo_hdr) > ep->capacity || method <= 0 || method >= RDMO_METHODS ||
+        ep->cfg.design == RDMO_DESIGN_VERBS || k == ep->cfg.calls || ep->in_flight[target]) {
+        fprintf(stderr, "rmabench: rank %d: an RDMO request of %d bytes (method %d, design %s) to rank %d does not fit "
+                        "its slot, or no call is free, or one to that rank is in flight\n",
+                ep->rank, len, method, rdmo_design_names[ep->cfg.design], target);
+        MPI_Abort(ep->comm, 3);
+    }
+    rdmo_call_slot *c = &ep->calls[k];
+    const rdmo_hdr h = {obj, (uint8_t)method, 0, (uint16_t)len, (uint8_t)k, 0};
+    memcpy(c->out, &h, sizeof h);
+    if (len) memcpy(c->out + sizeof h, req, (size_t)len);
+    c->busy = true;
+    c->target = target;
+    ep->in_flight[target] = 1;
+    if (ep->cfg.design == RDMO_DESIGN_RDMO) rdmo_queue_start(ep, k, len);
+    else rdmo_rpc_start(ep, k, len);
+    ep->c.msgs++;
+    ep->c.rts++;
+    return k;
+}
+
+int rdmo_wait(rdmo_ep *ep, int call, void *ans, int *anslen, int cap)
+{
+    rdmo_call_slot *c = &ep->calls[call];
+    const int n = ep->cfg.design == RDMO_DESIGN_RDMO ? rdmo_queue_wait(ep, call) : rdmo_rpc_wait(ep, call);
+    c->busy = false;
+    ep->in_flight[c->target] = 0;
+    rdmo_hdr a;
+    memcpy(&a, c->in, sizeof a);
+    int got = n - (int)sizeof a;
+    if (got > cap) got = cap;
+    if (got > 0 && ans) memcpy(ans, c->in + sizeof a, (size_t)got);
+    if (anslen) *anslen = got > 0 ? got : 0;
+    return a.status;
+}
+
 int rdmo_call(rdmo_ep *ep, int target, uint16_t obj, int method, const void *req, int len, void *ans, int *anslen,
               int cap)
 {
-    if (len < 0 || len + (int)sizeof(rdmo_hdr) > ep->capacity || method <= 0 || method >= RDMO_METHODS ||
-        ep->cfg.design == RDMO_DESIGN_VERBS) {
-        fprintf(stderr, "rmabench: rank %d: an RDMO request of %d bytes (method %d, design %s) does not fit its slot\n",
-                ep->rank, len, method, rdmo_design_names[ep->cfg.design]);
-        MPI_Abort(ep->comm, 3);
-    }
-    rdmo_hdr h = {obj, (uint8_t)method, 0, (uint16_t)len, 0, 0};
-    memcpy(ep->out, &h, sizeof h);
-    if (len) memcpy(ep->out + sizeof h, req, (size_t)len);
-    const int n = ep->cfg.design == RDMO_DESIGN_RDMO ? rdmo_queue_call(ep, target, len) : rdmo_rpc_call(ep, target, len);
-    ep->c.msgs++;
-    ep->c.rts++;
-    rdmo_hdr a;
-    memcpy(&a, ep->in, sizeof a);
-    int got = n - (int)sizeof a;
-    if (got > cap) got = cap;
-    if (got > 0 && ans) memcpy(ans, ep->in + sizeof a, (size_t)got);
-    if (anslen) *anslen = got > 0 ? got : 0;
-    return a.status;
+    return rdmo_wait(ep, rdmo_start(ep, target, obj, method, req, len), ans, anslen, cap);
 }
 
 void rdmo_execute(rdmo_ep *ep, const rdmo_token *t, const unsigned char *msg, int len)

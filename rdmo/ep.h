@@ -2,7 +2,7 @@
  *
  * Window of every rank, one MPI_Win_allocate (rma_locked_window_open: zeroed, locked for all):
  *   [0, 64)                 the word the fao poll mode reads (MPI_Fetch_and_op MPI_NO_OP)
- *   ans_at                  rdmo: this rank's answer slot (one call in flight per rank)
+ *   ans_at + k * slot       rdmo: the answer slot of this rank's call k (cfg.calls of them)
  *   req_at + s * slot       rdmo, targets: origin s's request slot (one message in flight per origin)
  *   heap_at                 targets: the objects (rdmo_space), at the same offsets on every target
  * A rank that serves no requests (cfg.serve false) allocates only the first two.
@@ -24,6 +24,15 @@ typedef struct {
     rdmo_ep *ep;
 } rdmo_builtin;
 
+/* A call in flight from this rank. */
+typedef struct {
+    bool busy;
+    int target;
+    uint8_t astamp;           /* rdmo: the stamp its answer will carry */
+    unsigned char *out, *in;  /* its request and its answer, unpacked (capacity bytes) */
+    MPI_Request req[2];       /* rpc: the request's send, the answer's receive */
+} rdmo_call_slot;
+
 typedef struct {
     rdmo_token tok;
     int len;                  /* message bytes, header included */
@@ -42,8 +51,9 @@ struct rdmo_ep {
     int slot_words, capacity; /* a slot's words; the largest message, header included */
     /* origin */
     uint8_t *stamp_out;       /* [size] the stamp of my last request to each target */
-    uint8_t astamp;           /* the stamp of my last answer */
-    unsigned char *out, *in;  /* a request and an answer, unpacked (capacity bytes) */
+    uint8_t *in_flight;       /* [size] a call to this target is in flight */
+    rdmo_call_slot *calls;    /* [cfg.calls] */
+    unsigned char *out, *in;  /* the verbs design's staging (capacity bytes) */
     uint64_t *words;          /* a request packed (slot_words) */
     /* target */
     uint8_t *stamp_in;        /* [size] the stamp expected next from each origin */
@@ -89,13 +99,15 @@ bool rdmo_wait_serves(const rdmo_ep *ep);
 _Noreturn void rdmo_wait_failed(rdmo_ep *ep, const char *what, int peer);
 
 /* rdmo design (rdmo/queue.c) */
-int rdmo_queue_call(rdmo_ep *ep, int target, int len);  /* request in ep->out; answer into ep->in; its length */
+void rdmo_queue_start(rdmo_ep *ep, int k, int len);  /* call k's request (calls[k].out, len payload bytes) */
+int rdmo_queue_wait(rdmo_ep *ep, int k);              /* its answer into calls[k].in; the answer's length */
 int rdmo_queue_serve(rdmo_ep *ep);
 void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len);
 /* rpc design (rdmo/rpc.c) */
 void rdmo_rpc_open(rdmo_ep *ep);
 void rdmo_rpc_close(rdmo_ep *ep);
-int rdmo_rpc_call(rdmo_ep *ep, int target, int len);
+void rdmo_rpc_start(rdmo_ep *ep, int k, int len);
+int rdmo_rpc_wait(rdmo_ep *ep, int k);
 int rdmo_rpc_serve(rdmo_ep *ep);
 void rdmo_rpc_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len);
 /* A request (ep->in[0..len)) from t's origin: its method run and answered (or kept); rdmo, rpc. */

@@ -23,34 +23,39 @@ static void clear_slot(uint64_t *slot, int words)
     for (int w = 0; w < words; w++) __atomic_store_n(&slot[w], 0, __ATOMIC_RELAXED);
 }
 
-int rdmo_queue_call(rdmo_ep *ep, int target, int len)
+void rdmo_queue_start(rdmo_ep *ep, int k, int len)
 {
+    rdmo_call_slot *c = &ep->calls[k];
     const int n = (int)sizeof(rdmo_hdr) + len;
-    ep->astamp = rdmo_stamp_next(ep->astamp);
-    ep->out[offsetof(rdmo_hdr, astamp)] = ep->astamp;
-    const uint8_t stamp = ep->stamp_out[target] = rdmo_stamp_next(ep->stamp_out[target]);
-    rdmo_wire_pack(stamp, ep->out, n, ep->words);
+    c->astamp = rdmo_stamp_next(c->astamp);
+    c->out[offsetof(rdmo_hdr, astamp)] = c->astamp;
+    const uint8_t stamp = ep->stamp_out[c->target] = rdmo_stamp_next(ep->stamp_out[c->target]);
+    rdmo_wire_pack(stamp, c->out, n, ep->words);
     /* under MPICH the flush completes only while the target calls MPI: bounded by the watchdog */
-    blocking_begin("MPI_Accumulate + MPI_Win_flush of an RDMO request", target);
-    put_message(ep, ep->words, n, target, ep->req_at + (MPI_Aint)ep->rank * ep->cfg.slot_bytes);
-    MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win));
+    blocking_begin("MPI_Accumulate + MPI_Win_flush of an RDMO request", c->target);
+    put_message(ep, ep->words, n, c->target, ep->req_at + (MPI_Aint)ep->rank * ep->cfg.slot_bytes);
+    MPI_CHECK(ep->rank, MPI_Win_flush(c->target, ep->win));
     blocking_end();
+}
 
-    uint64_t *slot = (uint64_t *)(void *)(ep->base + ep->ans_at);
+int rdmo_queue_wait(rdmo_ep *ep, int k)
+{
+    rdmo_call_slot *c = &ep->calls[k];
+    uint64_t *slot = (uint64_t *)(void *)(ep->base + ep->ans_at + (MPI_Aint)k * ep->cfg.slot_bytes);
     poll_bound b;
-    poll_begin(&b, "RDMO answer", ep->rank, target, ep->cfg.wait_bound_s, false);
+    poll_begin(&b, "RDMO answer", ep->rank, c->target, ep->cfg.wait_bound_s, false);
     unsigned idle = 0;
     const bool serve = rdmo_wait_serves(ep);
     for (;;) {
         rdmo_progress(ep);
-        if (rdmo_wire_complete(slot, ep->slot_words, ep->astamp)) break;
+        if (rdmo_wire_complete(slot, ep->slot_words, c->astamp)) break;
         if (serve && rdmo_serve(ep) > 0) idle = 0;
         else rdmo_idle(&idle, ep->cfg.yield);
-        if (!poll_continue(&b)) rdmo_wait_failed(ep, "RDMO answer", target);
+        if (!poll_continue(&b)) rdmo_wait_failed(ep, "RDMO answer", c->target);
     }
-    const int got = rdmo_wire_unpack(slot, ep->slot_words, ep->in, ep->capacity);
+    const int got = rdmo_wire_unpack(slot, ep->slot_words, c->in, ep->capacity);
     if (got < 0) {
-        fprintf(stderr, "rmabench: rank %d: a malformed RDMO answer from rank %d\n", ep->rank, target);
+        fprintf(stderr, "rmabench: rank %d: a malformed RDMO answer from rank %d\n", ep->rank, c->target);
         MPI_Abort(ep->comm, 3);
     }
     clear_slot(slot, rdmo_wire_words(got));
@@ -77,7 +82,7 @@ void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const 
     if (len > 0) memcpy(ep->hmsg + sizeof h, ans, (size_t)len);
     const int n = (int)sizeof h + len;
     rdmo_wire_pack(t->astamp, ep->hmsg, n, ep->hwords);
-    put_message(ep, ep->hwords, n, t->origin, ep->ans_at);
+    put_message(ep, ep->hwords, n, t->origin, ep->ans_at + (MPI_Aint)t->rslot * ep->cfg.slot_bytes);
     /* the packed words may be written again once local: the answers' remote completion waits for
      * the end of the pass, one flush per origin answered */
     MPI_CHECK(ep->rank, MPI_Win_flush_local(t->origin, ep->win));

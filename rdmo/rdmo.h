@@ -68,6 +68,7 @@ typedef struct {
     double wait_bound_s;  /* every wait; hit: the rank, the peer and what it waited for, then abort */
     bool serve;           /* this rank is a target (its heap holds objects others reach) */
     bool yield;           /* this rank shares its core: polling loops yield */
+    int calls;            /* calls one rank may have in flight (to different targets; 0: one) */
 } rdmo_config;
 
 typedef struct {
@@ -135,6 +136,11 @@ int rdmo_scatter_accumulate(rdmo_ep *ep, int target, uint16_t obj, const rdmo_pa
  * most cap). Returns its status. While waiting, a poll-handler rank serves its own queue. */
 int rdmo_call(rdmo_ep *ep, int target, uint16_t obj, int method, const void *req, int len, void *ans, int *anslen,
               int cap);
+/* The same in two halves, so that calls to different targets travel at once (cfg.calls of them):
+ * rdmo_start sends the request and returns the call's handle, rdmo_wait waits for its answer. At
+ * most one call per target is in flight (its request slot there holds one message). */
+int rdmo_start(rdmo_ep *ep, int target, uint16_t obj, int method, const void *req, int len);
+int rdmo_wait(rdmo_ep *ep, int call, void *ans, int *anslen, int cap);
 /* The answer of a method that returned RDMO_PENDING. */
 void rdmo_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len);
 

@@ -2,6 +2,7 @@
  * target keeps queue_depth receives posted (MPI_ANY_SOURCE); what completes in one pass beyond the
  * queue's room is answered RDMO_EQUEUE, as in the rdmo design. Messages that arrive while no
  * receive is posted wait in MPI's unexpected-message queue, which the library bounds, not this. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,24 +54,29 @@ void rdmo_rpc_close(rdmo_ep *ep)
     free(ep->done_st);
 }
 
-int rdmo_rpc_call(rdmo_ep *ep, int target, int len)
+void rdmo_rpc_start(rdmo_ep *ep, int k, int len)
 {
-    MPI_Request r[2];
+    rdmo_call_slot *c = &ep->calls[k];
+    MPI_CHECK(ep->rank, MPI_Irecv(c->in, ep->capacity, MPI_BYTE, c->target, RDMO_TAG_ANS + k, ep->comm, &c->req[1]));
+    MPI_CHECK(ep->rank, MPI_Isend(c->out, (int)sizeof(rdmo_hdr) + len, MPI_BYTE, c->target, RDMO_TAG_REQ, ep->comm, &c->req[0]));
+}
+
+int rdmo_rpc_wait(rdmo_ep *ep, int k)
+{
+    rdmo_call_slot *c = &ep->calls[k];
     MPI_Status st;
-    MPI_CHECK(ep->rank, MPI_Irecv(ep->in, ep->capacity, MPI_BYTE, target, RDMO_TAG_ANS, ep->comm, &r[1]));
-    MPI_CHECK(ep->rank, MPI_Isend(ep->out, (int)sizeof(rdmo_hdr) + len, MPI_BYTE, target, RDMO_TAG_REQ, ep->comm, &r[0]));
     poll_bound b;
-    poll_begin(&b, "rpc answer", ep->rank, target, ep->cfg.wait_bound_s, false);
+    poll_begin(&b, "rpc answer", ep->rank, c->target, ep->cfg.wait_bound_s, false);
     unsigned idle = 0;
     const bool serve = rdmo_wait_serves(ep);
     int done[2] = {0, 0};
     while (!done[1] || !done[0]) {
-        if (!done[0]) MPI_CHECK(ep->rank, MPI_Test(&r[0], &done[0], MPI_STATUS_IGNORE));
-        if (!done[1]) MPI_CHECK(ep->rank, MPI_Test(&r[1], &done[1], &st));
+        if (!done[0]) MPI_CHECK(ep->rank, MPI_Test(&c->req[0], &done[0], MPI_STATUS_IGNORE));
+        if (!done[1]) MPI_CHECK(ep->rank, MPI_Test(&c->req[1], &done[1], &st));
         if (done[0] && done[1]) break;
         if (serve && rdmo_serve(ep) > 0) idle = 0;
         else rdmo_idle(&idle, ep->cfg.yield);
-        if (!poll_continue(&b)) rdmo_wait_failed(ep, "rpc answer", target);
+        if (!poll_continue(&b)) rdmo_wait_failed(ep, "rpc answer", c->target);
     }
     int n = 0;
     MPI_Get_count(&st, MPI_BYTE, &n);
@@ -91,7 +97,7 @@ void rdmo_rpc_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const vo
     const rdmo_hdr h = {0, 0, (uint8_t)status, (uint16_t)len, 0, 0};
     memcpy(buf, &h, sizeof h);
     if (len > 0) memcpy(buf + sizeof h, ans, (size_t)len);
-    MPI_CHECK(ep->rank, MPI_Isend(buf, (int)sizeof h + len, MPI_BYTE, t->origin, RDMO_TAG_ANS, ep->comm, &ep->sreq[i]));
+    MPI_CHECK(ep->rank, MPI_Isend(buf, (int)sizeof h + len, MPI_BYTE, t->origin, RDMO_TAG_ANS + t->rslot, ep->comm, &ep->sreq[i]));
     ep->c.answers++;
 }
 
@@ -112,7 +118,7 @@ int rdmo_rpc_serve(rdmo_ep *ep)
         int len = 0;
         MPI_Get_count(&ep->done_st[k], MPI_BYTE, &len);
         const unsigned char *msg = ep->rbufs + (size_t)i * (size_t)ep->capacity;
-        const rdmo_token tok = {ep->done_st[k].MPI_SOURCE, 0, 0};
+        const rdmo_token tok = {ep->done_st[k].MPI_SOURCE, len >= (int)sizeof(rdmo_hdr) ? msg[offsetof(rdmo_hdr, rslot)] : 0, 0};
         if (taken < room && len >= (int)sizeof(rdmo_hdr)) {
             memcpy(ep->queue[taken].msg, msg, (size_t)len);
             ep->queue[taken].tok = tok;

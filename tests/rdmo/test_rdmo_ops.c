@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     t.rows = rdmo_space_add_rows(&sp, ROWS, WORDS);
     t.stable = rdmo_space_add_table(&sp, 8, (uint64_t)SKEYS * (uint64_t)ctx.size);
     const rdmo_config cfg = {design, handler, notify_poll_resolve(NOTIFY_POLL_AUTO), 512, 8, 2, RDMO_GATHER_BOUND, 60,
-                             ctx.rank == 0, ctx.poll_yield};
+                             ctx.rank == 0, ctx.poll_yield, 1};
     t.ep = rdmo_open(ctx.comm, &cfg, &sp);
     if (ctx.rank == 0) build(&t, &sp);
     MPI_Barrier(ctx.comm);

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     rdmo_space_init(&sp);
     const uint16_t obj = rdmo_space_add_custom(&sp), page = rdmo_space_add_page(&sp, 1024);
     const rdmo_config cfg = {design, RDMO_HANDLER_POLL, notify_poll_resolve(NOTIFY_POLL_AUTO), 256, 1, 1, 16, 60,
-                             ctx.rank == 0, true};
+                             ctx.rank == 0, true, 1};
     rdmo_ep *ep = rdmo_open(ctx.comm, &cfg, &sp);
     counter c = {0};
     rdmo_register(ep, obj, M_COUNT, m_count, &c);
