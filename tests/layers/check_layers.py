@@ -23,7 +23,7 @@ ALLOWED = {
     "rdmo": {"rdmo", "rma", "bench"},
     "model": {"model", "bench"},
     "joins": {"joins", "rma", "bench"},
-    "locking": {"locking", "rma", "bench"},
+    "locking": {"locking", "rdmo", "rma", "bench"},
     "cmd": {"cmd", "joins", "locking", "model", "rdmo", "rma", "bench"},
     "tests": {"tests", "cmd", "joins", "locking", "model", "rdmo", "rma", "bench"},
 }
