@@ -8,4 +8,5 @@ int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int membw_main(int argc, char **argv);
 int rdmo_main(int argc, char **argv);
+int aggregate_main(int argc, char **argv);
 #endif

@@ -5,6 +5,7 @@
  *   rmabench calibrate  measure the model parameters on these ranks     (cmd/calibrate/)
  *   rmabench membw      streaming memory bandwidth per rank: the phases' roofline (bench/membw.c)
  *   rmabench rdmo       composite remote operations in three designs (rdmo/, cmd/rdmo/)
+ *   rmabench aggregate  distributed hash aggregation over composite remote operations (aggregate/)
  *   rmabench record     append a row (e.g. a failed run) to a results CSV (cmd/record_main.c) */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const struct {
     {"lock-trace", lock_trace_main, "write a lock trace from a workload generator"},
     {"calibrate", calibrate_main, "measure every model parameter on the ranks it runs on"},
     {"rdmo", rdmo_main, "composite remote operations (RDMO) in three designs: verbs, rdmo, rpc"},
+    {"aggregate", aggregate_main, "distributed hash aggregation (group-by count, sum) over composite remote operations"},
     {"membw", membw_main, "streaming read/write/copy bandwidth per rank, all ranks at once (the roofline)"},
     {"record", record_main, "append one row (e.g. a failed run) to a results CSV; no MPI"},
 };
@@ -41,6 +43,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].main(argc, argv);
-    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate, rdmo, membw, record)\n", argv[1]);
+    if (bench_env_rank() == 0) fprintf(stderr, "rmabench: '%s': unknown command (join, lock, lock-trace, calibrate, rdmo, aggregate, membw, record)\n", argv[1]);
     return 2;
 }

@@ -141,8 +141,8 @@ static int cmp_want(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Every entry reachable from a bucket, in its own bucket, its key once; f checks it. */
-typedef rdmo_verdict (*entry_fn)(rdmo_verdict v, const rdmo_entry *e, void *arg);
+/* Every entry reachable from a bucket, in its own bucket; f checks it. */
+typedef rdmo_entry_check entry_fn;
 static rdmo_verdict walk_table(rdmo_verdict v, const unsigned char *t, uint64_t buckets, uint64_t entries, entry_fn f, void *arg)
 {
     const uint64_t pool = word_at(t);
@@ -163,6 +163,12 @@ static rdmo_verdict walk_table(rdmo_verdict v, const unsigned char *t, uint64_t 
         }
     }
     return v;
+}
+
+rdmo_verdict rdmo_check_walk_table(const unsigned char *table, uint64_t buckets, uint64_t entries, rdmo_entry_check f,
+                                   void *arg)
+{
+    return walk_table((rdmo_verdict){true, 0, ""}, table, buckets, entries, f, arg);
 }
 
 typedef struct {

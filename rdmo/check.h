@@ -54,6 +54,11 @@ rdmo_verdict rdmo_check_table_sums(const unsigned char *table, uint64_t buckets,
                                    int ranks, int batch, uint32_t keys, uint64_t seed);
 rdmo_verdict rdmo_check_table_built(const unsigned char *table, uint64_t buckets, uint64_t entries, uint32_t keys,
                                     uint32_t matches, uint64_t seed);
+/* The checker's walk of a table, for operators' own checks (aggregate/): every entry reachable from
+ * a bucket, in its own bucket, the chains within the allocated entries; f judges each entry. */
+typedef rdmo_verdict (*rdmo_entry_check)(rdmo_verdict v, const rdmo_entry *e, void *arg);
+rdmo_verdict rdmo_check_walk_table(const unsigned char *table, uint64_t buckets, uint64_t entries, rdmo_entry_check f,
+                                   void *arg);
 /* One ConditionalGather's answer for key: exactly its `matches` entries (any order). */
 bool rdmo_check_gather_answer(uint64_t seed, uint32_t key, uint32_t matches, const rdmo_entry *got, int n);
 /* seals: WriteAndSeal calls acknowledged OK, summed over origins. */

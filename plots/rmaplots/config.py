@@ -49,7 +49,8 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
               "host_steal",
               # rmabench rdmo's figures per operation (cmd/rdmo/rdmo_record.c), counted, not chosen
-              "ops_per_s", "msgs_per_op", "rts_per_op", "retries_per_op", "rejected", "errors"}
+              "ops_per_s", "msgs_per_op", "rts_per_op", "retries_per_op", "rejected", "errors",
+              "probes_per_s", "msgs_per_probe", "rts_per_probe"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
@@ -67,6 +68,9 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
 # rmabench rdmo (cmd/rdmo/): the operation, its design and handler, the step's origins, the objects' shape
 RDMO = ("rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "iterations", "slot_bytes", "queue_depth",
         "payload_bytes", "rdmo_keys", "rdmo_chain", "rdmo_matches", "rdmo_batch", "rdmo_rows", "rdmo_row_words", "rdmo_tries")
+# rmabench aggregate (cmd/aggregate/)
+AGG = ("rdmo_design", "rdmo_handler", "notify_poll", "tuples_per_rank", "agg_group_size", "rdmo_batch", "rdmo_chain",
+       "agg_probes", "slot_bytes")
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
 # rank count and the data size, so a sweep over either may change them along one line.
 RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
@@ -135,7 +139,7 @@ def _num(r, col):
 def unknown(header):
     """Columns of a CSV header this module does not know: treated as configuration (a new column
     that says how a run was done must not be pooled over), and named in the report."""
-    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK) | set(RDMO)
+    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK) | set(RDMO) | set(AGG)
     return [c for c in header if c not in known and not c.startswith(MEASURED_PREFIXES) and not c.startswith("_")]
 
 
@@ -171,7 +175,7 @@ def configuration(r, view=POINT):
     the view's x columns, with the view's derived split columns (server_share) and, for model views,
     the parameters file. Columns that do not apply to a run are '' (a reference join has no window)."""
     bench = r.get("bench", "")
-    cols = COMMON + {"join": JOIN, "lock": LOCK, "rdmo": RDMO}.get(bench, ())
+    cols = COMMON + {"join": JOIN, "lock": LOCK, "rdmo": RDMO, "aggregate": AGG}.get(bench, ())
     cols += tuple(c for c in view.split if c not in cols and c in ("server_share",))
     cols += tuple(c for c in unknown(r.keys()))
     if view.model:

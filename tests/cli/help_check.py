@@ -12,7 +12,8 @@ root, build = sys.argv[1], sys.argv[2]
 commands = [
     [f"{build}/rmabench", "--help"], [f"{build}/rmabench", "join", "--help"], [f"{build}/rmabench", "lock", "--help"],
     [f"{build}/rmabench", "calibrate", "--help"], [f"{build}/rmabench", "lock-trace", "--help"],
-    [f"{build}/rmabench", "record", "--help"], [f"{build}/rmabench", "rdmo", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
+    [f"{build}/rmabench", "record", "--help"], [f"{build}/rmabench", "rdmo", "--help"],
+    [f"{build}/rmabench", "aggregate", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
     [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
     [f"{build}/smj-sortbench", "--help"],
     [f"{root}/jobs/local.sh", "--help"], [f"{root}/jobs/submit.sh", "--help"], [f"{root}/jobs/soak.sh", "--help"],
@@ -49,7 +50,7 @@ for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "
 
 # flags that error messages suggest: string literals near an error in the C sources
 suggested = set()
-for path in subprocess.run(["git", "-C", root, "ls-files", "cmd", "joins", "locking", "rdmo", "rma", "bench", "model"],
+for path in subprocess.run(["git", "-C", root, "ls-files", "cmd", "joins", "locking", "aggregate", "rdmo", "rma", "bench", "model"],
                            capture_output=True, text=True).stdout.split():
     if not path.endswith(".c"):
         continue

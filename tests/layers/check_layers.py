@@ -24,8 +24,9 @@ ALLOWED = {
     "model": {"model", "bench"},
     "joins": {"joins", "rma", "bench"},
     "locking": {"locking", "rdmo", "rma", "bench"},
-    "cmd": {"cmd", "joins", "locking", "model", "rdmo", "rma", "bench"},
-    "tests": {"tests", "cmd", "joins", "locking", "model", "rdmo", "rma", "bench"},
+    "aggregate": {"aggregate", "rdmo", "rma", "bench"},
+    "cmd": {"cmd", "joins", "locking", "aggregate", "model", "rdmo", "rma", "bench"},
+    "tests": {"tests", "cmd", "joins", "locking", "aggregate", "model", "rdmo", "rma", "bench"},
 }
 GENERATED = {"bench/version.h", "bench/rmb_config.h"}  # written into the build tree by meson, and
 GENERATED_MUTANT = re.compile(r"bench/rmb_mutant_[a-z0-9_]+\.h$")  # one per mutant (bench/meson.build)

@@ -24,6 +24,12 @@ expect "rmabench: --handler: --design verbs has no handler (the target only driv
 expect "rmabench: --slot-bytes: 1000 is not a multiple of 64" --slot-bytes 1000
 expect "rmabench: --matches: --op slotted-append ignores it (conditional-gather only)" --matches 4
 expect "rmabench: --ranks: required with --plan" --plan
+out=$("$rmabench" aggregate --batch 100 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ "$out" = "rmabench: --batch: 100 pairs need 1200 bytes of payload, more than a slot of --slot-bytes 1024 holds (888)" ] ||
+    { echo "FAIL: aggregate --batch 100: exit $rc, $out"; fail=1; }
+out=$("$rmabench" aggregate --plan --ranks 4 --group-size 1000000 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ "$out" = "rmabench: --group-size: 1000000 tuples per group is more than the 400000 tuples of the run" ] ||
+    { echo "FAIL: aggregate --group-size: exit $rc, $out"; fail=1; }
 # the rank count: after MPI_Init, before the endpoint
 out=$("$mpirun" -n 1 "$rmabench" rdmo 2>&1); rc=$?
 echo "$out" | grep -q '^rmabench: rdmo: needs 2 ranks or more' && [ "$rc" -ne 0 ] || { echo "FAIL: one rank: exit $rc, $out"; fail=1; }
