@@ -79,6 +79,7 @@ static const char *const columns[] = {
      * requests refused for a full queue, answers other than ok */
     "lat_op_median_us", "lat_op_p99_us", "ops_per_s", "msgs_per_op", "rts_per_op", "retries_per_op", "lat_window_us",
     "lat_handler_us", "rejected", "errors",
+    "model_op_us", "model_err_op", /* rmabench rdmo --model (model/rdmo_model.h): one origin's latency, (model - median) / median */
     /* aggregate (cmd/aggregate/): tuples per group and probes per rank; the phases' times (slowest
      * rank), probes per second, the probes' messages and round trips as counted */
     "agg_group_size", "agg_probes", "t_aggregate", "t_probe", "probes_per_s", "msgs_per_probe", "rts_per_probe",

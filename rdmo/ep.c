@@ -110,6 +110,7 @@ rdmo_ep *rdmo_open(MPI_Comm comm, const rdmo_config *cfg, const rdmo_space *spac
     for (int i = 0; i < cfg->queue_depth; i++) ep->queue[i].msg = ep->queue_mem + (size_t)i * (size_t)ep->capacity;
     ep->dirty = xcalloc((size_t)ep->size, sizeof *ep->dirty);
     ep->dirty_mark = xcalloc((size_t)ep->size, 1);
+    if (cfg->serve) ep->method_samples = xcalloc(RDMO_METHODS, sizeof *ep->method_samples);
     rdmo_register_builtins(ep);
     if (cfg->design == RDMO_DESIGN_RPC) rdmo_rpc_open(ep);
     MPI_CHECK(ep->rank, MPI_Barrier(ep->comm));
@@ -144,6 +145,7 @@ void rdmo_close(rdmo_ep *ep)
     free(ep->dirty);
     free(ep->dirty_mark);
     free(ep->verbs_pairs);
+    free(ep->method_samples);
     free(ep);
 }
 
@@ -152,6 +154,36 @@ const rdmo_space *rdmo_space_of(const rdmo_ep *ep) { return &ep->space; }
 int rdmo_rank(const rdmo_ep *ep) { return ep->rank; }
 rdmo_counts *rdmo_counts_of(rdmo_ep *ep) { return &ep->c; }
 void rdmo_heap_sync(rdmo_ep *ep) { MPI_CHECK(ep->rank, MPI_Win_sync(ep->win)); }
+
+void rdmo_samples_reset(rdmo_ep *ep)
+{
+    if (ep->method_samples)
+        for (int m = 0; m < RDMO_METHODS; m++) ep->method_samples[m].n = 0;
+    ep->window_samples.n = 0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(const rdmo_samples *s)
+{
+    const uint32_t n = s->n < RDMO_SAMPLES ? s->n : RDMO_SAMPLES;
+    if (!n) return -1;
+    float v[RDMO_SAMPLES];
+    memcpy(v, s->v, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + (double)v[n / 2]);
+}
+
+double rdmo_method_median_s(const rdmo_ep *ep, int method)
+{
+    return ep->method_samples && method > 0 && method < RDMO_METHODS ? median_of(&ep->method_samples[method]) : -1;
+}
+
+double rdmo_window_median_s(const rdmo_ep *ep) { return median_of(&ep->window_samples); }
 
 void rdmo_register(rdmo_ep *ep, uint16_t obj, int method, rdmo_method_fn fn, void *arg)
 {
@@ -186,6 +218,7 @@ int rdmo_start(rdmo_ep *ep, int target, uint16_t obj, int method, const void *re
     else rdmo_rpc_start(ep, k, len);
     ep->c.msgs++;
     ep->c.rts++;
+    ep->c.bytes += sizeof h + (uint64_t)len;
     return k;
 }
 
@@ -193,6 +226,7 @@ int rdmo_wait(rdmo_ep *ep, int call, void *ans, int *anslen, int cap)
 {
     rdmo_call_slot *c = &ep->calls[call];
     const int n = ep->cfg.design == RDMO_DESIGN_RDMO ? rdmo_queue_wait(ep, call) : rdmo_rpc_wait(ep, call);
+    ep->c.bytes += (uint64_t)n;
     c->busy = false;
     ep->in_flight[c->target] = 0;
     rdmo_hdr a;
@@ -233,6 +267,7 @@ void rdmo_execute(rdmo_ep *ep, const rdmo_token *t, const unsigned char *msg, in
         ep->c.handled++;
         ep->c.method_s[h.method] += dt;
         ep->c.method_n[h.method]++;
+        if (ep->method_samples) rdmo_sample(&ep->method_samples[h.method], dt);
         if (status == RDMO_PENDING) {
             ep->pending++;
             return;

@@ -33,6 +33,13 @@ typedef struct {
     MPI_Request req[2];       /* rpc: the request's send, the answer's receive */
 } rdmo_call_slot;
 
+/* The last RDMO_SAMPLES values of a time, in seconds (a ring). */
+typedef struct {
+    float v[RDMO_SAMPLES];
+    uint32_t n;
+} rdmo_samples;
+static inline void rdmo_sample(rdmo_samples *s, double t) { s->v[s->n++ % RDMO_SAMPLES] = (float)t; }
+
 typedef struct {
     rdmo_token tok;
     int len;                  /* message bytes, header included */
@@ -82,11 +89,14 @@ struct rdmo_ep {
     MPI_Status *done_st;
     /* verbs */
     int verbs_issued;         /* operations issued since the last flush */
+    int verbs_kind;           /* the kind of the first of them */
     void *verbs_pairs;        /* ScatterAndAccumulate's per-pair state (rdmo/verbs.c) */
     /* progress thread */
     pthread_t thread;
     atomic_bool stop, running;
     rdmo_counts c;
+    rdmo_samples *method_samples; /* [RDMO_METHODS], targets */
+    rdmo_samples window_samples;  /* verbs origins */
 };
 
 /* MPI's progress for this rank the way the library needs (cfg.poll), then MPI_Win_sync. */

@@ -71,9 +71,14 @@ typedef struct {
     int calls;            /* calls one rank may have in flight (to different targets; 0: one) */
 } rdmo_config;
 
+/* The verbs design's operations, by the kind that opens a round (the model prices them apart). */
+enum { RDMO_RMA_CAS = 0, RDMO_RMA_FAO, RDMO_RMA_GET, RDMO_RMA_PUT, RDMO_RMA_ACC, RDMO_RMA_KINDS };
+
 typedef struct {
     /* origin */
     uint64_t ops, msgs, rts, retries, busy;
+    uint64_t rounds[RDMO_RMA_KINDS]; /* verbs: round trips by the kind of their first operation */
+    uint64_t bytes;       /* rdmo, rpc: request and answer bytes of this origin's calls, headers included */
     double window_s;      /* verbs: conflict windows measured at the origin, summed */
     uint64_t windows;
     /* target (handler) */
@@ -117,6 +122,14 @@ int rdmo_rank(const rdmo_ep *ep);
 /* Make what origins wrote into this rank's heap visible to its loads (after a barrier). */
 void rdmo_heap_sync(rdmo_ep *ep);
 rdmo_counts *rdmo_counts_of(rdmo_ep *ep);
+
+/* The medians behind the counts' sums (a sum takes a descheduled method or window whole): the
+ * run times of a method at this target and the conflict windows this origin measured (verbs), over
+ * the last RDMO_SAMPLES of each since rdmo_samples_reset; -1 when there are none. */
+enum { RDMO_SAMPLES = 1024 };
+void rdmo_samples_reset(rdmo_ep *ep);
+double rdmo_method_median_s(const rdmo_ep *ep, int method);
+double rdmo_window_median_s(const rdmo_ep *ep);
 
 /* Register an operator's method (method >= RDMO_METHOD_USER) on object obj of this rank. */
 void rdmo_register(rdmo_ep *ep, uint16_t obj, int method, rdmo_method_fn fn, void *arg);

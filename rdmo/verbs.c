@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "bench/context.h"
+#include "bench/fastclock.h"
 #include "rdmo/ep.h"
 #include "rma/progress.h"
 
-static void issued(rdmo_ep *ep)
+static void issued(rdmo_ep *ep, int kind)
 {
+    if (!ep->verbs_issued) ep->verbs_kind = kind;
     ep->c.msgs++;
     ep->verbs_issued++;
 }
@@ -28,7 +30,10 @@ static void flush(rdmo_ep *ep, int target, const char *what)
     blocking_begin(what, target);
     MPI_CHECK(ep->rank, MPI_Win_flush(target, ep->win));
     blocking_end();
-    if (ep->verbs_issued) ep->c.rts++;
+    if (ep->verbs_issued) {
+        ep->c.rts++;
+        ep->c.rounds[ep->verbs_kind]++;
+    }
     ep->verbs_issued = 0;
 }
 
@@ -38,30 +43,32 @@ static MPI_Aint at(const rdmo_ep *ep, const rdmo_object *o) { return ep->heap_at
  * began it to the middle of the one that ended it (where, on a symmetric link, the target saw them). */
 static void window(rdmo_ep *ep, double first_issue, double first_done, double last_issue, double last_done)
 {
-    ep->c.window_s += (last_issue + last_done) / 2 - (first_issue + first_done) / 2;
+    const double w = (last_issue + last_done) / 2 - (first_issue + first_done) / 2;
+    ep->c.window_s += w;
     ep->c.windows++;
+    rdmo_sample(&ep->window_samples, w);
 }
 
 int rdmo_verbs_append(rdmo_ep *ep, int target, const rdmo_object *o, const void *payload, uint32_t len, uint64_t *offset)
 {
     const uint64_t need = rdmo_record_bytes(len);
     uint64_t old = 0;
-    const double t0 = MPI_Wtime();
+    const double t0 = rmb_fast_now();
     MPI_CHECK(ep->rank, MPI_Fetch_and_op(&need, &old, MPI_UINT64_T, target, at(ep, o), MPI_SUM, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_FAO);
     flush(ep, target, "MPI_Fetch_and_op + MPI_Win_flush reserving a page record");
-    const double t1 = MPI_Wtime();
+    const double t1 = rmb_fast_now();
     if (old + need > o->n1) return RDMO_FULL; /* the page stays full: later reservations start beyond it too */
     const MPI_Aint rec = at(ep, o) + RDMO_PAGE_HEADER + (MPI_Aint)old;
     MPI_CHECK(ep->rank, MPI_Put(payload, (int)len, MPI_BYTE, target, rec + 8, (int)len, MPI_BYTE, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_PUT);
     flush(ep, target, "MPI_Put + MPI_Win_flush of a record's payload"); /* before its header says valid */
     const uint64_t hdr = RDMO_RECORD_VALID | len;
-    const double t2 = MPI_Wtime();
+    const double t2 = rmb_fast_now();
     MPI_CHECK(ep->rank, MPI_Accumulate(&hdr, 1, MPI_UINT64_T, target, rec, 1, MPI_UINT64_T, MPI_REPLACE, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_ACC);
     flush(ep, target, "MPI_Accumulate + MPI_Win_flush of a record's valid header");
-    window(ep, t0, t1, t2, MPI_Wtime());
+    window(ep, t0, t1, t2, rmb_fast_now());
     *offset = old;
     return RDMO_OK;
 }
@@ -73,7 +80,7 @@ int rdmo_verbs_gather(rdmo_ep *ep, int target, const rdmo_object *o, uint32_t ke
     uint32_t cur = 0;
     MPI_CHECK(ep->rank, MPI_Get(&cur, 1, MPI_UINT32_T, target, heads + 4 * (MPI_Aint)rdmo_bucket(key, buckets), 1,
                                 MPI_UINT32_T, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_GET);
     flush(ep, target, "MPI_Get + MPI_Win_flush of a bucket's head");
     int found = 0, steps = 0;
     while (cur && found < max) {
@@ -84,7 +91,7 @@ int rdmo_verbs_gather(rdmo_ep *ep, int target, const rdmo_object *o, uint32_t ke
         rdmo_entry e;
         MPI_CHECK(ep->rank, MPI_Get(&e, (int)sizeof e, MPI_BYTE, target, entries + (MPI_Aint)(cur - 1) * (MPI_Aint)sizeof e,
                                     (int)sizeof e, MPI_BYTE, ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_GET);
         flush(ep, target, "MPI_Get + MPI_Win_flush of a chain entry"); /* the next address is in it */
         if (e.key == key) out[found++] = e;
         cur = e.next;
@@ -102,7 +109,7 @@ static void release(rdmo_ep *ep, int target, MPI_Aint lock)
 {
     const uint32_t zero = 0;
     MPI_CHECK(ep->rank, MPI_Accumulate(&zero, 1, MPI_UINT32_T, target, lock, 1, MPI_UINT32_T, MPI_REPLACE, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_ACC);
     flush(ep, target, "MPI_Accumulate + MPI_Win_flush releasing a row lock");
 }
 
@@ -115,11 +122,11 @@ int rdmo_verbs_read(rdmo_ep *ep, int target, const rdmo_object *o, uint32_t row,
     double t0 = 0, t1 = 0;
     for (int t = 0; t < ep->cfg.tries && old != 0; t++) {
         if (t) ep->c.retries++;
-        t0 = MPI_Wtime();
+        t0 = rmb_fast_now();
         MPI_CHECK(ep->rank, MPI_Compare_and_swap(&me, &free_, &old, MPI_UINT32_T, target, lock, ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_CAS);
         flush(ep, target, "MPI_Compare_and_swap + MPI_Win_flush on a row lock");
-        t1 = MPI_Wtime();
+        t1 = rmb_fast_now();
     }
     if (old != 0) {
         ep->c.busy++;
@@ -128,14 +135,14 @@ int rdmo_verbs_read(rdmo_ep *ep, int target, const rdmo_object *o, uint32_t row,
     const int bytes = (int)(8 * (1 + o->n2));
     uint64_t *buf = (uint64_t *)(void *)ep->in;
     MPI_CHECK(ep->rank, MPI_Get(buf, bytes, MPI_BYTE, target, lock + 8, bytes, MPI_BYTE, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_GET);
     flush(ep, target, "MPI_Get + MPI_Win_flush of a locked row"); /* read complete before the release */
     *version = buf[0];
     memcpy(data, buf + 1, (size_t)(bytes - 8));
     if (!keep) {
-        const double t2 = MPI_Wtime();
+        const double t2 = rmb_fast_now();
         release(ep, target, lock);
-        window(ep, t0, t1, t2, MPI_Wtime());
+        window(ep, t0, t1, t2, rmb_fast_now());
     }
     return RDMO_OK;
 }
@@ -148,13 +155,13 @@ int rdmo_verbs_write_seal(rdmo_ep *ep, int target, const rdmo_object *o, uint32_
     uint64_t *buf = (uint64_t *)(void *)ep->out;
     buf[0] = version;
     memcpy(buf + 1, data, (size_t)(bytes - 8));
-    const double t0 = MPI_Wtime();
+    const double t0 = rmb_fast_now();
     MPI_CHECK(ep->rank, MPI_Put(buf, bytes, MPI_BYTE, target, lock + 8, bytes, MPI_BYTE, ep->win));
-    issued(ep);
+    issued(ep, RDMO_RMA_PUT);
     flush(ep, target, "MPI_Put + MPI_Win_flush of a row's data"); /* written before the seal */
-    const double t1 = MPI_Wtime();
+    const double t1 = rmb_fast_now();
     release(ep, target, lock);
-    window(ep, t0, t1, t1, MPI_Wtime());
+    window(ep, t0, t1, t1, rmb_fast_now());
     return RDMO_OK;
 }
 
@@ -204,7 +211,7 @@ static void walk_round(const vtable *t, vpair *v, int m)
         MPI_CHECK(t->ep->rank, MPI_Get(v[i].kn, 2, MPI_UINT32_T, t->target,
                                        t->entries + (MPI_Aint)(v[i].cur - 1) * (MPI_Aint)sizeof(rdmo_entry), 2,
                                        MPI_UINT32_T, t->ep->win));
-        issued(t->ep);
+        issued(t->ep, RDMO_RMA_GET);
         any = 1;
     }
     if (any) flush(t->ep, t->target, "MPI_Get + MPI_Win_flush of chain entries");
@@ -225,7 +232,7 @@ static bool insert_round(const vtable *t, vpair *v, int m)
     for (int i = 0; i < m; i++)
         if (v[i].state == P_INSERT && v[i].alloc == UINT64_MAX) {
             MPI_CHECK(ep->rank, MPI_Fetch_and_op(&one, &v[i].alloc, MPI_UINT64_T, t->target, at(ep, t->o), MPI_SUM, ep->win));
-            issued(ep);
+            issued(ep, RDMO_RMA_FAO);
             any = 1;
         }
     if (any) flush(ep, t->target, "MPI_Fetch_and_op + MPI_Win_flush allocating table entries");
@@ -237,7 +244,7 @@ static bool insert_round(const vtable *t, vpair *v, int m)
         *e = (rdmo_entry){v[i].key, v[i].head, 0, 0};
         MPI_CHECK(ep->rank, MPI_Put(e, (int)sizeof *e, MPI_BYTE, t->target,
                                     t->entries + (MPI_Aint)v[i].alloc * (MPI_Aint)sizeof *e, (int)sizeof *e, MPI_BYTE, ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_PUT);
         any = 1;
     }
     if (!any) return true;
@@ -247,7 +254,7 @@ static bool insert_round(const vtable *t, vpair *v, int m)
         const uint32_t want = (uint32_t)v[i].alloc + 1;
         MPI_CHECK(ep->rank, MPI_Compare_and_swap(&want, &v[i].head, &v[i].cas_old, MPI_UINT32_T, t->target,
                                                  t->heads + 4 * (MPI_Aint)rdmo_bucket(v[i].key, t->o->n1), ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_CAS);
     }
     flush(ep, t->target, "MPI_Compare_and_swap + MPI_Win_flush linking table entries");
     for (int i = 0; i < m; i++) {
@@ -275,7 +282,7 @@ int rdmo_verbs_scatter(rdmo_ep *ep, int target, const rdmo_object *o, const rdmo
     for (int i = 0; i < m; i++) {
         MPI_CHECK(ep->rank, MPI_Get(&v[i].head, 1, MPI_UINT32_T, target,
                                     t.heads + 4 * (MPI_Aint)rdmo_bucket(v[i].key, o->n1), 1, MPI_UINT32_T, ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_GET);
     }
     flush(ep, target, "MPI_Get + MPI_Win_flush of bucket heads");
     for (int i = 0; i < m; i++) v[i].cur = v[i].head;
@@ -294,7 +301,7 @@ int rdmo_verbs_scatter(rdmo_ep *ep, int target, const rdmo_object *o, const rdmo
         MPI_CHECK(ep->rank, MPI_Accumulate(v[i].add, 2, MPI_UINT64_T, target,
                                            t.entries + (MPI_Aint)(v[i].cur - 1) * (MPI_Aint)sizeof(rdmo_entry) + 8, 2,
                                            MPI_UINT64_T, MPI_SUM, ep->win));
-        issued(ep);
+        issued(ep, RDMO_RMA_ACC);
         any = 1;
     }
     if (any) flush(ep, target, "MPI_Accumulate + MPI_Win_flush of counts and sums");

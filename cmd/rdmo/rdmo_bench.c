@@ -47,13 +47,23 @@ typedef struct {
 
 static uint64_t next_rand(origin *g) { return g->rng = rdmo_mix(g->rng); }
 
-/* The origin's counts and time around one call (timed iterations only). */
+/* The origin's counts and time around one call (timed iterations only): the fields an origin
+ * counts, copied before the clock starts. */
 typedef struct {
     rdmo_counts c;
     double t0;
 } mark;
 
-static mark begin(const origin *g) { return (mark){*rdmo_counts_of(g->s->ep), rmb_fast_now()}; }
+static mark begin(const origin *g)
+{
+    const rdmo_counts *c = rdmo_counts_of(g->s->ep);
+    mark m = {.c = {.ops = c->ops, .msgs = c->msgs, .rts = c->rts, .retries = c->retries, .busy = c->busy,
+                    .window_s = c->window_s, .windows = c->windows}};
+    for (int k = 0; k < RDMO_RMA_KINDS; k++) m.c.rounds[k] = c->rounds[k];
+    m.c.bytes = c->bytes;
+    m.t0 = rmb_fast_now();
+    return m;
+}
 
 static void end(origin *g, const mark *m, int status, bool ok_is_busy)
 {
@@ -69,6 +79,8 @@ static void end(origin *g, const mark *m, int status, bool ok_is_busy)
     d->retries += c->retries - m->c.retries;
     d->busy += c->busy - m->c.busy;
     d->window_s += c->window_s - m->c.window_s;
+    for (int k = 0; k < RDMO_RMA_KINDS; k++) d->rounds[k] += c->rounds[k] - m->c.rounds[k];
+    d->bytes += c->bytes - m->c.bytes;
     d->windows += c->windows - m->c.windows;
     if (status == RDMO_EQUEUE) d->rejected++; /* as the origin saw it */
     g->me->hist[rdmo_lat_bucket(dt)]++;
@@ -187,11 +199,14 @@ void rdmo_bench_step(rdmo_session *s, int origins, rdmo_local *me)
     rdmo_quiesce(s->ep);
     MPI_CHECK(rank, MPI_Barrier(s->ctx.comm)); /* no timed request before the target's counts are taken */
     const rdmo_counts before = *rdmo_counts_of(s->ep);
+    rdmo_samples_reset(s->ep);
     if (origin_here) run_origin(s, me, true, s->o.iterations);
     rdmo_quiesce(s->ep);
+    me->window_s = rdmo_window_median_s(s->ep);
     if (rank == 0) {
         rdmo_handler_stop(s->ep);
         target_counts(me, &before, rdmo_counts_of(s->ep));
         rdmo_heap_sync(s->ep);
+        me->window_s = rdmo_method_median_s(s->ep, rdmo_method_of(s->o.op));
     }
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bench/context.h"
+#include "model/params.h"
 #include "rdmo/check.h"
 #include "rdmo/rdmo.h"
 
@@ -54,6 +55,8 @@ typedef struct {
     rdmo_config cfg;
     rdmo_ep *ep;
     int thread_level;
+    model_params model;       /* --model */
+    bool remote;              /* origin 1 on another host than the target: the model's _remote parameters */
     char command[1024];
     bool own_mpi;
 } rdmo_session;
@@ -69,15 +72,18 @@ typedef struct {
     uint64_t errors;          /* answers other than OK (BUSY of signaled-read excepted) */
     uint64_t bad_answers;     /* gathers with the wrong entries, reads of a torn row */
     double elapsed;           /* the measured iterations */
+    double window_s;          /* median conflict window (verbs origins), or the op's method's median run (target); -1: none */
     uint64_t *hist;           /* [RDMO_LAT_BUCKETS] */
 } rdmo_local;
 
 /* A step's results at rank 0. */
 typedef struct {
     int origins;
+    double model_us, model_err;   /* --model: predicted latency and (model - median) / median; model_us < 0: none */
     rdmo_counts c;            /* origins' counts summed; the handler's (target) */
     uint64_t acked, errors, bad_answers;
     double elapsed, lat_median_us, lat_p99_us, ops_per_s;
+    double handler_us, window_us; /* medians (rdmo/rdmo.h): the method's run, the conflict window; -1: none */
     rdmo_verdict verdict;
 } rdmo_step;
 
@@ -86,10 +92,13 @@ void rdmo_bench_step(rdmo_session *s, int origins, rdmo_local *me);
 /* Collective: reduces the step onto rank 0 and runs the checker there. */
 void rdmo_verify_step(rdmo_session *s, int origins, const rdmo_local *me, rdmo_step *st);
 void rdmo_report_step(const rdmo_session *s, const rdmo_step *st, bool first);
-/* The handler's time per request of the operation's method (rdmo, rpc), and the conflict window
- * per operation (rdmo/rdmo.h); -1 where not measured. */
-double rdmo_step_handler_us(const rdmo_session *s, const rdmo_step *st);
-double rdmo_step_window_us(const rdmo_session *s, const rdmo_step *st);
+/* The method that runs op at the target (rdmo, rpc). */
+int rdmo_method_of(int op);
+/* --model: loads the file (exit 2 on a bad one, before MPI); after MPI, requires the design's
+ * parameters (the same exit on every rank); per step, the prediction into st and its line. */
+void rdmo_model_load(rdmo_session *s);
+void rdmo_model_require(rdmo_session *s);
+void rdmo_model_step(const rdmo_session *s, rdmo_step *st);
 /* Rank 0: appends the step's CSV row; returns 2 when it cannot be written, else exit_code. */
 int rdmo_record_step(const rdmo_session *s, const rdmo_step *st, int exit_code);
 

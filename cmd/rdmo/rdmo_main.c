@@ -26,6 +26,7 @@ int rdmo_main(int argc, char **argv)
         rdmo_bench_step(&s, n, &me);
         rdmo_verify_step(&s, n, &me, &st);
         if (s.ctx.rank == 0) {
+            rdmo_model_step(&s, &st);
             rdmo_report_step(&s, &st, first);
             if (!st.verdict.pass) exit_code = 1;
             exit_code = rdmo_record_step(&s, &st, exit_code);

@@ -10,7 +10,7 @@
 #include "rma/notify.h"
 
 typedef struct {
-    bool payload, keys, matches, chain, batch, rows, row_words, tries, ranks, ranks_per_host, output, handler;
+    bool payload, keys, matches, chain, batch, rows, row_words, tries, ranks, ranks_per_host, output, handler, model;
 } rdmo_seen;
 
 static void defaults(rdmo_opts *o)
@@ -88,6 +88,7 @@ static void check_run(rdmo_opts *o, const rdmo_seen *seen)
     }
     if (!seen->ranks) opt_usage_error("--ranks: required with --plan");
     if (seen->output) opt_usage_error("--output: --plan runs nothing, so it writes no row");
+    if (seen->model) opt_usage_error("--model: --plan runs nothing to compare with the model");
     if (!seen->ranks_per_host) o->plan_ranks_per_host = o->plan_ranks;
     if (o->plan_ranks_per_host > o->plan_ranks)
         opt_usage_error("--ranks-per-host: %" PRId64 " is more than --ranks %" PRId64, o->plan_ranks_per_host, o->plan_ranks);
@@ -111,6 +112,7 @@ void rdmo_parse_opts(rdmo_opts *o, int argc, char **argv)
         {"queue-depth", OPT_INT, &o->queue_depth, "requests the target holds at once: more arriving in one pass are answered 'queue full'", 1, 4096, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "workload seed", 0, 9.2e18, NULL, NULL},
         {"output", OPT_STRING, &o->output, "append one CSV row per step to this file", 0, 0, NULL, &seen.output},
+        {"model", OPT_STRING, &o->model, "model parameter file (rmabench calibrate): each step's latency predicted from its counted round trips and messages and the handler's time (model/rdmo_model.h) beside the measured median", 0, 0, NULL, &seen.model},
         {"wait-bound", OPT_INT, &o->wait_bound_s, "seconds any wait may take before the run is aborted", 1, 86400, NULL, NULL},
         OPT_VERBOSE(&o->verbose),
         OPT_END,

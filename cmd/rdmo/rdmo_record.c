@@ -43,10 +43,14 @@ static void result_columns(record *rec, const rdmo_session *s, const rdmo_step *
     record_set(rec, "msgs_per_op", "%.4f", (double)st->c.msgs / ops);
     record_set(rec, "rts_per_op", "%.4f", (double)st->c.rts / ops);
     record_set(rec, "retries_per_op", "%.4f", (double)st->c.retries / ops);
-    const double w = rdmo_step_window_us(s, st), h = rdmo_step_handler_us(s, st);
-    if (w >= 0) record_set(rec, "lat_window_us", "%.4f", w);
-    if (h >= 0) record_set(rec, "lat_handler_us", "%.4f", h);
+    if (st->window_us >= 0) record_set(rec, "lat_window_us", "%.4f", st->window_us);
+    if (st->handler_us >= 0) record_set(rec, "lat_handler_us", "%.4f", st->handler_us);
     record_set(rec, "rejected", "%" PRIu64, st->c.rejected);
+    if (st->model_us >= 0) {
+        record_set(rec, "model_op_us", "%.4f", st->model_us);
+        record_set(rec, "model_err_op", "%.4f", st->model_err);
+        record_set(rec, "model_params", "%s", s->model.source);
+    }
     record_set(rec, "errors", "%" PRIu64, st->errors);
 }
 

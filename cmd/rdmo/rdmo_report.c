@@ -6,24 +6,10 @@
 
 #include "cmd/rdmo/rdmo_cmd.h"
 
-/* The method that runs the operation at the target (rdmo, rpc). */
-static int method_of(int op)
+int rdmo_method_of(int op)
 {
     static const int m[RDMO_OPS] = {RDMO_M_APPEND, RDMO_M_GATHER, RDMO_M_READ, RDMO_M_WRITE_SEAL, RDMO_M_ACCUMULATE};
     return m[op];
-}
-
-double rdmo_step_handler_us(const rdmo_session *s, const rdmo_step *st)
-{
-    const int m = method_of(s->o.op);
-    return s->o.design != RDMO_DESIGN_VERBS && st->c.method_n[m] ? st->c.method_s[m] / (double)st->c.method_n[m] * 1e6 : -1;
-}
-
-/* The conflict window per operation (rdmo/rdmo.h): the origin's measurement (verbs), the method's run (rdmo, rpc). */
-double rdmo_step_window_us(const rdmo_session *s, const rdmo_step *st)
-{
-    if (s->o.design != RDMO_DESIGN_VERBS) return s->o.op == RDMO_OP_GATHER ? -1 : rdmo_step_handler_us(s, st);
-    return st->c.windows ? st->c.window_s / (double)st->c.windows * 1e6 : -1;
 }
 
 static void cell(double v, int width, int prec)
@@ -46,9 +32,19 @@ void rdmo_report_step(const rdmo_session *s, const rdmo_step *st, bool first)
     cell((double)st->c.msgs / ops, 8, 2);
     cell((double)st->c.rts / ops, 8, 2);
     cell((double)st->c.retries / ops, 10, 3);
-    cell(rdmo_step_window_us(s, st), 10, 3);
-    cell(rdmo_step_handler_us(s, st), 10, 3);
+    cell(st->window_us, 10, 3);
+    cell(st->handler_us, 10, 3);
     printf(" %8" PRIu64 "\n", st->c.rejected);
+    if (s->o.design == RDMO_DESIGN_VERBS && st->c.ops)
+        printf("rounds by kind per operation (cas,fao,get,put,acc): %.2f,%.2f,%.2f,%.2f,%.2f\n",
+               (double)st->c.rounds[RDMO_RMA_CAS] / ops, (double)st->c.rounds[RDMO_RMA_FAO] / ops,
+               (double)st->c.rounds[RDMO_RMA_GET] / ops, (double)st->c.rounds[RDMO_RMA_PUT] / ops,
+               (double)st->c.rounds[RDMO_RMA_ACC] / ops);
+    if (st->model_us >= 0)
+        printf("model: %.3f us predicted from %.2f round trips and %.2f messages per operation%s, measured median %.3f us: "
+               "error %+.1f%%%s\n", st->model_us, (double)st->c.rts / (double)(st->c.ops ? st->c.ops : 1),
+               (double)st->c.msgs / (double)(st->c.ops ? st->c.ops : 1), s->o.design == RDMO_DESIGN_VERBS ? "" : " and the handler's time",
+               st->lat_median_us, st->model_err * 100, st->origins > 1 ? " (the model is one origin's)" : "");
     if (st->verdict.pass)
         printf("verification: PASS (%s, %d origin(s): %" PRIu64 " %s checked, %" PRIu64 " operations answered ok)\n",
                rdmo_op_names[s->o.op], st->origins, st->verdict.checked,

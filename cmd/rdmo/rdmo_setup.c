@@ -49,6 +49,7 @@ void rdmo_setup(rdmo_session *s, int argc, char **argv)
     if (s->o.output && record_check_path(&results_schema, s->o.output, err, sizeof err))
         opt_usage_error("--output: %s", err);
     provenance_command_line(argc, argv, s->command, sizeof s->command);
+    rdmo_model_load(s);
     s->own_mpi = init_mpi(s, &argc, &argv);
     bench_ctx_init(&s->ctx, MPI_COMM_WORLD);
     const bench_ctx *ctx = &s->ctx;
@@ -60,6 +61,8 @@ void rdmo_setup(rdmo_session *s, int argc, char **argv)
         bench_usage_error(ctx, "--handler: thread calls MPI beside the rank's own thread and needs MPI_THREAD_MULTIPLE; "
                                "this MPI library gives %s (use --handler poll)", thread_level_name(s->thread_level));
     if (!s->o.origins) s->o.origins = ctx->size - 1;
+    s->remote = ctx->rank_host[1] != ctx->rank_host[0];
+    rdmo_model_require(s);
     s->lay = rdmo_bench_layout(&s->o, ctx->size);
     mem_check_or_exit(ctx, (int64_t)rdmo_bench_rank_bytes(&s->o, &s->lay, ctx->rank, ctx->size), "--iterations");
     s->cfg = rdmo_bench_config(&s->o, ctx->rank, ctx->poll_yield);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/stats.h"
 #include "cmd/rdmo/rdmo_cmd.h"
 #include "rdmo/lat.h"
 
@@ -13,10 +14,12 @@ static void reduce_counts(const rdmo_session *s, const rdmo_local *me, rdmo_step
 {
     const int rank = s->ctx.rank;
     const rdmo_counts *c = &me->c;
-    enum { NU = 10 };
+    enum { NU = 11 };
     uint64_t u[NU] = {c->ops, c->msgs, c->rts, c->retries, c->busy, c->windows, c->rejected, me->acked, me->errors,
-                      me->bad_answers}, us[NU];
+                      me->bad_answers, c->bytes}, us[NU];
     MPI_CHECK(rank, MPI_Reduce(u, us, NU, MPI_UINT64_T, MPI_SUM, 0, s->ctx.comm));
+    uint64_t rk[RDMO_RMA_KINDS];
+    MPI_CHECK(rank, MPI_Reduce(c->rounds, rk, RDMO_RMA_KINDS, MPI_UINT64_T, MPI_SUM, 0, s->ctx.comm));
     double w = c->window_s, ws = 0;
     MPI_CHECK(rank, MPI_Reduce(&w, &ws, 1, MPI_DOUBLE, MPI_SUM, 0, s->ctx.comm));
     MPI_CHECK(rank, MPI_Reduce(&me->elapsed, &st->elapsed, 1, MPI_DOUBLE, MPI_MAX, 0, s->ctx.comm));
@@ -32,7 +35,27 @@ static void reduce_counts(const rdmo_session *s, const rdmo_local *me, rdmo_step
     st->acked = us[7];
     st->errors = us[8];
     st->bad_answers = us[9];
+    st->c.bytes = us[10];
     st->c.window_s = ws;
+    for (int k = 0; k < RDMO_RMA_KINDS; k++) st->c.rounds[k] = rk[k];
+}
+
+/* The handler's median run of the operation's method (the target's), the conflict window's median
+ * over the origins' medians (verbs); the rdmo and rpc window is the method's run. */
+static void medians(const rdmo_session *s, const rdmo_local *me, rdmo_step *st)
+{
+    const int rank = s->ctx.rank, origins = st->origins;
+    double *w = rank == 0 ? malloc((size_t)s->ctx.size * sizeof *w) : NULL;
+    MPI_CHECK(rank, MPI_Gather(&me->window_s, 1, MPI_DOUBLE, w, 1, MPI_DOUBLE, 0, s->ctx.comm));
+    if (rank != 0) return;
+    const bool verbs = s->o.design == RDMO_DESIGN_VERBS;
+    st->handler_us = !verbs && w[0] >= 0 ? w[0] * 1e6 : -1;
+    st->window_us = verbs ? -1 : s->o.op == RDMO_OP_GATHER ? -1 : st->handler_us;
+    int n = 0;
+    for (int r = 1; verbs && r <= origins; r++)
+        if (w[r] >= 0) w[n++] = w[r];
+    if (n) st->window_us = stats_median(w, n) * 1e6;
+    free(w);
 }
 
 static rdmo_verdict check_object(rdmo_session *s, const uint64_t *acked)
@@ -66,6 +89,7 @@ void rdmo_verify_step(rdmo_session *s, int origins, const rdmo_local *me, rdmo_s
         MPI_Abort(s->ctx.comm, 3);
     }
     MPI_CHECK(rank, MPI_Reduce(me->hist, hist, RDMO_LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0, s->ctx.comm));
+    medians(s, me, st);
     MPI_CHECK(rank, MPI_Gather(&me->acked, 1, MPI_UINT64_T, acked, 1, MPI_UINT64_T, 0, s->ctx.comm));
     if (rank == 0) {
         st->lat_median_us = rdmo_lat_quantile_us(hist, 0.5);

@@ -14,7 +14,7 @@ commands = [
     [f"{build}/rmabench", "calibrate", "--help"], [f"{build}/rmabench", "lock-trace", "--help"],
     [f"{build}/rmabench", "record", "--help"], [f"{build}/rmabench", "rdmo", "--help"],
     [f"{build}/rmabench", "aggregate", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
-    [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
+    [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "rdmo", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
     [f"{build}/smj-sortbench", "--help"],
     [f"{root}/jobs/local.sh", "--help"], [f"{root}/jobs/submit.sh", "--help"], [f"{root}/jobs/soak.sh", "--help"],
     [f"{root}/model/accuracy.sh", "--help"], [f"{root}/plots/rmaplot", "--help"], [f"{root}/plots/rmaplot", "report", "--help"],
