@@ -72,7 +72,7 @@ static const char *const columns[] = {
     "new_order_per_s",
     "model_t_tx_us", "model_throughput", "model_err_throughput", "model_t_server_us", "model_t_wait_us",
     /* rdmo (cmd/rdmo/): the operation, its design and handler, the step's origins, the objects' shape */
-    "rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "iterations", "slot_bytes", "queue_depth",
+    "rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "rdmo_origin_hosts", "iterations", "slot_bytes", "queue_depth",
     "payload_bytes", "rdmo_keys", "rdmo_chain", "rdmo_matches", "rdmo_batch", "rdmo_rows", "rdmo_row_words", "rdmo_tries",
     /* rdmo results: per operation as counted (messages the origin sent, round trips it waited for,
      * failed attempts), the conflict window and the handler's time per request (rdmo/rdmo.h),

@@ -42,8 +42,9 @@ void rdmo_progress(rdmo_ep *ep)
     MPI_CHECK(ep->rank, MPI_Win_sync(ep->win));
 }
 
-/* Own backoff rather than notify_idle: its counters are one poller's per process, and a progress
- * thread polls beside the rank's main thread. */
+/* Own backoff rather than notify_idle (spin, yield, sleep as it does): its counters are one
+ * poller's per process, and a progress thread polls beside the rank's main thread. */
+enum { RDMO_YIELDS = 64 };
 void rdmo_idle(unsigned *idle, bool yield)
 {
     const unsigned n = ++*idle, spin = yield ? 0 : 2048;
@@ -53,7 +54,7 @@ void rdmo_idle(unsigned *idle, bool yield)
 #endif
         return;
     }
-    if (n <= spin + 64) {
+    if (n <= spin + RDMO_YIELDS) {
         sched_yield();
         return;
     }
@@ -121,6 +122,7 @@ void rdmo_close(rdmo_ep *ep)
 {
     if (!ep) return;
     rdmo_handler_stop(ep);
+    if (ep->cfg.design == RDMO_DESIGN_RDMO) rdmo_queue_flush_answers(ep);
     MPI_CHECK(ep->rank, MPI_Barrier(ep->comm));
     if (ep->cfg.design == RDMO_DESIGN_RPC) rdmo_rpc_close(ep);
     MPI_CHECK(ep->rank, MPI_Win_unlock_all(ep->win));

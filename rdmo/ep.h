@@ -17,6 +17,7 @@
 #include "rdmo/rdmo.h"
 
 enum { RDMO_TAG_REQ = 4700, RDMO_TAG_ANS = 4701 };
+enum { RDMO_FLUSH_IDLE = 64 }; /* empty passes before the handler completes its answers (rdmo/queue.c) */
 
 typedef struct {
     unsigned char *mem;       /* the object in this rank's heap */
@@ -76,9 +77,9 @@ struct rdmo_ep {
     unsigned char *ans;       /* a method's answer payload (capacity bytes) */
     unsigned char *hmsg;      /* an answer assembled: header and payload (capacity bytes) */
     uint64_t *hwords;         /* an answer packed (slot_words) */
-    int *dirty, ndirty;       /* origins answered in this pass, to flush at its end */
+    int *dirty, ndirty;       /* origins answered whose answers no flush has completed yet */
+    unsigned idle_passes;     /* passes in a row that took nothing */
     uint8_t *dirty_mark;      /* [size] */
-    bool in_pass;
     /* rpc */
     MPI_Request *rreq;        /* [queue_depth] receives posted for requests */
     unsigned char *rbufs;
@@ -113,6 +114,7 @@ void rdmo_queue_start(rdmo_ep *ep, int k, int len);  /* call k's request (calls[
 int rdmo_queue_wait(rdmo_ep *ep, int k);              /* its answer into calls[k].in; the answer's length */
 int rdmo_queue_serve(rdmo_ep *ep);
 void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len);
+void rdmo_queue_flush_answers(rdmo_ep *ep); /* the answers' remote completion */
 /* rpc design (rdmo/rpc.c) */
 void rdmo_rpc_open(rdmo_ep *ep);
 void rdmo_rpc_close(rdmo_ep *ep);

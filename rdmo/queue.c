@@ -63,7 +63,7 @@ int rdmo_queue_wait(rdmo_ep *ep, int k)
     return got;
 }
 
-static void flush_answers(rdmo_ep *ep)
+void rdmo_queue_flush_answers(rdmo_ep *ep)
 {
     for (int i = 0; i < ep->ndirty; i++) {
         const int o = ep->dirty[i];
@@ -83,15 +83,19 @@ void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const 
     const int n = (int)sizeof h + len;
     rdmo_wire_pack(t->astamp, ep->hmsg, n, ep->hwords);
     put_message(ep, ep->hwords, n, t->origin, ep->ans_at + (MPI_Aint)t->rslot * ep->cfg.slot_bytes);
-    /* the packed words may be written again once local: the answers' remote completion waits for
-     * the end of the pass, one flush per origin answered */
+    /* the packed words may be written again once local. The answers' remote completion waits until
+     * the handler has found nothing to take for RDMO_FLUSH_IDLE passes (rdmo_queue_serve), and for
+     * the endpoint's close: a flush returns only once the origin's MPI has taken the answer (MPICH,
+     * and Open MPI between hosts: when the origin next calls MPI), and a handler blocked in it would
+     * hold every other origin's request back behind one that sleeps. The answer needs no flush to
+     * travel (both libraries issue an operation of a lock_all epoch at once; an origin that saw it
+     * has taken it), only to be complete by MPI's rules, which the close guarantees. */
     MPI_CHECK(ep->rank, MPI_Win_flush_local(t->origin, ep->win));
     ep->c.answers++;
     if (!ep->dirty_mark[t->origin]) {
         ep->dirty_mark[t->origin] = 1;
         ep->dirty[ep->ndirty++] = t->origin;
     }
-    if (!ep->in_pass) flush_answers(ep);
 }
 
 /* The request in origin s's slot, complete: into the queue while it has room, else refused. */
@@ -124,7 +128,6 @@ int rdmo_queue_serve(rdmo_ep *ep)
     rdmo_progress(ep);
     const int room = ep->cfg.queue_depth - ep->pending;
     int taken = 0, seen = 0;
-    ep->in_pass = true;
     for (int k = 0; k < ep->size; k++) {
         const int s = (ep->scan_from + k) % ep->size;
         uint64_t *slot = (uint64_t *)(void *)(ep->base + ep->req_at + (MPI_Aint)s * ep->cfg.slot_bytes);
@@ -135,7 +138,7 @@ int rdmo_queue_serve(rdmo_ep *ep)
     if (seen) MPI_CHECK(ep->rank, MPI_Win_sync(ep->win)); /* the slots cleared before any answer leaves */
     ep->scan_from = ep->scan_from + 1 == ep->size ? 0 : ep->scan_from + 1; /* no origin always first */
     for (int i = 0; i < taken; i++) rdmo_execute(ep, &ep->queue[i].tok, ep->queue[i].msg, ep->queue[i].len);
-    ep->in_pass = false;
-    flush_answers(ep);
+    ep->idle_passes = seen ? 0 : ep->idle_passes + 1;
+    if (ep->idle_passes == RDMO_FLUSH_IDLE) rdmo_queue_flush_answers(ep); /* quiet: complete what was answered */
     return seen;
 }

@@ -191,7 +191,7 @@ void rdmo_bench_step(rdmo_session *s, int origins, rdmo_local *me)
     memset(hist, 0, RDMO_LAT_BUCKETS * sizeof *hist);
     *me = (rdmo_local){.hist = hist};
     const int rank = s->ctx.rank;
-    const bool origin_here = rank >= 1 && rank <= origins;
+    const bool origin_here = s->my_origin >= 0 && s->my_origin < origins;
     if (rank == 0) build_object(s);
     MPI_CHECK(rank, MPI_Barrier(s->ctx.comm));
     if (rank == 0) rdmo_handler_start(s->ep);

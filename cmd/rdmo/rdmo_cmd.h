@@ -26,6 +26,7 @@ typedef struct {
     int64_t payload_bytes, keys, matches, chain, batch, rows, row_words, tries;
     int64_t slot_bytes, queue_depth, seed, wait_bound_s;
     bool sweep, plan, verbose;
+    bool remote_origins;      /* origins: the first ranks on other hosts than the target's */
     int64_t plan_ranks, plan_ranks_per_host;
     const char *output, *model;
 } rdmo_opts;
@@ -56,7 +57,8 @@ typedef struct {
     rdmo_ep *ep;
     int thread_level;
     model_params model;       /* --model */
-    bool remote;              /* origin 1 on another host than the target: the model's _remote parameters */
+    bool remote;              /* the first origin on another host than the target: the model's _remote parameters */
+    int my_origin;            /* this rank's place among the origins (0..), -1: none */
     char command[1024];
     bool own_mpi;
 } rdmo_session;

@@ -108,6 +108,7 @@ void rdmo_parse_opts(rdmo_opts *o, int argc, char **argv)
         {"warmup", OPT_COUNT, &o->warmup, "untimed operations per origin first", 0, 1e9, NULL, NULL},
         {"origins", OPT_INT, &o->origins, "origins (ranks 1..N; 0: every rank but the target)", 0, 1e7, NULL, NULL},
         {"sweep", OPT_BOOL, &o->sweep, "run 1, 2, 4, ... origins up to --origins, one step (line, verification, CSV row) each", 0, 0, NULL, NULL},
+        {"remote-origins", OPT_BOOL, &o->remote_origins, "origins are the ranks on other hosts than the target's (in rank order), the others wait: every request crosses the network", 0, 0, NULL, NULL},
         {"slot-bytes", OPT_BYTES, &o->slot_bytes, "a request or answer slot (a multiple of 64; 8-byte words carry 7 bytes each)", 128, 65536, NULL, NULL},
         {"queue-depth", OPT_INT, &o->queue_depth, "requests the target holds at once: more arriving in one pass are answered 'queue full'", 1, 4096, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "workload seed", 0, 9.2e18, NULL, NULL},

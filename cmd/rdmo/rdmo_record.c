@@ -15,6 +15,7 @@ static void parameter_columns(record *rec, const rdmo_session *s, const rdmo_ste
     if (o->design != RDMO_DESIGN_VERBS) record_set(rec, "rdmo_handler", "%s", rdmo_handler_names[o->handler]);
     record_set(rec, "notify_poll", "%s", notify_poll_names[s->cfg.poll]);
     record_set(rec, "origins", "%d", st->origins);
+    if (o->remote_origins) record_set(rec, "rdmo_origin_hosts", "remote");
     record_set(rec, "iterations", "%" PRId64, o->iterations);
     record_set(rec, "warmups", "%" PRId64, o->warmup);
     record_set(rec, "slot_bytes", "%" PRId64, o->slot_bytes);

@@ -55,13 +55,23 @@ void rdmo_setup(rdmo_session *s, int argc, char **argv)
     const bench_ctx *ctx = &s->ctx;
     blocking_watchdog_start(ctx->rank, (double)s->o.wait_bound_s);
     if (ctx->size < 2) bench_usage_error(ctx, "rdmo: needs 2 ranks or more (rank 0 is the target, the others its origins)");
-    if (s->o.origins > ctx->size - 1)
-        bench_usage_error(ctx, "--origins: %" PRId64 " is more than the ranks beside the target (%d)", s->o.origins, ctx->size - 1);
+    int candidates = 0; /* ranks that may be origins; this rank's place among them */
+    s->my_origin = -1;
+    for (int r = 1; r < ctx->size; r++) {
+        if (s->o.remote_origins && ctx->rank_host[r] == ctx->rank_host[0]) continue;
+        if (r == ctx->rank) s->my_origin = candidates;
+        candidates++;
+    }
+    if (s->o.remote_origins && candidates == 0)
+        bench_usage_error(ctx, "--remote-origins: every rank is on the target's host");
+    if (s->o.origins > candidates)
+        bench_usage_error(ctx, "--origins: %" PRId64 " is more than the ranks that can be origins (%d%s)", s->o.origins,
+                          candidates, s->o.remote_origins ? " on other hosts" : " beside the target");
     if (s->o.handler == RDMO_HANDLER_THREAD && s->o.design != RDMO_DESIGN_VERBS && s->thread_level < MPI_THREAD_MULTIPLE)
         bench_usage_error(ctx, "--handler: thread calls MPI beside the rank's own thread and needs MPI_THREAD_MULTIPLE; "
                                "this MPI library gives %s (use --handler poll)", thread_level_name(s->thread_level));
-    if (!s->o.origins) s->o.origins = ctx->size - 1;
-    s->remote = ctx->rank_host[1] != ctx->rank_host[0];
+    if (!s->o.origins) s->o.origins = candidates;
+    s->remote = s->o.remote_origins || ctx->rank_host[1] != ctx->rank_host[0];
     rdmo_model_require(s);
     s->lay = rdmo_bench_layout(&s->o, ctx->size);
     mem_check_or_exit(ctx, (int64_t)rdmo_bench_rank_bytes(&s->o, &s->lay, ctx->rank, ctx->size), "--iterations");
@@ -82,9 +92,9 @@ void rdmo_report_header(const rdmo_session *s)
     const rdmo_opts *o = &s->o;
     printf("# rmabench rdmo: op %s, design %s", rdmo_op_names[o->op], rdmo_design_names[o->design]);
     if (o->design != RDMO_DESIGN_VERBS) printf(" (handler %s)", rdmo_handler_names[o->handler]);
-    printf(", poll %s; target rank 0, %s%" PRId64 " origin(s); %" PRId64 " iterations per origin after %" PRId64
-           " warm-up; seed %" PRId64 "\n", notify_poll_names[s->cfg.poll], o->sweep ? "1 to " : "", o->origins, o->iterations,
-           o->warmup, o->seed);
+    printf(", poll %s; target rank 0, %s%" PRId64 " origin(s)%s; %" PRId64 " iterations per origin after %" PRId64
+           " warm-up; seed %" PRId64 "\n", notify_poll_names[s->cfg.poll], o->sweep ? "1 to " : "", o->origins,
+           o->remote_origins ? " on other hosts" : "", o->iterations, o->warmup, o->seed);
     switch (o->op) {
     case RDMO_OP_APPEND: printf("# page of %" PRIu64 " bytes, records of %" PRId64 " bytes\n", s->lay.page_capacity, o->payload_bytes); break;
     case RDMO_OP_GATHER:

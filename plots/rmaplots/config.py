@@ -66,7 +66,7 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
         "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
         "vote_no_prob", "checked")
 # rmabench rdmo (cmd/rdmo/): the operation, its design and handler, the step's origins, the objects' shape
-RDMO = ("rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "iterations", "slot_bytes", "queue_depth",
+RDMO = ("rdmo_op", "rdmo_design", "rdmo_handler", "notify_poll", "origins", "rdmo_origin_hosts", "iterations", "slot_bytes", "queue_depth",
         "payload_bytes", "rdmo_keys", "rdmo_chain", "rdmo_matches", "rdmo_batch", "rdmo_rows", "rdmo_row_words", "rdmo_tries")
 # rmabench aggregate (cmd/aggregate/)
 AGG = ("rdmo_design", "rdmo_handler", "notify_poll", "tuples_per_rank", "agg_group_size", "rdmo_batch", "rdmo_chain",
