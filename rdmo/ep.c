@@ -109,8 +109,11 @@ rdmo_ep *rdmo_open(MPI_Comm comm, const rdmo_config *cfg, const rdmo_space *spac
     ep->queue = xcalloc((size_t)cfg->queue_depth, sizeof *ep->queue);
     ep->queue_mem = xcalloc((size_t)cfg->queue_depth, (size_t)ep->capacity);
     for (int i = 0; i < cfg->queue_depth; i++) ep->queue[i].msg = ep->queue_mem + (size_t)i * (size_t)ep->capacity;
-    ep->dirty = xcalloc((size_t)ep->size, sizeof *ep->dirty);
-    ep->dirty_mark = xcalloc((size_t)ep->size, 1);
+    for (int k = 0; k < 2; k++) {
+        rdmo_unflushed *u = k ? &ep->ans_unflushed : &ep->out_unflushed;
+        u->rank = xcalloc((size_t)ep->size, sizeof *u->rank);
+        u->mark = xcalloc((size_t)ep->size, 1);
+    }
     if (cfg->serve) ep->method_samples = xcalloc(RDMO_METHODS, sizeof *ep->method_samples);
     rdmo_register_builtins(ep);
     if (cfg->design == RDMO_DESIGN_RPC) rdmo_rpc_open(ep);
@@ -122,11 +125,17 @@ void rdmo_close(rdmo_ep *ep)
 {
     if (!ep) return;
     rdmo_handler_stop(ep);
-    if (ep->cfg.design == RDMO_DESIGN_RDMO) rdmo_queue_flush_answers(ep);
+    if (ep->cfg.design == RDMO_DESIGN_RDMO) {
+        rdmo_queue_flush(ep, &ep->out_unflushed);
+        rdmo_queue_flush(ep, &ep->ans_unflushed);
+    }
+    /* bounded like every wait (the watchdog): a peer that never arrives is named, not waited for */
+    blocking_begin("the RDMO endpoint's close (MPI_Barrier, MPI_Win_unlock_all, MPI_Win_free)", -1);
     MPI_CHECK(ep->rank, MPI_Barrier(ep->comm));
     if (ep->cfg.design == RDMO_DESIGN_RPC) rdmo_rpc_close(ep);
     MPI_CHECK(ep->rank, MPI_Win_unlock_all(ep->win));
     MPI_CHECK(ep->rank, MPI_Win_free(&ep->win));
+    blocking_end();
     MPI_Comm_free(&ep->comm);
     free(ep->stamp_out);
     free(ep->stamp_in);
@@ -144,8 +153,10 @@ void rdmo_close(rdmo_ep *ep)
     free(ep->hwords);
     free(ep->queue);
     free(ep->queue_mem);
-    free(ep->dirty);
-    free(ep->dirty_mark);
+    for (int k = 0; k < 2; k++) {
+        free(k ? ep->ans_unflushed.rank : ep->out_unflushed.rank);
+        free(k ? ep->ans_unflushed.mark : ep->out_unflushed.mark);
+    }
     free(ep->verbs_pairs);
     free(ep->method_samples);
     free(ep);
@@ -333,6 +344,9 @@ static bool serves_in_waits(const rdmo_ep *ep)
 
 void rdmo_quiesce(rdmo_ep *ep)
 {
+    /* this rank's requests complete first: its calls are over (the handler's answers complete when
+     * it is idle) */
+    if (ep->cfg.design == RDMO_DESIGN_RDMO) rdmo_queue_flush(ep, &ep->out_unflushed);
     MPI_Request req;
     MPI_CHECK(ep->rank, MPI_Ibarrier(ep->comm, &req));
     int done = 0;

@@ -25,6 +25,12 @@ typedef struct {
     rdmo_ep *ep;
 } rdmo_builtin;
 
+/* Ranks with notified puts of this rank that no flush has completed (rdmo/queue.c). */
+typedef struct {
+    int *rank, n;
+    uint8_t *mark; /* [size] */
+} rdmo_unflushed;
+
 /* A call in flight from this rank. */
 typedef struct {
     bool busy;
@@ -60,6 +66,7 @@ struct rdmo_ep {
     /* origin */
     uint8_t *stamp_out;       /* [size] the stamp of my last request to each target */
     uint8_t *in_flight;       /* [size] a call to this target is in flight */
+    rdmo_unflushed out_unflushed; /* targets of requests no flush has completed yet */
     rdmo_call_slot *calls;    /* [cfg.calls] */
     unsigned char *out, *in;  /* the verbs design's staging (capacity bytes) */
     uint64_t *words;          /* a request packed (slot_words) */
@@ -77,9 +84,8 @@ struct rdmo_ep {
     unsigned char *ans;       /* a method's answer payload (capacity bytes) */
     unsigned char *hmsg;      /* an answer assembled: header and payload (capacity bytes) */
     uint64_t *hwords;         /* an answer packed (slot_words) */
-    int *dirty, ndirty;       /* origins answered whose answers no flush has completed yet */
+    rdmo_unflushed ans_unflushed; /* origins answered whose answers no flush has completed yet */
     unsigned idle_passes;     /* passes in a row that took nothing */
-    uint8_t *dirty_mark;      /* [size] */
     /* rpc */
     MPI_Request *rreq;        /* [queue_depth] receives posted for requests */
     unsigned char *rbufs;
@@ -114,7 +120,7 @@ void rdmo_queue_start(rdmo_ep *ep, int k, int len);  /* call k's request (calls[
 int rdmo_queue_wait(rdmo_ep *ep, int k);              /* its answer into calls[k].in; the answer's length */
 int rdmo_queue_serve(rdmo_ep *ep);
 void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len);
-void rdmo_queue_flush_answers(rdmo_ep *ep); /* the answers' remote completion */
+void rdmo_queue_flush(rdmo_ep *ep, rdmo_unflushed *u); /* the remote completion of u's notified puts */
 /* rpc design (rdmo/rpc.c) */
 void rdmo_rpc_open(rdmo_ep *ep);
 void rdmo_rpc_close(rdmo_ep *ep);

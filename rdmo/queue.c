@@ -17,6 +17,27 @@ static void put_message(rdmo_ep *ep, const uint64_t *words, int n, int target, M
     MPI_CHECK(ep->rank, MPI_Accumulate(words, nw, MPI_UINT64_T, target, disp, nw, MPI_UINT64_T, MPI_REPLACE, ep->win));
 }
 
+/* A rank that a notified put went to and no flush completed yet, in the origin's or the handler's
+ * list (a progress thread answers beside the rank's own calls). */
+static void mark_unflushed(rdmo_unflushed *u, int rank)
+{
+    if (u->mark[rank]) return;
+    u->mark[rank] = 1;
+    u->rank[u->n++] = rank;
+}
+
+void rdmo_queue_flush(rdmo_ep *ep, rdmo_unflushed *u)
+{
+    for (int i = 0; i < u->n; i++) {
+        const int o = u->rank[i];
+        blocking_begin("MPI_Win_flush of RDMO requests or answers", o);
+        MPI_CHECK(ep->rank, MPI_Win_flush(o, ep->win));
+        blocking_end();
+        u->mark[o] = 0;
+    }
+    u->n = 0;
+}
+
 /* Zero a message's words once read: the slot then shows nothing until the next message. */
 static void clear_slot(uint64_t *slot, int words)
 {
@@ -31,11 +52,16 @@ void rdmo_queue_start(rdmo_ep *ep, int k, int len)
     c->out[offsetof(rdmo_hdr, astamp)] = c->astamp;
     const uint8_t stamp = ep->stamp_out[c->target] = rdmo_stamp_next(ep->stamp_out[c->target]);
     rdmo_wire_pack(stamp, c->out, n, ep->words);
-    /* under MPICH the flush completes only while the target calls MPI: bounded by the watchdog */
-    blocking_begin("MPI_Accumulate + MPI_Win_flush of an RDMO request", c->target);
+    /* Locally complete only (the packed words are written again by the next call), as the answers
+     * (rdmo_queue_send_answer): the answer shows that the request arrived, and a flush would add a
+     * round trip of its own to every call (between hosts Open MPI's osc pt2pt sends a flush request
+     * and waits for its acknowledgement) and, under MPICH, wait for the target's next MPI call.
+     * Remote completion follows when this rank is idle (rdmo_queue_serve) and at the close. */
+    blocking_begin("MPI_Accumulate + MPI_Win_flush_local of an RDMO request", c->target);
     put_message(ep, ep->words, n, c->target, ep->req_at + (MPI_Aint)ep->rank * ep->cfg.slot_bytes);
-    MPI_CHECK(ep->rank, MPI_Win_flush(c->target, ep->win));
+    MPI_CHECK(ep->rank, MPI_Win_flush_local(c->target, ep->win));
     blocking_end();
+    mark_unflushed(&ep->out_unflushed, c->target);
 }
 
 int rdmo_queue_wait(rdmo_ep *ep, int k)
@@ -63,18 +89,6 @@ int rdmo_queue_wait(rdmo_ep *ep, int k)
     return got;
 }
 
-void rdmo_queue_flush_answers(rdmo_ep *ep)
-{
-    for (int i = 0; i < ep->ndirty; i++) {
-        const int o = ep->dirty[i];
-        blocking_begin("MPI_Win_flush of RDMO answers", o);
-        MPI_CHECK(ep->rank, MPI_Win_flush(o, ep->win));
-        blocking_end();
-        ep->dirty_mark[o] = 0;
-    }
-    ep->ndirty = 0;
-}
-
 void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const void *ans, int len)
 {
     const rdmo_hdr h = {0, 0, (uint8_t)status, (uint16_t)len, 0, 0};
@@ -92,10 +106,7 @@ void rdmo_queue_send_answer(rdmo_ep *ep, const rdmo_token *t, int status, const 
      * has taken it), only to be complete by MPI's rules, which the close guarantees. */
     MPI_CHECK(ep->rank, MPI_Win_flush_local(t->origin, ep->win));
     ep->c.answers++;
-    if (!ep->dirty_mark[t->origin]) {
-        ep->dirty_mark[t->origin] = 1;
-        ep->dirty[ep->ndirty++] = t->origin;
-    }
+    mark_unflushed(&ep->ans_unflushed, t->origin);
 }
 
 /* The request in origin s's slot, complete: into the queue while it has room, else refused. */
@@ -139,6 +150,6 @@ int rdmo_queue_serve(rdmo_ep *ep)
     ep->scan_from = ep->scan_from + 1 == ep->size ? 0 : ep->scan_from + 1; /* no origin always first */
     for (int i = 0; i < taken; i++) rdmo_execute(ep, &ep->queue[i].tok, ep->queue[i].msg, ep->queue[i].len);
     ep->idle_passes = seen ? 0 : ep->idle_passes + 1;
-    if (ep->idle_passes == RDMO_FLUSH_IDLE) rdmo_queue_flush_answers(ep); /* quiet: complete what was answered */
+    if (ep->idle_passes == RDMO_FLUSH_IDLE) rdmo_queue_flush(ep, &ep->ans_unflushed); /* quiet: complete the answers */
     return seen;
 }
