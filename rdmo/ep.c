@@ -73,6 +73,19 @@ _Noreturn void rdmo_wait_failed(rdmo_ep *ep, const char *what, int peer)
     exit(3);
 }
 
+bool rdmo_mpi_init(int *argc, char ***argv, bool thread, int *provided)
+{
+    int done = 0;
+    MPI_Initialized(&done);
+    if (done) {
+        MPI_Query_thread(provided);
+        return false;
+    }
+    bench_pre_init();
+    MPI_Init_thread(argc, argv, thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, provided);
+    return true;
+}
+
 rdmo_ep *rdmo_open(MPI_Comm comm, const rdmo_config *cfg, const rdmo_space *space)
 {
     rdmo_ep *ep = xcalloc(1, sizeof *ep);
@@ -350,14 +363,18 @@ void rdmo_quiesce(rdmo_ep *ep)
     MPI_Request req;
     MPI_CHECK(ep->rank, MPI_Ibarrier(ep->comm, &req));
     int done = 0;
-    unsigned idle = 0;
+    unsigned idle = 0, polls = 0;
     const double deadline = MPI_Wtime() + ep->cfg.wait_bound_s;
+    /* A rank that only drives progress cannot tell when origins need it (a verbs target: every
+     * round trip between hosts waits for its next MPI call), so on a core of its own it never sleeps */
+    const bool spin = !serves_in_waits(ep) && !ep->cfg.yield;
     while (!done) {
         MPI_CHECK(ep->rank, MPI_Test(&req, &done, MPI_STATUS_IGNORE));
         if (done) break;
         if (serves_in_waits(ep) ? rdmo_serve(ep) > 0 : (rdmo_progress(ep), false)) idle = 0;
+        else if (spin) idle = 0;
         else rdmo_idle(&idle, ep->cfg.yield);
-        if ((idle & 255) == 255 && MPI_Wtime() > deadline) rdmo_wait_failed(ep, "end of the other ranks' operations", -1);
+        if ((++polls & 255) == 0 && MPI_Wtime() > deadline) rdmo_wait_failed(ep, "end of the other ranks' operations", -1);
     }
 }
 

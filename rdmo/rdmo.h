@@ -109,6 +109,12 @@ uint64_t rdmo_aux_bytes(const rdmo_config *cfg, int comm_size);
 /* The largest request or answer payload a slot takes (rdmo and rpc alike). MPI-free. */
 int rdmo_payload_capacity(const rdmo_config *cfg);
 
+/* MPI_Init_thread for a command whose endpoint may run a progress thread: MPI_THREAD_MULTIPLE asked
+ * for only then (the library's locks slow every other run), after bench_pre_init; *provided: the
+ * level the library gives (the caller refuses the thread handler below MPI_THREAD_MULTIPLE).
+ * Returns whether it initialised MPI (false: a driver did; *provided is then the running level). */
+bool rdmo_mpi_init(int *argc, char ***argv, bool thread, int *provided);
+
 /* Collective over comm: the window (request slots, the answer slot, the objects' heap, zeroed),
  * the built-in methods of every object of space, the rpc receives. Returns the endpoint. */
 rdmo_ep *rdmo_open(MPI_Comm comm, const rdmo_config *cfg, const rdmo_space *space);

@@ -27,20 +27,6 @@ typedef struct {
     bool own_mpi;
 } agg_session;
 
-static bool init_mpi(const aggregate_opts *o, int *argc, char ***argv, int *level)
-{
-    int done = 0;
-    MPI_Initialized(&done);
-    if (done) {
-        MPI_Query_thread(level);
-        return false;
-    }
-    bench_pre_init();
-    const bool thread = o->handler == RDMO_HANDLER_THREAD && o->design != RDMO_DESIGN_VERBS;
-    MPI_Init_thread(argc, argv, thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, level);
-    return true;
-}
-
 static void setup(agg_session *s, int argc, char **argv)
 {
     memset(s, 0, sizeof *s);
@@ -50,7 +36,7 @@ static void setup(agg_session *s, int argc, char **argv)
     if (s->o.output && record_check_path(&results_schema, s->o.output, err, sizeof err)) opt_usage_error("--output: %s", err);
     provenance_command_line(argc, argv, s->command, sizeof s->command);
     int level = 0;
-    s->own_mpi = init_mpi(&s->o, &argc, &argv, &level);
+    s->own_mpi = rdmo_mpi_init(&argc, &argv, s->o.handler == RDMO_HANDLER_THREAD && s->o.design != RDMO_DESIGN_VERBS, &level);
     bench_ctx_init(&s->ctx, MPI_COMM_WORLD);
     const bench_ctx *ctx = &s->ctx;
     blocking_watchdog_start(ctx->rank, (double)s->o.wait_bound_s);

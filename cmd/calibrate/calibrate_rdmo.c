@@ -20,23 +20,27 @@
 #include "bench/fastclock.h"
 #include "bench/stats.h"
 #include "cmd/calibrate/calibrate.h"
-#include "rdmo/rdmo.h"
+#include "rdmo/ep.h" /* rdmo_idle: the targets' backoff */
 #include "rma/notify.h"
 #include "rma/window.h"
 
 enum { ROUNDS = 5, CALLS = 400, CALLS_REMOTE = 40, GETS = 16, BIG = 880 }; /* BIG: a 1024-byte slot holds 888 bytes of payload */
 
-/* Every rank but the pair: drive MPI's progress until rank 0 says the round is over. */
+/* Every rank but the measuring one: drive MPI's progress until rank 0 says the round is over, as a
+ * verbs target of rmabench rdmo does in rdmo_quiesce (spinning on a core of its own, else yielding
+ * and sleeping): between hosts every round trip waits for the target's next MPI call. */
 static void round_end(const bench_ctx *ctx, MPI_Win win)
 {
     MPI_Request r;
     MPI_CHECK(ctx->rank, MPI_Ibarrier(ctx->comm, &r));
     int done = 0;
+    unsigned idle = 0;
     while (!done) {
         int flag;
         MPI_CHECK(ctx->rank, MPI_Test(&r, &done, MPI_STATUS_IGNORE));
         MPI_CHECK(ctx->rank, MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ctx->comm, &flag, MPI_STATUS_IGNORE));
         if (win != MPI_WIN_NULL) MPI_CHECK(ctx->rank, MPI_Win_sync(win));
+        if (!done && ctx->poll_yield) rdmo_idle(&idle, true);
     }
 }
 

@@ -24,22 +24,6 @@ static const char *thread_level_name(int level)
     }
 }
 
-/* The progress thread calls MPI beside the rank's main thread: MPI_THREAD_MULTIPLE, asked for only
- * then (the library's locks would slow every other run). Returns whether this command initialised MPI. */
-static bool init_mpi(rdmo_session *s, int *argc, char ***argv)
-{
-    const bool thread = s->o.handler == RDMO_HANDLER_THREAD && s->o.design != RDMO_DESIGN_VERBS;
-    int done = 0;
-    MPI_Initialized(&done);
-    if (done) {
-        MPI_Query_thread(&s->thread_level);
-        return false;
-    }
-    bench_pre_init();
-    MPI_Init_thread(argc, argv, thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &s->thread_level);
-    return true;
-}
-
 void rdmo_setup(rdmo_session *s, int argc, char **argv)
 {
     memset(s, 0, sizeof *s);
@@ -50,7 +34,8 @@ void rdmo_setup(rdmo_session *s, int argc, char **argv)
         opt_usage_error("--output: %s", err);
     provenance_command_line(argc, argv, s->command, sizeof s->command);
     rdmo_model_load(s);
-    s->own_mpi = init_mpi(s, &argc, &argv);
+    s->own_mpi = rdmo_mpi_init(&argc, &argv, s->o.handler == RDMO_HANDLER_THREAD && s->o.design != RDMO_DESIGN_VERBS,
+                               &s->thread_level);
     bench_ctx_init(&s->ctx, MPI_COMM_WORLD);
     const bench_ctx *ctx = &s->ctx;
     blocking_watchdog_start(ctx->rank, (double)s->o.wait_bound_s);
