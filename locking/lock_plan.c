@@ -78,6 +78,8 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
         lock_rdmo_space(&sp);
         const int calls = lock_rdmo_calls(p->nservers, p->max_locks_per_txn);
         rdmo_config s = lock_rdmo_config(o, true, calls, false), a = lock_rdmo_config(o, false, calls, false);
+        p->msg_bytes = LOCK_RDMO_SLOT_BYTES;
+        p->agent_slots = calls;
         s.queue_depth = p->nagents;
         p->server_mailbox = rdmo_window_bytes(&s, &sp, p->ranks);
         p->agent_mailbox = rdmo_window_bytes(&a, &sp, p->ranks);
