@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 blocking_state rmb_blocking;
+_Thread_local bool rmb_blocking_exempt;
 
 /* The MPI profiling layer's lookups (bench/mpi_bound.c), done once before any call is timed. */
 void mpi_bound_init(void);

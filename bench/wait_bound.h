@@ -12,6 +12,7 @@
 #ifndef RMB_WAIT_BOUND_H
 #define RMB_WAIT_BOUND_H
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bench/context.h"
@@ -23,6 +24,11 @@ typedef struct {
     int depth;                    /* nesting: only the outermost call is timed and named */
 } blocking_state;
 extern blocking_state rmb_blocking;
+/* The state above belongs to the thread that runs the command. A helper thread that also calls MPI
+ * (a progress thread serving requests: rdmo/ep.c) calls blocking_exempt_thread first, so that its
+ * calls neither time nor overwrite the command's wait; its own waits end when the command's do. */
+extern _Thread_local bool rmb_blocking_exempt;
+static inline void blocking_exempt_thread(void) { rmb_blocking_exempt = true; }
 
 /* Around a blocking MPI call, or a loop of MPI calls that waits for something, to peer (-1: several
  * or unknown). Nested: a call inside a marked one (the MPI call inside a marked flush, the MPI_Test
@@ -31,6 +37,7 @@ extern blocking_state rmb_blocking;
  * covers a peer that stopped (the lock agents' closing barrier: the servers' idle bound). */
 static inline void blocking_begin(const char *what, int peer)
 {
+    if (rmb_blocking_exempt) return;
     if (rmb_blocking.depth++ > 0) return;
     uint32_t s = ++rmb_blocking.seq & 0x7fffffffu;
     atomic_store_explicit(&rmb_blocking.what, what, memory_order_relaxed);
@@ -39,6 +46,7 @@ static inline void blocking_begin(const char *what, int peer)
 }
 static inline void blocking_end(void)
 {
+    if (rmb_blocking_exempt) return;
     if (--rmb_blocking.depth == 0) atomic_store_explicit(&rmb_blocking.call, 0, memory_order_relaxed);
 }
 

@@ -8,4 +8,6 @@ int lock_trace_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int membw_main(int argc, char **argv);
+int rdmo_main(int argc, char **argv);
+int aggregate_main(int argc, char **argv);
 #endif

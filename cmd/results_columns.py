@@ -26,7 +26,7 @@ KINDS = {
 }
 CONFIG_KINDS = ("config", "resolved")
 # The commands that write rows, in the table's "written by" cell ("all": every one of them).
-COMMANDS = ("join", "lock", "membw", "record", "query")
+COMMANDS = ("join", "lock", "membw", "record", "query", "rdmo", "aggregate")
 HEADER = "| column | kind | written by | unit | description |"
 NAME = re.compile(r"^`([a-z][a-z0-9_]*)`$")
 CELL_SPLIT = re.compile(r"(?<!\\)\|")

@@ -3,6 +3,7 @@
  *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
  *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
  *   rmamodel query --params FILE [--ranks N] [--ranks-per-host N] [--memory-ranks M] [--tables N] [...]
+ *   rmamodel rdmo --params FILE --design verbs|rdmo|rpc (--rounds C,F,G,P,A | --rts R) [--msgs M] [--handler-us H] [--remote]
  * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
  * Bad input: one line naming the flag or FILE:LINE, exit 2. */
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include "cmd/query/query_flags.h"
 #include "model/params.h"
 #include "model/profile.h"
+#include "model/rdmo_model.h"
 
 static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static _Noreturn void fail(const char *fmt, ...)
@@ -378,22 +380,87 @@ static int cmd_query(int argc, char **argv)
     return 0;
 }
 
+static const char *const rdmo_designs[] = {"verbs", "rdmo", "rpc", NULL};
+
+/* --rounds C,F,G,P,A: the verbs design's round trips per operation by the kind that opened them. */
+static void parse_rounds(const char *text, double *rounds)
+{
+    const char *q = text;
+    for (int k = 0; k < MODEL_RMA_KINDS; k++) {
+        char *end;
+        rounds[k] = strtod(q, &end);
+        if (end == q || rounds[k] < 0 || (k < MODEL_RMA_KINDS - 1 ? *end != ',' : *end != '\0'))
+            fail("--rounds: '%s' is not five round trips per operation, cas,fao,get,put,acc (rmabench rdmo prints them)", text);
+        q = end + 1;
+    }
+}
+
+static int cmd_rdmo(int argc, char **argv)
+{
+    const char *path = NULL, *rounds_text = NULL;
+    int design = 0;
+    double rts = 0, msgs = 0, bytes = 0, handler_us = 0, rounds[MODEL_RMA_KINDS] = {0};
+    bool remote = false, seen_rts = false, seen_msgs = false;
+    opt_spec specs[] = {
+        {"params", OPT_STRING, &path, "model parameter file (rmabench calibrate --output)", 0, 0, NULL, NULL},
+        {"design", OPT_CHOICE, &design, "the operation's design (rmabench rdmo --design)", 0, 0, rdmo_designs, NULL},
+        {"rounds", OPT_STRING, &rounds_text, "verbs: round trips per operation by the kind that opened them, cas,fao,get,put,acc (rmabench rdmo prints them)", 0, 0, NULL, NULL},
+        {"rts", OPT_DOUBLE, &rts, "rdmo, rpc: round trips (calls) per operation (rmabench rdmo: rts/op)", 0, 1e6, NULL, &seen_rts},
+        {"msgs", OPT_DOUBLE, &msgs, "verbs: messages per operation (msgs/op; default: the round trips)", 0, 1e6, NULL, &seen_msgs},
+        {"handler-us", OPT_DOUBLE, &handler_us, "rdmo, rpc: the handler's time per request, us (handler_us)", 0, 1e6, NULL, NULL},
+        {"bytes", OPT_DOUBLE, &bytes, "rdmo, rpc: request and answer bytes per operation, headers included (default: an empty call's, 16 per round trip)", 0, 1e9, NULL, NULL},
+        {"remote", OPT_BOOL, &remote, "the target on another host (the _remote parameters)", 0, 0, NULL, NULL},
+        OPT_END,
+    };
+    model_params p;
+    const opt_spec *tables[] = {specs, NULL};
+    parse("rmamodel rdmo --params FILE --design verbs|rdmo|rpc (--rounds C,F,G,P,A | --rts R) [--msgs M] [--handler-us H] "
+          "[--remote] [--set NAME=VALUE]", tables, argc, argv, &path, &p);
+    if (design == MODEL_RDMO_VERBS) {
+        if (!rounds_text) fail("--rounds: required for --design verbs (rmabench rdmo prints them)");
+        parse_rounds(rounds_text, rounds);
+        rts = 0;
+        for (int k = 0; k < MODEL_RMA_KINDS; k++) rts += rounds[k];
+    } else if (!seen_rts) {
+        fail("--rts: required for --design %s (rmabench rdmo prints rts/op)", rdmo_designs[design]);
+    }
+    if (!seen_msgs) msgs = rts;
+    if (msgs < rts) fail("--msgs: %g is fewer than the %g round trips (every round trip sends a message)", msgs, rts);
+    require(&p, model_rdmo_required(design, remote));
+    if (bytes == 0) bytes = rts * MODEL_RDMO_CALL_BYTES;
+    const rdmo_prediction m = model_rdmo_latency(&p, design, remote, rounds, rts, msgs, bytes, handler_us * 1e-6);
+    printf("# rmamodel rdmo: design %s, %g round trips and %g messages per operation, handler %g us, target %s\n",
+           rdmo_designs[design], rts, msgs, handler_us, remote ? "on another host" : "on the origin's host");
+    printf("# parameters: %s\n", p.source[0] ? p.source : "(none)");
+    if (design == MODEL_RDMO_VERBS)
+        printf("rounds: %.3f us (sum of round trips x t_rma_<kind>)\nmessages: %.3f us (%g x t_rma_op)\n", m.rounds * 1e6,
+               m.messages * 1e6, msgs - rts);
+    else
+        printf("rounds: %.3f us (%g x t_%s_call)\nwords: %.3f us (%g bytes beyond the headers x t_%s_word / 8)\n"
+               "handler: %.3f us (%g x %g us)\n", m.rounds * 1e6, rts, rdmo_designs[design], m.messages * 1e6,
+               bytes - rts * MODEL_RDMO_CALL_BYTES, rdmo_designs[design], m.handler * 1e6, rts, handler_us);
+    printf("latency: %.3f us (model/rdmo_model.h)\n", m.total * 1e6);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     opt_program = "rmamodel";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: rmamodel join|lock|cores-per-host|query [flags]   (rmamodel <command> --help lists the flags)\n"
+        fprintf(f, "usage: rmamodel join|lock|cores-per-host|query|rdmo [flags]   (rmamodel <command> --help lists the flags)\n"
                    "  join            predicted phase times of the radix hash or sort-merge join (thesis 3.3)\n"
                    "  lock            predicted transaction time and throughput of the lock table (thesis 5.3)\n"
                    "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n"
-                   "  query           the star query pulled (memory and compute ranks) against shuffled, and where each wins\n");
+                   "  query           the star query pulled (memory and compute ranks) against shuffled, and where each wins\n"
+                   "  rdmo            an RDMO design's latency from its round trips and messages (model/rdmo_model.h)\n");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "join") == 0) return cmd_join(argc, argv);
     if (strcmp(argv[1], "lock") == 0) return cmd_lock(argc, argv);
     if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
+    if (strcmp(argv[1], "rdmo") == 0) return cmd_rdmo(argc, argv);
     if (strcmp(argv[1], "query") == 0) return cmd_query(argc, argv);
     char sh[OPT_SHOWN_MAX];
-    fail("'%s': unknown command (join, lock, cores-per-host, query)", opt_shown(argv[1], sh));
+    fail("'%s': unknown command (join, lock, cores-per-host, query, rdmo)", opt_shown(argv[1], sh));
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locking/rdmo_link.h"
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 #include "locking/workloads/tpcc.h"
@@ -92,6 +93,19 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);
     p->agent_mailbox_aux = notify_mailbox_aux_bytes(t, p->agent_slots);
     p->vote_window = peer_words_bytes(TWOPC_WORDS, windows); /* lock_run_open */
+    if (o->transport == LOCK_TRANSPORT_RDMO) { /* locking/rdmo_link.h: a request slot per rank at a server */
+        rdmo_space sp;
+        lock_rdmo_space(&sp);
+        const int calls = lock_rdmo_calls(p->nservers, p->max_locks_per_txn);
+        rdmo_config s = lock_rdmo_config(o, true, calls, false), a = lock_rdmo_config(o, false, calls, false);
+        p->msg_bytes = LOCK_RDMO_SLOT_BYTES;
+        p->agent_slots = calls;
+        s.queue_depth = p->nagents;
+        p->server_mailbox = rdmo_window_bytes(&s, &sp, p->ranks);
+        p->agent_mailbox = rdmo_window_bytes(&a, &sp, p->ranks);
+        p->server_mailbox_aux = rdmo_aux_bytes(&s, p->ranks) + (uint64_t)p->nagents * (sizeof(rdmo_token) + 4);
+        p->agent_mailbox_aux = rdmo_aux_bytes(&a, p->ranks) + (uint64_t)p->nservers * sizeof(int);
+    }
 }
 
 static void memory(lock_plan *p, const lock_opts *o)

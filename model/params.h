@@ -38,6 +38,12 @@ enum { PUT_CURVE_N = 8 };
  * faster than the rate measured with all of them (ranks_per_host of the file) running at once. */
 #define ALONE(X, n) X(n##_alone, "Mtuples/s", 1e6, PB_POSITIVE, #n " with one rank of the host running")
 
+/* The round trip of one RMA operation and the MPI_Win_flush that completes it (the verbs design's
+ * rounds, model/rdmo_model.h): t_rma_<kind>_local to a rank on the same host, _remote on another. */
+#define RMA_ROUND(X, k, what)                                                                                    \
+    X(t_rma_##k##_local, "us", 1e-6, PB_POSITIVE, what " and the MPI_Win_flush that completes it, to a rank on the same host") \
+    X(t_rma_##k##_remote, "us", 1e-6, PB_POSITIVE, what " and the MPI_Win_flush that completes it, to a rank on another host")
+
 /* X(name, unit, scale-to-SI, bound, description). Names follow the thesis' symbols where there is one. */
 #define MODEL_PARAMS(X)                                                                                          \
     /* join compute rates, per rank (thesis: per thread) */                                                      \
@@ -118,7 +124,21 @@ enum { PUT_CURVE_N = 8 };
     X(t_agent, "us", 1e-6, PB_NONNEG, "agent's own work per transaction (generate, bookkeeping), without messages") \
     X(t_fao_local, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on the same host") \
     X(t_fao_remote, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on another host") \
-    X(t_floor_rtt, "us", 1e-6, PB_POSITIVE, "the machine's state at calibration: a cache-line round trip between two ranks of a host through shared memory (rma/floor.h), in no equation; a lock run whose floor differs says so")
+    X(t_floor_rtt, "us", 1e-6, PB_POSITIVE, "the machine's state at calibration: a cache-line round trip between two ranks of a host through shared memory (rma/floor.h), in no equation; a lock run whose floor differs says so") \
+    /* composite remote operations (model/rdmo_model.h): the rounds of each design */                             \
+    RMA_ROUND(X, cas, "a 32-bit MPI_Compare_and_swap") RMA_ROUND(X, fao, "a 64-bit MPI_Fetch_and_op") \
+    RMA_ROUND(X, get, "an 8-byte MPI_Get") RMA_ROUND(X, put, "a 64-byte MPI_Put") \
+    RMA_ROUND(X, acc, "an 8-byte MPI_Accumulate(MPI_REPLACE)") \
+    X(t_rma_op_local, "us", 1e-6, PB_NONNEG, "one more operation of that mix in a round of them to a rank on the same host, the round ending in one MPI_Win_flush: the per-message term of the verbs design") \
+    X(t_rma_op_remote, "us", 1e-6, PB_NONNEG, "t_rma_op_local to a rank on another host") \
+    X(t_rdmo_call_local, "us", 1e-6, PB_POSITIVE, "an RDMO call of an empty method to a rank on the same host that polls its queue: one notified put there, one back (rdmo design)") \
+    X(t_rdmo_call_remote, "us", 1e-6, PB_POSITIVE, "t_rdmo_call_local to a rank on another host") \
+    X(t_rdmo_word_local, "us", 1e-6, PB_NONNEG, "what 8 more bytes of request or answer add to an RDMO call to a rank on the same host (the stamped words, rdmo/wire.h)") \
+    X(t_rdmo_word_remote, "us", 1e-6, PB_NONNEG, "t_rdmo_word_local to a rank on another host") \
+    X(t_rpc_call_local, "us", 1e-6, PB_POSITIVE, "the same call as MPI_Isend and a posted MPI_Irecv each way (rpc design), to a rank on the same host") \
+    X(t_rpc_call_remote, "us", 1e-6, PB_POSITIVE, "t_rpc_call_local to a rank on another host") \
+    X(t_rpc_word_local, "us", 1e-6, PB_NONNEG, "what 8 more bytes of request or answer add to an rpc call to a rank on the same host") \
+    X(t_rpc_word_remote, "us", 1e-6, PB_NONNEG, "t_rpc_word_local to a rank on another host")
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \

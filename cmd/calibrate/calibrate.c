@@ -186,6 +186,7 @@ int calibrate_main(int argc, char **argv)
     calibrate_network(&ctx, &o, &p);
     double t3 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
+    calibrate_rdmo(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
     const double steal = host_steal_since(ctx.comm, cpu0);
     calibrate_plausibility(&ctx, &p);

@@ -16,7 +16,7 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "workload", "%s", wl->name);
     record_set(rec, "servers", "%d", ls->roles.nservers);
     record_set(rec, "agents", "%d", ls->roles.nagents);
-    record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
+    record_set(rec, "transport", "%s", lock_transport_names[o->transport]);
     if (ls->notify_shm) {
         record_set(rec, "notify_shm", "%s", ls->notify_shm);
         char how[160];

@@ -23,7 +23,7 @@ lock_figures lock_figures_of(const lock_totals *t)
     return f;
 }
 
-static void print_agents(const lock_totals *t, const lock_figures *f)
+static void print_agents(const lock_session *ls, const lock_totals *t, const lock_figures *f)
 {
     const agent_stats *a = &t->agents;
     printf("committed: %" PRIu64 " (%.1f txn/s)\n", a->committed, a->committed / f->elapsed);
@@ -39,8 +39,10 @@ static void print_agents(const lock_totals *t, const lock_figures *f)
     printf("lock request round trip: median %.3f us (p90 %.3f, p99 %.3f)\n", f->median_rtt_us,
            lat_quantile_us(t->rtt_hist, 0.9), lat_quantile_us(t->rtt_hist, 0.99));
     uint64_t txns = a->committed + a->aborted;
-    printf("data access (MPI_Get/MPI_Put, per transaction): %.1f B read, %.1f B written; 2PC participants: "
-           "mean %.2f, most %" PRIu64 "\n", txns ? (double)a->data_bytes_read / (double)txns : 0.0,
+    printf("data access (%s, per transaction): %.1f B read, %.1f B written; 2PC participants: "
+           "mean %.2f, most %" PRIu64 "\n",
+           ls->o.transport == LOCK_TRANSPORT_RDMO ? "with the grants and the ends" : "MPI_Get/MPI_Put",
+           txns ? (double)a->data_bytes_read / (double)txns : 0.0,
            txns ? (double)a->data_bytes_written / (double)txns : 0.0,
            a->twopc ? (double)a->twopc_participants / (double)a->twopc : 0.0, a->twopc_participants_max);
 }
@@ -95,7 +97,7 @@ static void print_backoff(const lock_session *ls, const lock_figures *f)
 void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v)
 {
     if (ls->ctx.rank != 0) return;
-    print_agents(t, f);
+    print_agents(ls, t, f);
     const wl_desc *wl = lock_workload_of(&ls->o);
     if (wl->print_types) wl->print_types(&t->agents, f->elapsed); /* per transaction type (tpcc) */
     print_servers(t);

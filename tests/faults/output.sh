@@ -43,12 +43,13 @@ expect "/dev/full" 2 '^rmabench: --output: /dev/full: not a regular file \(a cha
 "$bin" record --output "$work/sizing.csv" --set bench=join --set exit_code=1 --set command="earlier run" >/dev/null ||
     fail "rmabench record (sizing)"
 first=$(stat -c %s "$work/sizing.csv" 2>/dev/null || echo 0)
-cap=$(( (first + 512 + 4095) / 4096 * 4096 ))
+row=$(tail -n 1 "$work/sizing.csv" | wc -c)   # a row's length grows with the columns declared
+cap=$(( (first + row + 512 + 4095) / 4096 * 4096 ))
 if [[ $(id -u) == 0 ]] && mkdir "$work/tiny" && mount -t tmpfs -o "size=$cap,mode=0755" rmb-full "$work/tiny" 2>"$work/mount.err"; then
     mnt=$work/tiny
     csv=$mnt/results.csv
     "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="earlier run" >/dev/null || fail "rmabench record"
-    pad=$(( cap - $(stat -c %s "$csv") - 400 ))   # the next row (about 1 KiB) cannot fit
+    pad=$(( cap - $(stat -c %s "$csv") - row - 200 ))   # the padded row leaves about 200 bytes: a join row cannot fit
     (( pad > 0 )) || { fail "full tmpfs: no room to pad ($cap bytes, first row $(stat -c %s "$csv"))"; pad=1; }
     "$bin" record --output "$csv" --set bench=join --set exit_code=1 --set command="$(head -c "$pad" /dev/zero | tr '\0' x)" >/dev/null ||
         fail "rmabench record (padding)"

@@ -15,15 +15,18 @@ import sys
 import tempfile
 
 # folder -> folders it may include from (its own included). Commands on top, then the operators,
-# then rma/, then bench/; model/ (the equations) depends on bench/ only; tests may use anything.
+# then rdmo/ (composite remote operations), then rma/, then bench/; model/ (the equations) depends on
+# bench/ only; tests may use anything.
 ALLOWED = {
     "bench": {"bench"},
     "rma": {"rma", "bench"},
+    "rdmo": {"rdmo", "rma", "bench"},
     "model": {"model", "bench"},
     "joins": {"joins", "rma", "bench"},
-    "locking": {"locking", "rma", "bench"},
-    "cmd": {"cmd", "joins", "locking", "model", "rma", "bench"},
-    "tests": {"tests", "cmd", "joins", "locking", "model", "rma", "bench"},
+    "locking": {"locking", "rdmo", "rma", "bench"},
+    "aggregate": {"aggregate", "rdmo", "rma", "bench"},
+    "cmd": {"cmd", "joins", "locking", "aggregate", "model", "rdmo", "rma", "bench"},
+    "tests": {"tests", "cmd", "joins", "locking", "aggregate", "model", "rdmo", "rma", "bench"},
 }
 GENERATED = {"bench/version.h", "bench/rmb_config.h", "joins/radix/exchange_list.h"}  # written into the build tree by meson, and
 GENERATED_MUTANT = re.compile(r"bench/rmb_mutant_[a-z0-9_]+\.h$")  # one per mutant (bench/meson.build)
@@ -104,6 +107,7 @@ def self_test(root, max_lines):
         ("rma/window.c", '#include "cmd/commands.h"\n', "a layer above it"),
         ("joins/generate.c", '#include "locking/modes.h"\n', "a layer above it"),
         ("bench/options.c", '#include "rma/window.h"\n', "a layer above it"),
+        ("rdmo/wire.c", '#include "locking/modes.h"\n', "a layer above it"),
         ("locking/modes.c", '#include "modes.h"\n', "not folder-qualified"),
         ("model/params.c", "#include <mpi.h>\n", "without MPI"),
         ("model/params.c", '#include "bench/context.h"\n', "without MPI"),
