@@ -6,11 +6,10 @@
 #   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
 #   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/); only
 #                 when clang and its libFuzzer runtime (libclang-rt-dev) are installed
-#   build-mutants/, build-mutants-mpich/  the mutation suite's builds (tests/mutants/): configured
-#                 here with no mutant; scripts/test.sh switches -Dmutant and rebuilds what it runs
+# The mutation suite needs no build of its own: it copies build/ and build-mpich/ (tests/mutants/).
 set -eu
 case ${1:-} in
--h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 ?*) echo "$(basename "$0"): $1: unknown argument (none taken; see --help)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/.."
@@ -26,12 +25,6 @@ setup() { # dir, options...: configure and build everything
     ninja -C "$1" >/dev/null || ninja -C "$1"
     echo "build: $1 ok"
 }
-setup_mutants() { # dir, options...: configure, back to no mutant, build rmabench only
-    configure "$@"
-    meson configure "$1" -Dmutant=none >/dev/null
-    ninja -C "$1" rmabench >/dev/null || ninja -C "$1" rmabench
-    echo "build: $1 ok (mutation suite)"
-}
 setup build -Dmpi=openmpi
 setup build-mpich -Dmpi=mpich
 setup build-nonuma -Dmpi=openmpi -Dnuma=disabled
@@ -46,5 +39,3 @@ if command -v clang >/dev/null 2>&1 &&
 else
     echo "build: build-fuzz skipped (no clang with libFuzzer)"
 fi
-setup_mutants build-mutants -Dmpi=openmpi
-setup_mutants build-mutants-mpich -Dmpi=mpich

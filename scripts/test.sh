@@ -4,8 +4,9 @@
 #   build-nonuma         libnuma disabled: the numa suite (runs work and record "numa: unavailable")
 #   build-asan           AddressSanitizer + UBSan: unit tests and small MPI runs (tests/sanitizers/)
 #   build-fuzz           libFuzzer: a few seconds of fuzzing per parser (tests/fuzz/), when clang has it
-#   build-mutants*       the mutation suite (tests/mutants/): every deliberate fault must be reported by
-#                        the default run of the command it breaks and by its tests ("mutants: N caught of N")
+#   mutants              the mutation suite (tests/mutants/README.md), on copies of build and build-mpich: every
+#                        deliberate fault must be reported by the default run of the command it breaks and by
+#                        its tests ("mutants: N caught of N")
 set -u
 case ${1:-} in
 -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; echo "RMB_TEST_ARGS: meson test arguments for build and build-mpich (e.g. --suite unit)"; exit 0 ;;
@@ -42,11 +43,12 @@ for dir in $dirs; do
     fi
     passed=$((passed + ok)); failed=$((failed + fl)); skipped=$((skipped + ${sk:-0}))
 done
-for dir in build-mutants build-mutants-mpich; do
-    log="$dir/meson-logs/rmabench-mutants.log"
-    echo "=== tests/mutants/run_mutants.sh $dir"
+for dir in build build-mpich; do
+    mkdir -p build-mutants
+    log="build-mutants/mutants-$dir.log"
+    echo "=== tests/mutants/run_mutants.py $dir"
     start=$(date +%s)
-    tests/mutants/run_mutants.sh "$dir" >"$log" 2>&1
+    tests/mutants/run_mutants.py "$dir" >"$log" 2>&1
     rc=$?
     grep -E '^(mutant|mutants:)' "$log" || tail -20 "$log"
     echo "($(( $(date +%s) - start )) s)"
