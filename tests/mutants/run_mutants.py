@@ -149,6 +149,8 @@ class Worker:
                 if a.startswith(self.build + os.sep) and os.path.isfile(a):
                     targets.add(os.path.relpath(a, self.build))
         rc, out = run(['ninja', '-C', self.sbuild] + sorted(targets), None, self.env, 600)
+        if rc != 0 and 'Regenerating build files' in out:
+            return False, f'mutant {name}: {self.build} is out of date (a meson.build changed): build it first', ''
         if rc != 0:
             return False, f'mutant {name}: does not build', out
         if 'no work to do' in out:
@@ -167,22 +169,26 @@ class Worker:
             npass = len(re.findall(r'^verification: PASS', out, re.M))
             default, ok = f'NOT REPORTED (exit {rc}, {npass} PASS lines)', False
         # 2. the tests, as meson test runs them (in the build directory, their environment and timeout)
-        failed, passed = 0, []
+        failed, passed, why = 0, [], []
         for t in tests:
             env = dict(self.env, **{k: relocate(v, self.build, self.sbuild, self.scratch) for k, v in t['env'].items()})
             cmd = [relocate(a, self.build, self.sbuild, self.scratch) for a in t['cmd']]
             cwd = relocate(t['workdir'] or self.build, self.build, self.sbuild, self.scratch)
-            rc, _ = run(cmd, cwd, env, (t['timeout'] or 30) * self.args.timeout_multiplier)
+            rc, out = run(cmd, cwd, env, (t['timeout'] or 30) * self.args.timeout_multiplier)
             res = 'SKIP' if rc == 77 else ('OK' if (rc == 0) != bool(t.get('should_fail')) else 'FAIL')
             if res == 'FAIL':
                 failed += 1
+                # what the test saw, so that a failure for another reason than the mutant can be told
+                why.append(f'  {t["name"]}: exit {rc}: ' +
+                           next((l for l in out.splitlines() if re.match(r'FAIL|verification: FAIL|.*(ERROR|Assertion)', l)),
+                                out.strip().splitlines()[-1] if out.strip() else '')[:200])
             else:
                 passed.append(f'{t["name"]}({res})')
         ok = ok and not passed
         line = (f'mutant {name} ({self.lib}, {m["ranks"]} ranks, rmabench {" ".join(m["invocation"])}): '
                 f'default run {default}; tests {failed} of {len(tests)} failed'
                 f'{" (passed: " + " ".join(passed) + ")" if passed else ""} [{time.time() - t0:.1f} s]')
-        return ok, line, ''
+        return ok, line + ''.join('\n' + w for w in why), ''
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
