@@ -35,7 +35,7 @@ res=$(mktemp -d /tmp/rmabench-test.XXXXXX)
 trap 'rm -rf "$res"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# build/ and build-mpich/ first; the test-only builds (scripts/build.sh --tests) beside Open MPI's tests
+# build/ and build-mpich/ first; the test-only builds later, beside the Open MPI tests
 $times_py run "$res/build-main.time" -- scripts/build.sh || exit 1
 
 # meson_section NAME DIR ARGS...: meson test in DIR; its summary in $res/NAME.{time,sum,tests,out}.
@@ -91,9 +91,9 @@ if [ "$quick" -eq 1 ]; then
     meson_section quick-mpich build-mpich --suite quick
 else
     # Side by side where they share the cores well: Open MPI's tests (many wait on the launcher or a
-    # timeout) and both libraries' netns tests (that mostly wait for daemons) beside the test-only
-    # builds, their tests and Open MPI's mutants; MPICH's ranks busy-poll, so its other tests and
-    # its mutants run with nothing beside them.
+    # timeout), both libraries' netns tests (they mostly wait for daemons), the test-only builds and
+    # their tests, and Open MPI's mutants (they compute). MPICH's ranks busy-poll, so its other tests
+    # and its mutants run with nothing beside them.
     sections="build-alone build build-netns build-mpich-netns build-asan build-fuzz build-nonuma mutants build-mpich mutants-mpich"
     mpich_args="--no-suite netns"
     if [ -n "${RMB_TEST_ARGS:-}" ]; then
@@ -101,19 +101,14 @@ else
         mpich_args=$RMB_TEST_ARGS
         # shellcheck disable=SC2086
         meson_section build build --num-processes 4 $RMB_TEST_ARGS &
-        lane1=$!
     else
         meson_section build-alone build --suite alone
-        (
-            # one netns test at a time on the machine: Open MPI's, then MPICH's (they mostly wait)
-            { meson_section build-netns build --suite netns; meson_section build-mpich-netns build-mpich --suite netns; } &
-            meson_section build build --num-processes 4 --no-suite alone --no-suite netns
-            wait
-        ) &
-        lane1=$!
+        meson_section build build --num-processes 4 --no-suite alone --no-suite netns &
+        # one netns test at a time on the machine: Open MPI's, then MPICH's
+        { meson_section build-netns build --suite netns; meson_section build-mpich-netns build-mpich --suite netns; } &
     fi
     (
-        $times_py run "$res/build-tests.time" -- scripts/build.sh --tests >"$res/build-tests.log" 2>&1 || exit 1
+        $times_py run "$res/build-tests.time" -- scripts/build.sh build-nonuma build-asan build-fuzz >"$res/build-tests.log" 2>&1 || exit 1
         meson_section build-asan build-asan --suite unit --suite asan
         if [ -f build-fuzz/build.ninja ]; then
             meson_section build-fuzz build-fuzz --suite fuzz
@@ -121,12 +116,11 @@ else
             echo "=== build-fuzz skipped (no clang with libFuzzer)" >"$res/build-fuzz.out"; echo "0 0 0" >"$res/build-fuzz.sum"
         fi
         meson_section build-nonuma build-nonuma --suite numa
-        mutant_section mutants build
     ) &
-    lane2=$!
-    wait "$lane1" "$lane2"
+    mutant_section mutants build &
+    wait
     if [ "$(cut -d' ' -f1 "$res/build-tests.time")" -ne 0 ]; then
-        echo "scripts/build.sh --tests failed:"; cat "$res/build-tests.log"; exit 1
+        echo "scripts/build.sh build-nonuma build-asan build-fuzz failed:"; cat "$res/build-tests.log"; exit 1
     fi
     # shellcheck disable=SC2086
     meson_section build-mpich build-mpich $mpich_args --no-suite scale --no-suite plots --no-suite readme

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Size flags across their documented ranges, under the sanitizer build.
 
-    size_sweep.py --mpirun M --np N --seed S --runs K [--jobs J] [--prefix CMD...] -- PROGRAM ARGS... \\
+    size_sweep.py --mpirun M --np N --seed S --runs K [--prefix CMD...] -- PROGRAM ARGS... \\
                   ;; --flag=LO:HI [--flag=LO:HI ...]
 
 Each run gives every swept flag a value drawn from [LO, HI]: run 0 takes every LO, run 1 every
@@ -10,10 +10,7 @@ printed command). A run must end within the timeout with exit 0, or with exit 2 
 names a flag or the command; any sanitizer report, any other exit or a timeout fails the sweep.
 The documented range is the flag's own (its option table); a sweep may cap HI below it where a
 run at the top would only take long, and then checks the top once, expecting exit 0 or 2.
---jobs J runs J of the runs at a time (each still printed with its outcome, in order); "{run}" in
-PROGRAM ARGS becomes the run's number (an output file of its own).
 """
-import concurrent.futures
 import math
 import os
 import random
@@ -25,7 +22,7 @@ SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|
 
 
 def parse(argv):
-    opts = {"--mpirun": None, "--np": "2", "--seed": "1", "--runs": "8", "--timeout": "120", "--top": "", "--jobs": "1"}
+    opts = {"--mpirun": None, "--np": "2", "--seed": "1", "--runs": "8", "--timeout": "120", "--top": ""}
     prefix = []
     i = 0
     while i < len(argv) and argv[i] != "--":
@@ -94,15 +91,14 @@ def main():
         runs.append([a for f, lo, hi in swept for a in (f, str(value(rng, run, lo, hi)))])
     for top in filter(None, opts["--top"].split(",")):  # a flag's documented maximum, once
         runs.append([top.split("=")[0], top.split("=")[1]])
-    cmds = [launch + [a.replace("{run}", str(k)) for a in program] + args for k, args in enumerate(runs)]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=int(opts["--jobs"])) as pool:
-        whys = pool.map(lambda cmd: check(cmd, timeout), cmds)
-        failed = 0
-        for cmd, why in zip(cmds, whys):
-            print("+ " + " ".join(cmd), flush=True)
-            if why:
-                failed += 1
-                print("FAIL: " + why, flush=True)
+    failed = 0
+    for args in runs:
+        cmd = launch + program + args
+        print("+ " + " ".join(cmd), flush=True)
+        why = check(cmd, timeout)
+        if why:
+            failed += 1
+            print("FAIL: " + why, flush=True)
     print("size sweep: %d runs, %d failed" % (len(runs), failed))
     return 1 if failed else 0
 
