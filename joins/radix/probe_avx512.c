@@ -10,8 +10,6 @@
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_radix_match_rid.h"
-#include "bench/rmb_mutant_radix_swap_rids.h"
 #include "joins/generate.h"
 
 #if RMB_SIMD_AUTO
@@ -24,34 +22,18 @@
 AVX512_PROBE static inline __attribute__((always_inline)) __m512i add_terms(__m512i sum, __mmask8 eq, __m512i ri, __m512i w,
                                                                            __m512i spart, const radix_probe_consts *k)
 {
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
-    uint64_t rl[8], sl[8], c = 0;
-    _mm512_storeu_si512((void *)rl, ri);
-    _mm512_storeu_si512((void *)sl, w);
-    for (int l = 0; l < 8; l++)
-        if (eq >> l & 1)
-            c += match_term((sl[l] & ~k->keymask) + k->rid_base[1], (rl[l] & ~k->keymask) + k->rid_base[0],
-                            ((sl[l] >> k->rid_bits) << k->radix_bits) | k->part);
-    (void)spart;
-    return _mm512_add_epi64(sum, _mm512_maskz_set1_epi64(1, (long long)c));
-#else
     (void)k, (void)w;
     __m512i z = _mm512_add_epi64(_mm512_mullo_epi64(ri, _mm512_set1_epi64((long long)MATCH_R_MUL)), spart); /* match_mix */
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
     z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)MATCH_MIX_MUL));
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
     return _mm512_mask_add_epi64(sum, eq, sum, z);
-#endif
 }
 
 /* the bits a match compares */
 AVX512_PROBE static inline __m512i key_bits(const radix_probe_consts *k)
 {
-#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
-    return _mm512_set1_epi64((long long)~k->keymask);
-#else
     return _mm512_set1_epi64((long long)k->keymask);
-#endif
 }
 
 /* the S items' part of their terms */

@@ -4,8 +4,6 @@
 
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_hist_lane.h"
-
 void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist)
 {
     const uint64_t mask = (UINT64_C(1) << bits) - 1;
@@ -38,11 +36,7 @@ static inline __attribute__((always_inline)) void histogram_lanes(const uint64_t
         for (uint64_t l = 0; l < RADIX_HIST_LANES; l++) lane[l * np + ((items[(i + l) * W] >> shift) & mask)]++;
     for (; i < n; i++) hist[(items[i * W] >> shift) & mask]++;
     for (uint64_t p = 0; p < np; p++)
-#ifdef RMB_MUTANT_RADIX_HIST_LANE /* mutation suite: the last lane is left out of the sum */
-        for (uint64_t l = 0; l + 1 < RADIX_HIST_LANES; l++) hist[p] += lane[l * np + p];
-#else
         for (uint64_t l = 0; l < RADIX_HIST_LANES; l++) hist[p] += lane[l * np + p];
-#endif
 }
 
 void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist)

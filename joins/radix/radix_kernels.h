@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_skip_line.h"
 #include "joins/generate.h"
 #include "joins/tuple.h"
 
@@ -102,9 +101,6 @@ static inline uint64_t *radix_full_line_dst(const uint64_t *line, uint64_t q, ui
         ++*bad;
         return NULL;
     }
-#ifdef RMB_MUTANT_RADIX_SKIP_LINE /* mutation suite: every 64th whole line is not written (both SIMD paths) */
-    if (valid >= L && (end / L) % 64 == 63) return NULL;
-#endif
     if (valid >= L) return out + (end - L) * (uint64_t)W;
     memcpy(out + bounds[p] * (uint64_t)W, line + (L - valid) * (uint64_t)W, valid * (uint64_t)W * sizeof(uint64_t));
     return NULL;
@@ -216,7 +212,7 @@ uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition
 typedef struct {
     int hash_shift, rid_bits, radix_bits;
     uint64_t mask, keymask, khi_mul, pre0;
-    uint64_t part, rid_base[2]; /* for the mutation suite's swapped-rid fault */
+    uint64_t part, rid_base[2]; /* read by the mutant tests/mutants/radix_swap_rids.patch */
 } radix_probe_consts;
 uint64_t radix_probe_avx512(const uint64_t *r, const uint64_t *s, uint64_t s_n, const radix_probe_consts *k,
                             const uint32_t *heads, const uint32_t *next, uint64_t *matches, uint64_t *checksum);

@@ -13,7 +13,6 @@
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_radix_scatter_rank.h"
 
 #if RMB_SIMD_AUTO
 #include <immintrin.h>
@@ -31,7 +30,7 @@ int radix_avx512_available(void)
 #define AVX512_SCATTER __attribute__((target("avx512f,avx512cd,avx512vpopcntdq")))
 
 /* Place 8 items k of partitions p: their slots, the offsets past them, the lines they complete
- * (appended to fq/fp at *nf). ranked 0 only under the mutation suite's fault (the local passes'). */
+ * (appended to fq/fp at *nf). ranked 0 only in the mutant tests/mutants/radix_scatter_rank.patch. */
 AVX512_SCATTER static inline __attribute__((always_inline)) void place8(__m512i k, __m512i p, uint64_t *off,
                                                                        uint64_t *lines, uint64_t *fq, uint64_t *fp,
                                                                        uint64_t *nf, const int ranked)
@@ -63,11 +62,7 @@ AVX512_SCATTER uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift
     uint64_t nf = 0;
     for (int j = 0; j < RADIX_SWWC_BLOCK(8); j += 8) {
         const __m512i k = _mm512_loadu_si512((const void *)(in + j));
-#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: items of one vector that share a partition share a slot */
-        place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 0);
-#else
         place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 1);
-#endif
     }
     return nf;
 }

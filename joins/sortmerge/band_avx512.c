@@ -4,7 +4,6 @@
  * for the whole chain. Here a block's parts and words come first, 8 tuples at a time (vpmullq:
  * AVX-512DQ), and the scatter that follows only loads each part's position and stores. */
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_smj_band_tail.h"
 #include "joins/sortmerge/smj_kernels.h"
 
 #if RMB_SIMD_AUTO
@@ -42,11 +41,7 @@ AVX512 void smj_band_words_avx512(const tuple_t *t, size_t n, const smj_band_vec
         _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T0);
         const size_t k = n - i < 8 ? n - i : 8;
         const __m512i a = _mm512_maskz_loadu_epi64(low_words(2 * k), words + 2 * i);
-#ifdef RMB_MUTANT_SMJ_BAND_TAIL /* mutation suite: a short group's last record id not loaded (read as 0) */
-        const __m512i b = _mm512_maskz_loadu_epi64(k > 4 && k < 8 ? low_words(2 * k - 9) : k > 4 ? 0xFF : 0, words + 2 * i + 8);
-#else
         const __m512i b = _mm512_maskz_loadu_epi64(k > 4 ? low_words(2 * k - 8) : 0, words + 2 * i + 8);
-#endif
         const __m512i key = _mm512_permutex2var_epi64(a, even, b), rid = _mm512_permutex2var_epi64(a, odd, b);
         __m512i tgt = _mm512_setzero_si512(); /* the splitters below the key (smj_part_of) */
         for (int s = 0; s + 1 < v->parts; s++)

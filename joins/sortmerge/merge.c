@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_smj_lose_last_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 
@@ -176,9 +175,6 @@ void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *start
             br[b] = 0;
             for (int x = 0; ok && x < n; x += fanin) {
                 int k = n - x < fanin ? n - x : fanin;
-#ifdef RMB_MUTANT_SMJ_LOSE_LAST_RUN /* mutation suite: the first pass loses the last run */
-                if (*passes == 0 && b == bands - 1 && x + k == n && k > 1) k--;
-#endif
                 size_t len = 0;
                 for (int i = 0; i < k; i++) {
                     ptr[i] = src + st[g + x + i] * item;

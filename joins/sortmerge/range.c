@@ -7,10 +7,6 @@
 
 #include "bench/fastclock.h"
 #include "bench/memory.h"
-#include "bench/rmb_mutant_smj_band_lane.h"
-#include "bench/rmb_mutant_smj_band_tail.h"
-#include "bench/rmb_mutant_smj_slot_count.h"
-#include "bench/rmb_mutant_smj_two_part_offset.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
@@ -105,11 +101,7 @@ static void scatter_two(const tuple_t *t, uint64_t n, uint64_t split, int rid_bi
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t hi = split < t[i].key, m = UINT64_C(0) - hi; /* part 1: all ones */
         const uint64_t q = (q1 & m) | (q0 & ~m);
-#ifdef RMB_MUTANT_SMJ_TWO_PART_OFFSET /* mutation suite: part 1 packed as offsets from part 0's lowest key */
-        out[q] = (t[i].key << rid_bits) + t[i].rid - ((s0 & m) | (s1 & ~m));
-#else
         out[q] = (t[i].key << rid_bits) + t[i].rid - ((s1 & m) | (s0 & ~m));
-#endif
         q0 += 1 - hi;
         q1 += hi;
     }
@@ -216,11 +208,7 @@ static void count_bands(const tuple_t *t, uint64_t n_all, uint64_t stride, const
             lane[0][hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++;
         }
         for (int f = 0; f < F; f++)
-#ifdef RMB_MUTANT_SMJ_BAND_LANE /* mutation suite: the last lane of counters is not summed */
-            for (int j = 0; j < BAND_LANES - 1; j++) count[f] += lane[j][f];
-#else
             for (int j = 0; j < BAND_LANES; j++) count[f] += lane[j][f];
-#endif
         return;
     }
     for (uint64_t i = 0; i < n; i++) {
@@ -260,11 +248,7 @@ static int scatter_bands_vec(const tuple_t *t, uint64_t n, const band_map *m, in
     return 0;
 }
 
-#ifdef RMB_MUTANT_SMJ_BAND_TAIL /* mutation suite: as in band_avx512.c, where no vector kernel runs */
-#define BAND_RID(t, i, n) ((i) + 1 == (n) && (n) % 8 > 4 ? 0 : (t)[i].rid)
-#else
 #define BAND_RID(t, i, n) ((t)[i].rid)
-#endif
 
 /* scatter_packed and scatter_wide band by band: part f fills pos[f] = start[f] up to below end[f]
  * (its slot), sub[t] per target. Returns 1 as soon as a part would pass its slot's end (then what
@@ -436,11 +420,7 @@ static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const 
         scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub, pl->packed[rel]);
     }
     for (int f = 0; f < F; f++) {
-#ifdef RMB_MUTANT_SMJ_SLOT_COUNT /* mutation suite: each slot's count taken one short at its end */
-        count[f] = pos[f] - at[f] - (pos[f] > at[f]);
-#else
         count[f] = pos[f] - at[f];
-#endif
     }
     return fresh;
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "bench/fastclock.h"
-#include "bench/rmb_mutant_smj_radix_pingpong.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
@@ -58,9 +57,6 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
     for (int p = 0; p < passes; p++) {
         uint32_t *pos = count[p];
         const int sh = shift + p * digit;
-#ifdef RMB_MUTANT_SMJ_RADIX_PINGPONG /* mutation suite: the high pass reads the input, not the low pass's output */
-        if (p == 1) in = src;
-#endif
         /* four words' slots taken before any is stored (as in the radix join's passes,
          * joins/radix/network_partition.c): runs of 32768 words with 24 key bits, both kernels
          * alternated in one process on the Zen 3 VM, 5.9-6.7 against 6.6-7.3 ns a word */

@@ -9,7 +9,6 @@
 
 #include "bench/cache_size.h"
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_smj_clean_lane.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 
@@ -69,11 +68,7 @@ AVX512_IMPL void clean_pair8(v8 *x, v8 *y, const int y_reversed)
     cx8(&l2, &h2);
     v8 l3 = _mm512_unpacklo_epi64(l2, h2), h3 = _mm512_unpackhi_epi64(l2, h2); /* x0 x2 y0 y2 x4 x6 y4 y6 | x1 x3 ... */
     cx8(&l3, &h3);
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: the last two lanes of x come back swapped */
-    *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(5, 13, 12, 4, 9, 1, 8, 0), h3);
-#else
     *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(13, 5, 12, 4, 9, 1, 8, 0), h3);
-#endif
     if (y_reversed) *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(2, 10, 3, 11, 6, 14, 7, 15), h3);
     else *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(15, 7, 14, 6, 11, 3, 10, 2), h3);
 }
@@ -318,11 +313,7 @@ AVX2 static inline void clean_pair4(v4 *x, v4 *y)
     v4 l2 = _mm256_unpacklo_epi64(lo, hi), h2 = _mm256_unpackhi_epi64(lo, hi); /* x0 x2 y0 y2 | x1 x3 y1 y3 */
     cx4(&l2, &h2);
     v4 u = _mm256_unpacklo_epi64(l2, h2), v = _mm256_unpackhi_epi64(l2, h2); /* x0 x1 y0 y1 | x2 x3 y2 y3 */
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: x's halves come back swapped */
-    *x = _mm256_permute2x128_si256(u, v, 0x02);
-#else
     *x = _mm256_permute2x128_si256(u, v, 0x20);
-#endif
     *y = _mm256_permute2x128_si256(u, v, 0x31);
 }
 

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_smj_count_lane.h"
-#include "bench/rmb_mutant_smj_count_tail.h"
 #include "joins/generate.h"
 
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
@@ -99,11 +97,7 @@ static inline __attribute__((always_inline)) void count_above(const tuple_t *t, 
         for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
             for (size_t s = 0; s < NS; s++) above[k][s] += splitters[s] < t[i + k].key;
     for (size_t k = 0; k < SMJ_COUNT_LANES; k++) seen[k] = i / SMJ_COUNT_LANES;
-#ifdef RMB_MUTANT_SMJ_COUNT_TAIL /* mutation suite: the keys after the last whole group are not counted */
-    for (; i < n; i++)
-#else
     for (; i < n; i++, seen[0]++)
-#endif
         for (size_t s = 0; s < NS; s++) above[0][s] += splitters[s] < t[i].key;
     for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
         for (size_t p = 0; p <= NS; p++) lanes[k * P + p] = (p ? above[k][p - 1] : seen[k]) - (p < NS ? above[k][p] : 0);
@@ -127,11 +121,7 @@ void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, i
     }
     for (size_t p = 0; p < P; p++) {
         uint64_t c = 0;
-#ifdef RMB_MUTANT_SMJ_COUNT_LANE /* mutation suite: the last lane is left out of the sum */
-        for (size_t k = 0; k + 1 < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
-#else
         for (size_t k = 0; k < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
-#endif
         count[p] = c;
     }
 }
