@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Code comments say why the code is as it is, in words that stay true (docs/measurements.md,
 "Adding a figure"): no measurement history in the production sources (FOLDERS). Reads only the
-comments (C: // and /* */; Python: # comments, through tokenize; shell: # outside quotes and
+comments (C: // and /* */; Python: # comments and docstrings; shell: # outside quotes and
 here-documents; never the shebang or a string literal, so a message a user reads may say "took
 3 s") and reports each problem as FILE:LINE: reason:
   - issue numbers ("issue 62", "#62"): they mean nothing in the repository;
@@ -25,6 +25,7 @@ breaks a rule, 1 otherwise.
     check_comments.py ROOT              check the production folders under ROOT
     check_comments.py ROOT --self-test  also prove the rules on known-bad and known-good comments
 """
+import ast
 import io
 import os
 import re
@@ -72,17 +73,18 @@ RULES = [
         r"\bbefore this change\b", re.I)),
 ]
 # a measured figure: a number with a unit (or a ratio) in the same sentence as a result word
-FIGURE = re.compile(r"(?<![\w.])" + RANGE + r"\s*" + UNIT)
+NOT_A_RESULT = r"(?!\s*(?:quantiles?|CI\b|confidence|steps?\b))"
+FIGURE = re.compile(r"(?<![\w.])" + RANGE + r"\s*" + UNIT + NOT_A_RESULT)
 # a tolerance or a target ("within 15%", "a +-15% band") is a parameter, not a result
 TOLERANCE = re.compile(r"(?:\bwithin|\+-|±|<=?|(?<!-)>=?)\s*$")
 # figures that are results by their form: a range of times or rates ("0.65-0.73 s", "5-9%"), a time
 # with decimals ("23.0 ms"), an approximate time ("~6 ns"); a tolerance is none of them
 MEASURED_FORM = re.compile(r"(?<![\w.~])(?:\d+(?:\.\d+)?\s*(?:-|–)\s*\d+(?:\.\d+)?\s*(?:%|s|ms|us|µs|ns|GB/s|MB/s|M/s|s/GB)"
                            r"|\d+\.\d+\s*(?:%|s|ms|us|µs|ns|GB/s|M/s|s/GB)|~\s*\d+(?:\.\d+)?\s*(?:s|ms|us|µs|ns|%))(?![\w/])"
-                           r"(?!\s*(?:quantiles?|CI\b|confidence|steps?\b))")
+                           + NOT_A_RESULT)
 # the thesis' own figures, cited with their table, equation or section, are not measurements here
 CITED = re.compile(r"\bthesis\b|\bTPC-C\b|\bTable \d|\beq\. ?\d|\bFig\. ?\d", re.I)
-QUOTED = re.compile(r'"[^"]*"')
+QUOTED = re.compile(r'"[^"]*"|(?<!\w)\'[^\'\n]*\'(?!\w)')
 RESULT_WORD = re.compile(r"\b" + RESULT + r"\b", re.I)
 # a figure compared with another, or told as history, or placed "here", is a measurement too
 COMPARED = re.compile(r"\b(?:against|vs\.?|versus)\s|\s->\s|→", re.I)
@@ -122,14 +124,23 @@ def c_comments(text):
 
 
 def python_comments(text):
+    """# comments and docstrings (documentation, not a message a user reads)."""
     out = []
+    try:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                doc = node.body[0]
+                if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+                    out.extend((doc.lineno + k, part) for k, part in enumerate(doc.value.value.split("\n")))
+    except (SyntaxError, ValueError):
+        pass
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT and not (tok.start[0] == 1 and tok.string.startswith("#!")):
                 out.append((tok.start[0], tok.string[1:]))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass
-    return out
+    return sorted(out)
 
 
 HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
@@ -292,6 +303,7 @@ BAD = [
     ("x.c", "/* this used to be a barrier */"),
     ("x.py", "x = 1  # saves 20% of the plot time\n"),
     ("x.py", "#!/usr/bin/env python3\n# issue 12 asked for it\n"),
+    ("x.py", "def f():\n    \"\"\"The sweep (issue 15): on a VM.\"\"\"\n"),
     ("x.sh", "#!/bin/sh\necho hi  # measured here (0.3 s)\n"),
     ("x.c", "/* MPICH round trip 5-7 us -> 0.8-0.9 us */"),
     ("x.c", "/* the first store to each page exits to the host: 10-20 us a page here */"),
@@ -316,6 +328,8 @@ GOOD = [
     ("x.c", "/* the file says how it was measured */"),
     ("x.c", "/* Table 5.1's 67.5 us at 0% remote; thesis: 2.8 us a request */"),
     ("x.c", "/* prints \"host steal: 12.3% of the CPU time\" */"),
+    ("x.py", "def f():\n    \"\"\"'floor 0.09-0.12 us against 0.48-0.52 us' (the rank's text)\"\"\"\n"),
+    ("x.py", "def f():\n    \"\"\"the 95% CI at the largest rank count where it ran twice\"\"\"\n"),
     ("x.c", "/* sleep 20 us per poll after 64 yields (ctx->poll_yield); rank 0 times the scatter */"),
     ("x.c", "/* R slot -> key - 1 S slot; three 32 x 32 -> 64 products; 2 x 16M tuples against 2 x 8M */"),
     ("x.sh", "#!/bin/sh\n# every phase within 20% of the measured, the totals within 15%; a +-15% band\n"),
