@@ -9,7 +9,7 @@
                                      fail a test)
 
 DIR holds, per section NAME: NAME.time (from run) and NAME.tests, lines "seconds<TAB>test name".
-BUDGET: lines "section seconds" (wall time on the reference machine; # starts a comment).
+BUDGET: lines "section seconds" (the wall time a section may take; # starts a comment).
 """
 import os
 import resource

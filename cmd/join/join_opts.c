@@ -27,7 +27,7 @@ void join_default_opts(join_opts *o)
     o->selectivity = 1.0;
     o->seed = 42;
     o->repeat = 1;
-    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
+    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest on this host; create with MPICH < 4.1 */
     o->passes = -1;
     o->flush = RMA_FLUSH_AUTO; /* rma_flush_resolve: request where ranks outnumber cores or with MPICH < 4.1 */
     o->buffer_size = 64 * 1024;

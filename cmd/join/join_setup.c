@@ -86,7 +86,8 @@ static void plan_run(join_session *js)
     mem_check_host(ctx, need.rank_bytes, need.flag, need.advice);
 }
 
-/* --window auto: the flavour that allocates and faults in cheapest here (rma/window_auto.h), from
+/* --window auto: the flavour that allocates and faults in cheapest on this host
+ * (rma/window_auto.h), from
  * --model's t_win_cost_* when it has them, else measured on a window the size of the planned ones
  * (256 KiB to 4 MiB); the joins then run with it as if given. */
 static void pick_window(join_session *js)

@@ -157,9 +157,8 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
     }
     uint64_t m = 0, c = 0, first = 0;
     /* AVX-512 only: an AVX2 probe (4 lanes, heads, links and R items gathered, the checksum in
-     * emulated 64-bit multiplies) ran 4.1-6.7 ns a tuple against this scalar loop's 3.1-4.8 on the
-     * EPYC VM (Zen 3 without AVX-512, leaves of 16384 R items, 1:1 and 1:4, alternated in one
-     * process), where gathers are slow: AVX2 CPUs probe in scalar */
+     * emulated 64-bit multiplies) is slower than this scalar loop where gathers are slow
+     * (docs/measurements.md, "From code comments"): AVX2 CPUs probe in scalar */
     if (W == 1 && t->simd) first = radix_probe_avx512(r, s, s_n, &k, heads, next, &m, &c); /* 8 at a time; the rest below */
     for (uint64_t jj = first; jj < probes; jj++) {
         const uint64_t j = jj < s_n ? jj : 0;

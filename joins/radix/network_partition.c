@@ -119,8 +119,8 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
         /* Four tuples at a time: their four slots are taken (pos[] read and bumped) before any of
          * them is staged. Staged one by one, the next tuple's pos[] load waited for the previous
          * store into the staging lines, whose address comes from a load (the CPU cannot tell that
-         * they do not alias): at 16 partitions, where neighbours share a partition often, 5.6 ns
-         * an item against 4.0 (the same loop on local data, Zen 3 VM, medians of 101). */
+         * they do not alias), which slows the loop most at small fan-outs, where neighbours share a
+         * partition often (docs/measurements.md, "From code comments"). */
         for (; i + 4 <= i0 + bn; i += 4) {
             uint64_t p4[4], q4[4];
             for (int j = 0; j < 4; j++) {

@@ -2,11 +2,10 @@
  * bucket chains together (the heads and then each chain's next link gathered, the R items gathered
  * and compared under the key mask), the matches' checksum terms summed in the lanes. A lane whose
  * chain ends waits for the vector's longest chain; chains are short (a bucket per R item), and
- * no branch depends on a chain's length, which is what the scalar loop mispredicts. Xeon VM, leaves
- * of 62500 R items, build + probe alternated in one process: 1:1 2.85-3.74 ns a tuple against
- * 3.26-5.39 scalar, 1:4 3.32-3.93 against 4.18-5.63. Over one-item buckets (radix_probe_direct_avx512)
- * a probe is one gather; the checksum's 64-bit multiplies in vectors made it 1.6 against 2.7 ns a
- * tuple at 1:1 and 1.3 against 3.1 at 1:4 on the EPYC VM (Zen 4, leaves of 32768). MPI-free. */
+ * no branch depends on a chain's length, which is what the scalar loop mispredicts. Over one-item
+ * buckets (radix_probe_direct_avx512) a probe is one gather, and the checksum's 64-bit multiplies
+ * run in vectors too. Whether either beats the scalar probe depends on the CPU (kernel_pick.c;
+ * docs/measurements.md, "From code comments"). MPI-free. */
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"

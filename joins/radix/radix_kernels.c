@@ -19,9 +19,8 @@ void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hi
 
 /* Items counted into RADIX_HIST_LANES arrays of counters in turn, summed at the end: with few
  * partitions consecutive items often hit one counter, and each increment would wait for the last
- * one's store (the count alone in cache, 32 partitions, Xeon VM: 1.25 -> 0.90 ns an item; a whole
- * local pass of 2M items, old and new alternated in one process: 2^4-2^8 partitions 4-8% faster,
- * 2^10 and 32M items out of cache even). Up to 2^8 partitions (8 KiB of lanes on the stack);
+ * one's store; lanes shorten small fan-outs' passes and cost nothing at large ones
+ * (docs/measurements.md, "From code comments"). Up to 2^8 partitions (8 KiB of lanes on the stack);
  * above, one array (collisions are rare). */
 #define RADIX_HIST_LANES 4
 #define RADIX_HIST_LANE_BITS 8

@@ -4,12 +4,10 @@
  * vpopcntq), items and offsets scattered, the completed lines compressed into the block's list of
  * lines to write out. The staging layout and the block are the scalar
  * loops' (radix_kernels.h), so that local_partition.c and network_partition.c write the lines out
- * the same way.
- * Xeon VM, 2^5 partitions, 2M items, alternated in one process: 2.83-2.89 ns an item against
- * 3.51-3.60 for the scalar loop (in cache) and 2.88 against 3.58 (out of cache). The completed
- * lines are compressed in a register and stored whole, not with vpcompressq to memory, which Zen 4
- * runs as a long microcoded sequence: a 2^6-way pass of 32M items there 5.8-6.0 -> 2.4-2.5 ns an
- * item (64K items in L2: 2.1; the scalar loop 1.6-2.1, which --simd auto keeps there). MPI-free. */
+ * the same way. The completed lines are compressed in a register and stored whole, not with
+ * vpcompressq to memory, which some CPUs run as a long microcoded sequence; where the scalar loop
+ * is still faster, --simd auto keeps it (kernel_pick.c; docs/measurements.md, "From code
+ * comments"). MPI-free. */
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"

@@ -43,8 +43,8 @@ static inline uint64_t group_terms(const uint64_t *r, size_t rn, const uint64_t 
 
 /* The branchy merge from the heads on (in locals, as group_terms), until either relation ends or
  * `budget` tuples have been consumed (a group under way is finished: it may take more). Its fused
- * group scan below matters: a separate scan for the group's end and then group_terms took a
- * self-join of 8M random keys (smj-sortbench) 0.10 s against 0.075. */
+ * group scan below matters: a separate scan for the group's end and then group_terms reads each
+ * group twice (docs/measurements.md, "From code comments"). */
 __attribute__((noinline)) static void match_scalar_n(match_scan *x, size_t budget)
 {
     const int b = x->rid_bits;
@@ -85,11 +85,9 @@ static void match_scalar(match_scan *x) { match_scalar_n(x, SIZE_MAX); }
 
 /* Where a vector block cannot go on or moves the heads little, the scalar merge takes the next
  * MATCH_STRETCH tuples: groups of a key longer than a block (a skewed S, a self-join) are the
- * scalar loop's best case and a block's worst (a block takes one key, or none). Zen 4 VM, before
- * (one key at a time through the scalar groups, then a block again) and after, alternated: the
- * skewed join's match (--skew 1.2 --ranges splitters, 20 runs) 0.0600 -> 0.0563 s (scalar 0.0538);
- * a self-join of 8M random keys, AVX-512 0.093 -> 0.087 s, AVX2 on a Zipf S 0.031 -> 0.027 s;
- * 1:1 unchanged (0.013 s). 64 and 1024 read the same as 256. The scalar merge is one function
+ * scalar loop's best case and a block's worst (a block takes one key, or none); a stretch instead
+ * of one key at a time shortens skewed and self-joins and leaves 1:1 as it is, whether 64, 256 or
+ * 1024 tuples (docs/measurements.md, "From code comments"). The scalar merge is one function
  * out of line, not inlined into the vector kernels' blocks. */
 #define MATCH_STRETCH 256
 
@@ -324,14 +322,15 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
                     .mask = rid_bits >= 64 ? ~0ull : (1ull << rid_bits) - 1,
                     .pre0 = match_pre(rid_base[0], rid_base[1], key_base)};
 #if RMB_SIMD_AUTO
-    /* the kernel multiplies 64-bit lanes (AVX-512DQ: every AVX-512 CPU but the Xeon Phi) */
+    /* the kernel multiplies 64-bit lanes (AVX-512DQ, which the first AVX-512 many-core CPUs lack)
+     * */
     if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) {
         if (rn >= MATCH_PAIR_MIN && sn >= MATCH_PAIR_MIN && rid_bits < 64) match_split_avx512(&x);
         else match_avx512(&x);
     }
     /* AVX2 only up to 2 S tuples per R tuple: its 4-lane blocks take about one S group each at 1:4,
-     * and its multiplies are three 32-bit ones (smj-sortbench, Xeon VM, medians of 5-6 at 8M
-     * tuples, AVX2 against scalar: 1:1 0.0168 / 0.0357 s, 1:2 0.0233 / 0.0266, 1:4 0.0267 / 0.0246) */
+     * and its multiplies are three 32-bit ones, so beyond that the scalar merge is as fast
+     * (docs/measurements.md, "From code comments") */
     else if ((simd == SMJ_SIMD_AVX2 || simd == SMJ_SIMD_AVX2_U64) && rid_bits >= 1 && sn <= 2 * rn) match_avx2(&x);
 #endif
     (void)simd;

@@ -220,7 +220,7 @@ uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *s
 {
     if (fanin < 2) fanin = 2;
     /* without the caller's: one tree for every merge of the call (a fresh malloc per merge is fresh
-     * pages each time once it is large enough for mmap: 10-20 us per 4 KiB page on a VM); without
+     * pages each time once it is large enough for mmap, costly under a hypervisor); without
      * that either, each merge allocates its own (merge_runs_in) */
     uint64_t *own = tree || runs <= 1 ? NULL : malloc(smj_merge_tree_words(fanin) * sizeof *own + 8);
     tree_merge m = {tree_buffer(fanin), simd, tree ? tree : own};

@@ -3,10 +3,9 @@
  * send buffers; a buffer is reused only after its put completed as --flush says: MPI_Put and
  * MPI_Win_flush to its target, or MPI_Rput and MPI_Wait, rma/flush.h). Rank i starts with target
  * i+1 so that the receivers are not all hit at once. Runs for this rank are sorted in cache too and
- * streamed into its own window (mem_stream_copy): a sort straight into the window had its last
- * pass read every line of the window from memory before writing it (AMD EPYC VM, 2 x 16M tuples,
- * alternated: sort 0.19-0.22 s against 0.14-0.18 s). Then flush and the end of the epoch:
- * afterwards every window holds all its runs.
+ * streamed into its own window (mem_stream_copy): a sort straight into the window has its last
+ * pass read every line of the window from memory before writing it (docs/measurements.md, "From
+ * code comments"). Then flush and the end of the epoch: afterwards every window holds all its runs.
  * Both formats alike, a tuple being pl->words 64-bit words: packed runs sorted by the vector
  * kernels or by LSD radix over their key bits (pl->run_sort), wide ones by their radix sort
  * (smj_kernels.h). Under --window shared the runs for a rank on this node are streamed into its

@@ -86,8 +86,9 @@ void smj_range_lut_free(smj_range_lut *l)
  * registers; a lane's count of part p is then above[p - 1] - above[p]. No counter in memory is
  * incremented at an address that depends on the key, so no increment waits for the previous one's
  * store, and the loop is a plain reduction whatever the code's alignment (the table-free loop of
- * increments ran 0.21-0.26 or 0.29-0.35 s in the partition phase at 2 x 16M tuples depending on
- * where an unrelated change put it). NS: the splitters, a compile-time constant where given. */
+ * increments ran at two speeds depending on where an unrelated change put it,
+ * (docs/measurements.md, "From code comments")). NS: the splitters, a compile-time constant where
+ * given. */
 static inline __attribute__((always_inline)) void count_above(const tuple_t *t, uint64_t n, const uint64_t *splitters,
                                                               const size_t NS, size_t P, uint64_t *lanes)
 {

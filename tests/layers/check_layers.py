@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""One direction of dependency (README "Layout"): every #include "..." is folder-qualified and goes
-to the file's own folder or to a layer below it; model/ never sees MPI; no function in cmd/ is longer
-than --max-lines. Exit 0 when the tree keeps the rules, 1 with one line per broken rule.
+"""One direction of dependency (docs/design.md, "Layers and source layout"): every #include "..."
+is folder-qualified and goes to the file's own folder or to a layer below it; model/ never sees MPI;
+no function in cmd/ is longer than --max-lines. Exit 0 when the tree keeps the rules, 1 with one
+line per broken rule.
 
     check_layers.py ROOT              check the tree at ROOT
     check_layers.py ROOT --self-test  also prove that an upward include, a bare include, an MPI
