@@ -46,6 +46,21 @@ double phases_get(const phase_set *p, const char *name);
  * phase's timer starts and stops, and add the difference (fresh memory shows as faults). */
 long rmb_minflt(void);
 void phases_add_faults(phase_set *p, const char *name, long faults);
+/* A phase clock: the joins' phases follow one another, so each phase is the time and minor faults
+ * from the end of the one before (or phase_mark) to its phase_end. The seconds a phase spent waiting
+ * for the slowest rank go to "wait", not to the phase (rmb_wait_all). */
+typedef struct {
+    phase_set *set;
+    double t;
+    long faults;
+} phase_clock;
+
+/* Starts (or restarts, leaving out what ran since the last phase) the clock. */
+void phase_mark(phase_clock *c, phase_set *set);
+/* Adds the time since the last mark or phase_end, less `waited` (added to "wait" when positive),
+ * and the faults since, to the phase `name`; the next phase starts now. */
+void phase_end(phase_clock *c, const char *name, double waited);
+
 /* Sum of main phases on this rank. */
 double phases_total(const phase_set *p);
 

@@ -215,147 +215,145 @@ unsigned radix_simd_resolve(const bench_ctx *ctx, const join_opts *o)
     return (unsigned)picked;
 }
 
+/* The local phases' buffers: per relation a scratch for one partition (the input's pages when they
+ * are large enough: the input is dead after the network pass, and its pages are mapped already) and
+ * the leaves' bounds; the hash table takes R's memory beyond its scratch. */
+typedef struct {
+    radix_local_plan plan;
+    uint64_t leaves, max_part[2], *scratch[2], *bounds[2];
+    bool scratch_own[2];
+    radix_local_ws ws;
+    radix_table table;
+} local_bufs;
+
+static void local_bufs_alloc(const join_input *in, join_output *out, const radix_layout *lay, const radix_format *f,
+                             unsigned simd, int bits, local_bufs *lb)
+{
+    const bench_ctx *ctx = in->ctx;
+    memset(lb, 0, sizeof *lb);
+    lb->plan = plan_local(in->opt, lay, f);
+    lb->leaves = UINT64_C(1) << lb->plan.total_bits;
+    for (uint64_t p = 0; p < lay->nparts; p++)
+        for (int rel = 0; rel < 2; rel++)
+            if (lay->owner[p] == ctx->rank && lay->global[rel][p] > lb->max_part[rel]) lb->max_part[rel] = lay->global[rel][p];
+    if (radix_local_ws_init(&lb->ws, &lb->plan)) fail_alloc(ctx, "the partitioning workspace");
+    lb->ws.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0; /* --simd: the local passes' scatter, the probe */
+    lb->ws.swwc.direct_bits = lay->direct_bits; /* --scatter */
+    out->scatter_used = radix_scatter_name(bits, &lb->plan, lb->ws.swwc.direct_bits);
+    lb->table.simd = (simd & RADIX_SIMD_PROBE) != 0;
+    /* the kernels that ran: packed items only, and the AVX-512 scatter is a staged loop */
+    const unsigned ran = strcmp(out->scatter_used, "direct") == 0 ? simd & ~(unsigned)RADIX_SIMD_SCATTER : simd;
+    out->simd_used = radix_simd_name(f->words == 1 ? ran : 0);
+    for (int rel = 0; rel < 2; rel++) {
+        if (!(lb->bounds[rel] = malloc((lb->leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
+        const uint64_t bytes = lb->max_part[rel] * (uint64_t)f->words * 8,
+                       have = (rel == REL_R ? in->r_n : in->s_n) * sizeof(tuple_t);
+        if (lb->plan.passes == 0) continue;
+        if (in->reusable[rel] && bytes <= have) {
+            lb->scratch[rel] = (uint64_t *)(void *)in->reusable[rel];
+            out->reused[rel] = (bytes + sizeof(tuple_t) - 1) / sizeof(tuple_t);
+        } else if ((lb->scratch[rel] = mem_alloc_large(bytes)) != NULL) {
+            lb->scratch_own[rel] = true;
+        } else {
+            fail_alloc(ctx, "the local partitioning buffer");
+        }
+    }
+    if (in->reusable[REL_R]) {
+        const uint64_t from = (out->reused[REL_R] * sizeof(tuple_t) + 63) & ~(uint64_t)63, have = in->r_n * sizeof(tuple_t);
+        if (have > from) {
+            lb->table.arena = (uint32_t *)(void *)((char *)in->reusable[REL_R] + from);
+            lb->table.arena_words = (have - from) / sizeof(uint32_t);
+        }
+    }
+}
+
+static void local_bufs_free(const join_input *in, join_output *out, const radix_format *f, local_bufs *lb)
+{
+    radix_local_ws_free(&lb->ws);
+    if (lb->table.arena_used) /* R written over up to the table's end */
+        out->reused[REL_R] = ((uint64_t)((char *)(lb->table.arena + lb->table.arena_used) - (char *)in->reusable[REL_R]) +
+                              sizeof(tuple_t) - 1) / sizeof(tuple_t);
+    radix_table_free(&lb->table);
+    for (int rel = 0; rel < 2; rel++) {
+        free(lb->bounds[rel]);
+        if (lb->scratch_own[rel]) mem_free_large(lb->scratch[rel], lb->max_part[rel] * (uint64_t)f->words * 8);
+    }
+}
+
+/* Per owned partition: local partitioning of its R and S pieces, then build + probe of every
+ * resulting pair. Interleaved so the scratch buffers hold one partition (fresh memory is costly).
+ * The buffers' allocation counts as local_partition. */
+static void local_phases(const join_input *in, join_output *out, const radix_layout *lay, const radix_format *f,
+                         rma_window win[2], int bits, unsigned simd, local_bufs *lb, phase_clock *pc)
+{
+    local_bufs_alloc(in, out, lay, f, simd, bits, lb);
+    const uint64_t W = (uint64_t)f->words;
+    const bool counted = lb->plan.passes > 0 && lay->sub_bits == lb->plan.bits[0]; /* the first pass's counts arrived */
+    const int hash_shift = radix_key_shift(f, bits + lb->plan.total_bits);
+    uint64_t matches = 0, checksum = 0;
+    for (uint64_t p = 0, k = 0; p < lay->nparts; p++) {
+        if (lay->owner[p] != in->ctx->rank) continue;
+        uint64_t *fin[2];
+        for (int rel = 0; rel < 2; rel++)
+            fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay->base[rel][p] * W, lb->scratch[rel],
+                                             lay->global[rel][p], f, &lb->plan, lb->bounds[rel], &lb->ws,
+                                             counted ? radix_sub_counts(lay, k, rel) : NULL);
+        k++;
+        phase_end(pc, "local_partition", 0);
+        if (radix_build_probe_leaves(fin[REL_R], lb->bounds[REL_R], fin[REL_S], lb->bounds[REL_S], lb->leaves, UINT64_MAX, f,
+                                     p, hash_shift, &lb->table, &matches, &checksum))
+            fail_alloc(in->ctx, "the hash table");
+        phase_end(pc, "build_probe", 0);
+    }
+    out->matches = matches;
+    out->checksum = checksum;
+    out->local_bits = lb->plan.passes ? lb->plan.bits[0] : 0;
+    out->passes = lb->plan.passes;
+    out->local_counted = lb->plan.passes - counted;
+}
+
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
     const join_opts *o = in->opt;
-    phase_set *ph = &out->phases;
-
     const int bits = radix_plan_bits(o, ctx->size);
     const radix_format f = radix_format_for(in->wl, in->plan->tuple_bytes == 8, bits); /* as planned */
-    const uint64_t W = (uint64_t)f.words;
-
     const unsigned simd = radix_simd_resolve(ctx, o); /* before the first timed phase */
-    long f0 = rmb_minflt(), f1;
-    double t = rmb_now();
+    phase_clock pc;
+    phase_mark(&pc, &out->phases);
+
     radix_layout lay;
     radix_histogram_phase(in, bits, radix_plan_sub_bits(o, in->wl->r_total, bits, &f), o->assign, &lay);
     lay.simd = simd;
     lay.direct_bits = radix_direct_bits(o->scatter);
-    double t1 = rmb_now();
-    phases_add(ph, "histogram", t1 - t - lay.t_wait);
-    phases_add(ph, "wait", lay.t_wait);
-    phases_add_faults(ph, "histogram", (f1 = rmb_minflt()) - f0);
+    phase_end(&pc, "histogram", lay.t_wait);
 
     rma_window win[2];
     radix_windows_alloc(in, &lay, &f, win);
     radix_exchange_bufs xb; /* the buffers of --exchange beyond put (none for put) */
     radix_exchange_bufs_alloc(in, &lay, &f, &xb);
-    double t2 = rmb_now();
-    phases_add(ph, "window_alloc", t2 - t1);
-    phases_add_faults(ph, "window_alloc", (f0 = rmb_minflt()) - f1);
+    phase_end(&pc, "window_alloc", 0);
 
     radix_pass_times tp;
     xb.design->run(in, &lay, &f, win, &xb, &tp); /* the network pass in the design --exchange chose */
-    double t3 = rmb_now();
-    phases_add(ph, "network_partition", t3 - t2 - tp.wait);
-    phases_add_faults(ph, "network_partition", (f1 = rmb_minflt()) - f0);
-    phases_add(ph, "put", tp.put);
-    phases_add(ph, "flush", tp.flush);
-    phases_add(ph, "wait", tp.wait);
+    phase_end(&pc, "network_partition", tp.wait);
+    phases_add(&out->phases, "put", tp.put);
+    phases_add(&out->phases, "flush", tp.flush);
 
-    /* Per owned partition: local partitioning of its R and S pieces, then build + probe of every
-     * resulting pair. Interleaved so the scratch buffers hold one partition (fresh memory is costly). */
-    radix_local_plan plan = plan_local(o, &lay, &f);
-    const bool counted = plan.passes > 0 && lay.sub_bits == plan.bits[0]; /* the first pass's counts arrived */
-    const uint64_t leaves = UINT64_C(1) << plan.total_bits;
-    uint64_t max_part[2] = {0, 0};
-    for (uint64_t p = 0; p < lay.nparts; p++)
-        for (int rel = 0; rel < 2; rel++)
-            if (lay.owner[p] == ctx->rank && lay.global[rel][p] > max_part[rel]) max_part[rel] = lay.global[rel][p];
-    uint64_t *scratch[2] = {NULL, NULL}, *bounds[2];
-    bool scratch_own[2] = {false, false};
-    radix_local_ws lws;
-    radix_table table;
-    memset(&table, 0, sizeof table);
-    if (radix_local_ws_init(&lws, &plan)) fail_alloc(ctx, "the partitioning workspace");
-    lws.swwc.simd = (simd & RADIX_SIMD_SCATTER) != 0; /* --simd: the local passes' scatter, the probe */
-    lws.swwc.direct_bits = lay.direct_bits; /* --scatter */
-    out->scatter_used = radix_scatter_name(bits, &plan, lws.swwc.direct_bits);
-    table.simd = (simd & RADIX_SIMD_PROBE) != 0;
-    /* the kernels that ran: packed items only, and the AVX-512 scatter is a staged loop */
-    const unsigned ran = strcmp(out->scatter_used, "direct") == 0 ? simd & ~(unsigned)RADIX_SIMD_SCATTER : simd;
-    out->simd_used = radix_simd_name(f.words == 1 ? ran : 0);
-    for (int rel = 0; rel < 2; rel++) {
-        if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
-        /* the input relation is dead after the network pass: its pages, already mapped, hold the
-         * local passes' output (no fresh pages after window_alloc) when it is large enough */
-        const uint64_t bytes = max_part[rel] * W * 8, have = (rel == REL_R ? in->r_n : in->s_n) * sizeof(tuple_t);
-        if (plan.passes == 0) continue;
-        if (in->reusable[rel] && bytes <= have) {
-            scratch[rel] = (uint64_t *)(void *)in->reusable[rel];
-            out->reused[rel] = (bytes + sizeof(tuple_t) - 1) / sizeof(tuple_t);
-        } else if ((scratch[rel] = mem_alloc_large(bytes)) != NULL) {
-            scratch_own[rel] = true;
-        } else {
-            fail_alloc(ctx, "the local partitioning buffer");
-        }
-    }
-    /* the hash table too: R's memory beyond its scratch, when there is one */
-    if (in->reusable[REL_R]) {
-        const uint64_t from = (out->reused[REL_R] * sizeof(tuple_t) + 63) & ~(uint64_t)63,
-                       have = in->r_n * sizeof(tuple_t);
-        if (have > from) {
-            table.arena = (uint32_t *)(void *)((char *)in->reusable[REL_R] + from);
-            table.arena_words = (have - from) / sizeof(uint32_t);
-        }
-    }
-    const int hash_shift = radix_key_shift(&f, bits + plan.total_bits);
-    uint64_t matches = 0, checksum = 0;
-    long flt_local = 0, flt_bp = 0, f4 = rmb_minflt(); /* the scratch above counts as local_partition's */
-    flt_local += f4 - f1;
-    double t_local = 0, t_bp = 0, t4 = rmb_now();
-    for (uint64_t p = 0, k = 0; p < lay.nparts; p++) {
-        if (lay.owner[p] != ctx->rank) continue;
-        uint64_t *fin[2];
-        for (int rel = 0; rel < 2; rel++)
-            fin[rel] = radix_local_partition((uint64_t *)win[rel].base + lay.base[rel][p] * W, scratch[rel],
-                                             lay.global[rel][p], &f, &plan, bounds[rel], &lws,
-                                             counted ? radix_sub_counts(&lay, k, rel) : NULL);
-        k++;
-        double t5 = rmb_now();
-        long f5 = rmb_minflt();
-        t_local += t5 - t4;
-        flt_local += f5 - f4;
-        if (radix_build_probe_leaves(fin[REL_R], bounds[REL_R], fin[REL_S], bounds[REL_S], leaves, UINT64_MAX, &f, p,
-                                     hash_shift, &table, &matches, &checksum))
-            fail_alloc(ctx, "the hash table");
-        t4 = rmb_now();
-        f4 = rmb_minflt();
-        t_bp += t4 - t5;
-        flt_bp += f4 - f5;
-    }
-    radix_local_ws_free(&lws);
-    phases_add(ph, "local_partition", t_local);
-    phases_add(ph, "build_probe", t_bp);
-    phases_add_faults(ph, "local_partition", flt_local);
-    phases_add_faults(ph, "build_probe", flt_bp);
+    local_bufs lb;
+    local_phases(in, out, &lay, &f, win, bits, simd, &lb, &pc);
     /* the slowest rank's build/probe: wait, not window_alloc (the release synchronises anyway) */
-    phases_add(ph, "wait", rmb_wait_all(ctx->comm));
-    double t5 = rmb_now();
-    long f5 = rmb_minflt();
+    rmb_wait_all(ctx->comm);
+    phase_end(&pc, "wait", 0);
 
     /* releasing the windows is collective: it counts as window_alloc time */
     for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
     radix_exchange_bufs_free(&xb);
-    phases_add(ph, "window_alloc", rmb_now() - t5);
-    phases_add_faults(ph, "window_alloc", rmb_minflt() - f5);
+    phase_end(&pc, "window_alloc", 0);
 
-    out->matches = matches;
-    out->checksum = checksum;
+    local_bufs_free(in, out, &f, &lb);
     out->radix_bits = bits;
-    out->local_bits = plan.passes ? plan.bits[0] : 0;
-    out->passes = plan.passes;
-    out->local_counted = plan.passes - counted;
     out->tuple_bytes = 8 * f.words;
-    if (table.arena_used) /* R written over up to the table's end */
-        out->reused[REL_R] = ((uint64_t)((char *)(table.arena + table.arena_used) - (char *)in->reusable[REL_R]) +
-                              sizeof(tuple_t) - 1) / sizeof(tuple_t);
-    radix_table_free(&table);
-    for (int rel = 0; rel < 2; rel++) {
-        free(bounds[rel]);
-        if (scratch_own[rel]) mem_free_large(scratch[rel], max_part[rel] * W * 8);
-    }
     radix_layout_free(&lay);
 }
 

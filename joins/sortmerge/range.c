@@ -454,10 +454,10 @@ static void zero_unwritten(smj_plan *pl, int rel)
     }
 }
 
-void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
+/* The plan's format: packed words or (key, rid) pairs, the splitters, and whether a packed word
+ * reaches bit 63 (the widest offset above 2^(63 - rid_bits)). */
+static void plan_format(const join_input *in, smj_plan *pl, int P, int B)
 {
-    const bench_ctx *ctx = in->ctx;
-    const int P = ctx->size, B = bands > 1 ? bands : 1, F = P * B; /* F: the parts the scatter fills */
     memset(pl, 0, sizeof *pl);
     pl->parts = P;
     pl->bands = B;
@@ -466,21 +466,69 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     pl->words = pl->format.packed ? 1 : 2;
     pl->rid_bits = pl->format.rid_bits;
     for (int rel = 0; rel < RELS; rel++) pl->rid_base[rel] = workload_rid_first(in->wl, rel);
-    pl->splitters = xmalloc(ctx, (size_t)P * sizeof *pl->splitters);
+    pl->splitters = xmalloc(in->ctx, (size_t)P * sizeof *pl->splitters);
     choose_splitters(in, pl);
-    pl->key_base = smj_part_base(pl->splitters, ctx->rank);
-    if (pl->format.packed) { /* does a word reach bit 63: the widest offset above 2^(63 - rid_bits)? */
+    pl->key_base = smj_part_base(pl->splitters, in->ctx->rank);
+    if (pl->format.packed) {
         uint64_t widest = widest_range(pl->splitters, P, pl->format.max_key);
         pl->values_u64 = widest > 1 && (pl->rid_bits >= 63 || (widest - 1) >> (63 - pl->rid_bits) != 0);
     }
+    pl->n[REL_R] = in->r_n;
+    pl->n[REL_S] = in->s_n;
+}
+
+/* A relation's per-rank arrays (P words each) and, with bands, its per-band ones (P x B). */
+static void plan_arrays(const bench_ctx *ctx, smj_plan *pl, int rel, int P, int B)
+{
+    const size_t F = (size_t)P * (size_t)B;
+    pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->band_count[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->count[rel];
+    pl->band_in[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->incoming[rel];
+    pl->band_at[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->local[rel];
+    pl->counted[rel] = B == 1;
+}
+
+/* From the summed counts: where this rank's piece of rel starts at each target (the exclusive
+ * scan) and what each source sends it (per band with bands). */
+static void plan_incoming(smj_plan *pl, int rel, const uint64_t *hist, const uint64_t *scan, const uint64_t *inc, int P, int B)
+{
+    for (int t = 0; t < P; t++) {
+        pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
+        uint64_t c = 0;
+        for (int b = 0; b < B; b++) {
+            const uint64_t in_b = inc[2 * (size_t)B * t + (size_t)B * rel + b];
+            if (B > 1) pl->band_in[rel][t * B + b] = in_b;
+            c += in_b;
+        }
+        pl->incoming[rel][t] = c;
+    }
+}
+
+/* R and S are packed: the rest of R's memory is free for the later phases' buffers. */
+static void plan_spare(const join_input *in, smj_plan *pl)
+{
+    if (!in->reusable[REL_R]) return;
+    const uint64_t words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
+    if (words > pl->spare_from) {
+        pl->spare = (uint64_t *)(void *)in->reusable[REL_R] + pl->spare_from;
+        pl->spare_words = words - pl->spare_from;
+    }
+}
+
+void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
+{
+    const bench_ctx *ctx = in->ctx;
+    const int P = ctx->size, B = bands > 1 ? bands : 1, F = P * B; /* F: the parts the scatter fills */
+    plan_format(in, pl, P, B);
     smj_range_lut lut; /* a fixed-size table: the lookup stays short at thesis scale (smj_kernels.h) */
     if (smj_range_lut_init(&lut, pl->splitters, P, pl->format.max_key)) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the range lookup table\n", ctx->rank);
         MPI_Abort(ctx->comm, 2);
     }
     const tuple_t *src[RELS] = {in->r, in->s};
-    pl->n[REL_R] = in->r_n;
-    pl->n[REL_S] = in->s_n;
     /* the counting lanes (SMJ_COUNT_LANES = 4 words per part) are the scan's and the Alltoall's
      * arrays (2 words per rank and 2 per band), used only after the counts are summed: no words
      * beyond plan() */
@@ -497,14 +545,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     band_map_init(&bands_of, pl->splitters, P, B, pl->format.max_key, &lut, smj_simd_resolve(in->opt->simd), base,
                   base + P);
     for (int rel = 0; rel < RELS; rel++) {
-        pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->band_count[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->count[rel];
-        pl->band_in[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->incoming[rel];
-        pl->band_at[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->local[rel];
-        pl->counted[rel] = B == 1;
+        plan_arrays(ctx, pl, rel, P, B);
         if (B > 1) fresh[rel] = scatter_to_slots(in, pl, rel, src[rel], &bands_of, pos, ends, sub);
         else histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, lanes, pl->count[rel]);
         for (int t = 0; t < P; t++) {
@@ -526,16 +567,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     MPI_CHECK(ctx->rank, rmb_alltoall(bh, 2 * B, MPI_UINT64_T, inc, 2 * B, MPI_UINT64_T, ctx->comm));
     for (int rel = 0; rel < RELS; rel++) {
         pl->window[rel] = win[rel];
-        for (int t = 0; t < P; t++) {
-            pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
-            uint64_t c = 0;
-            for (int b = 0; b < B; b++) {
-                const uint64_t in_b = inc[2 * (size_t)B * t + (size_t)B * rel + b];
-                if (B > 1) pl->band_in[rel][t * B + b] = in_b;
-                c += in_b;
-            }
-            pl->incoming[rel][t] = c;
-        }
+        plan_incoming(pl, rel, hist, scan, inc, P, B);
         if (B > 1) {
             fresh[rel] = grow_packed(in, pl, rel) || fresh[rel];
             if (fresh[rel]) zero_unwritten(pl, rel);
@@ -563,14 +595,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     free(hist);
     free(lanes);
     free(pos);
-    /* R and S are packed: the rest of R's memory is free for the later phases' buffers */
-    if (in->reusable[REL_R]) {
-        const uint64_t words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
-        if (words > pl->spare_from) {
-            pl->spare = (uint64_t *)(void *)in->reusable[REL_R] + pl->spare_from;
-            pl->spare_words = words - pl->spare_from;
-        }
-    }
+    plan_spare(in, pl);
 }
 
 uint64_t *smj_spare(smj_plan *pl, uint64_t words)
