@@ -18,6 +18,10 @@ static const char *const columns[] = {
     /* what ran, and what makes it reproducible */
     "timestamp", "bench", "status", "exit_code", "job_id", "git_commit", "mpi_library", "mpi_version",
     "hosts", "ranks", "ranks_per_host", "hostnames", "seed", "repeat_index", "repeats", "warmups", "command",
+    /* rmabench join --queries: the query of the run (its data: seed = --seed + query_index), and
+     * "first" for an algorithm's first run in its process (it paid for what later runs reuse:
+     * windows under --window-life pool) or "steady" */
+    "query_index", "query_state",
     /* what changes performance beyond the flags (bench/context.h): fewest online cores of a host,
      * some host with more ranks than cores (yes/no), rmabench's polling loops yield (yes/no), the
      * MPI library's tuning variables "NAME=VALUE;..." (empty for a plain run); the share of the CPU
@@ -25,14 +29,17 @@ static const char *const columns[] = {
      * when unknown) */
     "host_cores", "oversubscribed", "poll_yield", "mpi_env", "host_steal",
     /* join parameters (window: the flavour that ran; window_choice: "given", or what --window auto
-     * chose it from) */
+     * chose it from; window_life: join, pool or dynamic) */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
-    "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "window", "window_choice", "flush", "buffer_size",
+    "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "window", "window_choice", "window_life", "flush", "buffer_size",
     "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "ranges", "run_size",
     "merge_fanin", "merge_bands", "band_count", /* sort-merge: how band pieces were sized (--band-count) */
     "simd", "run_sort", /* sort-merge: the run sort that ran (--run-sort) */
     /* memory of a rank: what the plan bounds it by (--plan prints the same), what the worst rank held */
     "mem_plan_rank", "mem_peak_rank",
+    /* window memory of --window-life: as planned per rank, the most the worst rank held at once so
+     * far, and how often a kept window had to grow beyond its plan (skewed data) */
+    "mem_window_plan", "mem_window_held", "window_regrown",
     /* join results */
     PHASES(PHASE_COLS) PHASE_COLS(exchange) PHASE_COLS(wait) TOTALS(PHASE_COLS)
     PHASES(ROOF_COLS) ROOF_COLS(exchange) ROOF_COLS(wait)
@@ -44,6 +51,8 @@ static const char *const columns[] = {
     /* model predictions (rmabench --model) */
     PHASES(MODEL_COLS) MODEL_COLS(wait) TOTALS(MODEL_COLS)
     "model_total_with_alloc", "model_bound", "model_params",
+    /* the total with the first join's window_alloc and with a later one's (--window-life) */
+    "model_total_first", "model_total_steady",
     PHASES(MODEL_ERR_COLS) MODEL_ERR_COLS(wait) MODEL_ERR_COLS(total)
     /* the thesis' total (no window allocation) against the measured total less its window_alloc */
     "model_total_without_alloc", "model_err_total_without_alloc",

@@ -25,8 +25,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->comm,
-                       in->opt->window_pool ? rel : -1);
+        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window,
+                           (win_life)in->opt->window_life, in->ctx->comm, rel);
         /* first touch here, not in the partitioning pass: page faults are part of getting a window */
         rma_window_prefault(&win[rel]);
     }
@@ -351,7 +351,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
 #ifdef RMB_MUTANT_RADIX_MISROUTE /* mutation suite: one partition of S is put to the next rank */
             if (rel == REL_S && p == np / 2 && st.remote[p] == PUT) target[p] = (lay->owner[p] + 1) % ctx->size;
 #endif
-            disp[p] = (MPI_Aint)(st.start[p] * item);
+            disp[p] = target[p] >= 0 ? rma_window_disp(&win[rel], target[p], st.start[p] * item) : 0;
         }
         st.m = ((uintptr_t)win[rel].base % 64) / item;
         st.stream = (uintptr_t)win[rel].base % item == 0;

@@ -147,7 +147,8 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     if (plan_buffers(o, w, np, ranks, item, out, err, errlen)) return -1;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
-    out->window_bytes = (int64_t)((wr + ws) * item);
+    out->window_slot_bytes[REL_R] = (int64_t)(wr * item);
+    out->window_slot_bytes[REL_S] = (int64_t)(ws * item);
     radix_format f = radix_format_for(w, out->tuple_bytes == 8, b);
     /* R's keys are a permutation of 1..|R|: its low bits split R evenly, so the largest R
      * partition, and with it the local passes, is known before the run (S is split by R's keys) */
@@ -161,10 +162,13 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t part_r = (uint64_t)((double)w->r_total / (double)np * 1.05) + 1024;
     const uint64_t part_s = o->skew > 0 ? ws : (uint64_t)((double)w->s_total / (double)np * 1.05) + 1024;
     out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
-    if (o->exchange != EXCHANGE_PUT) { /* exchange.h: a relation packed, for alltoallv also received, at a time */
+    if (o->exchange == EXCHANGE_GET) /* exchange_plan.c: a window of ready flags and a relation packed */
+        out->window_slot_bytes[RADIX_GET_SLOT] = (int64_t)radix_get_window_bytes(ranks, w->r_n > w->s_n ? w->r_n : w->s_n, item);
+    else if (o->exchange != EXCHANGE_PUT) { /* exchange.h: a relation packed, for alltoallv also received, at a time */
         const uint64_t mine = window_items_bound(w->r_total > w->s_total ? w->r_total : w->s_total, np, ranks, o->skew > 0);
         out->copy_bytes += (int64_t)((o->exchange == EXCHANGE_ALLTOALLV ? 2 : 1) * mine * item);
     }
+    for (int s = 0; s < JOIN_WINDOW_SLOTS; s++) out->window_bytes += out->window_slot_bytes[s];
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     const int sub_bits = radix_plan_sub_bits(o, w->r_total, b, &f);
     out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, b, ranks, &lp, sub_bits));
@@ -346,7 +350,7 @@ static void run(const join_input *in, join_output *out)
     long f5 = rmb_minflt();
 
     /* releasing the windows is collective: it counts as window_alloc time */
-    for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
+    for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel]);
     radix_exchange_bufs_free(&xb);
     phases_add(ph, "window_alloc", rmb_now() - t5);
     phases_add_faults(ph, "window_alloc", rmb_minflt() - f5);

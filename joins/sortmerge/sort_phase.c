@@ -112,7 +112,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                     uint64_t *send = buf + (size_t)next * run_words;
                     sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
                     t0 = rmb_now();
-                    MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
+                    MPI_Aint disp = rma_window_disp(&win[rel], t, (piece + off) * W * sizeof(uint64_t));
 #ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
                     if (len > 1) len--;
 #endif

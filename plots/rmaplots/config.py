@@ -47,7 +47,11 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # varies with where the host runs the VM's CPUs, not with the configuration
               "floor_rtt_us",
               # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
-              "host_steal"}
+              "host_steal",
+              # rmabench join --queries: which query of a stream (its data: seed + query) and whether
+              # the run was its algorithm's first in the process; the window memory --window-life
+              # planned and held (derived and measured)
+              "query_index", "query_state", "mem_window_plan", "mem_window_held", "window_regrown"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
@@ -56,7 +60,7 @@ MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
 # (bench/context.h); '' in CSVs older than these columns
 COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy", "host_cores",
           "oversubscribed", "poll_yield", "mpi_env")
-JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
+JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "window_life", "flush", "buffer_size",
         "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "ranges",
         "run_size", "merge_fanin", "merge_bands", "band_count", "simd", "run_sort")
 LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
@@ -67,7 +71,7 @@ LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "t
 RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
 # The legend's order: what a reader looks for first.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
-         "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
+         "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "window_life", "flush",
          "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "notify_shm", "checked")
 
 
@@ -315,6 +319,7 @@ _FORMAT = {
     "tuples_per_rank": lambda v: f"{_si(v)} tuples/rank", "ratio": lambda v: f"1:{v}",
     "selectivity": lambda v: f"selectivity {v}", "skew": lambda v: "no skew" if v == "0" else f"skew {v}",
     "uneven": lambda v: "uneven" if v not in ("0", "") else "even", "window": lambda v: f"window {v}",
+    "window_life": lambda v: f"window-life {v}",
     "flush": lambda v: f"flush {v}", "buffer_size": lambda v: f"buffer {_si(v, 'B')}",
     "buffers_per_partition": lambda v: _count(v, "buffer/partition", "buffers/partition"),
     "exchange": lambda v: f"exchange {v}", "schedule": lambda v: f"schedule {v}", "link_rate": lambda v: f"links {v}",
