@@ -273,6 +273,7 @@ void rma_window_reserve(int slot, uint64_t bytes)
 uint64_t rma_window_held_bytes(void) { return held_now; }
 uint64_t rma_window_held_peak(void) { return held_peak; }
 int rma_window_regrown(void) { return regrown; }
+void rma_window_held_restart(void) { held_peak = held_now; }
 
 /* --- WIN_LIFE_POOL: a window kept per slot ------------------------------------------------- */
 
@@ -393,7 +394,7 @@ static void dyn_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Co
     const uint64_t need = rma_round_size(bytes);
     if (dyn.attached == 0) { /* the join's first window: the arena, attached for the join */
         uint64_t want = 0;
-        for (int s = 0; s < RMA_POOL_SLOTS; s++) want += rma_round_size(reserved[s]);
+        for (int s = 0; s < RMA_POOL_SLOTS; s++) want += reserved[s] ? rma_round_size(reserved[s]) : 0;
         if (want < need) want = need;
         if (dyn.bytes < want) {
             if (dyn.base) {

@@ -151,5 +151,7 @@ void rma_window_pool_drain(void);
 uint64_t rma_window_held_bytes(void);
 uint64_t rma_window_held_peak(void);
 int rma_window_regrown(void);
+/* The peak starts again from what is held now (after measurements that were not the run's windows). */
+void rma_window_held_restart(void);
 
 #endif

@@ -1,5 +1,6 @@
 #include "rma/window_auto.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,22 @@ void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, 
 
 int rma_window_auto_crowd_ok(const bench_ctx *ctx) { return ctx->ranks_per_host <= 2 * ctx->host_cores_min; }
 
+void rma_window_rate(const double cost[WIN_FLAVORS], const host_reclaim *host, uint64_t window_bytes,
+                     double rated[WIN_FLAVORS], char *risk, size_t len)
+{
+    memcpy(rated, cost, sizeof(double) * WIN_FLAVORS);
+    risk[0] = 0;
+    if (!host->takes_huge || window_bytes < 2 * host->huge_bytes || cost[WIN_CREATE_HUGE] <= 0) return;
+    /* the cheaper 4 KiB flavour: a tie goes to it (rma_window_cheapest takes the lower index) */
+    const win_flavor small = cost[WIN_ALLOCATE] > 0 && (cost[WIN_CREATE] <= 0 || cost[WIN_ALLOCATE] < cost[WIN_CREATE])
+                                 ? WIN_ALLOCATE : WIN_CREATE;
+    if (cost[small] <= cost[WIN_CREATE_HUGE]) return;
+    rated[WIN_CREATE_HUGE] = cost[small];
+    snprintf(risk, len, "create-huge rated at %s's %.2f s/GB: the host takes freed %llu KiB blocks back (free page "
+             "reporting), which windows of %llu MiB may meet", win_flavor_names[small], cost[small] * 1e9,
+             (unsigned long long)(host->block_bytes >> 10), (unsigned long long)(window_bytes >> 20));
+}
+
 void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out)
 {
     memset(out, 0, sizeof *out);
@@ -66,18 +83,32 @@ void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t 
          * huge pages took 0.13-0.48 s per join against MPI_Win_allocate's 0.93-1.3 s. */
         out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
         snprintf(out->source, sizeof out->source, "library default (over 2 ranks per core)");
-    } else if (have_given) {
-        memcpy(out->cost, given, sizeof out->cost);
-        out->chosen = rma_window_cheapest(out->cost);
-        snprintf(out->source, sizeof out->source, "given");
     } else {
-        /* large enough that the cost per byte shows (fresh MPI_Win_allocate pages cost 40-48 s/GB
-         * here, 256 KiB to 16 MiB alike), small enough to be cheap: 0.2 s at 4 MiB */
-        const uint64_t lo = (uint64_t)256 << 10, hi = (uint64_t)4 << 20;
-        out->bytes = window_bytes < lo ? lo : window_bytes > hi ? hi : window_bytes;
-        rma_window_measure_costs(ctx, out->bytes, 1, out->cost);
-        out->chosen = rma_window_cheapest(out->cost);
-        snprintf(out->source, sizeof out->source, "measured %llu KiB", (unsigned long long)(out->bytes >> 10));
+        if (have_given) {
+            memcpy(out->cost, given, sizeof out->cost);
+            snprintf(out->source, sizeof out->source, "given");
+        } else {
+            /* large enough that the cost per byte shows beside the fixed costs and the noise of a
+             * loaded host (at 4 MiB one sample put allocate at 2.6 s/GB and create at 6.9, whose
+             * windows at 140 MiB then took 1.0 s and 0.26-0.60 s; from 8 MiB up create stayed the
+             * cheaper of the two in 15 of 15 samples), small enough to be cheap: about 0.25 s a
+             * round; two rounds, the faster kept */
+            const uint64_t lo = (uint64_t)256 << 10, hi = (uint64_t)8 << 20;
+            out->bytes = window_bytes < lo ? lo : window_bytes > hi ? hi : window_bytes;
+            rma_window_measure_costs(ctx, out->bytes, 2, out->cost);
+            snprintf(out->source, sizeof out->source, "measured %llu KiB", (unsigned long long)(out->bytes >> 10));
+        }
+        /* every rank rates alike: the risk of any host, the smallest huge page */
+        host_reclaim mine, all;
+        host_reclaim_read("/sys", &mine);
+        int64_t v[3] = {mine.takes_huge, mine.huge_bytes ? -(int64_t)mine.huge_bytes : INT64_MIN, (int64_t)mine.block_bytes}, w[3];
+        MPI_CHECK(ctx->rank, MPI_Allreduce(v, w, 3, MPI_INT64_T, MPI_MAX, ctx->comm));
+        all = mine;
+        all.takes_huge = w[0] != 0;
+        all.huge_bytes = w[1] == INT64_MIN ? 0 : (uint64_t)-w[1];
+        all.block_bytes = (uint64_t)w[2];
+        rma_window_rate(out->cost, &all, window_bytes, out->rated, out->risk, sizeof out->risk);
+        out->chosen = rma_window_cheapest(out->rated);
     }
     auto_choice = out->chosen;
 }
@@ -94,5 +125,6 @@ void rma_window_pick_costs(const rma_window_pick *p, char *buf, size_t len)
         if (k < 0) break;
         n += (size_t)k;
     }
-    if (n > 0 && n < len) snprintf(buf + n, len - n, " s/GB");
+    if (n > 0 && n < len) n += (size_t)snprintf(buf + n, len - n, " s/GB");
+    if (p->risk[0] && n < len) snprintf(buf + n, len - n, "%s%s", n ? "; " : "", p->risk);
 }

@@ -39,10 +39,14 @@ void join_default_opts(join_opts *o)
     o->pack_bits = 64;
 }
 
-/* A --schedule the design would ignore: put sends whichever buffer fills first, alltoallv leaves
- * the order to the library. */
-static int check_schedule(const join_opts *o, char *err, size_t errlen)
+/* A --selectivity of 0 (nothing to join), a --schedule the design would ignore: put sends
+ * whichever buffer fills first, alltoallv leaves the order to the library. */
+static int check_values(const join_opts *o, char *err, size_t errlen)
 {
+    if (o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        return OPT_ERROR;
+    }
     if (o->schedule == SCHEDULE_AS_IS || o->exchange == EXCHANGE_GET || o->exchange == EXCHANGE_SENDRECV) return OPT_OK;
     snprintf(err, errlen, "--schedule: %s orders the peers of --exchange get or sendrecv; %s has no peer order",
              join_schedule_names[o->schedule], join_exchange_names[o->exchange]);
@@ -119,7 +123,8 @@ static const char flush_help[] =
 static const char window_help[] =
     "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
     "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
-    "on a window of up to 4 MiB); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
+    "on a window of up to 8 MiB), create-huge rated at no less than the 4 KiB flavours where the host takes freed "
+    "huge pages back (free page reporting); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
     "memory per host under an MPI_Win_create window, a host's ranks storing into each other's segments instead of putting";
 static const char band_count_help[] =
     "with key bands, how the partition sizes each band piece: sample (default): from every 64th tuple, a slot with "
@@ -136,6 +141,10 @@ static const char window_life_help[] =
     "plan's size, kept and reused, never registered again), dynamic (one MPI_Win_create_dynamic window; each join "
     "attaches one kept block of memory and exchanges the addresses); docs/window-lifetimes.md";
 
+static const char queries_help[] =
+    "joins back to back, query q on fresh data of the same shape (--seed + q, generated untimed); the first and the "
+    "steady state reported apart";
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false, pool_flag = false, seen_life = false;
@@ -150,9 +159,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"skew", OPT_DOUBLE, &o->skew, "Zipf factor of S's references to R (0 = uniform)", 0, 10, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "generator seed", 0, 9.2e18, NULL, NULL},
         {"repeat", OPT_INT, &o->repeat, "runs on the same data; the median is reported", 1, 1000, NULL, NULL},
-        {"queries", OPT_INT, &o->queries,
-         "joins back to back, query q on fresh data of the same shape (--seed + q, generated untimed); the first and "
-         "the steady state reported apart", 1, 1e6, NULL, NULL},
+        {"queries", OPT_INT, &o->queries, queries_help, 1, 1e6, NULL, NULL},
         {"warmup", OPT_INT, &o->warmup,
          "runs before the --repeat ones, verified but not counted in the median (a process's first run pays for cold caches and fresh memory)",
          0, 100, NULL, NULL},
@@ -214,11 +221,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
     if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
     if (rc == OPT_OK) rc = check_flag_groups(o, tables, argc, argv, seen_tpr, seen_r_total, err, errlen);
     if (rc == OPT_OK) rc = check_plan_flags(o, err, errlen);
-    if (rc == OPT_OK && o->selectivity <= 0) {
-        snprintf(err, errlen, "--selectivity: must be greater than 0");
-        rc = OPT_ERROR;
-    }
-    if (rc == OPT_OK) rc = check_schedule(o, err, errlen);
+    if (rc == OPT_OK) rc = check_values(o, err, errlen);
     if (rc == OPT_OK) rc = check_lifetime(o, pool_flag, seen_life, err, errlen);
     return rc;
 }

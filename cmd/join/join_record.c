@@ -97,7 +97,7 @@ static void window_choice_column(record *rec, const join_session *js)
         record_set(rec, "window_choice", "given");
         return;
     }
-    char costs[160];
+    char costs[400];
     rma_window_pick_costs(&js->window_pick, costs, sizeof costs);
     record_set(rec, "window_choice", "auto: %s%s%s", js->window_pick.source, costs[0] ? ": " : "", costs);
 }

@@ -99,7 +99,7 @@ void join_report_header(const join_session *js)
     }
     for (int i = 0; i < js->nrefused; i++) printf("# %s: refused: %s\n", js->refused[i]->name, js->refusal[i]);
     if (js->window_auto) { /* what --window auto chose, and from what */
-        char costs[160];
+        char costs[400];
         rma_window_pick_costs(&js->window_pick, costs, sizeof costs);
         printf("# window auto: %s (%s%s%s)\n", win_flavor_names[js->window_pick.chosen], js->window_pick.source,
                costs[0] ? ": " : "", costs);

@@ -89,7 +89,8 @@ static void plan_run(join_session *js)
 
 /* --window auto: the flavour that allocates and faults in cheapest here (rma/window_auto.h), from
  * --model's t_win_cost_* when it has them, else measured on a window the size of the planned ones
- * (256 KiB to 4 MiB); the joins then run with it as if given. */
+ * (256 KiB to 8 MiB), rated at the risk the planned windows run on this host; the joins then run
+ * with it as if given. */
 static void pick_window(join_session *js)
 {
     if (js->o.window != WIN_AUTO) return;
@@ -165,6 +166,7 @@ void join_setup(join_session *js, int argc, char **argv)
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     pick_window(js);        /* before R and S take their memory, as the roofline */
+    rma_window_held_restart(); /* the joins' windows from here on, not the pick's probes */
     js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
     js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield, &js->flush_why);
     join_roofline_init(js);
