@@ -102,9 +102,12 @@ static void pick_window(join_session *js)
         all = all && p->set[keys[f]];
         given[f] = all ? params_get(p, keys[f]) : 0;
     }
-    uint64_t bytes = 0;
+    uint64_t mine = 0, bytes = 0;
     for (int a = 0; a < js->nalgos; a++)
-        if ((uint64_t)js->plans[a].window_bytes > bytes) bytes = (uint64_t)js->plans[a].window_bytes;
+        if ((uint64_t)js->plans[a].window_bytes > mine) mine = (uint64_t)js->plans[a].window_bytes;
+    /* one size on every rank: the probe's windows are mapped by their host peers (the get design's
+     * window follows each rank's slice) */
+    MPI_CHECK(js->ctx.rank, MPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MAX, js->ctx.comm));
     rma_window_pick_flavor(&js->ctx, all ? given : NULL, bytes, &js->window_pick);
     js->window_auto = true;
     js->o.window = js->window_pick.chosen;
