@@ -296,8 +296,8 @@ static void pool_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_C
         if (pool_used[slot]) {
             rma_window_free(k);
             MPI_Comm_free(&pool_comm[slot]);
-            regrown++;
         }
+        regrown += reserved[slot] && bytes > reserved[slot]; /* this rank's data beyond the plan */
         rma_window_alloc(k, bytes > reserved[slot] ? bytes : reserved[slot], flavor, comm);
         MPI_Comm_dup(comm, &pool_comm[slot]); /* a handle that stays valid while the window is kept */
         pool_used[slot] = 1;
@@ -395,12 +395,12 @@ static void dyn_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Co
     if (dyn.attached == 0) { /* the join's first window: the arena, attached for the join */
         uint64_t want = 0;
         for (int s = 0; s < RMA_POOL_SLOTS; s++) want += reserved[s] ? rma_round_size(reserved[s]) : 0;
-        if (want < need) want = need;
+        if (want < need) {
+            regrown += want > 0; /* this rank's data beyond the plan */
+            want = need;
+        }
         if (dyn.bytes < want) {
-            if (dyn.base) {
-                arena_memory_free(dyn.flavor, dyn.base, dyn.bytes);
-                regrown++;
-            }
+            if (dyn.base) arena_memory_free(dyn.flavor, dyn.base, dyn.bytes);
             dyn.base = arena_memory(dyn.flavor, want);
             dyn.bytes = want;
             dyn.touched = false;

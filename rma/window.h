@@ -132,7 +132,7 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm);
  * join's relations take slots 0 and 1); WIN_LIFE_JOIN: rma_window_alloc. WIN_LIFE_POOL: the window
  * kept in the slot when it is of the same flavour and communicator and holds `bytes` on every rank
  * (one MPI_Allreduce decides), else a new one of max(bytes, the slot's reservation) (the old one
- * freed; counted in rma_window_regrown when the slot had a window). WIN_LIFE_DYNAMIC: the next
+ * freed; counted in rma_window_regrown where bytes is beyond a reservation). WIN_LIFE_DYNAMIC: the next
  * `bytes` of the arena (from max(reservations) summed, made and attached at the first acquire
  * after every window was released; a request beyond it gets memory and an attachment of its own,
  * counted in rma_window_regrown), then every rank's address of it (MPI_Allgather). w->reused tells
@@ -146,8 +146,8 @@ void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, win_li
 void rma_window_release(rma_window *w);
 void rma_window_pool_drain(void);
 /* Window memory this process holds now (kept windows, the arena, windows acquired and not yet
- * released) and the most it held at once so far; times a kept window or the arena had to grow
- * beyond its reservation. */
+ * released) and the most it held at once so far; times this rank's data asked a kept window or
+ * the arena for more than its reservation (the plan's bound did not hold: skewed data). */
 uint64_t rma_window_held_bytes(void);
 uint64_t rma_window_held_peak(void);
 int rma_window_regrown(void);
