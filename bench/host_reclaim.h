@@ -2,9 +2,9 @@
  * reporting (Linux's page_reporting, driven by a virtio-balloon device with
  * VIRTIO_BALLOON_F_REPORTING) the guest kernel hands free blocks of 2^order pages to the host,
  * which drops their backing: whoever touches them next waits for the host to fault memory in again.
- * On the project's VMs a freed 2 MiB page came back within a second or two and then cost 2-9 s/GB
- * at its first touch, against 0.3-0.5 s/GB just after the free and 0.8-2 s/GB for 4 KiB pages
- * (docs/window-lifetimes.md): a probe of a few huge pages sees whichever state the host is in, the
+ * A freed huge page goes back whole within the reporting delay, and its next first touch costs
+ * several times what it cost just after the free, and more than a 4 KiB page's (measured in
+ * docs/window-lifetimes.md): a probe of a few huge pages sees whichever state the host is in, the
  * windows of a run may see the other. --window auto weighs that risk (rma/window_auto.h). MPI-free:
  * sysfs only. */
 #ifndef RMB_BENCH_HOST_RECLAIM_H

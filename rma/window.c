@@ -341,7 +341,7 @@ static struct {
 } dyn = {MPI_WIN_NULL, MPI_COMM_NULL, 0, 0, NULL, 0, 0, WIN_CREATE_HUGE, false, 0, {NULL}};
 
 /* Memory for the arena (or a window beyond it): MPI_Alloc_mem for allocate and create (the
- * library's memory: allocate has no window of its own here), huge-page-able anonymous memory for
+ * library's memory: a dynamic window allocates none itself), huge-page-able anonymous memory for
  * create-huge and shared. */
 static void *arena_memory(win_flavor flavor, uint64_t bytes)
 {

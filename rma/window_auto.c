@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static win_flavor auto_choice = RMA_JOIN_DEFAULT_FLAVOR; /* what WIN_AUTO means in this process */
 
@@ -17,22 +18,35 @@ win_flavor rma_window_cheapest(const double cost[WIN_FLAVORS])
 /* not with MPICH < 4.1: MPI_Win_allocate lost tuples there (rma/window.h), never choose it by measurement */
 int rma_window_auto_allowed(void) { return !RMB_MPICH_BEFORE_4_1; }
 
+/* This thread's CPU seconds (the wall clock where the system has no thread clock). */
+static double cpu_now(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return MPI_Wtime();
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* One window of flavour f: get, fault in, map the next host peer's pages as the joins do with
- * MPI_Win_allocate, free; seconds on this rank. */
+ * MPI_Win_allocate, free; the CPU seconds this rank spent in them. CPU time, not wall time: the
+ * work scales with the bytes (page faults, the host's faults under them, zeroing), while the wall
+ * time of a probe on a host that other jobs load is mostly the ranks waiting for a core and for
+ * each other, which does not rank the flavours (docs/window-lifetimes.md). */
 static double one_window(const bench_ctx *ctx, win_flavor f, uint64_t bytes)
 {
     MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
-    double t0 = MPI_Wtime();
+    double t = cpu_now();
     rma_window w;
     rma_window_alloc(&w, bytes, f, ctx->comm);
     rma_window_prefault(&w);
-    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm));
+    t = cpu_now() - t;
+    MPI_CHECK(ctx->rank, MPI_Barrier(ctx->comm)); /* not counted: waiting for the other ranks */
+    const double t1 = cpu_now();
     /* the run of the next rank of this host that this rank maps, as rma_window_map_runs does */
     int next = bench_next_on_host(ctx);
     uint64_t first = 0, count = bytes;
     if (next >= 0) rma_window_map_runs(&w, ctx, 1, &next, &first, NULL, &count, 1);
     rma_window_free(&w);
-    return MPI_Wtime() - t0;
+    return t + cpu_now() - t1;
 }
 
 void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS])
@@ -88,11 +102,10 @@ void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t 
             memcpy(out->cost, given, sizeof out->cost);
             snprintf(out->source, sizeof out->source, "given");
         } else {
-            /* large enough that the cost per byte shows beside the fixed costs and the noise of a
-             * loaded host (at 4 MiB one sample put allocate at 2.6 s/GB and create at 6.9, whose
-             * windows at 140 MiB then took 1.0 s and 0.26-0.60 s; from 8 MiB up create stayed the
-             * cheaper of the two in 15 of 15 samples), small enough to be cheap: about 0.25 s a
-             * round; two rounds, the faster kept */
+            /* large enough that the cost per byte shows beside a window's fixed costs and the
+             * noise of a loaded host (smaller probes had ranked the 4 KiB flavours the other way
+             * round from the joins' windows: docs/window-lifetimes.md), small enough to be cheap
+             * beside a run; two rounds, the faster kept */
             const uint64_t lo = (uint64_t)256 << 10, hi = (uint64_t)8 << 20;
             out->bytes = window_bytes < lo ? lo : window_bytes > hi ? hi : window_bytes;
             rma_window_measure_costs(ctx, out->bytes, 2, out->cost);

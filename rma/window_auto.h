@@ -7,8 +7,8 @@
  * windows risk: where a host hands freed huge pages back to the hypervisor (bench/host_reclaim.h)
  * and the run's windows are large enough to hold huge pages, a huge-page window's first touch may
  * come at the host's price, which a small window probed while the host still backs its pages does
- * not show; create-huge is then rated at least at the cheaper 4 KiB flavour's cost (a page the host
- * took back costs at least a 4 KiB page's first touch: 2-9 s/GB against 0.8-2 s/GB measured,
+ * not show; create-huge is then rated at least at the cheaper 4 KiB flavour's cost (a huge page the
+ * host took back costs at least what 4 KiB pages cost at their first touch: measured in
  * docs/window-lifetimes.md), so that a 4 KiB flavour is taken. With MPICH before 4.1 it takes the
  * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring, and on a host with more
  * than two ranks per core the library default (MPI_Win_allocate) without measuring. */
@@ -41,8 +41,9 @@ int rma_window_auto_allowed(void);
 int rma_window_auto_crowd_ok(const bench_ctx *ctx);
 
 /* Collective over ctx->comm: this rank's cost per byte of each flavour, the slowest rank's, in
- * cost[]: a window of `bytes` per rank allocated, faulted in (rma_window_prefault) and freed, the
- * flavours interleaved over `rounds` rounds, the fastest round kept. */
+ * cost[]: the CPU time of a window of `bytes` per rank allocated, faulted in (rma_window_prefault),
+ * its host peer's pages mapped and freed, the flavours interleaved over `rounds` rounds, the
+ * fastest round kept. */
 void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS]);
 
 /* The risk rule, MPI-free: rated[] = cost[], except create-huge at no less than the cheaper 4 KiB

@@ -169,7 +169,7 @@ void join_setup(join_session *js, int argc, char **argv)
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     pick_window(js);        /* before R and S take their memory, as the roofline */
-    rma_window_held_restart(); /* the joins' windows from here on, not the pick's probes */
+    rma_window_held_restart(); /* the joins' windows from now on, not the pick's probes */
     js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
     js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield, &js->flush_why);
     join_roofline_init(js);
