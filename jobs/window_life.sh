@@ -2,7 +2,7 @@
 # Window lifetimes and flavours: the acceptance series of docs/window-lifetimes.md (a benchmark,
 # not a test). Runs alternate (A, B, C, A, B, C, ...) so that the machine's state falls on every
 # configuration alike; every run is verified and appended to one CSV; the tables come from it.
-#   jobs/window_life.sh flavours|lifetimes|both [--rounds N] [--tuples T] [--queries Q] [--ranks P]
+#   jobs/window_life.sh flavours|lifetimes|puts|all [--rounds N] [--tuples T] [--queries Q] [--ranks P]
 #                       [--mpi openmpi|mpich|both] [--out DIR]
 # flavours   the default (--window auto, --window-life pool) against each forced --window (allocate,
 #            create, create-huge), one query each: total, window_alloc, and how far the default is
@@ -12,13 +12,17 @@
 #            their spread, window_alloc and its page faults, the put time, the steady state against
 #            the same runs without window_alloc (the target under pool: within 1.2x, spread <= 10%),
 #            and the share of window_alloc beside the thesis' (Table 4.2: 0.21 of 4.34 s)
+# puts       what a put costs through a dynamic window against an allocated one: --window allocate
+#            (MPI_Win_allocate windows; under dynamic an MPI_Alloc_mem arena) with --window-life
+#            pool and dynamic, --queries Q, both joins: the steady state's put and flush times and
+#            the pass that puts (radix network_partition, sort-merge sort)
 # Defaults: 3 rounds, 16M tuples per rank, 2 ranks, both MPI libraries (build/ and build-mpich/),
 # DIR = a new directory under /tmp. The load of the machine is printed before and after: on a
 # machine others use, take the figures as noisy and compare only within one series.
 set -u
 what=${1:-}
 [[ $what == -h || $what == --help ]] && { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0; }
-case $what in flavours | lifetimes | both) shift ;; *) echo "window_life.sh: the first argument is flavours, lifetimes or both" >&2; exit 2 ;; esac
+case $what in flavours | lifetimes | puts | all) shift ;; *) echo "window_life.sh: the first argument is flavours, lifetimes, puts or all" >&2; exit 2 ;; esac
 rounds=3 tuples=16M queries=10 ranks=2 libs="openmpi mpich" out=""
 root=$(cd "$(dirname "$0")/.." && pwd)
 while [[ $# -gt 0 ]]; do
@@ -57,13 +61,20 @@ echo "# window_life.sh $what: $rounds round(s), $tuples tuples per rank, $ranks 
 echo "# load before: $(cat /proc/loadavg)"
 for r in $(seq "$rounds"); do
     for lib in $libs; do
-        if [[ $what != lifetimes ]]; then
+        if [[ $what == flavours || $what == all ]]; then
             for w in auto allocate create create-huge; do run "$lib" "$out/flavours-$lib.csv" --window "$w"; done
         fi
-        if [[ $what != flavours ]]; then
+        if [[ $what == lifetimes || $what == all ]]; then
             for algo in radix sortmerge; do
                 for life in join pool dynamic; do
                     run "$lib" "$out/lifetimes-$lib.csv" --algo "$algo" --window-life "$life" --queries "$queries"
+                done
+            done
+        fi
+        if [[ $what == puts || $what == all ]]; then
+            for algo in radix sortmerge; do
+                for life in pool dynamic; do
+                    run "$lib" "$out/puts-$lib.csv" --algo "$algo" --window allocate --window-life "$life" --queries "$queries"
                 done
             done
         fi
@@ -71,7 +82,7 @@ for r in $(seq "$rounds"); do
 done
 echo "# load after: $(cat /proc/loadavg)"
 for lib in $libs; do
-    for t in flavours lifetimes; do
+    for t in flavours lifetimes puts; do
         [[ -f $out/$t-$lib.csv ]] && /usr/bin/python3 "$root/jobs/window_life_table.py" "$t" "$out/$t-$lib.csv" "$lib"
     done
 done
