@@ -40,10 +40,9 @@ int rma_window_auto_allowed(void);
  * default. */
 int rma_window_auto_crowd_ok(const bench_ctx *ctx);
 
-/* Collective over ctx->comm: this rank's cost per byte of each flavour, the slowest rank's, in
- * cost[]: the CPU time of a window of `bytes` per rank allocated, faulted in (rma_window_prefault),
- * its host peer's pages mapped and freed, the flavours interleaved over `rounds` rounds, the
- * fastest round kept. */
+/* Collective over ctx->comm: each flavour's cost per byte in cost[]: the CPU time of a window of
+ * `bytes` per rank allocated, faulted in (rma_window_prefault), its host peer's pages mapped and
+ * freed, the flavours interleaved over `rounds` rounds, the least of any rank and round kept. */
 void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, double cost[WIN_FLAVORS]);
 
 /* The risk rule, MPI-free: rated[] = cost[], except create-huge at no less than the cheaper 4 KiB
@@ -56,7 +55,7 @@ void rma_window_rate(const double cost[WIN_FLAVORS], const host_reclaim *host, u
  * now on (RMA_JOIN_DEFAULT_FLAVOR with MPICH < 4.1 or above two ranks per core): the cheapest by
  * rma_window_rate for the run's windows (window_bytes per rank) on the ranks' hosts. given: costs
  * in s/B (calibrate's parameters) used when every one is positive, else NULL or measured, the
- * flavours interleaved over two rounds, on min(max(window_bytes, 256 KiB), 8 MiB) per rank. */
+ * flavours interleaved over three rounds, on min(max(window_bytes, 256 KiB), 8 MiB) per rank. */
 void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t window_bytes, rma_window_pick *out);
 
 /* What WIN_AUTO means now: the last pick's flavour, RMA_JOIN_DEFAULT_FLAVOR before any pick. */
