@@ -18,22 +18,24 @@
 # comm_ranks_per_core, so the model does not stretch them again). Prints one table (configuration, phase,
 # predicted, measured, error; each miss with its rounds spread) and a summary line, and writes validate.csv and validate.png
 # (measured against predicted, log-log, the 1:1 line and a +-15% band) under the output folder.
-#   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]
+#   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--force]
+# An --out that holds an earlier run's files is refused unless --force replaces them.
 # --quick: a small matrix of tiny sizes on this host only (for the tests: mechanics, not accuracy).
 # Build folders: build (Open MPI) and build-mpich (MPICH), or RMB_BUILD_openmpi / RMB_BUILD_mpich;
 # a library whose rmabench is not built is skipped with a note. The namespace hosts share this
 # machine's cores: each "host" is given cores_per_host = cores / 2 in the parameters the runs on two
 # hosts read (the calibration's file is kept as written). Needs root for the namespaces.
 set -u
-usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts]'
-quick=0 libs="openmpi mpich" out="" use_hosts=1
+usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--force]'
+quick=0 libs="openmpi mpich" out="" use_hosts=1 force=0
 while [ $# -gt 0 ]; do
     case $1 in
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) quick=1 ;;
     --no-hosts) use_hosts=0 ;;
-    --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
-    --out) [ $# -ge 2 ] || { echo "validate.sh: --out: needs a value" >&2; exit 2; }; out=$2; shift ;;
+    --force) force=1 ;;
+    --libs) case ${2-} in '' | --*) echo "validate.sh: --libs: needs a value" >&2; exit 2 ;; esac; libs=$2; shift ;;
+    --out) case ${2-} in '' | --*) echo "validate.sh: --out: needs a value" >&2; exit 2 ;; esac; out=$2; shift ;;
     *) echo "validate.sh: $1: unknown argument (usage: model/validate.sh $usage)" >&2; exit 2 ;;
     esac
     shift
@@ -44,6 +46,10 @@ done
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 out=${out:-results/validate-$(date -u +%Y%m%dT%H%M%SZ)}
+if [ -d "$out" ] && [ $force = 0 ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+    echo "validate.sh: --out: $out holds an earlier run's files; give --force to replace them" >&2
+    exit 2
+fi
 mkdir -p "$out" || { echo "validate.sh: --out: cannot create $out" >&2; exit 2; }
 out=$(cd "$out" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

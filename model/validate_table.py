@@ -20,6 +20,7 @@ import os
 import sys
 
 from accuracy_table import med, rows_of  # noqa: E402  (this folder: the same CSV readers)
+from rmaplots import safeio  # noqa: E402  (on the path accuracy_table set: the one writer)
 
 PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
           "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
@@ -193,7 +194,7 @@ def figure(points, path):
         ax.legend(fontsize=7)
     fig.suptitle("model/validate.sh: measured against predicted (calibrated once)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    safeio.write_output(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
     plt.close(fig)
 
 
@@ -212,13 +213,19 @@ def main(out):
     if not points:
         print("validate: no configuration with a prediction and a measurement (see the logs)")
         return 1
-    with open(os.path.join(out, "validate.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["configuration", "phase", "predicted", "measured", "error", "rounds_spread"])
-        for c, p, pr, me in points:
-            e, sp = err(pr, me), spreads.get((c, p))
-            w.writerow([c, p, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
-                        "" if e is None else f"{e:.4f}", "" if sp is None else f"{sp:.4f}"])
+    # OUT_DIR's own tables, derived from its rows: written again on every call (model/validate.sh
+    # refuses an --out of an earlier run without --force)
+    safeio.set_replace(True)
+
+    def table(tmp):
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["configuration", "phase", "predicted", "measured", "error", "rounds_spread"])
+            for c, p, pr, me in points:
+                e, sp = err(pr, me), spreads.get((c, p))
+                w.writerow([c, p, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
+                            "" if e is None else f"{e:.4f}", "" if sp is None else f"{sp:.4f}"])
+    safeio.write_output(os.path.join(out, "validate.csv"), table)
     total_of = {c: me for c, p, _, me in points if p.startswith("total")}
     print(f"{'configuration':<44} {'phase':<20} {'predicted':>11} {'measured':>11} {'error':>8}")
     for c, p, pr, me in points:
@@ -318,4 +325,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         print("usage: validate_table.py OUT_DIR (the folder model/validate.sh wrote)", file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1]))
+    sys.exit(safeio.run_main("validate_table.py", main, sys.argv[1]))

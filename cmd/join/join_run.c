@@ -30,10 +30,15 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     algo->run(&in, &res->out);
     res->steal = host_steal_since(js->ctx.comm, cpu0);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
-    /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run */
+    /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run;
+     * never more than the relation holds: an operator's count rounded up to its alignment (a
+     * sort-merge buffer starts on a cache line) would regenerate tuples of another rank's range,
+     * and at the end of the last rank's a logical index past |R|, where the keyed permutation's
+     * cycle walking never ends (--tuples-per-rank 1) */
     tuple_t *rel[2] = {js->r, js->s};
+    const uint64_t count[2] = {js->wl.r_n, js->wl.s_n};
     for (int i = 0; i < 2; i++)
-        if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i]);
+        if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i] < count[i] ? res->out.reused[i] : count[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
     /* the window memory of --window-life so far: what the plan bounds */
     int64_t mine[2] = {(int64_t)rma_window_held_peak(), rma_window_regrown()}, most[2];
