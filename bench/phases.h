@@ -67,7 +67,7 @@ static inline double rmb_now(void) { return MPI_Wtime(); }
 /* Collective: MPI_Barrier, timed. The seconds this rank waited for the slowest one at a point
  * where its phase synchronises anyway (before a phase's collective, at the end of an RMA epoch, before
  * the windows' release): the joins add it to their "wait" phase, so that the phase which happens to
- * synchronise does not count the others' imbalance as its own work (issue 17: window_alloc held
+ * synchronise does not count the others' imbalance as its own work (else window_alloc would hold
  * the slower rank's build/probe). */
 double rmb_wait_all(MPI_Comm comm);
 

@@ -62,7 +62,7 @@ typedef struct {
     int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
     int band_count;            /* SMJ_BAND_COUNT_*: band pieces sized from a sample (slots) or by a counting pass */
     int simd;
-    int numa;                  /* numa policy index (bench/numa), see issue 8 */
+    int numa;                  /* numa policy index (bench/numa_policy.h) */
     /* --plan: print what a run at this scale would do, without launching ranks (cmd/join/join_plan.c) */
     bool plan;
     int64_t plan_ranks, plan_ranks_per_host; /* --ranks, --ranks-per-host (0: all on one host) */
@@ -121,7 +121,7 @@ typedef struct {
     uint64_t r_n, s_n;
     const join_plan *plan;    /* what the algorithm's plan() decided for this run */
     /* R's and S's memory (r_n and s_n tuples), writable once run() has read R and S for the last
-     * time: dead input is reused instead of fresh pages (issue 16). run() reports in
+     * time: dead input is reused instead of fresh pages. run() reports in
      * join_output.reused how many tuples from the start of each it wrote over; the command
      * regenerates them before the next run, untimed. NULL: nothing to reuse (allocate). */
     tuple_t *reusable[2];
@@ -151,7 +151,7 @@ typedef struct {
     uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
 } join_output;
 
-/* The bytes a phase moves through memory on one rank (issue 16's roofline), from the sizes and the
+/* The bytes a phase moves through memory on one rank (the roofline's), from the sizes and the
  * resolved plan alone, never from counters: what the phase's code must read and write at the least
  * (input, windows, scratch, send buffers), per rank on average over ranks (uniform keys). Data that
  * stay in the caches (a run being sorted, a hash table, a staging line) are not counted. */

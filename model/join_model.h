@@ -36,8 +36,8 @@ double model_rate_network_pass(double machines, double ranks_per_host, double P,
  * per tuple t_c = 1/P and t_n = ((N-1)/N)/P_network, the time per tuple is
  *     max(thesis, t_c + t_n - o * min(t_c, t_n)),
  * so o = 1 is model_rate_network_pass exactly and o = 0 adds transfer and computation; o < 0 (down
- * to -1) is interference: interleaved, they take longer than their sum (MPICH between namespace
- * hosts on 2 cores: transfer 23.0 ms, work 24.8 ms, both 58.7 ms, o = -0.47). */
+ * to -1) is interference: interleaved, they take longer than their sum (as MPICH between namespace
+ * hosts that share cores can, (docs/measurements.md, "From code comments")). */
 double model_rate_network_pass_overlap(const model_params *p, double machines, double ranks_per_host, double P,
                                        double P_network, bool *network_bound);
 /* eq. 3.7: local passes run at every rank's full rate. */

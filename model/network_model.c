@@ -76,8 +76,8 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank, double
     const double fixed = shared ? params_get(p, MP_t_win_alloc_shared) / 2 : params_get(p, MP_t_win_alloc_fixed);
     double per_byte = params_get(p, MP_t_win_alloc_per_byte);
     if (p->set[MP_t_win_touch_per_byte]) per_byte += params_get(p, MP_t_win_touch_per_byte);
-    /* first touch is the CPU clearing pages: ranks sharing a core share that work too (measured at 4
-     * ranks on 2 cores: 0.44 s/GB against 0.17 at 2, while the intercept stayed at 0.4-0.8 ms) */
+    /* first touch is the CPU clearing pages: ranks sharing a core share that work too, while the
+     * intercept does not grow (docs/measurements.md, "From code comments") */
     return (fixed + bytes_per_rank * per_byte) * over;
 }
 

@@ -57,13 +57,11 @@ cores=$(nproc)
 
 # --- the matrix ------------------------------------------------------------------------------------
 # Windows on 4 KiB pages (MPI_Win_create on MPI_Alloc_mem) in the calibration and in every join, not
-# --window auto's pick: on a VM that reports free memory to its host (Firecracker here: "Free page
-# reporting enabled", page_reporting_order=11) 2 MiB pages freed a second or more ago come back
-# through the host, at 1.1-1.7 s/GB against 0.15 when they are reused at once, and 4 KiB pages cost
-# 0.64-0.84 s/GB either way (256 MiB touched after a gap of 0-8 s). Whether a join's windows find
-# reused pages is the timing of the host's reporting, not the configuration: in v37 Open MPI's
-# create-huge windows missed the model by +6% to +70% in 23 of 24 entries; MPICH's (create: its auto
-# before 4.1) came within 15% in 20 of 24.
+# --window auto's pick: on a virtual machine that reports free memory to its host ("Free page
+# reporting enabled") 2 MiB pages freed a second or more ago come back through the host at several
+# times the cost of pages reused at once, while 4 KiB pages cost the same either way. Whether a
+# join's windows find reused pages is then the timing of the host's reporting, not the
+# configuration, and the model cannot predict it (docs/measurements.md, "From code comments").
 window=(--window create)
 # joins: "HOSTS RANKS TUPLES_PER_RANK RATIO"; lock: "HOSTS SERVERS AGENTS REMOTE_PROB"
 if [ $quick = 1 ]; then
@@ -73,20 +71,20 @@ if [ $quick = 1 ]; then
     locks=("1 1 1 0")
     join_flags=() lock_duration=0.3s
 else
-    # 5 rounds: with 3 the compute rates' medians moved 10-50% between rounds on this VM (P_merge
-    # 106-154, P_partition_range 146-246 M tuples/s in one calibration)
+    # 5 rounds: with 3 the compute rates' medians move too much between rounds on a shared virtual
+    # machine (docs/measurements.md, "From code comments")
     cal_args=(--tuples 4M --tuples-per-rank 8M --rounds 5 "${window[@]}")
     joins=("1 1 2M 1" "1 1 8M 4" "1 2 1M 1" "1 2 2M 8" "1 2 8M 1" "1 2 16M 2" "1 2 32M 1" "1 4 1M 4" "1 4 2M 1"
            "2 2 2M 1" "2 2 8M 2" "2 4 1M 1")
     locks=("1 1 1 0" "1 1 3 0" "1 2 2 0" "2 2 2 0.5")
-    # repeats per configuration: repeats_for below (a 1M-tuple run takes 40 ms, and a median of two
-    # such runs moved 30-50% between validations on this VM)
+    # repeats per configuration: repeats_for below (a 1M-tuple run is short, and a median of two
+    # such runs is noisy; docs/measurements.md, "From code comments")
     join_flags=(--warmup 1 "${window[@]}") lock_duration=2s
 fi
 # The matrix is run `rounds` times over, each configuration's repeats split between the rounds,
-# and every table entry is the median over all of its runs: a machine's slow spell (a VM's, which
-# lasts seconds to minutes: the same radix build_probe ran 0.020 s in one process and 0.035 s in the
-# next, 0.027-0.035 within one) then falls on all configurations alike instead of on one.
+# and every table entry is the median over all of its runs: a machine's slow spell (a virtual
+# machine's lasts seconds to minutes; docs/measurements.md, "From code comments") then falls on
+# all configurations alike instead of on one.
 rounds=3
 [ $quick = 1 ] && rounds=1
 
@@ -108,7 +106,7 @@ fi
 
 # repeats_for TUPLES RATIO: runs per join configuration and round, so that each configuration takes
 # about as many tuples as 64M per rank over all rounds (3 to 15, split between the rounds; 1 with
-# --quick): small runs are short, and a VM's hiccup is a large part of them
+# --quick): small runs are short, and a shared machine's hiccup is a large part of them
 repeats_for() {
     [ $quick = 1 ] && { echo 1; return; }
     local n=${1%[KMG]} u=${1: -1}
@@ -188,7 +186,7 @@ for lib in $libs; do
         # them is pt2pt, within a host too: the lock's message times, measured as its runs place
         # their ranks (2 per host, on the machine's cores), hold as measured (comm_ranks_per_core),
         # and an answer on the host (t_clean_up_local) costs a quarter of one to the other host.
-        # (MPICH: its idle ranks spin in the calibration's waits, 4-6 ms votes and acknowledgements
+        # (MPICH: its idle ranks spin in the calibration's waits, long votes and acknowledgements
         # that its lock runs do not see; it keeps the pair of one rank per host.)
         if [ $lib = openmpi ] && [ -s "$d/params-2hosts.txt" ]; then
             echo "   the lock's messages on the namespace hosts: 2 ranks on each"
@@ -204,9 +202,9 @@ for lib in $libs; do
     # core up. The lock runs that share this host's cores take their message times from a
     # calibration with as many ranks, placed as they are (unbound, every pair ping-ponging at once,
     # Open MPI yielding: comm_ranks_per_core), as the 2-host lock runs do: a pair pinned to one core
-    # (t_shared_comm) read 10.5 and 13.4 us half round trips in two calibrations on the EPYC VM,
-    # while 4 ranks on its 2 cores read 17.96 and 17.83 us, and 2 servers/2 agents ran 14-15 us a
-    # message (README, the validation paragraph)
+    # (t_shared_comm) reads shorter message times than 4 ranks on 2 cores, which the crowded lock
+    # runs match (docs/measurements.md, "From code comments"; docs/models.md, cross-configuration
+    # validation)
     crowded_ranks=0
     for c in "${locks[@]}"; do
         set -- $c
@@ -229,7 +227,7 @@ for lib in $libs; do
             echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
             launch "$lib" "$1" "$2"
             # 300 s: the largest invocation takes about a minute; MPICH 4.0.2 over TCP now and then
-            # hangs in MPI_Finalize after its rows are written (README, known problems)
+            # hangs in MPI_Finalize after its rows are written (docs/platform.md)
             run 300 "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
                 --repeat "$(repeats_for "$3" "$4")" \
                 --model "$p" --output "$d/joins.csv"

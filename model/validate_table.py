@@ -305,8 +305,8 @@ def against_itself(points, spreads, joins, locks, total_of, misses):
 
 def without_alloc(points, joins, total_of):
     """A diagnostic beside the target (which it does not change): the same counts with window
-    allocation left out of both sides. Fresh memory on a VM costs what the host makes it cost at
-    that moment (the guest reports freed 8 MiB blocks to the host, which takes them back), so this
+    allocation left out of both sides. Fresh memory on a virtual machine costs what the host makes
+    it cost at that moment (the guest reports freed 8 MiB blocks to the host, which takes them back), so this
     shows the model apart from that."""
     val = {(c, p): (pr, me) for c, p, pr, me in points}
     tot = ph = 0

@@ -39,9 +39,9 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     w->bytes = rma_round_size(bytes);
 #ifdef MPICH_VERSION
     /* MPICH 4.0's MPI_Win_allocate takes its symmetric-heap path only when every rank's size is a
-     * page multiple: allocation then took 0.06-0.1 s longer per join at 16M tuples per rank here,
-     * and the radix join (round sizes) and the sort-merge join (sampled ones) took different paths.
-     * A size that is never a page multiple keeps every window on one path. */
+     * page multiple, which makes allocation slower (docs/measurements.md, "From code comments"),
+     * and the radix join (round sizes) and the sort-merge join (sampled ones) would take different
+     * paths. A size that is never a page multiple keeps every window on one path. */
     if (flavor == WIN_ALLOCATE && w->bytes % (uint64_t)sysconf(_SC_PAGESIZE) == 0) w->bytes += 64;
 #endif
     w->flavor = flavor;
@@ -129,9 +129,9 @@ static void prefault_bytes(char *base, uint64_t bytes)
         memset(base, 0, lo - (uintptr_t)base);
         memset((void *)hi, 0, (uintptr_t)base + bytes - hi);
         /* Populating maps the pages in this kernel, but under a hypervisor that keeps shadow page
-         * tables (PVM here) the first store to each 4 KiB page still exits to the host: 10-20 us a
-         * page, 2.5 s/GB, which a populated window paid in the network pass instead. One store per
-         * page pays it here, where first touch belongs (a 2 MiB page pays once). */
+         * tables the first store to each 4 KiB page still exits to the host (PLATFORM-NOTES), which
+         * a populated window would pay in the network pass instead. One store per page pays it in
+         * window_alloc, where first touch belongs (a 2 MiB page pays once). */
         for (volatile char *q = (volatile char *)lo; (uintptr_t)q < hi; q += page) *q = 0;
         return;
     }
@@ -181,9 +181,9 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
         if (t != ctx->rank && ctx->rank_host[t] == ctx->host_id)
             map_peer(w, t, (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
     }
-    /* MPI_Win_unlock_all alone completes the puts at their targets; the flush was added when MPICH
-     * 4.0.2 joins lost tuples, which turned out to happen without these puts too (rma/window.h,
-     * RMA_JOIN_DEFAULT_FLAVOR); it costs nothing measurable and is kept */
+    /* MPI_Win_unlock_all alone completes the puts at their targets; the flush guards against the
+     * MPICH 4.0.2 trouble with MPI_Win_allocate (rma/window.h, RMA_JOIN_DEFAULT_FLAVOR), which
+     * these puts do not cause, and costs nothing measurable */
     MPI_CHECK(w->rank, MPI_Win_flush_all(w->win));
     rma_window_unlock_all(w);
     MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm));
@@ -220,8 +220,8 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
     /* This rank reads its window with loads next: MPI_Win_sync brings the public copy into the
      * private one (separate model) and is the memory barrier between the origins' completed puts
      * and those loads (unified model; MPI 4.1 says so). Without it in the unified model, MPICH
-     * 4.0.2 once lost 326 of 16M matches (sort-merge, 4 ranks on 2 cores, MPI_Win_create
-     * windows, 1 of 12 runs); whether this was the cause could not be shown at that rate. */
+     * 4.0.2 lost matches in a rare sort-merge run (docs/measurements.md, "From code comments");
+     * whether that is the cause is not known. */
     for (int i = 0; i < n; i++) {
         MPI_CHECK(rank, MPI_Win_lock(MPI_LOCK_SHARED, w[i].rank, 0, w[i].win));
         MPI_CHECK(rank, MPI_Win_sync(w[i].win));
@@ -231,8 +231,8 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
 }
 
 /* MPI_Alloc_mem is malloc in MPICH 4.0: at 1-32 MiB glibc keeps a freed window in its heap and
- * hands it to the next run, whose window then takes no first-touch faults (0 against 7800 at 1M
- * tuples per rank here; above glibc's 32 MiB mmap threshold every run faults). Dropping the pages
+ * hands it to the next run, whose window then takes no first-touch faults (above glibc's 32 MiB
+ * mmap threshold every run faults). Dropping the pages
  * at free makes every --repeat run pay what a single run pays, as with the other flavours;
  * --window-pool is the way to keep them. The block stays the allocator's; its pages read as zero. */
 static void give_back_pages(void *base, uint64_t bytes)

@@ -15,22 +15,22 @@
 #include "rma/shm_window.h"
 
 /* WIN_AUTO (--window auto) is no flavour of its own: rma/window_auto.h resolves it to the one whose
- * allocation and first touch cost least here; WIN_FLAVORS counts the flavours it chooses among.
- * WIN_SHARED (--window shared, never chosen by auto: it changes how data moves, not only where the
- * memory comes from) is MPI-3's shared-memory model under an RMA window: each node's ranks get
- * their memory from MPI_Win_allocate_shared on the node's communicator, the window over all ranks
- * is MPI_Win_create on that memory, and an operator may store straight into a segment of a rank of
- * its node (rma_window_peer_base) instead of putting there; ranks on other nodes are reached by
- * MPI_Put as with every flavour. A node where the library makes no shared window (a rank alone on
- * its node, Open MPI without osc sm) gets private memory: every transfer is then a put. */
+ * allocation and first touch cost least on this host; WIN_FLAVORS counts the flavours it chooses
+ * among. WIN_SHARED (--window shared, never chosen by auto: it changes how data moves, not only
+ * where the memory comes from) is MPI-3's shared-memory model under an RMA window: each node's
+ * ranks get their memory from MPI_Win_allocate_shared on the node's communicator, the window over
+ * all ranks is MPI_Win_create on that memory, and an operator may store straight into a segment of
+ * a rank of its node (rma_window_peer_base) instead of putting there; ranks on other nodes are
+ * reached by MPI_Put as with every flavour. A node where the library makes no shared window (a rank
+ * alone on its node, Open MPI without osc sm) gets private memory: every transfer is then a put. */
 typedef enum { WIN_ALLOCATE = 0, WIN_CREATE = 1, WIN_CREATE_HUGE = 2, WIN_AUTO = 3, WIN_SHARED = 4 } win_flavor;
 enum { WIN_FLAVORS = 3 };
 /* The library default, which --window auto (the joins' default) falls back to where it does not
  * measure (rma/window_auto.h): MPI_Win_allocate, except with MPICH before 4.1. Debian's MPICH 4.0.2
- * (ch4:ucx) lost 4 tuples in about 1 of 40 radix joins at 16M tuples per rank on MPI_Win_allocate
- * windows (caught by verification; 0 of 110 on MPI_Win_create windows, which were also faster:
- * 0.74 s against 1.1 s); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot
- * (pmodels/mpich#6110, fixed for 4.1). --window allocate still selects it. */
+ * (ch4:ucx) can lose tuples in radix joins on MPI_Win_allocate windows (caught by verification;
+ * never on MPI_Win_create windows, which are also faster there (docs/measurements.md, "From code
+ * comments")); MPI_Win_allocate on MPICH 4.0 with UCX is a known trouble spot (pmodels/mpich#6110,
+ * fixed for 4.1). --window allocate still selects it. */
 #define RMA_JOIN_DEFAULT_FLAVOR (RMB_MPICH_BEFORE_4_1 ? WIN_CREATE : WIN_ALLOCATE)
 extern const char *const win_flavor_names[]; /* {"allocate", "create", "create-huge", "auto", "shared", NULL} */
 
@@ -96,7 +96,7 @@ void rma_window_prefault(rma_window *w);
  * windows of the other ranks of its host, before the first real put goes there. With
  * MPI_Win_allocate between ranks of one host both libraries map the target's segment into the
  * origin and a put is a store to it, so the first put to every page takes a page fault in the
- * origin (measured here: 0.23 s of network pass became 0.29 s at 16M tuples per rank). One one-byte
+ * origin, inside the timed network pass (docs/measurements.md, "From code comments"). One one-byte
  * zero put per page; nothing may be in the runs yet. Run i goes to rank target[i] (target NULL:
  * rank i) at items first[i] (+ first2[i] when given), count[i] items of item_bytes. Ends with a
  * barrier, so that no real put overtakes a mapping put; nothing (not even the barrier) for the

@@ -53,7 +53,8 @@ void rma_window_measure_costs(const bench_ctx *ctx, uint64_t bytes, int rounds, 
 {
     double best[WIN_FLAVORS];
     /* the first window of a flavour sets up the library's component (Open MPI's first
-     * MPI_Win_allocate took 0.3 s more here): not a cost per byte */
+     * MPI_Win_allocate costs far more than the next; docs/measurements.md, "From code comments"):
+     * not a cost per byte */
     for (int f = 0; f < WIN_FLAVORS; f++) one_window(ctx, (win_flavor)f, 64);
     for (int r = 0; r < rounds; r++)
         for (int f = 0; f < WIN_FLAVORS; f++) {
@@ -95,8 +96,8 @@ void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t 
     } else if (!rma_window_auto_crowd_ok(ctx)) {
         /* far more ranks than cores: the measurement is slow (256 ranks on 2 cores: seconds) and
          * says little, and puts into MPI_Win_create windows wait for a target that rarely runs. Up
-         * to two ranks per core they run often enough: at 4 ranks on 2 cores MPI_Win_create on
-         * huge pages took 0.13-0.48 s per join against MPI_Win_allocate's 0.93-1.3 s. */
+         * to two ranks per core they run often enough for the measurement to tell the flavours
+         * apart (docs/measurements.md, "From code comments"). */
         out->chosen = RMA_JOIN_DEFAULT_FLAVOR;
         snprintf(out->source, sizeof out->source, "library default (over 2 ranks per core)");
     } else {

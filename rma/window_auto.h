@@ -1,17 +1,18 @@
 /* --window auto: which window flavour is cheapest to get is a property of the system, not a
- * constant (MPI_Win_allocate's /dev/shm pages against MPI_Win_create on 2 MiB pages: 0.34 s vs
- * 0.64 s on one VM for the same windows, several-fold the other way on another). The pick compares
- * each flavour's cost per byte of allocation, first touch and free (with MPI_Win_allocate also the
- * mapping of a peer's pages on the host, rma_window_map_runs), measured on a small window of every
- * rank at once or given (calibrate's t_win_cost_* parameters), and rates each at what the run's
- * windows risk: where a host hands freed huge pages back to the hypervisor (bench/host_reclaim.h)
- * and the run's windows are large enough to hold huge pages, a huge-page window's first touch may
- * come at the host's price, which a small window probed while the host still backs its pages does
- * not show; create-huge is then rated at least at the cheaper 4 KiB flavour's cost (a huge page the
- * host took back costs at least what 4 KiB pages cost at their first touch: measured in
- * docs/window-lifetimes.md), so that a 4 KiB flavour is taken. With MPICH before 4.1 it takes the
- * library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring, and on a host with more
- * than two ranks per core the library default (MPI_Win_allocate) without measuring. */
+ * constant (MPI_Win_allocate's /dev/shm pages against MPI_Win_create on 2 MiB pages: the order
+ * changes from one machine to another, docs/measurements.md, "From code comments"). The pick
+ * compares each flavour's cost per byte of allocation, first touch and free (with MPI_Win_allocate
+ * also the mapping of a peer's pages on the host, rma_window_map_runs), measured on a small window
+ * of every rank at once or given (calibrate's t_win_cost_* parameters), and rates each at what the
+ * run's windows risk: where a host hands freed huge pages back to the hypervisor
+ * (bench/host_reclaim.h) and the run's windows are large enough to hold huge pages, a huge-page
+ * window's first touch may come at the host's price, which a small window probed while the host
+ * still backs its pages does not show; create-huge is then rated at least at the cheaper 4 KiB
+ * flavour's cost (a huge page the host took back costs at least what 4 KiB pages cost at their
+ * first touch: measured in docs/window-lifetimes.md), so that a 4 KiB flavour is taken. With MPICH
+ * before 4.1 it takes the library-safe flavour (RMA_JOIN_DEFAULT_FLAVOR: create) without measuring,
+ * and on a host with more than two ranks per core the library default (MPI_Win_allocate) without
+ * measuring. */
 #ifndef RMB_WINDOW_AUTO_H
 #define RMB_WINDOW_AUTO_H
 #include <stdint.h>
@@ -61,8 +62,8 @@ void rma_window_pick_flavor(const bench_ctx *ctx, const double *given, uint64_t 
 /* What WIN_AUTO means now: the last pick's flavour, RMA_JOIN_DEFAULT_FLAVOR before any pick. */
 win_flavor rma_window_auto_flavor(void);
 
-/* "allocate 2.91; create 1.10; create-huge 0.42 s/GB" (costs not known are left out), then "; " and
- * the risk's reason where there is one. */
+/* The costs per flavour in s/GB as one phrase, for example "allocate A; create B; create-huge C
+ * s/GB" (costs not known are left out), then "; " and the risk's reason where there is one. */
 void rma_window_pick_costs(const rma_window_pick *p, char *buf, size_t len);
 
 #endif

@@ -75,7 +75,8 @@ double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, d
 void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
                          void (*body_b)(void *), void *arg, double rate[2]);
 /* The ranks' spread on equal work (rank_spread): every repetition of a primitive all ranks ran at
- * once, (slowest - mean) / mean of its times over the ranks, collected here (collective). */
+ * once, (slowest - mean) / mean of its times over the ranks, collected by the ranks (collective).
+ * */
 void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps);
 /* splitmix64 step: the samples' random keys. */
 uint64_t calibrate_mix(uint64_t *state);
@@ -83,8 +84,8 @@ uint64_t calibrate_mix(uint64_t *state);
 /* Helper shared by the three: a value agreed over ranks (medians: stats_median, bench/stats.h). */
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
 /* This rank's median seconds to allocate `bytes` of fresh private memory (mem_alloc_large) and
- * write every page (then freed, untimed): first touch, which on a VM that hands freed memory back
- * to its host varies from run to run. All ranks at once. */
+ * write every page (then freed, untimed): first touch, which on a virtual machine that hands freed
+ * memory back to its host varies from run to run. All ranks at once. */
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
 
 

@@ -51,7 +51,7 @@ typedef struct {
     double read, write, copy; /* B/s per rank */
     double write_plain, write_nt; /* measured only (0 from a parameter file) */
     int64_t bytes;            /* measured on buffers of this size (0 from a parameter file) */
-    char source[560];         /* "model FILE", "membw 2 rank(s) x 600.0 MiB = 4.0x ...", "none" (CSV roofline_source) */
+    char source[560];         /* "model FILE", "membw ..." (ranks, buffer size, its ratio to the cache), "none" (CSV roofline_source) */
 } join_roofline;
 
 /* Everything the runs share: the options, the ranks, the data and what the generator expects. */
@@ -181,7 +181,7 @@ int join_record_run(const join_session *js, const join_run_result *res);
  * verification NONE. */
 int join_record_refused(const join_session *js, int i);
 
-/* The exit status of `rmabench join` (README "Exit status"). */
+/* The exit status of `rmabench join` (docs/joins.md, "Exit status"). */
 enum { JOIN_EXIT_OK = 0, JOIN_EXIT_FAILED = 1, JOIN_EXIT_USAGE = 2, JOIN_EXIT_PARTLY_REFUSED = 4 };
 
 #endif

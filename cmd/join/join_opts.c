@@ -28,7 +28,7 @@ void join_default_opts(join_opts *o)
     o->seed = 42;
     o->repeat = 1;
     o->queries = 1;
-    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
+    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest on this host; create with MPICH < 4.1 */
     o->window_life = JOIN_DEFAULT_WINDOW_LIFE;
     o->passes = -1;
     o->flush = RMA_FLUSH_AUTO; /* rma_flush_resolve: request where ranks outnumber cores or with MPICH < 4.1 */

@@ -4,8 +4,8 @@
  * refusals, join_need_of for a rank's memory and bench/memory.h's host verdict. O(1) lines in the
  * rank count. The memory of a rank is split into the data (R and S, the windows, the algorithms'
  * copies of their share) and what lies beyond it (send buffers, tables, O(P)-word arrays, and
- * MEM_RUNTIME_BYTES for the process and the MPI library); issue 13 bounds the latter at
- * 256 MiB at 4096 ranks with the defaults. */
+ * MEM_RUNTIME_BYTES for the process and the MPI library); the latter must stay within 256 MiB at
+ * 4096 ranks with the defaults (docs/joins.md, unit/join_memory). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -241,6 +241,6 @@ int join_plan_main(const join_opts *o)
     print_lifetimes(o, &sc, big);
     int host_ok = judge_host(o, &sc, &big->need, host, host_join) == 0;
     printf("plan: %s\n", !host_ok ? "does not fit" : sc.nfit < sc.nalgos ? "fits in part (see the refusal)" : "fits");
-    /* the exit status the run would have (README "Exit status") */
+    /* the exit status the run would have (docs/joins.md, "Exit status") */
     return !host_ok ? JOIN_EXIT_USAGE : sc.nfit < sc.nalgos ? JOIN_EXIT_PARTLY_REFUSED : JOIN_EXIT_OK;
 }

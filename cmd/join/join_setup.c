@@ -93,7 +93,8 @@ static void plan_run(join_session *js)
         rma_window_reserve(s, (uint64_t)need.slot_bytes[s]);
 }
 
-/* --window auto: the flavour that allocates and faults in cheapest here (rma/window_auto.h), from
+/* --window auto: the flavour that allocates and faults in cheapest on this host
+ * (rma/window_auto.h), from
  * --model's t_win_cost_* when it has them, else measured on a window the size of the planned ones
  * (256 KiB to 8 MiB), rated at the risk the planned windows run on this host; the joins then run
  * with it as if given. */

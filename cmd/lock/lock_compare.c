@@ -89,8 +89,8 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
         printf("model: note: the MPI library yields in its own progress here (Open MPI's mpi_yield_when_idle, on when mpirun "
                "oversubscribes): the servers serve one message per turn, and t_shared_comm holds only when calibrated with "
                "OMPI_MCA_mpi_yield_when_idle=1 too (model/lock_model.h)\n");
-    /* the message times hold for the machine's state at calibration: a floor that moved (a VM's
-     * placement of its virtual CPUs: 0.15 or 0.57 us) moves every round trip with it */
+    /* the message times hold for the machine's state at calibration: a floor that moved (a virtual
+     * machine's placement of its virtual CPUs, rma/floor.h) moves every round trip with it */
     if (p.set[MP_t_floor_rtt] && in->measured_floor_us > 0) {
         const double cal = params_get(&p, MP_t_floor_rtt) * 1e6, ratio = in->measured_floor_us / cal;
         if (ratio > 1.5 || ratio < 1 / 1.5)

@@ -137,7 +137,7 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
         b->recv_bytes = lines(w * item);
         b->recv = mem_alloc_large(b->recv_bytes);
     }
-    /* huge pages: a fresh 4 KiB page costs 10-20 us at first touch on this VM */
+    /* huge pages: a fresh 4 KiB page's first touch is costly under a hypervisor (PLATFORM-NOTES) */
     b->pack = mem_alloc_large(b->pack_bytes);
     if (!b->pack || (b->design->buffers == RADIX_XBUF_PACK_RECV && !b->recv)) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the exchange buffers\n", ctx->rank);

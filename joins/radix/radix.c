@@ -285,7 +285,7 @@ static void run(const join_input *in, join_output *out)
     for (int rel = 0; rel < 2; rel++) {
         if (!(bounds[rel] = malloc((leaves + 1) * sizeof(uint64_t)))) fail_alloc(ctx, "the partition bounds");
         /* the input relation is dead after the network pass: its pages, already mapped, hold the
-         * local passes' output (issue 16: no fresh pages after window_alloc) when it is large enough */
+         * local passes' output (no fresh pages after window_alloc) when it is large enough */
         const uint64_t bytes = max_part[rel] * W * 8, have = (rel == REL_R ? in->r_n : in->s_n) * sizeof(tuple_t);
         if (plan.passes == 0) continue;
         if (in->reusable[rel] && bytes <= have) {

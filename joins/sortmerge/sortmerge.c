@@ -13,7 +13,6 @@
 
 #include "joins/join.h"
 #include "bench/memory.h"
-#include "bench/rmb_mutant_smj_band_start.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_format.h"
@@ -158,11 +157,7 @@ static int run_table(const smj_plan *pl, int rel, size_t run_size, size_t **star
                 (*lens)[r] = n - off < run_size ? n - off : run_size;
                 r++;
             }
-#ifdef RMB_MUTANT_SMJ_BAND_START /* mutation suite: every source's bands taken at source 0's sizes */
-            at[j] += pl->band_in[rel][b];
-#else
             at[j] += n;
-#endif
         }
         (*band_runs)[b] = r - first;
     }
