@@ -47,6 +47,14 @@ double model_rate_local(double ranks, double P);
  * (calibrated; t_touch where set), over = ranks per core (1: a core each); with ranks sharing cores
  * and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed (network_model.c). */
 double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over);
+/* The windows' lifetime (--window-life; the same order as rma/window.h's win_life). */
+enum { MODEL_LIFE_JOIN, MODEL_LIFE_POOL, MODEL_LIFE_DYNAMIC };
+/* Beyond the thesis: window_alloc of a join under a lifetime. A process's first join pays
+ * model_T_window_alloc whatever the lifetime (allocation, first touch; a dynamic one also its first
+ * attachment). A later join: JOIN the same again; POOL t_win_pool_fixed * over (nothing allocated
+ * nor touched); DYNAMIC (t_win_dynamic_fixed + bytes_per_rank * t_win_dynamic_per_byte) * over.
+ * -1 where a parameter it needs is not given. */
+double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first);
 
 /* --- one join ------------------------------------------------------------------------------- */
 
@@ -65,6 +73,8 @@ typedef struct {
                                      * (joins/sortmerge/smj_bands.h; 0 or 1: none, the thesis') */
     double count_share;             /* sort-merge: the share of eq. 3.1's scan the count reads (band pieces
                                      * sized from a sample: a line per 64th tuple, 1/16; 0 or 1: all) */
+    int window_life;                /* MODEL_LIFE_*: how long the windows live (0: JOIN, the thesis') */
+    bool first_run;                 /* the run is its process's first join: window_alloc is the first's */
 } join_shape;
 
 typedef struct {
@@ -75,7 +85,10 @@ typedef struct {
     double total_with_alloc;  /* total + window_alloc */
     double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
     double wait;              /* in total: the phases' waits for their slowest rank (rank_spread; 0 unset) */
-    bool alloc_modelled;      /* t_win_alloc_* given: window_alloc is a prediction, else 0 */
+    bool alloc_modelled;      /* t_win_alloc_* given (and the lifetime's for a later run): window_alloc
+                               * is a prediction, else 0 */
+    double window_alloc_first, window_alloc_steady; /* the first join's and a later one's (-1: not given) */
+    double total_first, total_steady; /* total + each of them (-1: not given) */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
     double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */
     double rate_network_pass; /* eq. 3.4/3.6 or 3.13/3.15, system-wide tuples/s */
@@ -108,7 +121,9 @@ double model_ranks_on_cores(const join_shape *s);
 double model_max_normal(double n);
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
- * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */
+ * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. The
+ * first join and the steady state under s->window_life (model_T_window_alloc_life) are predicted
+ * apart; window_alloc and total_with_alloc are those of s->first_run's. */
 void model_join_finish(const model_params *p, const join_shape *s, join_prediction *out);
 
 /* Parameters each join needs, terminated by -1, for params_require(); `multi_host` adds bw_host

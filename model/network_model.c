@@ -81,6 +81,15 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank, double
     return (fixed + bytes_per_rank * per_byte) * over;
 }
 
+double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first)
+{
+    const bool alloc = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
+    if (first || life == MODEL_LIFE_JOIN) return alloc ? model_T_window_alloc(p, bytes_per_rank, over) : -1;
+    if (life == MODEL_LIFE_POOL) return p->set[MP_t_win_pool_fixed] ? params_get(p, MP_t_win_pool_fixed) * over : -1;
+    if (!p->set[MP_t_win_dynamic_fixed] || !p->set[MP_t_win_dynamic_per_byte]) return -1;
+    return (params_get(p, MP_t_win_dynamic_fixed) + bytes_per_rank * params_get(p, MP_t_win_dynamic_per_byte)) * over;
+}
+
 double model_max_normal(double n)
 {
     if (n < 2) return 0;
@@ -108,9 +117,14 @@ void model_join_finish(const model_params *p, const join_shape *s, join_predicti
      * normals] above the mean the phases predict */
     if (p->set[MP_rank_spread]) o->wait = (o->total - o->sort_wait) * params_get(p, MP_rank_spread) * model_max_normal(s->ranks);
     o->total += o->wait;
-    o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
-    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes, over);
+    o->window_alloc_first = model_T_window_alloc_life(p, bytes, over, s->window_life, true);
+    o->window_alloc_steady = model_T_window_alloc_life(p, bytes, over, s->window_life, false);
+    o->total_first = o->window_alloc_first < 0 ? -1 : o->total + o->window_alloc_first;
+    o->total_steady = o->window_alloc_steady < 0 ? -1 : o->total + o->window_alloc_steady;
+    const double run = s->first_run ? o->window_alloc_first : o->window_alloc_steady;
+    o->alloc_modelled = run >= 0;
+    if (o->alloc_modelled) o->window_alloc = run;
     o->total_with_alloc = o->total + o->window_alloc;
     o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;
     o->throughput_thesis = (s->r_tuples + s->s_tuples) / o->total;

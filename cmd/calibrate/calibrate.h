@@ -38,6 +38,9 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 void calibrate_rdmo(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 /* calibrate_window.c: t_win_cost_* (--window auto); resolves o->window when it is auto. First. */
 void calibrate_window(const bench_ctx *ctx, calibrate_opts *o, model_params *p);
+/* calibrate_window.c: t_win_pool_fixed at `large` bytes of windows per rank, t_win_dynamic_* through
+ * `small` and `large` (o->window's flavour; from calibrate_network's window allocation). */
+void calibrate_window_life(const bench_ctx *ctx, const calibrate_opts *o, uint64_t small, uint64_t large, model_params *p);
 
 /* calibrate_compute's parts, on this rank's sample r, s of workload w (one rank's, dense keys)
  * with the joins' default options jo: the radix join's primitives (calibrate_radix.c) and the

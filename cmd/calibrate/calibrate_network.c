@@ -15,7 +15,8 @@
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
  *    t_win_alloc_fixed and t_win_touch_per_byte: the whole of what the joins' window_alloc does
  *    (allocation, first touch of every page, the barrier, MPI_Win_free) at two pages (the fixed
- *    part) and at the joins' size: its slope beyond the allocation's. */
+ *    part) and at the joins' size: its slope beyond the allocation's; then what a later join pays
+ *    under --window-life pool and dynamic (calibrate_window.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -560,4 +561,5 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
     win_alloc_shared(ctx, tiny, reps, flavor, p);
+    calibrate_window_life(ctx, o, small, large, p);
 }

@@ -22,8 +22,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->comm,
-                       in->opt->window_pool ? rel : -1);
+        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window,
+                           (win_life)in->opt->window_life, in->ctx->comm, rel);
         /* first touch here, not in the partitioning pass: page faults are part of getting a window */
         rma_window_prefault(&win[rel]);
     }
@@ -335,7 +335,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
             const uint64_t *peer = lay->owner[p] == ctx->rank ? NULL : rma_window_peer_base(&win[rel], lay->owner[p]);
             st.remote[p] = lay->owner[p] == ctx->rank ? LOCAL : peer && (uintptr_t)peer % 64 == align ? PEER : PUT;
             target[p] = st.remote[p] == PUT ? lay->owner[p] : -1;
-            disp[p] = (MPI_Aint)(st.start[p] * item);
+            disp[p] = target[p] >= 0 ? rma_window_disp(&win[rel], target[p], st.start[p] * item) : 0;
         }
         st.m = ((uintptr_t)win[rel].base % 64) / item;
         st.stream = (uintptr_t)win[rel].base % item == 0;

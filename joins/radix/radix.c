@@ -184,7 +184,7 @@ static void run(const join_input *in, join_output *out)
     phase_end(&pc, "wait", 0);
 
     /* releasing the windows is collective: it counts as window_alloc time */
-    for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
+    for (int rel = 0; rel < 2; rel++) rma_window_release(&win[rel]);
     radix_exchange_bufs_free(&xb);
     phase_end(&pc, "window_alloc", 0);
 

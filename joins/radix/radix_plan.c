@@ -181,7 +181,8 @@ int radix_plan(const join_opts *o, const workload *w, int ranks, join_plan *out,
     if (plan_buffers(o, w, np, ranks, item, out, err, errlen)) return -1;
     uint64_t wr = window_items_bound(w->r_total, np, ranks, false);
     uint64_t ws = window_items_bound(w->s_total, np, ranks, o->skew > 0);
-    out->window_bytes = (int64_t)((wr + ws) * item);
+    out->window_slot_bytes[REL_R] = (int64_t)(wr * item);
+    out->window_slot_bytes[REL_S] = (int64_t)(ws * item);
     radix_format f = radix_format_for(w, out->tuple_bytes == 8, b);
     /* R's keys are a permutation of 1..|R|: its low bits split R evenly, so the largest R
      * partition, and with it the local passes, is known before the run (S is split by R's keys) */
@@ -195,12 +196,17 @@ int radix_plan(const join_opts *o, const workload *w, int ranks, join_plan *out,
     const uint64_t part_r = (uint64_t)((double)w->r_total / (double)np * 1.05) + 1024;
     const uint64_t part_s = o->skew > 0 ? ws : (uint64_t)((double)w->s_total / (double)np * 1.05) + 1024;
     out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
-    /* the exchange design's buffers (exchange.h): a relation's share packed, for alltoallv also received */
-    const int copies = radix_exchange_copies(radix_exchange_of(o));
+    /* the exchange design's buffers (exchange.h): the get design's flags and pack in a window of
+     * their own (exchange_plan.c), the others' a relation's share packed, for alltoallv also received */
+    const radix_exchange_design *xd = radix_exchange_of(o);
+    const int copies = xd->buffers == RADIX_XBUF_PACK_WINDOW ? 0 : radix_exchange_copies(xd);
+    if (xd->buffers == RADIX_XBUF_PACK_WINDOW)
+        out->window_slot_bytes[RADIX_GET_SLOT] = (int64_t)radix_get_window_bytes(ranks, w->r_n > w->s_n ? w->r_n : w->s_n, item);
     if (copies) {
         const uint64_t mine = window_items_bound(w->r_total > w->s_total ? w->r_total : w->s_total, np, ranks, o->skew > 0);
         out->copy_bytes += (int64_t)((uint64_t)copies * mine * item);
     }
+    for (int s = 0; s < JOIN_WINDOW_SLOTS; s++) out->window_bytes += out->window_slot_bytes[s];
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     const int sub_bits = radix_plan_sub_bits(o, w->r_total, b, &f);
     out->other_bytes = (int64_t)(table + rank_arrays_bytes(o, b, ranks, &lp, sub_bits));

@@ -101,7 +101,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                     uint64_t *send = buf + (size_t)next * run_words;
                     sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
                     t0 = rmb_now();
-                    MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
+                    MPI_Aint disp = rma_window_disp(&win[rel], t, (piece + off) * W * sizeof(uint64_t));
                     MPI_CHECK(me, rma_put_start(mode, send, (uint64_t)len * W, MPI_UINT64_T, t, disp, win[rel].win,
                                                 &slots[next].req));
                     slots[next].target = t;

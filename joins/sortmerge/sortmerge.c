@@ -76,6 +76,9 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t P = (uint64_t)ranks;
     out->tuple_bytes = (int)item;
     out->window_bytes = (int64_t)(item * recv);
+    /* each relation's window: its part of the received share (ranges split both relations alike) */
+    out->window_slot_bytes[REL_R] = (int64_t)(item * (uint64_t)((double)recv * (double)w->r_total / (double)(w->r_total + w->s_total)));
+    out->window_slot_bytes[REL_S] = out->window_bytes - out->window_slot_bytes[REL_R];
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run_most);
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
@@ -168,7 +171,7 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
     const join_opts *o = in->opt;
     for (int rel = 0; rel < RELS; rel++)
         rma_window_acquire(&win[rel], pl->window[rel] * (size_t)pl->words * sizeof(uint64_t), (win_flavor)o->window,
-                           ctx->comm, o->window_pool ? rel : -1);
+                           (win_life)o->window_life, ctx->comm, rel);
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
     MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
@@ -281,7 +284,7 @@ static void run(const join_input *in, join_output *out)
     rmb_wait_all(ctx->comm);
     phase_end(&pc, "wait", 0);
     /* releasing the windows is collective: window_alloc time, as in the radix join */
-    for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
+    for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel]);
     phase_end(&pc, "window_alloc", 0);
 
     const uint64_t r_words = pl.spare_from + pl.spare_used; /* S's copy, then the buffers */
