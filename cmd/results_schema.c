@@ -24,6 +24,9 @@ static const char *const columns[] = {
      * time the hypervisor gave to other guests during the run, worst host (bench/host_steal.h; empty
      * when unknown) */
     "host_cores", "oversubscribed", "poll_yield", "mpi_env", "host_steal",
+    /* the share of the run the busiest rank spent runnable while another task held its CPU (the
+     * scheduler's run delay, bench/host_steal.h; empty when unknown): the machine's other programs */
+    "run_delay",
     /* join parameters (window: the flavour that ran; window_choice: "given", or what --window auto
      * chose it from) */
     "algo", "r_tuples", "s_tuples", "tuples_per_rank", "uneven", "ratio", "selectivity", "skew",
@@ -44,6 +47,13 @@ static const char *const columns[] = {
     /* model predictions (rmabench --model) */
     PHASES(MODEL_COLS) MODEL_COLS(wait) TOTALS(MODEL_COLS)
     "model_total_with_alloc", "model_bound", "model_params",
+    /* the run's model inputs as text (model/shape.h): rmamodel join|lock --shape predicts the run again
+     * from any parameter file (model/validate.sh pools its calibrations after the runs) */
+    "model_shape",
+    /* join: the state of fresh memory its windows met (reused at once, or returned through the host:
+     * model/join_model.h), judged from its window_alloc against --model's two calibrated costs; and
+     * window_alloc's seconds per GB of this rank's planned windows */
+    "alloc_regime", "alloc_s_per_gb",
     PHASES(MODEL_ERR_COLS) MODEL_ERR_COLS(wait) MODEL_ERR_COLS(total)
     /* the thesis' total (no window allocation) against the measured total less its window_alloc */
     "model_total_without_alloc", "model_err_total_without_alloc",
@@ -61,7 +71,10 @@ static const char *const columns[] = {
     "committed", "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
     "remote_share", "twopc_txns", "lat_txn_lock_us", "lat_txn_data_us", "lat_txn_vote_us", "lat_txn_end_us",
     "lat_req_rtt_us", "lat_req_rtt_median_us",
-    "floor_rtt_us", /* lock: a cache-line round trip between server 0 and agent 0 in shared memory (rma/floor.h) */
+    /* a cache-line round trip in shared memory (rma/floor.h), the machine's state: lock between server
+     * 0 and agent 0, join between rank 0 and the next rank of its host; and the one the --model file
+     * was calibrated at (its t_floor_rtt) */
+    "floor_rtt_us", "model_floor_rtt_us",
     "lat_req_queue_us", "lat_req_server_us", "timeouts",
     /* 2PC participants (servers asked to vote) per 2PC transaction, mean and most; data access per
      * committed or aborted transaction (bytes read and written with MPI_Get/MPI_Put); TPC-C per

@@ -1,25 +1,32 @@
 /* rmamodel: the thesis' performance models without MPI.
  *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--merge-bands N]
+ *   rmamodel join --algo radix|sortmerge --params FILE --shape TEXT   (a run's model_shape column)
  *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
+ *   rmamodel lock --params FILE --shape TEXT
  *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
- * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
- * Bad input: one line naming the flag or FILE:LINE, exit 2. */
+ *   rmamodel pool --output FILE CALIBRATION...          (cmd/rmamodel_pool.c)
+ *   rmamodel thesis --params FILE                       (cmd/rmamodel_thesis.c)
+ * Every command but pool takes --set NAME=VALUE (repeatable, the file's units) to override a
+ * parameter. Bad input: one line naming the flag or FILE:LINE, exit 2. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/rmamodel.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "model/join_model.h"
 #include "model/lock_model.h"
-#include "bench/options.h"
-#include "model/params.h"
 #include "model/profile.h"
+#include "model/shape.h"
 
-static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void fail(const char *fmt, ...)
+#define fail rmamodel_fail
+#define parse rmamodel_parse
+#define require rmamodel_require
+
+_Noreturn void rmamodel_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -30,8 +37,7 @@ static _Noreturn void fail(const char *fmt, ...)
     exit(2);
 }
 
-/* Parses the flags, loads --params, applies --set (model/params.h); exits 2 on any problem. */
-static void parse(const char *usage, opt_spec *specs, int argc, char **argv, const char **params_path, model_params *p)
+void rmamodel_parse(const char *usage, opt_spec *specs, int argc, char **argv, const char **params_path, model_params *p)
 {
     params_overrides sets;
     char **rest = malloc(((size_t)argc + 1) * sizeof *rest), err[600];
@@ -55,9 +61,7 @@ static void parse(const char *usage, opt_spec *specs, int argc, char **argv, con
     if (params_apply_sets(p, &sets, err, sizeof err)) fail("%s", err);
 }
 
-/* Every needed parameter must be set, the default profile filling what it has (then one line on
- * stdout says so; an error stays one line on stderr). */
-static void require(model_params *p, const int *which)
+void rmamodel_require(model_params *p, const int *which)
 {
     char err[700], note[700];
     model_params q = *p;
@@ -116,9 +120,52 @@ static void print_join_totals(join_prediction m, join_shape s, int algo)
     if (m.wait == 0) printf("%-22s %10s  not modelled (rank_spread not given; measured runs report it separately)\n", "imbalance", "-");
 }
 
+/* The join's phase rows and the bound (eq. 3.3) of `rmamodel join`. */
+static void print_join(const model_params *p, const join_shape *s, const join_prediction *m, int algo)
+{
+    const double machines = s->ranks / s->ranks_per_host;
+    printf("# rmamodel join --algo %s: %.0f ranks = %.0f host(s) x %.0f, %.0f tuples of R per rank, 1:%.4g\n", algo_names[algo],
+           s->ranks, machines, s->ranks_per_host, s->r_tuples / s->ranks, s->s_tuples / s->r_tuples);
+    printf("# parameters: %s%s%s\n", p->source[0] ? p->source : "(none)", p->info[MI_mpi_library][0] ? "; calibrated with " : "",
+           p->info[MI_mpi_library]);
+    printf("%-22s %10s  %s\n", "phase", "model [s]", "equation");
+    printf("%-22s %10.4f  %s\n", "histogram", m->histogram, "eq. 3.1");
+    const char *bound = m->network_bound ? "network-bound" : "compute-bound";
+    char why[200];
+    const double P = params_get(p, algo == 0 ? MP_P_partition : MP_P_sort_run);
+    if (machines > 1)
+        snprintf(why, sizeof why, "%s: (N-1)/N * %s = %.1f %s P_network = bw/%.0f = %.1f Mtuples/s (eq. 3.3)", bound,
+                 algo == 0 ? "P_partition" : "P_sort_run", (machines - 1) / machines * P / 1e6, m->network_bound ? ">" : "<=",
+                 s->ranks_per_host, m->P_network / 1e6);
+    else
+        snprintf(why, sizeof why, "%s: one host, no tuple crosses the network (eq. 3.3)", bound);
+    if (algo == 0) {
+        printf("%-22s %10.4f  %s; %s\n", "network_partition", m->network_partition, m->network_bound ? "eq. 3.5, 3.6" : "eq. 3.4", why);
+        printf("%-22s %10.4f  eq. 3.7, %d pass(es) (d = %d in eq. 3.8)\n", "local_partition", m->local_partition,
+               s->radix_local_passes, s->radix_local_passes + 1);
+        printf("%-22s %10.4f  %s\n", "build_probe", m->build_probe, "eq. 3.9 + 3.10");
+    } else {
+        printf("%-22s %10.4f  %s\n", "partition", m->partition, "eq. 3.7 with P_partition_range");
+        printf("%-22s %10.4f  %s; %s\n", "sort", m->sort, m->network_bound ? "eq. 3.14-3.16" : "eq. 3.13, 3.16", why);
+        if (m->runs_r > 0)
+            printf("%-22s %10.4f  eq. 3.17-3.18: N_R = %.4g, N_S = %.4g runs (eq. 3.12), d_R = %d, d_S = %d\n", "merge", m->merge,
+                   m->runs_r, m->runs_s, m->merge_depth_r, m->merge_depth_s);
+        else
+            printf("%-22s %10.4f  eq. 3.18 with d_R = d_S = %d (merge_depth)\n", "merge", m->merge, m->merge_depth_r);
+        printf("%-22s %10.4f  %s\n", "match", m->match, "eq. 3.19");
+        if (m->sort_wait > 0)
+            printf("%-22s %10.4f  the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest), in the total\n",
+                   "sort_wait", m->sort_wait);
+    }
+    print_join_totals(*m, *s, algo);
+    printf("bound: %s\n", bound);
+    printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m->throughput / 1e6,
+           m->throughput_thesis / 1e6);
+}
+
 static int cmd_join(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *shape = NULL;
     int algo = 0;
     int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
     bool seen_ranks = false, seen_rph = false, seen_tpr = false;
@@ -133,71 +180,67 @@ static int cmd_join(int argc, char **argv)
          "sort-merge: key bands per range (0: the rule's count, where rmabench join's auto starts before it measures "
          "whether more pay on its CPU; the join's resolved line names what it took)",
          0, SMJ_MAX_BANDS, NULL, NULL},
+        {"shape", OPT_STRING, &shape,
+         "a run's model inputs, its CSV column model_shape (instead of --ranks, --ranks-per-host, --tuples-per-rank, --ratio, --merge-bands): "
+         "the prediction rmabench join --model made for that run, from this file's parameters", 0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
-    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
-          "[--merge-bands N] [--set NAME=VALUE]",
+    parse("rmamodel join --algo radix|sortmerge --params FILE (--ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
+          "[--merge-bands N] | --shape TEXT) [--set NAME=VALUE]",
           specs, argc, argv, &path, &p);
-    if (!seen_ranks) fail("--ranks: required");
-    if (!seen_rph) fail("--ranks-per-host: required");
-    if (!seen_tpr) fail("--tuples-per-rank: required");
-    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
-    if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
-    bool multi = ranks / rph > 1;
+    join_shape s;
+    char err[300];
+    if (shape) {
+        if (seen_ranks || seen_rph || seen_tpr) fail("--shape: gives the ranks and sizes itself (without --ranks, --ranks-per-host, --tuples-per-rank)");
+        if (model_join_shape_parse(shape, &s, err, sizeof err)) fail("--%s", err);
+        model_join_shape_params(&p, &s);
+    } else {
+        if (!seen_ranks) fail("--ranks: required");
+        if (!seen_rph) fail("--ranks-per-host: required");
+        if (!seen_tpr) fail("--tuples-per-rank: required");
+        if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+        if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
+    }
+    const bool multi = shape ? s.ranks / s.ranks_per_host > 1 : ranks / rph > 1;
     require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
-
-    join_shape s = shape_of(&p, ranks, rph, tpr, ratio, bands);
+    if (!shape) s = shape_of(&p, ranks, rph, tpr, ratio, bands);
     join_prediction m;
     if (algo == 0) model_radix_join(&p, &s, &m);
     else model_sortmerge_join(&p, &s, &m);
+    print_join(&p, &s, &m, algo);
+    return 0;
+}
 
-    char tp[32];
-    opt_format_count(tpr, tp, sizeof tp);
-    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%" PRId64 "\n",
-           algo_names[algo], ranks, ranks / rph, rph, tp, ratio);
-    printf("# parameters: %s%s%s\n", p.source[0] ? p.source : "(none)", p.info[MI_mpi_library][0] ? "; calibrated with " : "",
-           p.info[MI_mpi_library]);
-    printf("%-22s %10s  %s\n", "phase", "model [s]", "equation");
-    printf("%-22s %10.4f  %s\n", "histogram", m.histogram, "eq. 3.1");
-    const char *bound = m.network_bound ? "network-bound" : "compute-bound";
-    char why[200];
-    double machines = (double)ranks / (double)rph;
-    double P = params_get(&p, algo == 0 ? MP_P_partition : MP_P_sort_run);
-    if (machines > 1)
-        snprintf(why, sizeof why, "%s: (N-1)/N * %s = %.1f %s P_network = bw/%" PRId64 " = %.1f Mtuples/s (eq. 3.3)", bound,
-                 algo == 0 ? "P_partition" : "P_sort_run", (machines - 1) / machines * P / 1e6, m.network_bound ? ">" : "<=", rph,
-                 m.P_network / 1e6);
-    else
-        snprintf(why, sizeof why, "%s: one host, no tuple crosses the network (eq. 3.3)", bound);
-    if (algo == 0) {
-        printf("%-22s %10.4f  %s; %s\n", "network_partition", m.network_partition, m.network_bound ? "eq. 3.5, 3.6" : "eq. 3.4", why);
-        printf("%-22s %10.4f  eq. 3.7, %d pass(es) (d = %d in eq. 3.8)\n", "local_partition", m.local_partition,
-               s.radix_local_passes, s.radix_local_passes + 1);
-        printf("%-22s %10.4f  %s\n", "build_probe", m.build_probe, "eq. 3.9 + 3.10");
-    } else {
-        printf("%-22s %10.4f  %s\n", "partition", m.partition, "eq. 3.7 with P_partition_range");
-        printf("%-22s %10.4f  %s; %s\n", "sort", m.sort, m.network_bound ? "eq. 3.14-3.16" : "eq. 3.13, 3.16", why);
-        if (m.runs_r > 0)
-            printf("%-22s %10.4f  eq. 3.17-3.18: N_R = %.4g, N_S = %.4g runs (eq. 3.12), d_R = %d, d_S = %d\n", "merge", m.merge,
-                   m.runs_r, m.runs_s, m.merge_depth_r, m.merge_depth_s);
-        else
-            printf("%-22s %10.4f  eq. 3.18 with d_R = d_S = %d (merge_depth)\n", "merge", m.merge, m.merge_depth_r);
-        printf("%-22s %10.4f  %s\n", "match", m.match, "eq. 3.19");
-        if (m.sort_wait > 0)
-            printf("%-22s %10.4f  the slowest rank's sort puts beyond the mean's (bw_put_sort_slowest), in the total\n",
-                   "sort_wait", m.sort_wait);
+/* `rmamodel lock --shape`: the full model of a run (model_lock), as rmabench lock --model gave it. */
+static int lock_of_shape(model_params *p, const char *text)
+{
+    lock_shape s;
+    char err[300];
+    if (model_lock_shape_parse(text, &s, err, sizeof err)) fail("--%s", err);
+    if (s.one_host) { /* every server on the agents' host (a file without t_local_comm: the profile's) */
+        const int local[] = {MP_t_local_comm, -1};
+        require(p, local);
+        params_put(p, MP_t_remote_comm, params_get(p, MP_t_local_comm));
     }
-    print_join_totals(m, s, algo);
-    printf("bound: %s\n", bound);
-    printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m.throughput / 1e6,
-           m.throughput_thesis / 1e6);
+    require(p, model_lock_required(s.remote_prob));
+    lock_prediction m;
+    model_lock(p, &s, &m);
+    printf("# rmamodel lock: %.0f agents, %.0f servers, %.4g locks per transaction, remote probability %.4g%s\n", s.agents,
+           s.servers, s.n_locks, s.remote_prob, s.one_host ? ", one host" : "");
+    printf("# parameters: %s\n", p->source[0] ? p->source : "(none)");
+    if (m.floor_shift_us != 0)
+        printf("floor: the run's %.3f us against the calibration's: each message %+.4f us\n", s.floor_us, m.floor_shift_us);
+    printf("t_thesis: %.4f us (eq. 5.3)\n", m.t_thesis * 1e6);
+    printf("t_tx: %.4f us (eq. 5.3 + release ack %.4f + servers' service %.4f + waiting %.4f; model/lock_model.h)\n", m.t_tx * 1e6,
+           m.t_end * 1e6, m.t_service * 1e6, m.t_wait * 1e6);
+    printf("throughput: %.6f M tx/s (agents / t_tx: eq. 5.4 with the erratum)\n", m.throughput / 1e6);
     return 0;
 }
 
 static int cmd_lock(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *shape = NULL;
     int64_t agents = 0, locks = 0;
     double remote = 0;
     bool seen_agents = false, seen_locks = false, seen_remote = false;
@@ -206,11 +249,17 @@ static int cmd_lock(int argc, char **argv)
         {"agents", OPT_INT, &agents, "concurrent transaction agents (one transaction each)", 1, 1e9, NULL, &seen_agents},
         {"locks-per-txn", OPT_INT, &locks, "N_locks: locks per transaction", 1, 1e6, NULL, &seen_locks},
         {"remote-prob", OPT_DOUBLE, &remote, "probability that a lock is on another host (0..1)", 0, 1, NULL, &seen_remote},
+        {"shape", OPT_STRING, &shape,
+         "a run's model inputs, its CSV column model_shape (instead of the three above): the full model (servers' service, "
+         "queueing, the run's floor) as rmabench lock --model gave it for that run, from this file's parameters",
+         0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
-    parse("rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P [--set NAME=VALUE]", specs, argc, argv,
-          &path, &p);
+    parse("rmamodel lock --params FILE (--agents N --locks-per-txn N --remote-prob P | --shape TEXT) [--set NAME=VALUE]", specs,
+          argc, argv, &path, &p);
+    if (shape && (seen_agents || seen_locks || seen_remote)) fail("--shape: gives the agents, locks and remote probability itself");
+    if (shape) return lock_of_shape(&p, shape);
     if (!seen_agents) fail("--agents: required");
     if (!seen_locks) fail("--locks-per-txn: required");
     if (!seen_remote) fail("--remote-prob: required");
@@ -257,15 +306,19 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: rmamodel join|lock|cores-per-host [flags]   (rmamodel <command> --help lists the flags)\n"
+        fprintf(f, "usage: rmamodel join|lock|cores-per-host|pool|thesis [flags]   (rmamodel <command> --help lists the flags)\n"
                    "  join            predicted phase times of the radix hash or sort-merge join (thesis 3.3)\n"
                    "  lock            predicted transaction time and throughput of the lock table (thesis 5.3)\n"
-                   "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n");
+                   "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n"
+                   "  pool            one parameter file from several calibrations (the fastest of each timed one)\n"
+                   "  thesis          the thesis' scale-out runs (Fig. 4.2, Table 4.2) predicted from a parameter file\n");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "join") == 0) return cmd_join(argc, argv);
     if (strcmp(argv[1], "lock") == 0) return cmd_lock(argc, argv);
     if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
-    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host)\n", argv[1]);
+    if (strcmp(argv[1], "pool") == 0) return rmamodel_pool(argc, argv);
+    if (strcmp(argv[1], "thesis") == 0) return rmamodel_thesis(argc, argv);
+    fprintf(stderr, "rmamodel: '%s': unknown command (join, lock, cores-per-host, pool, thesis)\n", argv[1]);
     return 2;
 }

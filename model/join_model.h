@@ -43,10 +43,16 @@ double model_rate_network_pass_overlap(const model_params *p, double machines, d
 /* eq. 3.7: local passes run at every rank's full rate. */
 double model_rate_local(double ranks, double P);
 
+/* The state of a VM's fresh memory a join's windows met (a regime the run measures, not the
+ * calibration's): pages the kernel reused at once (t_win_touch_per_byte), or pages that came back
+ * through the host after its free page reporting took them (t_win_touch_returned_per_byte). */
+enum { MODEL_ALLOC_REUSED = 0, MODEL_ALLOC_RETURNED = 1 };
+extern const char *const model_alloc_regime_names[]; /* "reused", "returned" */
 /* Beyond the thesis: T_window_alloc = (t_fixed + bytes_per_rank * (t_per_byte + t_touch)) * over
- * (calibrated; t_touch where set), over = ranks per core (1: a core each); with ranks sharing cores
- * and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed (network_model.c). */
-double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over);
+ * (calibrated; t_touch where set, of the regime), over = ranks per core (1: a core each); with ranks
+ * sharing cores and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed
+ * (network_model.c). -1 for the returned regime when t_win_touch_returned_per_byte is not set. */
+double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over, int regime);
 
 /* --- one join ------------------------------------------------------------------------------- */
 
@@ -65,7 +71,13 @@ typedef struct {
                                      * (joins/sortmerge/smj_bands.h; 0 or 1: none, the thesis') */
     double count_share;             /* sort-merge: the share of eq. 3.1's scan the count reads (band pieces
                                      * sized from a sample: a line per 64th tuple, 1/16; 0 or 1: all) */
+    int alloc_regime;               /* MODEL_ALLOC_*: the state of fresh memory the run's windows met */
+    double sort_run_length;         /* sort-merge: the run length l the join sorted (0: the file's
+                                     * sort_run_length; --run-size auto may take twice it) */
 } join_shape;
+/* The parameters a run's shape overrides in p: wire_tuple_bytes (the format the run's plan chose)
+ * and sort_run_length (the run length it sorted), where the shape gives them. */
+void model_join_shape_params(model_params *p, const join_shape *s);
 
 typedef struct {
     /* phases (seconds); a phase the algorithm does not have stays 0 */
@@ -75,7 +87,7 @@ typedef struct {
     double total_with_alloc;  /* total + window_alloc */
     double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
     double wait;              /* in total: the phases' waits for their slowest rank (rank_spread; 0 unset) */
-    bool alloc_modelled;      /* t_win_alloc_* given: window_alloc is a prediction, else 0 */
+    bool alloc_modelled;      /* t_win_alloc_* given (of the run's regime): window_alloc is a prediction, else 0 */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
     double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */
     double rate_network_pass; /* eq. 3.4/3.6 or 3.13/3.15, system-wide tuples/s */
@@ -106,6 +118,11 @@ double model_ranks_on_cores(const join_shape *s);
 
 /* E[max of n independent standard normal draws] (0 for n < 2): 0.5642 at 2, 1.0294 at 4, 3.6 at 4096. */
 double model_max_normal(double n);
+/* The regime (MODEL_ALLOC_*) a join's measured window_alloc (seconds, the mean rank's) met: the
+ * returned one where it is nearer (in ratio) to that regime's prediction than to the reused one's,
+ * or, with only the reused one calibrated, where it took more than twice that. MODEL_ALLOC_REUSED
+ * without t_win_alloc_* or a measurement. */
+int model_alloc_regime(const model_params *p, const join_shape *s, double measured);
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
  * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */

@@ -67,15 +67,19 @@ double model_oversubscription(const model_params *p, const join_shape *s)
     return params_ranks_per_core(p, model_ranks_on_cores(s));
 }
 
-double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over)
+const char *const model_alloc_regime_names[] = {"reused", "returned", NULL};
+
+double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over, int regime)
 {
+    const int touch = regime == MODEL_ALLOC_RETURNED ? MP_t_win_touch_returned_per_byte : MP_t_win_touch_per_byte;
+    if (regime == MODEL_ALLOC_RETURNED && !p->set[touch]) return -1;
     /* with ranks sharing cores, the fixed part is what the library's collectives cost then (measured
      * at 2 ranks per core; MPICH's spin: 15x the fixed part on a core each), not the fixed part
      * stretched */
     const bool shared = over > 1 && p->set[MP_t_win_alloc_shared];
     const double fixed = shared ? params_get(p, MP_t_win_alloc_shared) / 2 : params_get(p, MP_t_win_alloc_fixed);
     double per_byte = params_get(p, MP_t_win_alloc_per_byte);
-    if (p->set[MP_t_win_touch_per_byte]) per_byte += params_get(p, MP_t_win_touch_per_byte);
+    if (p->set[touch]) per_byte += params_get(p, touch);
     /* first touch is the CPU clearing pages: ranks sharing a core share that work too (measured at 4
      * ranks on 2 cores: 0.44 s/GB against 0.17 at 2, while the intercept stayed at 0.4-0.8 ms) */
     return (fixed + bytes_per_rank * per_byte) * over;
@@ -97,6 +101,23 @@ double model_max_normal(double n)
     return sum * h / 3;
 }
 
+void model_join_shape_params(model_params *p, const join_shape *s)
+{
+    if (s->window_bytes_per_tuple >= 1) params_put(p, MP_wire_tuple_bytes, s->window_bytes_per_tuple);
+    if (s->sort_run_length >= 1) params_put(p, MP_sort_run_length, s->sort_run_length);
+}
+
+int model_alloc_regime(const model_params *p, const join_shape *s, double measured)
+{
+    if (!(measured > 0) || !p->set[MP_t_win_alloc_fixed] || !p->set[MP_t_win_alloc_per_byte]) return MODEL_ALLOC_REUSED;
+    const double over = model_oversubscription(p, s), bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
+    const double reused = model_T_window_alloc(p, bytes, over, MODEL_ALLOC_REUSED);
+    const double returned = model_T_window_alloc(p, bytes, over, MODEL_ALLOC_RETURNED);
+    /* the geometric mean of the two predictions divides them (their ratio is what tells them apart) */
+    const double boundary = returned > reused ? sqrt(reused * returned) : 2 * reused;
+    return measured > boundary ? MODEL_ALLOC_RETURNED : MODEL_ALLOC_REUSED;
+}
+
 void model_join_finish(const model_params *p, const join_shape *s, join_prediction *o)
 {
     const double over = model_oversubscription(p, s);
@@ -110,7 +131,8 @@ void model_join_finish(const model_params *p, const join_shape *s, join_predicti
     o->total += o->wait;
     o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
-    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes, over);
+    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes, over, s->alloc_regime);
+    if (o->window_alloc < 0) o->alloc_modelled = false, o->window_alloc = 0; /* a regime not calibrated */
     o->total_with_alloc = o->total + o->window_alloc;
     o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;
     o->throughput_thesis = (s->r_tuples + s->s_tuples) / o->total;

@@ -91,7 +91,8 @@ enum { PUT_CURVE_N = 8 };
     X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "window_alloc time independent of size: both windows' allocation, first-touch setup, barrier and MPI_Win_free")                                \
     X(t_win_alloc_shared, "ms", 1e-3, PB_NONNEG, "t_win_alloc_fixed with the ranks sharing cores (2 ranks per core): what the library's blocking collectives in MPI_Win_create/_allocate/_free cost when a rank waits for one that is not running (MPICH spins: 0.09 s a join here; Open MPI oversubscribed yields)") \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
-    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc") \
+    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc; pages the kernel reuses at once (the fastest repetitions)") \
+    X(t_win_touch_returned_per_byte, "s/GB", 1e-9, PB_NONNEG, "t_win_touch_per_byte where the pages come back through the host (a VM's free page reporting: repetitions at least twice the fastest; unset: calibration saw only one state)") \
     X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
     X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
     X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
@@ -115,7 +116,8 @@ enum { PUT_CURVE_N = 8 };
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \
-    X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels)
+    X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels) \
+        X(interference)
 
 enum {
 #define P_ENUM(n, u, s, b, d) MP_##n,
@@ -173,6 +175,19 @@ int params_alone_of(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }
 void params_put(model_params *p, int i, double value); /* value in SI units */
+
+/* How several measurements of one parameter combine: the rounds of one calibration, and
+ * `rmamodel pool` over calibrations (model/validate.sh measures them between its rounds). A timed
+ * quantity can only be lengthened by the machine's other work, so of a rate or bandwidth the
+ * largest is kept and of a time the smallest (PARAMS_POOL_FASTEST: the least disturbed); a parameter
+ * derived from a difference or a fit of timings (a slope, an overlap, a spread) can be pushed
+ * either way by noise in one of its terms, and is kept at the median (its terms are each the
+ * fastest of their repetitions inside one calibration); a shape (bits, run length, cores) must be
+ * the same in all and the first is kept. */
+enum { PARAMS_POOL_FASTEST, PARAMS_POOL_MEDIAN, PARAMS_POOL_SAME };
+int params_pool_kind(int i);
+/* v[0..n) (n >= 1, SI units; reordered) combined as params_pool_kind(i) says. */
+double params_pool_value(int i, double *v, int n);
 
 /* Relative spread above which calibration warns (stderr and a comment in the file). */
 #define PARAMS_SPREAD_WARN 0.10

@@ -9,8 +9,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-/* Collective over comm. The median round trip in microseconds between ranks a and b (rounds of a few
- * thousand round trips), the same value on every rank; -1 when they do not share a node, the library
+/* Collective over comm. The round trip in microseconds between ranks a and b, the mean of the fastest
+ * of a few rounds of a few thousand round trips, the same value on every rank; -1 when they do not share a node, the library
  * makes no shared window, a == b, a round takes longer than 0.25 s (the pair is not running at
  * once: its cores are shared with ranks or jobs nobody counted), or !spin_ok (ranks that share a core would spin against each other;
  * it must be the same on every rank, as a, b and comm are). */

@@ -127,7 +127,7 @@ static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t
  * pass interleaves them (64 KiB puts, a flush every two). Every rank puts to its peer on the next
  * host, all at once: the transfer alone (t_n), the same number of work blocks alone (t_c, sized so
  * that t_c ~ t_n, where the overlap shows most), and both interleaved (t_b); overlap = (t_c + t_n -
- * t_b) / min(t_c, t_n) in [-1, 1], the mean over ranks of their medians. Below 0 the two slow each
+ * t_b) / min(t_c, t_n) in [-1, 1] of each rank's fastest of each, the mean over ranks. Below 0 the two slow each
  * other down: the transfer's CPU work (TCP between namespace hosts that share the cores) competes
  * with the computation, or a library that progresses RMA only inside MPI calls (MPICH 4.0) makes
  * each side wait for the other's next call; cutting it off at 0 would hide a cost the pass pays. */
@@ -149,7 +149,7 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
         tc[r] = put_stream_work(ctx, pt, -1, chunks * PUT_CHUNK, PUT_CHUNK, units);
         tb[r] = put_stream_work(ctx, pt, peer, chunks * PUT_CHUNK, PUT_CHUNK, units);
     }
-    const double t_n = stats_median(tn, nrep), t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    const double t_n = stats_min(tn, nrep), t_c = stats_min(tc, nrep), t_b = stats_min(tb, nrep);
     double f = (t_c + t_n - t_b) / (t_c < t_n ? t_c : t_n);
     f = f < -1 ? -1 : f > 1 ? 1 : f;
     params_put(p, MP_net_overlap, calibrate_allreduce(ctx, f, MPI_SUM));
@@ -245,9 +245,9 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
         tb[r] = dests > 0 ? put_buffers_work(ctx, pt, peer, dests, puts, msg, units, &tk[r])
                           : put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
     }
-    const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    const double t_c = stats_min(tc, nrep), t_b = stats_min(tb, nrep);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
-    const double added = dests > 0 ? stats_median(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
+    const double added = dests > 0 ? stats_min(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
     /* The models predict a phase's time on the mean rank: bytes / the mean time over the ranks, not
      * the mean of their rates, which where one rank waits for the other (MPICH) read 0.92 GB/s
@@ -314,7 +314,7 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
     }
 }
 
-/* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
+/* This rank's bytes/s at `msg`-byte puts (the fastest of the repeats); rates[r]: of repeat r alone (0
  * without a peer). Small messages move fewer bytes (at most 4096 messages, 512 to another host,
  * where a flush takes a TCP round trip), so that each size takes about as long. */
 static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, int msg,
@@ -330,8 +330,8 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_targe
         t[r] = put_stream(ctx, pt, peer, total, msg);
         rates[r] = peer >= 0 ? bytes / t[r] : 0;
     }
-    double med = stats_median(t, (int)o->repeats);
-    return peer >= 0 ? bytes / med : 0;
+    double best = stats_min(t, (int)o->repeats);
+    return peer >= 0 ? bytes / best : 0;
 }
 
 /* The spread of a bandwidth over the repeats: repeat r's rate summed over comm, divided by `per`. */
@@ -346,7 +346,7 @@ static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *
 /* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
  * rma_window_alloc only; touch = 1: also the first touch of every page, a barrier (nobody puts into
  * a window its owner is still touching) and MPI_Win_free, as the joins' window_alloc phases do.
- * Slowest rank, median over the repeats. */
+ * Slowest rank, the fastest of the repeats. */
 /* Written before each allocation (untimed), so that the pages a window gets are not still in the
  * cache from the one freed before it: a join's windows come after other phases' traffic. Without
  * it a repeated 16 MiB window cost 0.07 s/GB here against 0.16 with, and 0.24 in the joins. */
@@ -356,7 +356,7 @@ typedef struct {
 } cache_evictor;
 
 static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor,
-                             const cache_evictor *ev)
+                             const cache_evictor *ev, double *samples)
 {
     double t[100];
     for (int r = 0; r < repeats; r++) {
@@ -376,8 +376,9 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
         if (!touch)
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
+        if (samples) samples[r] = t[r];
     }
-    return stats_median(t, repeats);
+    return stats_min(t, repeats);
 }
 
 /* t_win_alloc_shared: the fixed part again with both ranks of the (one-host, two-rank) calibration
@@ -398,9 +399,9 @@ static void win_alloc_shared(const bench_ctx *ctx, uint64_t tiny, int reps, win_
     calibrate_pin pin;
     if (calibrate_pin_begin(ctx, true, &pin)) {
         cache_evictor none = {NULL, 0};
-        params_put(p, MP_t_win_alloc_shared, win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &none));
+        params_put(p, MP_t_win_alloc_shared, win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &none, NULL));
         char how[CALIBRATE_HOW];
-        snprintf(how, sizeof how, "as t_win_alloc_fixed (2 windows of %llu B, flavour %s) with both ranks pinned to CPU %d, median of %d%s",
+        snprintf(how, sizeof how, "as t_win_alloc_fixed (2 windows of %llu B, flavour %s) with both ranks pinned to CPU %d, fastest of %d%s",
                  (unsigned long long)tiny / 2, win_flavor_names[flavor], pin.cpu, 3 * reps,
                  bench_mpi_yields_when_idle() ? ", the library yielding (Open MPI's mpi_yield_when_idle)" : "");
         calibrate_note(p, MP_t_win_alloc_shared, how, 0);
@@ -535,12 +536,12 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
     /* a join-sized window costs 20-50 ms here, and fresh memory varies on a VM: with 3 repeats the
      * first touch per byte moved 0.146-0.195 s/GB between calibrations while the joins' own
-     * window_alloc held at 21.4-22.3 ms (2 x 8M tuples); the median of 7 (--repeats 1: 1) */
+     * window_alloc held at 21.4-22.3 ms (2 x 8M tuples); 7 repetitions (--repeats 1: 1) */
     int reps_large = o->repeats < 3 ? (int)o->repeats : 7;
     const uint64_t llc = rmb_llc_bytes(NULL), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
     cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
     if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
-    double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev);
+    double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev, NULL), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev, NULL);
     double per_byte = (tl - ts) / (double)(large - small);
     if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
@@ -550,11 +551,23 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
      * calibration of two (noise at the small point times the long lever), while window_alloc at 1M
      * tuples per rank on 2 ranks took 0.4-0.8 ms beyond its bytes. */
     const uint64_t tiny = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
-    double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev);
+    double samples[100];
+    double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev, NULL), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev, samples);
     if (ev.buf) mem_free_large(ev.buf, ev.bytes);
     double slope = (ul - fixed) / (double)(large - tiny);
     if (slope < per_byte) slope = per_byte; /* noise: touching cannot make a window cheaper */
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
+    /* Two states of fresh memory on a VM that reports free pages to its host: pages the kernel
+     * reuses at once, or pages the host took back and hands out again (2 MiB pages: 0.15 against
+     * 1.1-1.7 s/GB). Which one a repetition meets is set by the whole machine's frees, not by this
+     * loop (a 256 MiB first touch after gaps of 0-5 s read either state at any gap while other
+     * programs ran): the fastest repetitions are the first state, and those at least twice as slow,
+     * when there are any, the second (its fastest: the least disturbed of them). */
+    const double returned = stats_second_mode(samples, reps_large, 2.0);
+    if (returned > 0) {
+        const double slope_returned = (returned - fixed) / (double)(large - tiny);
+        params_put(p, MP_t_win_touch_returned_per_byte, slope_returned > per_byte ? slope_returned - per_byte : 0);
+    }
     win_alloc_shared(ctx, tiny, reps, flavor, p);
 }

@@ -45,8 +45,13 @@ void calibrate_fail(const bench_ctx *ctx, const char *what)
 
 double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = stats_median(t, reps);
-    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM);
+    enum { MAX_REPS = 128 };
+    double slowest[MAX_REPS], mean[MAX_REPS];
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    MPI_CHECK(ctx->rank, MPI_Allreduce(t, slowest, reps, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(t, mean, reps, MPI_DOUBLE, MPI_SUM, ctx->comm));
+    const double best = mean[stats_argmin(slowest, reps)] / ctx->size;
+    return best > 0 ? n / best : 0;
 }
 
 /* o->alone: only the first rank of each host runs; the mean over hosts of its rate */
@@ -69,8 +74,8 @@ static void sleepy_barrier(const bench_ctx *ctx)
 
 static double alone_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = ctx->host_rank == 0 ? stats_median(t, reps) : 0;
-    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM) * ctx->size / ctx->hosts;
+    double best = ctx->host_rank == 0 ? stats_min(t, reps) : 0;
+    return calibrate_allreduce(ctx, best > 0 ? n / best : 0, MPI_SUM) * ctx->size / ctx->hosts;
 }
 
 uint64_t calibrate_mix(uint64_t *state)
@@ -82,8 +87,8 @@ uint64_t calibrate_mix(uint64_t *state)
 }
 
 /* Times nb bodies alternately (body[0], body[1], ..., body[0], ...) reps times after o->warmup
- * untimed rounds, all ranks starting each together; rate[i] = the mean over ranks of n[i] / (this
- * rank's median of body[i]). With o->alone only each host's first rank runs, and the others sleep
+ * untimed rounds, all ranks starting each together; rate[i] = n[i] / the least disturbed repetition
+ * of body[i] (calibrate_rate_of). With o->alone only each host's first rank runs, and the others sleep
  * through all the rounds: no barrier, no wake-up between them. */
 static void time_bodies(const bench_ctx *ctx, const calibrate_opts *o, int reps, int nb, void (*const *body)(void *),
                         void *arg, const double *n, double *rate)

@@ -107,6 +107,9 @@ void join_report_header(const join_session *js)
     if (js->flush_auto)
         printf("# flush auto: %s (%s)\n", rma_flush_names[js->o.flush], js->flush_why);
     numa_report_print_header(&js->numa);
+    if (js->floor_us > 0)
+        printf("# floor: a cache-line round trip between ranks 0 and %d through shared memory: %.3f us (C11 stores and loads, "
+               "no MPI; rma/floor.h): the machine's state, beside which the phases ran\n", js->floor_peer, js->floor_us);
     const join_roofline *r = &js->roof;
     if (r->on)
         printf("# roofline (%s): read %.2f, write %.2f, copy %.2f GB/s per rank; a phase's roofline = its bytes (from the "
@@ -134,6 +137,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
     join_roofline_print_bound(js, res);
     printf("throughput: %.2f M input tuples/s\n", res->throughput / 1e6);
     host_steal_print(stdout, res->steal);
+    host_run_delay_print(stdout, res->run_delay);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",
            res->got[0], js->expected[0], res->got[1], js->expected[1]);

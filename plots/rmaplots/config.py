@@ -47,7 +47,11 @@ NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames"
               # varies with where the host runs the VM's CPUs, not with the configuration
               "floor_rtt_us",
               # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
-              "host_steal"}
+              "host_steal",
+              # the share of the run a rank waited for a CPU another task held (bench/host_steal.h), and
+              # the state of fresh memory a join's windows met with what it took per GB: the machine's
+              # state, measured by the run, not chosen
+              "run_delay", "alloc_regime", "alloc_s_per_gb"}
 # measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
 # memory bandwidths (rmabench membw, or the join's --roofline measurement)
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
