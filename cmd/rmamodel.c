@@ -163,10 +163,29 @@ static void print_join(const model_params *p, const join_shape *s, const join_pr
            m->throughput_thesis / 1e6);
 }
 
+/* --csv: the phases as the join's CSV rows name them (the sort-merge partition holds its histogram,
+ * as sortmerge.c's partition phase does), at full precision; window_alloc only where it is predicted. */
+static void print_join_csv(const join_prediction *m, int algo)
+{
+    printf("quantity,seconds\n");
+    const struct {
+        const char *name;
+        double v;
+        bool has;
+    } rows[] = {{"histogram", m->histogram, algo == 0}, {"network_partition", m->network_partition, algo == 0},
+                {"local_partition", m->local_partition, algo == 0}, {"build_probe", m->build_probe, algo == 0},
+                {"partition", m->histogram + m->partition, algo == 1}, {"sort", m->sort, algo == 1}, {"merge", m->merge, algo == 1},
+                {"match", m->match, algo == 1}, {"wait", m->wait, true}, {"total", m->total, true},
+                {"window_alloc", m->window_alloc, m->alloc_modelled}, {"total_with_alloc", m->total_with_alloc, m->alloc_modelled}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        if (rows[k].has) printf("%s,%.9g\n", rows[k].name, rows[k].v);
+}
+
 static int cmd_join(int argc, char **argv)
 {
     const char *path = NULL, *shape = NULL;
     int algo = 0;
+    bool csv = false;
     int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
     bool seen_ranks = false, seen_rph = false, seen_tpr = false;
     opt_spec specs[] = {
@@ -183,6 +202,7 @@ static int cmd_join(int argc, char **argv)
         {"shape", OPT_STRING, &shape,
          "a run's model inputs, its CSV column model_shape (instead of --ranks, --ranks-per-host, --tuples-per-rank, --ratio, --merge-bands): "
          "the prediction rmabench join --model made for that run, from this file's parameters", 0, 0, NULL, NULL},
+        {"csv", OPT_BOOL, &csv, "print quantity,seconds lines (the phases as the join's rows name them, the totals) at full precision", 0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
@@ -208,12 +228,13 @@ static int cmd_join(int argc, char **argv)
     join_prediction m;
     if (algo == 0) model_radix_join(&p, &s, &m);
     else model_sortmerge_join(&p, &s, &m);
-    print_join(&p, &s, &m, algo);
+    if (csv) print_join_csv(&m, algo);
+    else print_join(&p, &s, &m, algo);
     return 0;
 }
 
 /* `rmamodel lock --shape`: the full model of a run (model_lock), as rmabench lock --model gave it. */
-static int lock_of_shape(model_params *p, const char *text)
+static int lock_of_shape(model_params *p, const char *text, bool csv)
 {
     lock_shape s;
     char err[300];
@@ -226,6 +247,10 @@ static int lock_of_shape(model_params *p, const char *text)
     require(p, model_lock_required(s.remote_prob));
     lock_prediction m;
     model_lock(p, &s, &m);
+    if (csv) {
+        printf("quantity,value\nt_tx_us,%.9g\nthroughput,%.9g\nfloor_shift_us,%.9g\n", m.t_tx * 1e6, m.throughput, m.floor_shift_us);
+        return 0;
+    }
     printf("# rmamodel lock: %.0f agents, %.0f servers, %.4g locks per transaction, remote probability %.4g%s\n", s.agents,
            s.servers, s.n_locks, s.remote_prob, s.one_host ? ", one host" : "");
     printf("# parameters: %s\n", p->source[0] ? p->source : "(none)");
@@ -241,6 +266,7 @@ static int lock_of_shape(model_params *p, const char *text)
 static int cmd_lock(int argc, char **argv)
 {
     const char *path = NULL, *shape = NULL;
+    bool csv = false;
     int64_t agents = 0, locks = 0;
     double remote = 0;
     bool seen_agents = false, seen_locks = false, seen_remote = false;
@@ -253,13 +279,15 @@ static int cmd_lock(int argc, char **argv)
          "a run's model inputs, its CSV column model_shape (instead of the three above): the full model (servers' service, "
          "queueing, the run's floor) as rmabench lock --model gave it for that run, from this file's parameters",
          0, 0, NULL, NULL},
+        {"csv", OPT_BOOL, &csv, "with --shape: print quantity,value lines (t_tx_us, throughput in tx/s) at full precision", 0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
     parse("rmamodel lock --params FILE (--agents N --locks-per-txn N --remote-prob P | --shape TEXT) [--set NAME=VALUE]", specs,
           argc, argv, &path, &p);
     if (shape && (seen_agents || seen_locks || seen_remote)) fail("--shape: gives the agents, locks and remote probability itself");
-    if (shape) return lock_of_shape(&p, shape);
+    if (csv && !shape) fail("--csv: with --shape only");
+    if (shape) return lock_of_shape(&p, shape, csv);
     if (!seen_agents) fail("--agents: required");
     if (!seen_locks) fail("--locks-per-txn: required");
     if (!seen_remote) fail("--remote-prob: required");
