@@ -74,7 +74,13 @@ typedef struct {
     int alloc_regime;               /* MODEL_ALLOC_*: the state of fresh memory the run's windows met */
     double sort_run_length;         /* sort-merge: the run length l the join sorted (0: the file's
                                      * sort_run_length; --run-size auto may take twice it) */
+    int hist_bits;                  /* radix: the histogram phase's bins (log2: the network fan-out and, where
+                                     * it counts it, the first local pass's; 0: P_scan as measured) */
 } join_shape;
+/* The radix histogram's rate at the run's bins against P_scan's (scan_bits), from the scan curve
+ * (P_scan_at_*): its time per tuple interpolated linearly in the bits between the curve's points
+ * (flat beyond them); 1 without the curve, scan_bits or hist_bits. */
+double model_scan_factor(const model_params *p, const join_shape *s);
 /* The parameters a run's shape overrides in p: wire_tuple_bytes (the format the run's plan chose)
  * and sort_run_length (the run length it sorted), where the shape gives them. */
 void model_join_shape_params(model_params *p, const join_shape *s);
@@ -110,6 +116,14 @@ typedef struct {
  * between them the time per tuple is interpolated linearly in the ranks sharing the host; at or
  * above the calibration's ranks per host, or without P_x_alone, P_x itself. */
 double model_rate(const model_params *p, int i, const join_shape *s);
+/* The radix network pass's partitioning beside its puts within the host, as a fraction of it
+ * (net_contention, measured at the file's ranks per host), scaled by the share of a rank's tuples
+ * the run puts to the other ranks of its host, (ranks_per_host - 1) / ranks, against the
+ * calibration's; 0 without it or with one rank per host. The ranks of a host share its memory, and
+ * the puts' copies stream through it while the pass partitions: at 2 ranks on one host the pass less
+ * its put calls took 2.98 ns a tuple against 2.37 at 1 rank, while the partitioning with both ranks
+ * running and no puts read 421 M tuples/s against 430 alone. */
+double model_net_contention(const model_params *p, const join_shape *s);
 /* bw: the bandwidth parameter (MP_bw_put_net, MP_bw_put_sort; an unset one falls back to bw_put_intra). */
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes, int bw);
 double model_oversubscription(const model_params *p, const join_shape *s);

@@ -41,10 +41,10 @@ double model_lock_at_floor(model_params *p, const lock_shape *s)
 {
     if (!p->set[MP_t_floor_rtt] || !(s->floor_us > 0) || params_ranks_per_core(p, s->ranks_per_host) > 1) return 0;
     const double d = s->floor_us * 1e-6 - params_get(p, MP_t_floor_rtt);
-    const int message[] = {MP_t_local_comm, MP_t_ack, MP_t_server, p->set[MP_t_clean_up_local] ? MP_t_clean_up_local : MP_t_clean_up};
-    for (size_t k = 0; k < sizeof message / sizeof message[0]; k++) shift(p, message[k], d / 2);
-    shift(p, MP_t_fao_local, d);
-    if (s->one_host) shift(p, MP_t_vote, d);
+    shift(p, MP_t_local_comm, d / 2);
+    shift(p, MP_t_ack, d / 2);
+    shift(p, p->set[MP_t_clean_up_local] ? MP_t_clean_up_local : MP_t_clean_up, d / 4);
+    shift(p, MP_t_server, d / 4);
     params_put(p, MP_t_floor_rtt, s->floor_us * 1e-6);
     return d / 2 * 1e6;
 }

@@ -50,6 +50,38 @@ double model_T_put_intra(const model_params *p, const join_shape *s, double tupl
     return per_rank * (s->ranks_per_host - 1) / s->ranks * tuple_bytes / params_get(p, bw);
 }
 
+/* The scan curve's seconds per tuple at b bits (interpolated; -1 without the curve). */
+static double scan_time_at(const model_params *p, double b)
+{
+    const int bits[SCAN_CURVE_N] = SCAN_CURVE_BITS;
+    for (int k = 0; k < SCAN_CURVE_N; k++)
+        if (!p->set[MP_P_scan_at_4 + k]) return -1;
+    if (b <= bits[0]) return 1 / params_get(p, MP_P_scan_at_4);
+    for (int k = 1; k < SCAN_CURVE_N; k++)
+        if (b <= bits[k]) {
+            const double t0 = 1 / params_get(p, MP_P_scan_at_4 + k - 1), t1 = 1 / params_get(p, MP_P_scan_at_4 + k);
+            return t0 + (t1 - t0) * (b - bits[k - 1]) / (bits[k] - bits[k - 1]);
+        }
+    return 1 / params_get(p, MP_P_scan_at_4 + SCAN_CURVE_N - 1);
+}
+
+double model_scan_factor(const model_params *p, const join_shape *s)
+{
+    if (s->hist_bits <= 0 || !p->set[MP_scan_bits]) return 1;
+    const double cal = scan_time_at(p, params_get(p, MP_scan_bits)), run = scan_time_at(p, s->hist_bits);
+    return cal > 0 && run > 0 ? cal / run : 1;
+}
+
+double model_net_contention(const model_params *p, const join_shape *s)
+{
+    const double c_cal = atof(p->info[MI_ranks_per_host]);
+    if (!p->set[MP_net_contention] || c_cal <= 1 || s->ranks_per_host <= 1) return 0;
+    /* the share of a rank's tuples put to the other ranks of its host, the run's against the
+     * calibration's (one host of c_cal ranks) */
+    const double run = (s->ranks_per_host - 1) / s->ranks, cal = (c_cal - 1) / c_cal;
+    return params_get(p, MP_net_contention) * run / cal;
+}
+
 double model_rate(const model_params *p, int i, const join_shape *s)
 {
     const double all = params_get(p, i), c = atof(p->info[MI_ranks_per_host]), r = model_ranks_on_cores(s);

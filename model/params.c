@@ -59,7 +59,7 @@ int params_pool_kind(int i)
     static const int derived[] = {MP_P_probe, MP_P_probe_alone, MP_P_merge, MP_P_merge_alone, MP_P_match_r, MP_P_match_r_alone,
                                   MP_P_match_s, MP_P_match_s_alone, MP_P_match_r_many, MP_P_match_r_many_alone,
                                   MP_P_match_s_many, MP_P_match_s_many_alone, MP_bw_put_sort, MP_bw_put_sort_slowest,
-                                  MP_net_overlap, MP_rank_spread, MP_t_shared_comm, MP_t_shared_remote_comm, MP_t_floor_rtt};
+                                  MP_net_overlap, MP_net_contention, MP_rank_spread, MP_t_shared_comm, MP_t_shared_remote_comm, MP_t_floor_rtt};
     for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++)
         if (derived[k] == i) return PARAMS_POOL_MEDIAN;
     const char *u = table[i].unit;

@@ -31,6 +31,12 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES, PB_FRACT
 #define PUT_CURVE_SIZES {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}
 enum { PUT_CURVE_N = 8 };
 
+/* The histogram scan's rate at 2^b bins (all ranks running): its counters outgrow a cache level as
+ * the bins grow, and the joins' histograms take 2^5 to 2^12 of them over the sizes one machine runs. */
+#define SCAN_CURVE(X, b) X(P_scan_at_##b, "Mtuples/s", 1e6, PB_POSITIVE, "histogram scan rate at 2^" #b " bins, all ranks running (the join's bins between the curve's points: model_scan_factor)")
+#define SCAN_CURVE_BITS {4, 8, 12, 16}
+enum { SCAN_CURVE_N = 4 };
+
 /* A rate measured with one rank of each host running while the host's other ranks wait: a host's
  * ranks share its memory bandwidth (and, on SMT siblings, its cores), so a rank running alone is
  * faster than the rate measured with all of them (ranks_per_host of the file) running at once. */
@@ -66,6 +72,8 @@ enum { PUT_CURVE_N = 8 };
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
     X(tuples_per_rank, "tuples", 1, PB_NONNEG, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
     X(partition_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition was measured")                               \
+    X(scan_bits, "bits", 1, PB_NONNEG, "histogram bins (log2) at which P_scan was measured: the join's at tuples_per_rank")  \
+    SCAN_CURVE(X, 4) SCAN_CURVE(X, 8) SCAN_CURVE(X, 12) SCAN_CURVE(X, 16)                                        \
     X(partition_local_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition_local was measured")                   \
     X(radix_local_passes, "passes", 1, PB_PASSES, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
     X(sort_run_length, "tuples", 1, PB_AT_LEAST_1, "run length l of eq. 3.12")                                                  \
@@ -78,6 +86,7 @@ enum { PUT_CURVE_N = 8 };
     X(net_overlap, "fraction", 1, PB_SIGNED_FRACTION, "how much of a network pass's transfer between hosts hides behind its computation: 1 = all (eq. 3.4-3.6 as printed), 0 = none (transfer and computation add up), below 0 = they slow each other down (the transfer's CPU work competes with the computation, or each waits for the other's MPI calls)") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
     X(bw_put_net, "GB/s", 1e9, PB_POSITIVE, "what the radix network pass's puts add to its work, per rank and byte: the time in its put and completion calls, one 64 KiB send buffer's put after each buffer's worth of partitioning, to its remote partitions in turn on a rank of the same host, all ranks at once (unset: bw_put_intra)") \
+    X(net_contention, "fraction", 1, PB_NONNEG, "how much longer the radix network pass's partitioning takes beside its puts to the other ranks of its host, whose copies share the host's memory with it: (time beside the puts - in the put calls) / the same work alone - 1, at the file's ranks per host (the model scales it by the share of tuples put within the host; unset: 0)") \
     X(bw_put_sort, "GB/s", 1e9, PB_POSITIVE, "what the sort phase's puts add to its work, per rank and byte: one run's put after each run's in-cache work, to a rank on the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort_slowest, "GB/s", 1e9, PB_POSITIVE, "as bw_put_sort, on the rank whose puts added the most (where the target progresses RMA only in its own MPI calls one rank waits for the other's: the sort-merge model's total, the slowest rank's, adds the difference)") \
     /* thesis Fig. 3.7: MPI_Put bandwidth against message size, per rank, all ranks of a host sending */        \

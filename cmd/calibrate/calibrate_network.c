@@ -15,6 +15,7 @@
  *    t_win_alloc_fixed and t_win_touch_per_byte: the whole of what the joins' window_alloc does
  *    (allocation, first touch of every page, the barrier, MPI_Win_free) at two pages (the fixed
  *    part) and at the joins' size: its slope beyond the allocation's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,6 +201,22 @@ static double put_buffers_work(const bench_ctx *ctx, put_target *pt, int peer, i
     return t;
 }
 
+/* net_contention: how much the work between the network pass's puts slowed beside them (the puts'
+ * copies into the next rank's window stream through the host's memory as the work does; Open MPI's
+ * single-copy puts copy in the origin's put call, which the pass does not count as its
+ * partitioning, while the other rank partitions): the mean over the ranks of (its fastest work
+ * beside the puts, out of the calls) / (its fastest work alone) - 1, at least 0. With one rank on a
+ * host nothing is put within it: not measured. */
+static void put_contention(const bench_ctx *ctx, model_params *p, double beside, double alone)
+{
+    const double c = alone > 0 ? beside / alone - 1 : 0;
+    params_put(p, MP_net_contention, fmax(0, calibrate_allreduce(ctx, c, MPI_SUM)));
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "bw_put_net's loop: its streaming work beside the puts (out of the calls) against the same work alone; rank 0: %.2f against %.2f ms",
+             beside * 1e3, alone * 1e3);
+    calibrate_note(p, MP_net_contention, how, 0);
+}
+
 /* What a pass's puts add to its work on the host, where the targets compute too: every rank
  * alternates t_work seconds of work with one put of msg bytes to the next rank, completed as the
  * joins' --flush auto does, and the same work alone. The transfer rate with both ends in MPI calls
@@ -240,12 +257,15 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
         const double u = units * ((double)puts * t_work) / alone;
         units = u < 1 ? 1 : (int)(u + 0.5);
     }
+    double beside[100];
     for (int r = 0; r < nrep; r++) {
         tc[r] = put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units);
         tb[r] = dests > 0 ? put_buffers_work(ctx, pt, peer, dests, puts, msg, units, &tk[r])
                           : put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
+        beside[r] = dests > 0 ? tb[r] - tk[r] : tb[r]; /* the work with the puts beside it, out of their calls */
     }
     const double t_c = stats_min(tc, nrep), t_b = stats_min(tb, nrep);
+    if (dests > 0) put_contention(ctx, p, stats_min(beside, nrep), t_c);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
     const double added = dests > 0 ? stats_min(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;

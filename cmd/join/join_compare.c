@@ -89,6 +89,8 @@ static join_shape run_shape(const bench_ctx *ctx, const join_opts *o, const mode
     /* the passes that counted their items as the join resolved it (the first is counted by the
      * histogram phase where its bins fit) */
     s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
+    /* the histogram's bins: the network fan-out, and the first local pass's where it counted that */
+    if (algo == ALGO_RADIX) s.hist_bits = (int)(out->radix_bits + (out->local_bits && out->passes > out->local_counted ? out->local_bits : 0));
     s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
     s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
     /* the run length the join sorted (--run-size auto may take twice the calibrated L2 run) */
