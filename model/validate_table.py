@@ -339,6 +339,32 @@ def lock_differences(verdicts, predict_floor=None):
     return out
 
 
+def estimator_note(out, libs):
+    """Why the minimum: over every join configuration's clean runs, how far the odd runs' and the even
+    runs' estimates of the total lie apart with the minimum and with the median (a diagnostic)."""
+    mins, meds = [], []
+    for lib in libs:
+        libdir = os.path.join(out, lib)
+        rows = rows_of(os.path.join(libdir, "joins.csv"))
+        for _, kind, key in matrix(libdir):
+            if kind != "join":
+                continue
+            for algo in ("radix", "sortmerge"):
+                clean = [r for r, why in runs_of(rows, kind, key) if not why and r.get("algo") == algo]
+                v = [num(r, "t_total_max") - (num(r, "t_window_alloc_avg") or 0) for r in clean if num(r, "t_total_max")]
+                if len(v) < vs.MIN_CLEAN:
+                    continue
+                mins.append(vs.half_split(v))
+                odd, even = sorted(v[0::2]), sorted(v[1::2])
+                meds.append(abs(odd[len(odd) // 2] / even[len(even) // 2] - 1))
+    if not mins:
+        return "the estimator: no configuration with enough clean runs to split"
+    mins.sort()
+    meds.sort()
+    return (f"the estimator: odd runs against even runs of the total, over {len(mins)} join configurations: the minimum "
+            f"{mins[len(mins) // 2]:.1%} apart (median; worst {mins[-1]:.1%}), the median {meds[len(meds) // 2]:.1%} (worst {meds[-1]:.1%})")
+
+
 def summary(verdicts):
     """Per library and join: the counts against the targets; returns (lines, met)."""
     lines, met = [], True
@@ -494,6 +520,7 @@ def main(out, rmamodel):
     print("lock configurations side by side (floor: the floor states differ and explain it; spread: within the runs' own; effect):")
     print("\n".join(lock_differences([v for v in verdicts if " lock " in v["configuration"]]) or ["  (fewer than two)"]))
     print(disturbed_note(verdicts))
+    print(estimator_note(out, libs))
     for lib in libs:
         print(drift(os.path.join(out, lib), lib))
     lines, met = summary(verdicts)
