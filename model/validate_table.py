@@ -280,7 +280,11 @@ def judge_lock(lib, key, runs, predict, invoked):
         run = pool[best[0]]
         predicted = predict(run).get("throughput")
         points.append(("throughput", predicted, best[1], vs.err(predicted, best[1]), vs.half_split(vals, True), not over and bool(clean)))
-        verdict.update(rtt_us=num(run, "lat_req_rtt_median_us"))
+        # the same run predicted at the calibration's floor (the floor not an input): what the state
+        # the run measured changed
+        at_cal = predict(with_floor(run, 0)).get("throughput")
+        verdict.update(rtt_us=num(run, "lat_req_rtt_median_us"), run=run, predicted=predicted,
+                       at_cal_floor=at_cal if at_cal != predicted else None, predict=predict)
     verdict.update(floor_regime=regime or "", floor_us=median([num(r, "floor_rtt_us") for r in pool]),
                    floor_cal_us=median([num(r, "model_floor_rtt_us") for r in pool]),
                    spread=points[0][4] if points else None, estimate=best[1] if best else None)
@@ -295,6 +299,12 @@ def judge_lock(lib, key, runs, predict, invoked):
         verdict.update(judged=True, lock_ok=e is not None and abs(e) <= vs.TARGET_TOTAL, total_err=e)
         verdict["verdict"] = "within" if verdict["lock_ok"] else "outside"
     return name, points, verdict
+
+
+def with_floor(r, floor_us):
+    """A lock row whose model inputs take floor_us as the run's floor (0: the calibration's)."""
+    shape = re.sub(r"floor_us=\S+", f"floor_us={floor_us:.17g}", r.get("model_shape", ""))
+    return dict(r, model_shape=shape)
 
 
 def median(v):
@@ -317,6 +327,8 @@ def state_note(v):
         parts.append(f"allocation {v['alloc_regime']}")
     if v.get("rtt_us"):
         parts.append(f"request round trip {v['rtt_us']:.3f} us")
+    if v.get("at_cal_floor") and v.get("estimate"):
+        parts.append(f"at the calibration's floor the model said {v['at_cal_floor']:.4g} ({vs.err(v['at_cal_floor'], v['estimate']):+.0%})")
     return "; ".join(parts)
 
 
@@ -327,14 +339,24 @@ def disturbed_note(verdicts):
            f"{len(reasons) - steal} by run delay > {vs.MAX_RUN_DELAY:.0%} beyond the crowding of their own ranks)"
 
 
-def lock_differences(verdicts, predict_floor=None):
+def floor_part(a, b):
+    """The share of the change from configuration a to b that moving b's run to a's floor takes back in
+    the model's prediction (None where either has no floor or no prediction)."""
+    run, fa = b.get("run"), a.get("floor_us")
+    if not run or not fa or not b.get("floor_us") or not b.get("predicted"):
+        return None
+    at_a = b["predict"](with_floor(run, fa)).get("throughput")
+    return b["predicted"] / at_a - 1 if at_a else None
+
+
+def lock_differences(verdicts):
     """Adjacent lock configurations of one library: their difference labelled floor, spread or effect."""
     out = []
     for a, b in zip(verdicts, verdicts[1:]):
         if a["configuration"].split()[0] != b["configuration"].split()[0] or not a.get("estimate") or not b.get("estimate"):
             continue
         label = vs.explained(a["estimate"], b["estimate"], a.get("spread"), b.get("spread"), a.get("floor_us"), b.get("floor_us"),
-                             floor_part=(predict_floor(a, b) if predict_floor else None))
+                             floor_part=floor_part(a, b))
         out.append(f"  {a['configuration']} -> {b['configuration']}: {b['estimate'] / a['estimate'] - 1:+.0%} ({label})")
     return out
 
