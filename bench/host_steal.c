@@ -64,13 +64,18 @@ double host_steal_share(host_cpu_sample before, host_cpu_sample after)
     return (double)(after.steal - before.steal) / (double)(after.total - before.total);
 }
 
-double host_steal_since(MPI_Comm comm, host_cpu_sample before)
+/* The largest share over the ranks (-1 where none could tell): a collective of one double, O(1) per
+ * rank at any scale. */
+static double worst_over_ranks(MPI_Comm comm, double share)
 {
-    const double share = host_steal_share(before, host_cpu_now());
     double worst = share;
-    /* a collective of one double: O(1) per rank at any scale */
     if (MPI_Allreduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return -1;
     return worst;
+}
+
+double host_steal_since(MPI_Comm comm, host_cpu_sample before)
+{
+    return worst_over_ranks(comm, host_steal_share(before, host_cpu_now()));
 }
 
 void host_steal_print(FILE *f, double share)
@@ -94,10 +99,7 @@ double host_run_delay_share(host_cpu_sample before, host_cpu_sample after)
 
 double host_run_delay_since(MPI_Comm comm, host_cpu_sample before)
 {
-    const double share = host_run_delay_share(before, host_cpu_now());
-    double worst = share;
-    if (MPI_Allreduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) return -1;
-    return worst;
+    return worst_over_ranks(comm, host_run_delay_share(before, host_cpu_now()));
 }
 
 void host_run_delay_print(FILE *f, double share)
