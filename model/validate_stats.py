@@ -117,6 +117,13 @@ def final_state(state, clean, min_runs=MIN_CLEAN):
     return "disturbed" if clean < min_runs else "does not repeat"
 
 
+def not_judged(state, runs):
+    """The reason a configuration is not judged, from its final state and its runs."""
+    if runs == 0:
+        return "not judged: no run (see the logs)"
+    return "not judged: " + ("every run disturbed" if state == "disturbed" else "the measurement does not repeat")
+
+
 def explained(value_a, value_b, spread_a, spread_b, floor_a=None, floor_b=None, floor_part=None):
     """What a difference between two configurations' estimates is: 'floor' when the two ran in
     different floor states and the model's share of the difference from the floor alone (floor_part,

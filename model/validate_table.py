@@ -246,8 +246,7 @@ def judge_join(lib, key, algo, runs, predict, invoked):
     verdict["state"] = state if done else "more runs"
     if state != "repeats" or "reason" in verdict:
         verdict["judged"] = False
-        verdict["verdict"] = ("not judged: " + (verdict.get("reason") or
-                              ("every run disturbed" if state == "disturbed" else "the measurement does not repeat")))
+        verdict["verdict"] = "not judged: " + verdict["reason"] if "reason" in verdict else vs.not_judged(state, len(mine))
         return name, points, verdict
     tot = next((e for q, _, _, e, _, _ in points if q == "total_without_alloc"), None)
     total_ok = tot is not None and abs(tot) <= vs.TARGET_TOTAL
@@ -292,8 +291,7 @@ def judge_lock(lib, key, runs, predict, invoked):
     if over:
         verdict.update(judged=False, verdict="reported, not judged: oversubscribed")
     elif state != "repeats":
-        verdict.update(judged=False, verdict="not judged: " + ("every run disturbed" if state == "disturbed"
-                                                              else "the measurement does not repeat"))
+        verdict.update(judged=False, verdict=vs.not_judged(state, len(runs)))
     else:
         e = points[0][3] if points else None
         verdict.update(judged=True, lock_ok=e is not None and abs(e) <= vs.TARGET_TOTAL, total_err=e)

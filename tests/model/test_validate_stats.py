@@ -57,6 +57,9 @@ check(vs.settled([(agree, False, vs.TOL_TOTAL), (apart, False, vs.TOL_PHASE)], 1
 check(vs.final_state("more runs", 2) == "disturbed" and vs.final_state("more runs", 6) == "does not repeat"
       and vs.final_state("repeats", 6) == "repeats", "rounds run out: disturbed or does not repeat")
 
+check(vs.not_judged("disturbed", 3) == "not judged: every run disturbed" and vs.not_judged("does not repeat", 9).endswith(
+    "the measurement does not repeat") and vs.not_judged("disturbed", 0) == "not judged: no run (see the logs)", "the reasons")
+
 # the floor's states
 check(vs.floor_regime(0.11) == "fast" and vs.floor_regime(0.50) == "slow" and vs.floor_regime(None) == ""
       and vs.floor_regime(-1) == "", "floor 0.11 fast, 0.50 slow, unmeasured none")
