@@ -61,10 +61,11 @@ void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps)
     double mx[MAX_REPS], sum[MAX_REPS];
     MPI_Allreduce(t, mx, reps, MPI_DOUBLE, MPI_MAX, ctx->comm);
     MPI_Allreduce(t, sum, reps, MPI_DOUBLE, MPI_SUM, ctx->comm);
-    for (int k = 0; k < reps; k++) {
-        const double mean = sum[k] / ctx->size;
-        if (mean > 0) spread_sum += (mx[k] - mean) / mean, spread_n++;
-    }
+    /* the least disturbed repetition's (calibrate_rate_of's): another program's turn on one rank's
+     * core would read as the ranks' own spread */
+    const int k = stats_argmin(mx, reps);
+    const double mean = sum[k] / ctx->size;
+    if (mean > 0) spread_sum += (mx[k] - mean) / mean, spread_n++;
 }
 
 /* rank_spread = sigma, the relative standard deviation of one rank's time for the same work: the
@@ -76,7 +77,7 @@ static void put_rank_spread(const bench_ctx *ctx, model_params *p)
     const double c = model_max_normal(ctx->size);
     params_put(p, MP_rank_spread, spread_sum / (double)spread_n / c);
     char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, %ld repetitions of the compute primitives (P_*), / %.4f (E[max of %d normals])",
+    snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, the least disturbed repetition of %ld compute primitives (P_*), / %.4f (E[max of %d normals])",
              ctx->size, spread_n, c, ctx->size);
     calibrate_note(p, MP_rank_spread, how, 0);
     spread_sum = 0, spread_n = 0;
