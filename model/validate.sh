@@ -230,18 +230,21 @@ run_config() {
 # files derived from it, and one pool per state of the floor the calibrations met (the lock runs
 # take the one of their state: validate_table.py)
 pool_calibrations() {
-    local all=("$d/params.txt" "$d"/cal/cal-*.txt) fast=() slow=() f fl
+    local all=("$d/params.txt") state f n
+    shopt -s nullglob
+    all+=("$d"/cal/cal-*.txt)
+    shopt -u nullglob
     mkdir -p "$d/pooled"
     "$model" pool --output "$d/pooled/params.txt" "${all[@]}" >/dev/null || { echo "  the calibrations did not pool"; return 1; }
-    for f in "${all[@]}"; do
-        fl=$(sed -n 's/^t_floor_rtt = \([0-9.e-]*\).*/\1/p' "$f")
-        [ -n "$fl" ] || continue
-        if awk -v f="$fl" 'BEGIN { exit !(f >= 0.30) }'; then slow+=("$f"); else fast+=("$f"); fi
+    local counts=""
+    for state in fast slow; do
+        mapfile -t f < <(/usr/bin/python3 "$root/model/validate_table.py" --floor-state "$state" "${all[@]}")
+        n=${#f[@]}
+        [ "$n" -gt 0 ] && "$model" pool --output "$d/pooled/params-floor-$state.txt" "${f[@]}" >/dev/null
+        counts+="${counts:+, }$n $state"
     done
-    [ ${#fast[@]} -gt 0 ] && "$model" pool --output "$d/pooled/params-floor-fast.txt" "${fast[@]}" >/dev/null
-    [ ${#slow[@]} -gt 0 ] && "$model" pool --output "$d/pooled/params-floor-slow.txt" "${slow[@]}" >/dev/null
     derive "$d/pooled"
-    echo "   pooled $((${#all[@]})) calibrations (floor states: ${#fast[@]} fast, ${#slow[@]} slow)"
+    echo "   pooled ${#all[@]} calibrations (floor states: $counts)"
 }
 
 for lib in $libs; do

@@ -4,6 +4,7 @@
                                               validate.png (after the matrix)
     validate_table.py --pending OUT_DIR LIB   the lines of LIB's matrix.txt that need more runs
     validate_table.py --compare OUT_A OUT_B   how many configurations two validations judged alike
+    validate_table.py --floor-state fast|slow CALIBRATION...   those whose floor is in that state
 
 Per library folder (OUT_DIR/<lib>/): matrix.txt (one configuration a line: "join HOSTS RANKS
 TUPLES_PER_RANK RATIO" or "lock HOSTS SERVERS AGENTS REMOTE_PROB LOCKS_PER_TXN"), joins.csv and
@@ -305,6 +306,17 @@ def with_floor(r, floor_us):
     return dict(r, model_shape=shape)
 
 
+def calibration_floor(path):
+    """A calibration's t_floor_rtt in microseconds, None without one."""
+    try:
+        for line in open(path):
+            if line.startswith("t_floor_rtt "):
+                return float(line.split("=")[1].split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def median(v):
     v = sorted(x for x in v if x is not None)
     return v[len(v) // 2] if v else None
@@ -573,9 +585,13 @@ if __name__ == "__main__":
     if len(args) == 3 and args[0] == "--pending":
         print("\n".join(pending(args[1], args[2])))
         sys.exit(0)
+    if len(args) >= 2 and args[0] == "--floor-state":  # the calibration files whose floor is in that state
+        print("\n".join(f for f in args[2:] if vs.floor_regime(calibration_floor(f)) == args[1]))
+        sys.exit(0)
     if len(args) == 3 and args[0] == "--compare":
         sys.exit(compare(args[1], args[2]))
     if len(args) in (1, 2) and os.path.isdir(args[0]):
         sys.exit(main(args[0], args[1] if len(args) == 2 else os.environ.get("RMB_RMAMODEL", "")))
-    print("usage: validate_table.py OUT_DIR [RMAMODEL] | --pending OUT_DIR LIB | --compare OUT_A OUT_B", file=sys.stderr)
+    print("usage: validate_table.py OUT_DIR [RMAMODEL] | --pending OUT_DIR LIB | --compare OUT_A OUT_B | "
+          "--floor-state fast|slow CALIBRATION...", file=sys.stderr)
     sys.exit(2)
