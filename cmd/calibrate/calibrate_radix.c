@@ -314,7 +314,7 @@ static void measure_scan(const bench_ctx *ctx, const calibrate_opts *o, radix_be
 {
     const int curve[SCAN_CURVE_N] = SCAN_CURVE_BITS;
     char how[CALIBRATE_HOW];
-    for (int k = -1; k < SCAN_CURVE_N; k++) {
+    for (int k = -1; k < (o->alone ? 0 : SCAN_CURVE_N); k++) { /* the curve has no P_*_alone twins */
         const int i = k < 0 ? MP_P_scan : MP_P_scan_at_4 + k;
         b->bits = k < 0 ? join_bits : curve[k];
         params_put(p, i, calibrate_time(ctx, o, reps, (double)b->n, scan_body, b));
