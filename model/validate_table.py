@@ -178,11 +178,13 @@ class Predictor:
                 return alt
         return pooled if pooled and os.path.exists(pooled) else used
 
-    def __call__(self, r):
+    def __call__(self, r, sets=()):
+        """The prediction of run r; sets: --set NAME=VALUE overrides (the model without a term)."""
         shape, params = r.get("model_shape", ""), self.params_for(r)
         if not shape or not params or not self.rmamodel:
             return {}
         cmd = [self.rmamodel, "join", "--algo", r["algo"]] if r.get("bench") == "join" else [self.rmamodel, "lock"]
+        cmd += [a for s in sets for a in ("--set", s)]
         k = (tuple(cmd), params, shape)
         if k not in self.cache:
             p = subprocess.run(cmd + ["--params", params, "--shape", shape, "--csv"], capture_output=True, text=True)
@@ -195,6 +197,44 @@ class Predictor:
             vals["_params"] = params
             self.cache[k] = vals
         return self.cache[k]
+
+
+def shape_set(key, value):
+    """A row whose model inputs have key=value (added when absent)."""
+    def edit(r):
+        shape = r.get("model_shape", "")
+        shape = re.sub(rf"\b{key}=\S+", f"{key}={value}", shape) if re.search(rf"\b{key}=", shape) else f"{shape} {key}={value}"
+        return dict(r, model_shape=shape)
+    return edit
+
+
+# the model's terms that take a state the run measured or a host's shared memory, each with how the
+# same run is predicted without it (a row edit and --set overrides): the report's before/after
+TERMS = {("radix", "network_partition"): ("the network pass beside its puts (net_contention)", lambda r: r, ("net_contention=0",)),
+         ("radix", "histogram"): ("the histogram at its bins (the scan curve)", shape_set("hist_bits", 0), ()),
+         ("radix", "window_alloc"): ("window allocation in the state the run met", shape_set("alloc", "reused"), ()),
+         ("sortmerge", "window_alloc"): ("window allocation in the state the run met", shape_set("alloc", "reused"), ())}
+
+
+def terms_note(verdicts):
+    """Per new term of the model: of the judged configurations it concerns, how many are within the
+    target with it and without it (the same runs predicted both ways)."""
+    out, rows = [], {}
+    for v in verdicts:
+        if not v.get("judged"):
+            continue
+        for name, with_, without in v.get("terms", []):
+            rows.setdefault(name, []).append((with_, without))
+        if v.get("at_cal_floor") is not None and v.get("estimate"):
+            rows.setdefault("the lock at the run's floor", []).append((vs.err(v["predicted"], v["estimate"]),
+                                                                        vs.err(v["at_cal_floor"], v["estimate"])))
+    for name, pairs in sorted(rows.items()):
+        tgt = vs.TARGET_TOTAL if name.startswith("the lock") else vs.TARGET_PHASE
+        ok = lambda e: e is not None and abs(e) <= tgt
+        out.append(f"  {name}: within {tgt:.0%} in {sum(ok(a) for a, _ in pairs)} of {len(pairs)} with it, "
+                   f"{sum(ok(b) for _, b in pairs)} without (errors with: {', '.join(f'{a:+.0%}' for a, _ in pairs if a is not None)}; "
+                   f"without: {', '.join(f'{b:+.0%}' for _, b in pairs if b is not None)})")
+    return out
 
 
 # --- one configuration ---------------------------------------------------------------------------
@@ -244,6 +284,10 @@ def judge_join(lib, key, algo, runs, predict, invoked):
                 predicted < SMALL * best_total[1] and best[1] < SMALL * best_total[1]:
             held = False  # small
         points.append((q, predicted, best[1], vs.err(predicted, best[1]), split, held))
+        without = TERMS.get((algo, q))
+        if without and held:  # the same run without the term issue 62 added for this quantity
+            before = predict(without[1](run), without[2]).get(pq)
+            verdict.setdefault("terms", []).append((without[0], vs.err(predicted, best[1]), vs.err(before, best[1])))
     verdict["state"] = state if done else "more runs"
     if state != "repeats" or "reason" in verdict:
         verdict["judged"] = False
@@ -551,6 +595,8 @@ def main(out, rmamodel):
             print(f"  {v['configuration']}: {'throughput' if 'lock_ok' in v else 'total'} {v['total_err']:+.0%}")
     print("lock configurations side by side (floor: the floor states differ and explain it; spread: within the runs' own; effect):")
     print("\n".join(lock_differences([v for v in verdicts if " lock " in v["configuration"]]) or ["  (fewer than two)"]))
+    print("the model's terms for the states a run measures and a host's shared memory, with and without them (judged configurations):")
+    print("\n".join(terms_note(verdicts) or ["  (no judged configuration they concern)"]))
     print(disturbed_note(verdicts))
     print(estimator_note(out, libs))
     for lib in libs:

@@ -22,7 +22,8 @@ def check(cond, what):
 
 RADIX = ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"]
 SORTMERGE = ["window_alloc", "partition", "sort", "merge", "match"]
-# the stand-in rmamodel: every phase 0.1 s, the total 0.44 (radix: 4 phases + wait 0.04) and the
+# the stand-in rmamodel: every phase 0.1 s (the radix network pass without its contention term 0.07,
+# the histogram without its bins 0.13), the total 0.44 (radix: 4 phases + wait 0.04) and the
 # window allocation 0.1; a lock's throughput 110 with the fast floor's pooled file, else 100 at a
 # floor of 0.3 us or more and 200 below
 FAKE = r'''#!/usr/bin/python3
@@ -34,8 +35,11 @@ if a[1] == "lock":
     print("quantity,value"); print("throughput,%s" % (110 if params.endswith("params-floor-fast.txt") else 100 if floor >= 0.3 else 200))
 else:
     print("quantity,seconds")
+    shape = a[a.index("--shape") + 1]
     for p in ("histogram", "network_partition", "local_partition", "build_probe", "partition", "sort", "merge", "match"):
-        print(p + ",0.1")
+        # without the network pass's contention 0.07, without the histogram's bins 0.13
+        print(p + "," + ("0.07" if p == "network_partition" and "net_contention=0" in a else
+                         "0.13" if p == "histogram" and "hist_bits=0" in shape else "0.1"))
     print("total,0.44"); print("window_alloc,0.1"); print("total_with_alloc,0.54")
 '''
 
@@ -130,6 +134,11 @@ with tempfile.TemporaryDirectory() as tmp:
     over = [c for c in verdicts if "oversubscribed" in c]
     check(over and verdicts[over[0]]["verdict"] == "reported, not judged: oversubscribed", f"oversubscribed lock: {over}")
     check("1 runs repeated (disturbed: 0 by steal > 5%, 1 by run delay > 10%" in text, "the count of disturbed runs")
+    check("the network pass beside its puts (net_contention): within 20% in 1 of 1 with it, 0 without (errors with: +0%; without: -30%)"
+          in text, "the network pass with and without its contention term")
+    check("the histogram at its bins (the scan curve): within 20% in 1 of 1 with it, 0 without" in text, "the histogram with and without its bins")
+    check("the lock at the run's floor: within 15% in 0 of 1 with it, 0 without (errors with: +100%; without: +300%)" in text,
+          "the lock with and without the run's floor (the slow-state configuration; the other predicts alike at either floor)")
     check("lock: 2 of 2 configurations with ranks <= cores judged; within 15% in 1" in text, "the lock summary")
     check(f"{lk} -> lib lock 1h 1s/1a remote 0 locks 4: -50% (floor)" in text, "a difference the floor explains is labelled so")
     lk4 = "lib lock 1h 1s/1a remote 0 locks 4"
