@@ -120,9 +120,9 @@ double model_rate(const model_params *p, int i, const join_shape *s);
  * (net_contention, measured at the file's ranks per host), scaled by the share of a rank's tuples
  * the run puts to the other ranks of its host, (ranks_per_host - 1) / ranks, against the
  * calibration's; 0 without it or with one rank per host. The ranks of a host share its memory, and
- * the puts' copies stream through it while the pass partitions: at 2 ranks on one host the pass less
- * its put calls took 2.98 ns a tuple against 2.37 at 1 rank, while the partitioning with both ranks
- * running and no puts read 421 M tuples/s against 430 alone. */
+ * the puts' copies stream through it while the pass partitions: the pass less its put calls is
+ * slower at 2 ranks on one host than at 1, while the partitioning with both ranks running and no
+ * puts is not (docs/models-validation.md). */
 double model_net_contention(const model_params *p, const join_shape *s);
 /* bw: the bandwidth parameter (MP_bw_put_net, MP_bw_put_sort; an unset one falls back to bw_put_intra). */
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes, int bw);

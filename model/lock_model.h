@@ -99,15 +99,13 @@ typedef struct {
 
 /* The machine's state as an input: the lock's message times were measured at the calibration's
  * cache-line floor (t_floor_rtt), and a run measures its own (rma/floor.h; a VM's placement of its
- * virtual CPUs: 0.09-0.11 or 0.50-0.60 us). A message between two cores of a host waits for a cache
- * line to cross from one to the other, half the floor's round trip: with d = the run's floor - the
- * calibration's, t_local_comm (half a round trip) and t_ack move by d / 2; the sender's side of a
+ * virtual CPUs puts it in one of two states). A message between two cores of a host waits for a
+ * cache line to cross from one to the other, half the floor's round trip: with d = the run's floor -
+ * the calibration's, t_local_comm (half a round trip) and t_ack move by d / 2; the sender's side of a
  * notified put (t_clean_up on one host, else t_clean_up_local, and t_server's answer) by d / 4, its
  * stores waiting out part of the transfer; the fetch-and-op round trips (t_vote, t_fao_local) not
- * at all, their word staying in the origin's cache (11 calibrations in both states on one VM:
- * t_local_comm 0.28-0.34 against 0.086-0.098 us, t_clean_up 0.15-0.20 against 0.05, t_vote
- * 0.047-0.088 against 0.049-0.061, at floors of 0.50-0.60 and 0.09-0.10). Each is kept above a tenth
- * of its calibrated value. Returns d / 2 in microseconds, a message's move (0: no floor in the file
+ * at all, their word staying in the origin's cache (calibrations in both states:
+ * docs/models-validation.md). Each is kept above a tenth of its calibrated value. Returns d / 2 in microseconds, a message's move (0: no floor in the file
  * or the shape, or ranks that share cores, whose messages wait for the scheduler instead). */
 double model_lock_at_floor(model_params *p, const lock_shape *s);
 

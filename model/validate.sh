@@ -62,9 +62,10 @@ cores=$(nproc)
 
 # --- the matrix ------------------------------------------------------------------------------------
 # Windows on 4 KiB pages (MPI_Win_create on MPI_Alloc_mem) in the calibration and in every join, not
-# --window auto's pick: on a VM that reports free memory to its host, 2 MiB pages cost 0.15 s/GB
-# when the kernel reuses them at once and 1.1-1.7 s/GB when they come back through the host, and
-# which one a run meets is set by the whole machine's frees; 4 KiB pages differ less. The state a run
+# --window auto's pick: on a VM that reports free memory to its host, 2 MiB pages cost several
+# times more when they come back through the host than when the kernel reuses them at once, and
+# which one a run meets is set by the whole machine's frees (docs/models-validation.md); 4 KiB
+# pages differ less. The state a run
 # met is in its row either way (alloc_regime), and window allocation is held to the model only in a
 # state the calibration saw.
 window=(--window create)

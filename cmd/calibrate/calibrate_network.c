@@ -579,11 +579,10 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
     /* Two states of fresh memory on a VM that reports free pages to its host: pages the kernel
-     * reuses at once, or pages the host took back and hands out again (2 MiB pages: 0.15 against
-     * 1.1-1.7 s/GB). Which one a repetition meets is set by the whole machine's frees, not by this
-     * loop (a 256 MiB first touch after gaps of 0-5 s read either state at any gap while other
-     * programs ran): the fastest repetitions are the first state, and those at least twice as slow,
-     * when there are any, the second (its fastest: the least disturbed of them). */
+     * reuses at once, or pages the host took back and hands out again, several times slower with 2
+     * MiB pages. Which one a repetition meets is set by the whole machine's frees, not by this loop
+     * (docs/models-validation.md): the fastest repetitions are the first state, and those at least
+     * twice as slow, when there are any, the second (its fastest: the least disturbed of them). */
     const double returned = stats_second_mode(samples, reps_large, 2.0);
     if (returned > 0) {
         const double slope_returned = (returned - fixed) / (double)(large - tiny);

@@ -94,7 +94,7 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
                "oversubscribes): the servers serve one message per turn, and t_shared_comm holds only when calibrated with "
                "OMPI_MCA_mpi_yield_when_idle=1 too (model/lock_model.h)\n");
     /* the message times hold for the machine's state at calibration: a floor that moved (a VM's
-     * placement of its virtual CPUs: 0.15 or 0.57 us) moves every round trip with it, and the model
+     * placement of its virtual CPUs) moves every round trip with it, and the model
      * takes the run's (model_lock_at_floor) */
     if (pr->floor_shift_us != 0)
         printf("model: the machine's floor is %.3f us in this run against %.3f us at calibration: the message times are "
