@@ -28,8 +28,8 @@ TARGET_TOTAL, TARGET_PHASE = 0.15, 0.20
 TOL_TOTAL, TOL_PHASE = TARGET_TOTAL / 3, TARGET_PHASE / 3
 # clean runs needed before the half-split is asked (at least this many in each half: 2)
 MIN_CLEAN = 4
-# the cache-line floor's two states on the project's VMs: 0.05-0.18 us (the two virtual CPUs close) and
-# 0.38-0.75 us (apart); a floor at or above this is the slow state
+# the cache-line floor's two states (the two virtual CPUs placed close or apart, several times
+# slower: docs/models-validation.md); a floor at or above this is the slow state
 FLOOR_SLOW_US = 0.30
 
 
