@@ -632,7 +632,9 @@ if __name__ == "__main__":
         print("\n".join(pending(args[1], args[2])))
         sys.exit(0)
     if len(args) >= 2 and args[0] == "--floor-state":  # the calibration files whose floor is in that state
-        print("\n".join(f for f in args[2:] if vs.floor_regime(calibration_floor(f)) == args[1]))
+        for f in args[2:]:
+            if vs.floor_regime(calibration_floor(f)) == args[1]:
+                print(f)
         sys.exit(0)
     if len(args) == 3 and args[0] == "--compare":
         sys.exit(compare(args[1], args[2]))
