@@ -38,7 +38,7 @@ static void pool_one(model_params *out, const model_params *in, int n, int i)
         if (v[k] != v[0])
             fprintf(stderr, "rmamodel: pool: warning: %s differs between the calibrations (%g and %g): the first kept\n",
                     params_name(i), v[0] / params_scale(i), v[k] / params_scale(i));
-    if (m > 1) params_put_spread(out, i, v, m);
+    if (m > 1 && params_pool_kind(i) != PARAMS_POOL_SAME) params_put_spread(out, i, v, m);
     params_put(out, i, params_pool_value(i, v, m));
 }
 
