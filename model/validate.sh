@@ -18,7 +18,9 @@
 # the verdicts, the misses and the summary against the targets; it writes validate.csv,
 # verdicts.csv and validate.png under the output folder.
 #   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N]
-#                     [--max-steal F] [--max-run-delay F]
+#                     [--max-steal F] [--max-run-delay F] [--matrix FILE]
+# --matrix FILE: the configurations to validate instead of the matrix below, one a line, "join HOSTS
+# RANKS TUPLES_PER_RANK RATIO" or "lock HOSTS SERVERS AGENTS REMOTE_PROB LOCKS_PER_TXN" (HOSTS 1 or 2).
 # --max-steal, --max-run-delay: the shares of a run's time over which it counts as disturbed
 # (defaults 0.05 and 0.10; model/validate_stats.py). --quick: a small matrix of tiny sizes on this host only, two rounds (for the tests: mechanics, not
 # accuracy). Two validations' verdicts side by side: model/validate_table.py --compare OUT_A OUT_B.
@@ -27,11 +29,11 @@
 # The namespace hosts share this machine's cores: each "host" is given cores_per_host = cores / 2 in
 # the parameters the runs on two hosts read. Needs root for the namespaces.
 set -u
-usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N] [--max-steal F] [--max-run-delay F]'
-quick=0 libs="openmpi mpich" out="" use_hosts=1 max_rounds=""
+usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N] [--max-steal F] [--max-run-delay F] [--matrix FILE]'
+quick=0 libs="openmpi mpich" out="" use_hosts=1 max_rounds="" matrix=""
 while [ $# -gt 0 ]; do
     case $1 in
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) quick=1 ;;
     --no-hosts) use_hosts=0 ;;
     --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
@@ -40,6 +42,13 @@ while [ $# -gt 0 ]; do
         [ $# -ge 2 ] || { echo "validate.sh: --max-rounds: needs a value" >&2; exit 2; }
         case $2 in '' | *[!0-9]* | 0) echo "validate.sh: --max-rounds: '$2' is not a positive count" >&2; exit 2 ;; esac
         max_rounds=$2; shift ;;
+    --matrix)
+        [ $# -ge 2 ] || { echo "validate.sh: --matrix: needs a file" >&2; exit 2; }
+        matrix=$2
+        [ -f "$matrix" ] && [ -r "$matrix" ] || { echo "validate.sh: --matrix: $matrix is not a readable file" >&2; exit 2; }
+        bad=$(grep -vnE '^(join [12] [1-9][0-9]* [0-9]+[KMG]? [1-9][0-9]*|lock [12] [1-9][0-9]* [1-9][0-9]* [01](\.[0-9]+)? [1-9][0-9]*|#.*|)$' "$matrix" | head -1)
+        [ -z "$bad" ] || { echo "validate.sh: --matrix: $matrix:${bad%%:*}: expected 'join HOSTS RANKS TUPLES RATIO' or 'lock HOSTS SERVERS AGENTS REMOTE_PROB LOCKS'" >&2; exit 2; }
+        shift ;;
     --max-steal | --max-run-delay)
         [ $# -ge 2 ] || { echo "validate.sh: $1: needs a value" >&2; exit 2; }
         case $2 in 0.* | 1 | 1.0) ;; *) echo "validate.sh: $1: '$2' is not a share of the run's time (0 to 1)" >&2; exit 2 ;; esac
@@ -89,6 +98,10 @@ else
     locks=("1 1 1 0 10" "1 1 1 0 4" "1 1 1 0 30" "2 1 1 1 10" "1 1 3 0 10" "1 2 2 0 10" "2 2 2 0.5 10")
     join_flags=(--warmup 1 "${window[@]}") lock_duration=0.5s
     max_rounds=${max_rounds:-8}
+fi
+if [ -n "$matrix" ]; then
+    mapfile -t joins < <(sed -n 's/^join //p' "$matrix")
+    mapfile -t locks < <(sed -n 's/^lock //p' "$matrix")
 fi
 
 # --- two hosts -------------------------------------------------------------------------------------
