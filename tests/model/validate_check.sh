@@ -78,5 +78,13 @@ for r in lock:
 for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+# bad input: one line naming the flag, exit 2, before anything runs
+printf 'join 1 2 100K 2\nlock 1 1 1\n' >"$tmp/matrix.txt"
+"$root/model/validate.sh" --matrix "$tmp/matrix.txt" --out "$tmp/bad" >"$tmp/bad.out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.out")" = 1 ] && grep -q "^validate.sh: --matrix: .*matrix.txt:2: expected" "$tmp/bad.out" ||
+    { echo "FAIL: a bad --matrix line: exit $rc, $(cat "$tmp/bad.out")"; fail=1; }
+"$root/model/validate.sh" --max-run-delay 2 >"$tmp/bad.out" 2>&1
+[ $? = 2 ] && grep -q "^validate.sh: --max-run-delay: '2' is not a share" "$tmp/bad.out" || { echo "FAIL: --max-run-delay 2 accepted"; fail=1; }
 [ $fail = 0 ] && echo "validate_check: all passed"
 exit $fail
