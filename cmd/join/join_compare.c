@@ -81,8 +81,9 @@ static join_shape run_shape(const bench_ctx *ctx, const join_opts *o, const mode
      * this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
     join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts, .ranks_on_cores = ctx->ranks_per_machine,
                     .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = (double)out->tuple_bytes};
-    /* d - 1 of eq. 3.8: as the join resolved it, else as asked, else the parameter file's, else 1 */
-    s.radix_local_passes = out->local_bits ? (int)out->passes
+    /* d - 1 of eq. 3.8: as the radix join resolved it (none where its partitions fit the cache), else
+     * as asked, else the parameter file's, else 1 */
+    s.radix_local_passes = algo == ALGO_RADIX || out->local_bits ? (int)out->passes
                            : o->passes >= 0 ? (int)o->passes
                            : p->set[MP_radix_local_passes] ? (int)params_get(p, MP_radix_local_passes)
                                                            : 1;
