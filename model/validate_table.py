@@ -126,7 +126,7 @@ def join_series(runs, algo):
     clean = [r for r, why in runs if not why and r.get("algo") == algo]
     total = [num(r, "t_total_max") - (num(r, "t_window_alloc_avg") or 0) if num(r, "t_total_max") else None for r in clean]
     series = [(total, False, vs.TOL_TOTAL)]
-    med_total = sorted(t for t in total if t) [len([t for t in total if t]) // 2] if any(total) else None
+    med_total = median(total)
     for p in PHASES[algo]:
         if p == "window_alloc":
             continue  # its own state decides it (alloc_regime): not asked to repeat across states
@@ -153,6 +153,8 @@ def pending(out, lib):
         if kind == "join":
             algos = sorted({r.get("algo") for r, _ in runs}) or ["radix"]
             ok = all(vs.settled(join_series(runs, a), done.get(line, 0), cap)[0] for a in algos)
+        elif any(crowded(r) for r, _ in runs):  # reported, never judged: a few runs show it
+            ok = done.get(line, 0) >= vs.MIN_CLEAN
         else:
             ok = vs.settled(lock_series(runs), done.get(line, 0), cap)[0]
         if not ok:

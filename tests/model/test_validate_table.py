@@ -152,7 +152,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # a second validation where the radix total came out 20% off: the verdicts differ in it alone
     joins2 = [join_row("radix", k, "0.1", f"{0.65 + 0.001 * k:.4f}") for k in range(6)] + joins[7:]
     d2 = folder(joins2, locks, matrix, [("join 1 2 1M 1", 8), ("join 1 2 2M 1", 1), ("lock 1 1 1 0 10", 6), ("lock 1 1 1 0 4", 4),
-                                        ("lock 1 2 2 0 10", 1)])
+                                        ("lock 1 2 2 0 10", 4)])
+    pend2 = subprocess.run([sys.executable, tool, "--pending", d2, "lib"], capture_output=True, text=True).stdout.split("\n")
+    check("lock 1 2 2 0 10" not in pend2, "pending: an oversubscribed lock is reported after four invocations, not run to its cap")
     subprocess.run([sys.executable, tool, d2, fake], capture_output=True, text=True)
     cmp = subprocess.run([sys.executable, tool, "--compare", d, d2], capture_output=True, text=True).stdout
     n = len(verdicts)
