@@ -540,6 +540,29 @@ def drift(libdir, lib, big=0.15):
             f"{': ' + ', '.join(moved[:8]) if moved else ''}{' ...' if len(moved) > 8 else ''}; the predictions use them pooled")
 
 
+def calibrations_note(libdir, lib):
+    """The machine's state during the calibrations the predictions pool: their steal and run delay
+    (rmabench calibrate records them), so that a reader sees when even the least disturbed of them ran
+    on a busy machine."""
+    delays, steals = [], []
+    files = [os.path.join(libdir, "params.txt")] + [os.path.join(libdir, "cal", f) for f in sorted(os.listdir(os.path.join(libdir, "cal")))
+                                                     if f.endswith(".txt")] if os.path.isdir(os.path.join(libdir, "cal")) else []
+    for f in files:
+        try:
+            m = re.search(r"^interference = host steal ([-0-9.]+), run delay ([-0-9.]+)", open(f).read(), re.M)
+        except OSError:
+            m = None
+        if m:
+            steals.append(float(m.group(1)))
+            delays.append(float(m.group(2)))
+    if not delays:
+        return f"calibrations {lib}: their interference is not recorded"
+    note = "; the least disturbed of them waited over half its time: the pool's fastest repetitions may be disturbed too" \
+        if min(delays) > 0.5 else ""
+    return (f"calibrations {lib}: {len(delays)} pooled, run delay {min(delays):.0%} to {max(delays):.0%}, steal up to "
+            f"{max(steals):.0%}{note}")
+
+
 def main(out, rmamodel):
     libs = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)) and os.path.exists(os.path.join(out, d, "matrix.txt")))
     table, verdicts, points_all = [], [], []
@@ -603,6 +626,7 @@ def main(out, rmamodel):
     print(estimator_note(out, libs))
     for lib in libs:
         print(drift(os.path.join(out, lib), lib))
+        print(calibrations_note(os.path.join(out, lib), lib))
     lines, met = summary(verdicts)
     print("\n".join(lines))
     judged = sum(bool(v.get("judged")) for v in verdicts)

@@ -24,6 +24,8 @@ grep -Eq '^configuration +phase +predicted +measured +error +split$' "$tmp/out" 
 grep -Eq '^validate: 3 configurations, [0-3] judged \([0-9]+%\); load .*: (MET|NOT MET)$' "$tmp/out" || { echo "FAIL: no summary line"; fail=1; }
 grep -Eq '^[0-9]+ runs repeated \(disturbed: [0-9]+ by steal > 5%, [0-9]+ by run delay > 10%' "$tmp/out" || { echo "FAIL: no count of the runs repeated"; fail=1; }
 grep -Eq '^   pooled 3 calibrations' "$tmp/out" || { echo "FAIL: the three calibrations not pooled"; fail=1; }
+grep -Eq "^calibrations $mpi: 3 pooled, run delay [0-9]+% to [0-9]+%, steal up to [0-9]+%" "$tmp/out" ||
+    { echo "FAIL: no line on the calibrations' interference"; fail=1; }
 [ -s "$tmp/v/validate.png" ] || { echo "FAIL: no figure"; fail=1; }
 grep -Eq "^drift $mpi: the last of 3 calibrations differs from the first by a median [0-9]+% \(max [0-9]+%\) over [0-9]+ measured parameters" \
     "$tmp/out" || { echo "FAIL: no drift line"; fail=1; }
