@@ -128,13 +128,14 @@ static int range_ok(const opt_spec *o, double v, char *err, size_t errlen)
 static int set_value(const opt_spec *o, const char *val, char *err, size_t errlen)
 {
     const char *why = NULL;
+    char shown[OPT_SHOWN_MAX];
     int64_t iv;
     double dv;
     switch (o->type) {
     case OPT_BOOL: {
         bool b;
         if (parse_bool(val, &b)) {
-            snprintf(err, errlen, "--%s: '%s' is not on or off", o->name, val);
+            snprintf(err, errlen, "--%s: '%s' is not on or off", o->name, opt_shown(val, shown));
             return -1;
         }
         *(bool *)o->dest = b;
@@ -145,7 +146,7 @@ static int set_value(const opt_spec *o, const char *val, char *err, size_t errle
     case OPT_BYTES: {
         int rc = o->type == OPT_INT ? opt_parse_int(val, &iv, &why)
                : o->type == OPT_COUNT ? opt_parse_count(val, &iv, &why) : opt_parse_bytes(val, &iv, &why);
-        if (rc) { snprintf(err, errlen, "--%s: '%s' %s", o->name, val, why); return -1; }
+        if (rc) { snprintf(err, errlen, "--%s: '%s' %s", o->name, opt_shown(val, shown), why); return -1; }
         if (range_ok(o, (double)iv, err, errlen)) return -1;
         *(int64_t *)o->dest = iv;
         return 0;
@@ -153,7 +154,7 @@ static int set_value(const opt_spec *o, const char *val, char *err, size_t errle
     case OPT_DOUBLE:
     case OPT_DURATION: {
         int rc = o->type == OPT_DOUBLE ? opt_parse_double(val, &dv, &why) : opt_parse_duration(val, &dv, &why);
-        if (rc) { snprintf(err, errlen, "--%s: '%s' %s", o->name, val, why); return -1; }
+        if (rc) { snprintf(err, errlen, "--%s: '%s' %s", o->name, opt_shown(val, shown), why); return -1; }
         if (range_ok(o, dv, err, errlen)) return -1;
         *(double *)o->dest = dv;
         return 0;
@@ -167,7 +168,7 @@ static int set_value(const opt_spec *o, const char *val, char *err, size_t errle
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, o->choices[i], sizeof list - strlen(list) - 1);
             }
-            snprintf(err, errlen, "--%s: '%s' is not one of: %s", o->name, val, list);
+            snprintf(err, errlen, "--%s: '%s' is not one of: %s", o->name, opt_shown(val, shown), list);
         }
         return -1;
     case OPT_STRING:
@@ -183,9 +184,10 @@ int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, c
 {
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
+        char shown[OPT_SHOWN_MAX];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return OPT_HELP;
         if (strncmp(a, "--", 2) != 0 || a[2] == 0) {
-            snprintf(err, errlen, "'%s': unexpected argument (flags start with --; see --help)", a);
+            snprintf(err, errlen, "'%s': unexpected argument (flags start with --; see --help)", opt_shown(a, shown));
             return OPT_ERROR;
         }
         const char *name = a + 2, *eq = strchr(name, '=');
@@ -193,7 +195,9 @@ int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, c
         bool negated;
         const opt_spec *o = find_spec(tables, name, len, &negated);
         if (!o) {
-            snprintf(err, errlen, "--%.*s: unknown flag (see --help)", (int)(len > 64 ? 64 : len), name);
+            char flag[OPT_SHOWN_MAX];
+            snprintf(flag, sizeof flag, "%.*s", (int)(len < sizeof flag - 1 ? len : sizeof flag - 1), name);
+            snprintf(err, errlen, "--%s: unknown flag (see --help)", opt_shown(flag, shown));
             return OPT_ERROR;
         }
         const char *val;
@@ -235,6 +239,36 @@ void opt_format_count(int64_t v, char *buf, size_t len)
     else snprintf(buf, len, "%" PRId64, v);
 }
 
+/* A range end as the flag takes it: counts and bytes with their suffixes where exact (1T, 64K). */
+static void format_bound(const opt_spec *o, double v, char *buf, size_t len)
+{
+    static const char suffix[] = "KMGT";
+    if ((o->type == OPT_COUNT || o->type == OPT_BYTES) && v >= 0 && v < 9.2e18) {
+        int64_t n = (int64_t)v, base = o->type == OPT_COUNT ? 1000 : 1024;
+        int k = -1;
+        while (k < 3 && n >= base && n % base == 0) {
+            n /= base;
+            k++;
+        }
+        if (k >= 0) snprintf(buf, len, "%" PRId64 "%c", n, suffix[k]);
+        else snprintf(buf, len, "%" PRId64, n);
+        return;
+    }
+    snprintf(buf, len, "%g", v);
+}
+
+/* "(KIND LO..HI)" of a numeric flag with a range (opt_usage). */
+static void print_range(const opt_spec *o)
+{
+    static const char *const kinds[] = {[OPT_INT] = "integer", [OPT_COUNT] = "count", [OPT_BYTES] = "bytes",
+                                        [OPT_DOUBLE] = "number", [OPT_DURATION] = "seconds"};
+    if (!(o->min < o->max) || o->type > OPT_DURATION || o->type == OPT_BOOL) return;
+    char lo[32], hi[32];
+    format_bound(o, o->min, lo, sizeof lo);
+    format_bound(o, o->max, hi, sizeof hi);
+    printf(" (%s %s..%s)", kinds[o->type], lo, hi);
+}
+
 void opt_usage(const char *usage_line, const opt_spec *const *tables)
 {
     printf("usage: %s\n", usage_line);
@@ -258,6 +292,7 @@ void opt_usage(const char *usage_line, const opt_spec *const *tables)
             char flag[64];
             snprintf(flag, sizeof flag, o->type == OPT_BOOL ? "%s, --no-%s" : "%s", o->name, o->name);
             printf("  --%-24s %s [%s]", flag, o->help ? o->help : "", def);
+            print_range(o);
             if (o->type == OPT_CHOICE) {
                 printf(" (");
                 for (int i = 0; o->choices[i]; i++) printf("%s%s", i ? "|" : "", o->choices[i]);
@@ -267,6 +302,26 @@ void opt_usage(const char *usage_line, const opt_spec *const *tables)
         }
 }
 
+const char *opt_shown(const char *s, char buf[OPT_SHOWN_MAX])
+{
+    /* keep: the head and the tail (a file's name is at its end) of what fits */
+    enum { LIMIT = 160, HEAD = 110, TAIL = 40 };
+    size_t n = s ? strlen(s) : 0, o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (n > LIMIT && i == HEAD) {
+            o += (size_t)snprintf(buf + o, OPT_SHOWN_MAX - o, "...");
+            i = n - TAIL;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f) o += (size_t)snprintf(buf + o, OPT_SHOWN_MAX - o, "\\x%02x", c);
+        else buf[o++] = (char)c;
+        if (o + 40 >= OPT_SHOWN_MAX) break; /* escapes only: the bound holds */
+    }
+    buf[o] = 0;
+    if (n > LIMIT) snprintf(buf + o, OPT_SHOWN_MAX - o, " (%zu bytes)", n);
+    return buf;
+}
+
 const char *opt_program = "rmabench";
 
 void opt_print_usage_error(const char *fmt, va_list ap)
@@ -274,13 +329,13 @@ void opt_print_usage_error(const char *fmt, va_list ap)
     if (bench_env_rank() != 0) return;
     /* one write for the whole line: mpirun forwards each write of a rank on its own, and its own
      * "process returned a non-zero exit code" text can land between two of them */
-    char line[1024];
-    int n = snprintf(line, sizeof line, "%s: ", opt_program);
-    if (n < 0 || n >= (int)sizeof line) n = 0;
-    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    strcat(line, "\n");
-    fputs(line, stderr);
+    char *msg = NULL, *line = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+    if (msg && asprintf(&line, "%s: %s\n", opt_program, msg) < 0) line = NULL;
+    fputs(line ? line : "rmabench: out of memory for a message\n", stderr);
     fflush(stderr);
+    free(line);
+    free(msg);
 }
 
 _Noreturn void opt_usage_error(const char *fmt, ...)

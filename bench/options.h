@@ -40,6 +40,20 @@ typedef struct {
      "lists that grow with the rank count are summarised as ranges (the CSV row has the detail either way)", \
      0, 0, NULL, NULL}
 
+/* The flags that describe the run a --plan plans (rmabench join, rmabench query): ranks, ranks per
+ * host, the memory of a host. dest: int64_t* each; ranks_help names the default rank count. */
+#define OPT_PLAN_SCALE(ranks, per_host, host_memory, ranks_help)                                          \
+    {"ranks", OPT_INT, (ranks), ranks_help, 1, 1e7, NULL, NULL},                                            \
+    {"ranks-per-host", OPT_INT, (per_host), "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL}, \
+    {"host-memory", OPT_BYTES, (host_memory),                                                               \
+     "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL}
+
+/* The one --force flag of every command that writes a whole file (bench/output_path.h: an existing
+ * output is refused unless --force replaces it). dest: bool*. */
+#define OPT_FORCE(dest)                                                                                  \
+    {"force", OPT_BOOL, (dest), "replace --output when it exists (without it an existing file is refused)", \
+     0, 0, NULL, NULL}
+
 enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERROR = 2 };
 
 /* Parse argv[first..argc) against the NULL-terminated list of tables. On OPT_ERROR, err holds one
@@ -52,7 +66,10 @@ int opt_parse(const opt_spec *const *tables, int argc, char **argv, int first, c
 const opt_spec *opt_given(const opt_spec *const *tables, const opt_spec *table, int argc, char **argv, int first);
 
 /* Print the flags of all tables, one per line, with their defaults taken from dest, the values of
- * each choice flag, and --no-X for boolean flags; OPT_HEADING entries print as group titles. */
+ * each choice flag, the range of each numeric flag that has one, as "(KIND LO..HI)" after the default
+ * (KIND: count, bytes, integer, number or seconds; LO and HI as the flag takes them, e.g. 1..1T,
+ * 64K..1G: tests/fuzz/size_sweep.py sweeps the count and bytes flags across them), and --no-X for
+ * boolean flags; OPT_HEADING entries print as group titles. */
 void opt_usage(const char *usage_line, const opt_spec *const *tables);
 
 /* Value parsers shared with the parameter and trace readers; return 0 or -1 with a reason. */
@@ -74,5 +91,13 @@ int bench_env_rank(void); /* the launcher's rank variable, usable before MPI_Ini
 
 /* Formats a count the way users type it (16M, 1500K, 7). */
 void opt_format_count(int64_t v, char *buf, size_t len);
+
+/* Text from outside (a flag's value, a file name, a line of a file) as a message echoes it: control
+ * characters as \xNN, so that the message stays one line, and anything longer than about 160
+ * characters cut in the middle ("first...last (N bytes)"), so that the reason after it is never cut
+ * off. Returns buf (OPT_SHOWN_MAX bytes), for use as a printf argument. Every message that names a
+ * value or a path the user gave goes through it. */
+enum { OPT_SHOWN_MAX = 256 };
+const char *opt_shown(const char *s, char buf[OPT_SHOWN_MAX]);
 
 #endif

@@ -126,3 +126,18 @@ void phases_print_roofline(const phase_stats *s, const char *title, const double
     printf("%-22s %10.4f %10s\n", "imbalance", s->imbalance, "");
     printf("%-22s %10.4f %10.4f\n", "total", s->total_avg, s->total_max);
 }
+
+void phases_record(const phase_stats *st, record *rec)
+{
+    for (int i = 0; i < st->n; i++) {
+        char col[64];
+        snprintf(col, sizeof col, "t_%s_avg", st->name[i]);
+        record_set(rec, col, "%.6f", st->avg[i]);
+        snprintf(col, sizeof col, "t_%s_max", st->name[i]);
+        record_set(rec, col, "%.6f", st->max[i]);
+    }
+    record_set(rec, "t_imbalance_avg", "%.6f", st->imbalance);
+    record_set(rec, "t_imbalance_max", "%.6f", st->imbalance);
+    record_set(rec, "t_total_avg", "%.6f", st->total_avg);
+    record_set(rec, "t_total_max", "%.6f", st->total_max);
+}

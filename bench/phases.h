@@ -7,6 +7,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "bench/record.h"
+
 #define PHASES_MAX 16
 
 /* A phase as an algorithm declares it, once (a NULL-terminated list in display order): its name
@@ -55,6 +57,10 @@ const double *phase_stats_find(const phase_stats *s, const char *name, int which
  * of the roofline (gbs[i], frac[i]: "-" where negative; either array may be NULL: no column) and
  * the minor faults summed over ranks; then imbalance and total. */
 void phases_print_roofline(const phase_stats *s, const char *title, const double *gbs, const double *frac);
+
+/* A run's row (bench/record.h): t_<phase>_avg and _max of every phase (each declared phase has its
+ * columns: tests/common/test_phase_columns.c), t_imbalance_avg/_max and t_total_avg/_max. */
+void phases_record(const phase_stats *s, record *rec);
 
 static inline double rmb_now(void) { return MPI_Wtime(); }
 

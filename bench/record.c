@@ -1,5 +1,6 @@
 #include "bench/record.h"
 
+#include "bench/options.h"
 #include "bench/output_path.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct record {
@@ -133,8 +135,9 @@ static int header_matches(const record_schema *s, int fd, const char *path, char
 {
     char *line = NULL;
     int rc = read_first_line(fd, &line);
+    char sh[OPT_SHOWN_MAX];
     if (rc < 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot read: %s", opt_shown(path, sh), strerror(errno));
         return -1;
     }
     if (rc == 1) { free(line); return 1; } /* empty: header still to be written */
@@ -143,7 +146,8 @@ static int header_matches(const record_schema *s, int fd, const char *path, char
     free(want);
     free(line);
     if (!same) {
-        snprintf(err, errlen, "%s: existing header has other columns than this rmabench version; use a new file", path);
+        snprintf(err, errlen, "%s: existing header has other columns than this rmabench version; use a new file",
+                 opt_shown(path, sh));
         return -1;
     }
     return 0;
@@ -155,7 +159,8 @@ int record_check_path(const record_schema *s, const char *path, char *err, size_
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0 && errno == ENOENT) return 0; /* created by the first row */
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        char sh[OPT_SHOWN_MAX];
+        snprintf(err, errlen, "%s: cannot read: %s", opt_shown(path, sh), strerror(errno));
         return -1;
     }
     int rc = header_matches(s, fd, path, err, errlen);
@@ -177,13 +182,36 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* The descriptor still names what path names now: a failed first row of another writer may have
+ * removed the file while this one waited for the lock. */
+static bool still_there(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The file locked for this writer: the descriptor, or -1 with the reason in err. */
+static int open_locked(const char *path, bool *created, char *err, size_t errlen)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = output_open_append(path, created, err, errlen); /* a regular file, or nothing is written */
+        if (fd < 0) return -1;
+        /* Serialise writers on one file (several runs of a campaign may share it). */
+        struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        while (fcntl(fd, F_SETLKW, &lk) < 0 && errno == EINTR) {}
+        if (still_there(fd, path)) return fd;
+        close(fd);
+    }
+    char sh[OPT_SHOWN_MAX];
+    snprintf(err, errlen, "%s: replaced while waiting to append; nothing written", opt_shown(path, sh));
+    return -1;
+}
+
 int record_append(const record *r, const char *path, char *err, size_t errlen)
 {
-    int fd = output_open_append(path, err, errlen); /* a regular file, or nothing is written */
+    bool created;
+    int fd = open_locked(path, &created, err, errlen);
     if (fd < 0) return -1;
-    /* Serialise writers on one file (several runs of a campaign may share it). */
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    while (fcntl(fd, F_SETLKW, &lk) < 0 && errno == EINTR) {}
     int rc = header_matches(r->schema, fd, path, err, errlen);
     if (rc < 0) {
         close(fd);
@@ -205,10 +233,15 @@ int record_append(const record *r, const char *path, char *err, size_t errlen)
     }
     free(row);
     rc = 0;
+    /* one write of the whole row (and the header of a new file); SIGXFSZ is ignored (the writer's
+     * rule), so a file-size limit fails it with EFBIG rather than ending the process mid-row */
     if (!text || write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        /* never leave a partial line behind */
-        if (before >= 0 && ftruncate(fd, before) < 0) {}
+        char sh[OPT_SHOWN_MAX];
+        int e = text ? errno : ENOMEM;
+        /* never leave a partial line behind, nor a file this call created */
+        if (created && before == 0) unlink(path);
+        else if (before >= 0 && ftruncate(fd, before) < 0) {}
+        snprintf(err, errlen, "%s: cannot write: %s (nothing written)", opt_shown(path, sh), strerror(e));
         rc = -1;
     }
     free(text);

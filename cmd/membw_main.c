@@ -15,12 +15,13 @@
 #include "bench/provenance.h"
 #include "bench/record.h"
 #include "bench/version.h"
+#include "bench/wait_bound.h"
 #include "cmd/commands.h"
 #include "cmd/results_schema.h"
 
 int membw_main(int argc, char **argv)
 {
-    int64_t bytes = 0, repeats = 5; /* bytes 0: bench/membw.h membw_auto_bytes */
+    int64_t bytes = 0, repeats = 5, wait_bound = WAIT_BOUND_DEFAULT_S; /* bytes 0: bench/membw.h membw_auto_bytes */
     const char *output = NULL;
     bool verbose = false;
     const opt_spec specs[] = {
@@ -29,6 +30,7 @@ int membw_main(int argc, char **argv)
         {"repeats", OPT_INT, &repeats, "repetitions per kernel (median kept)", 1, 1000, NULL, NULL},
         {"output", OPT_STRING, &output, "CSV file to append one row to (the shared results schema)", 0, 0, NULL, NULL},
         OPT_VERBOSE(&verbose),
+        OPT_WAIT_BOUND(&wait_bound),
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
@@ -45,6 +47,7 @@ int membw_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    wait_bound_start(&ctx, (double)wait_bound);
     membw_result m;
     const host_cpu_sample cpu0 = host_cpu_now();
     membw_measure(&ctx, (uint64_t)bytes, (int)repeats, "--bytes", "a smaller --bytes", &m);

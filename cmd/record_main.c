@@ -74,12 +74,16 @@ static void fill_defaults(record *rec)
  * the reason. */
 static int check_outcome(const record *rec, char *err, size_t errlen)
 {
-    const char *status = record_get(rec, "status"), *code = record_get(rec, "exit_code"),
-               *verification = record_get(rec, "verification");
+    const char *status = record_get(rec, "status"), *code_in = record_get(rec, "exit_code"),
+               *verification_in = record_get(rec, "verification");
     char *end = NULL;
-    long rc = strtol(code, &end, 10);
-    bool numeric = *code && *end == 0;
-    bool known = !strcmp(verification, "PASS") || !strcmp(verification, "FAIL") || !strcmp(verification, "NONE");
+    long rc = strtol(code_in, &end, 10);
+    bool numeric = *code_in && *end == 0;
+    bool known = !strcmp(verification_in, "PASS") || !strcmp(verification_in, "FAIL") || !strcmp(verification_in, "NONE");
+    char code[OPT_SHOWN_MAX], verification[OPT_SHOWN_MAX], st[OPT_SHOWN_MAX]; /* as messages show them */
+    opt_shown(code_in, code);
+    opt_shown(verification_in, verification);
+    status = opt_shown(status, st);
     if (!strcmp(status, "ok") && (!numeric || rc != 0 || strcmp(verification, "PASS") != 0))
         snprintf(err, errlen, "--set: status ok needs exit_code 0 and verification PASS (got '%s', '%s')", code, verification);
     else if (!known) snprintf(err, errlen, "--set: verification '%s' is not PASS, FAIL or NONE", verification);
@@ -99,6 +103,7 @@ int record_main(int argc, char **argv)
     const char *output = NULL;
     record *rec = record_new(&results_schema);
     int rc = 2;
+    char sh[OPT_SHOWN_MAX];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -117,19 +122,19 @@ int record_main(int argc, char **argv)
         } else if (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0) {
             const char *kv = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
             const char *eq = kv ? strchr(kv, '=') : NULL;
-            if (!eq || eq == kv) { fprintf(stderr, "rmabench: --set: expected COLUMN=VALUE, got '%s'\n", kv ? kv : ""); goto out; }
+            if (!eq || eq == kv) { fprintf(stderr, "rmabench: --set: expected COLUMN=VALUE, got '%s'\n", opt_shown(kv ? kv : "", sh)); goto out; }
             char col[128];
             snprintf(col, sizeof col, "%.*s", (int)(eq - kv), kv);
-            if (!record_schema_has(&results_schema, col)) { fprintf(stderr, "rmabench: --set: '%s' is not a column of the results schema\n", col); goto out; }
+            if (!record_schema_has(&results_schema, col)) { fprintf(stderr, "rmabench: --set: '%s' is not a column of the results schema\n", opt_shown(col, sh)); goto out; }
             record_set(rec, col, "%s", eq + 1);
         } else {
-            fprintf(stderr, "rmabench: %s: unknown flag (rmabench record --help)\n", a);
+            fprintf(stderr, "rmabench: %s: unknown flag (rmabench record --help)\n", opt_shown(a, sh));
             goto out;
         }
     }
     if (!output) { fprintf(stderr, "rmabench: --output: required (the results CSV to append to)\n"); goto out; }
     fill_defaults(rec);
-    char err[512];
+    char err[1200];
     if (check_outcome(rec, err, sizeof err)) {
         fprintf(stderr, "rmabench: %s\n", err);
         goto out;

@@ -45,20 +45,25 @@ static void pool_one(model_params *out, const model_params *in, int n, int i)
 int rmamodel_pool(int argc, char **argv)
 {
     const char *output = NULL;
+    bool force = false;
     const char *files[POOL_MAX];
     int n = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: rmamodel pool --output FILE CALIBRATION...\n"
+            printf("usage: rmamodel pool --output FILE [--force] CALIBRATION...\n"
                    "  one parameter file from calibrations of the same runs: per parameter the fastest of a timed rate or\n"
-                   "  time, the median of a derived one (a slope, an overlap, a spread), the first of a shape\n");
+                   "  time, the median of a derived one (a slope, an overlap, a spread), the first of a shape\n"
+                   "  --force replaces an existing --output (else refused)\n");
             return 0;
         }
         if (!strcmp(argv[i], "--output")) {
             if (++i >= argc) rmamodel_fail("--output: needs a file");
             output = argv[i];
+        } else if (!strcmp(argv[i], "--force")) {
+            force = true;
         } else if (argv[i][0] == '-') {
-            rmamodel_fail("%s: unknown flag (usage: rmamodel pool --output FILE CALIBRATION...)", argv[i]);
+            char sh[OPT_SHOWN_MAX];
+            rmamodel_fail("%s: unknown flag (usage: rmamodel pool --output FILE [--force] CALIBRATION...)", opt_shown(argv[i], sh));
         } else if (n == POOL_MAX) {
             rmamodel_fail("pool: more than %d calibrations", POOL_MAX);
         } else {
@@ -68,7 +73,7 @@ int rmamodel_pool(int argc, char **argv)
     if (!output) rmamodel_fail("--output: required (the pooled parameter file)");
     if (n == 0) rmamodel_fail("pool: no calibration given");
     char err[700];
-    if (output_path_check(output, OUTPUT_REPLACE, err, sizeof err)) rmamodel_fail("--output: %s", err);
+    if (output_path_check(output, force ? OUTPUT_REPLACE : OUTPUT_NEW, err, sizeof err)) rmamodel_fail("--output: %s", err);
     model_params *in = calloc((size_t)n, sizeof *in), out;
     if (!in) rmamodel_fail("pool: out of memory");
     for (int k = 0; k < n; k++) {
@@ -87,7 +92,7 @@ int rmamodel_pool(int argc, char **argv)
              "median of a derived one, the first of a shape (model/params.h params_pool_kind); the spread is over the calibrations\n",
              n, files[0]);
     free(in);
-    if (params_write(&out, output, err, sizeof err)) rmamodel_fail("--output: %s", err);
+    if (params_write(&out, output, force, err, sizeof err)) rmamodel_fail("--output: %s", err);
     printf("pooled %d calibration(s) into %s\n", n, output);
     return 0;
 }

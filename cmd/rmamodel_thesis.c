@@ -102,7 +102,8 @@ int rmamodel_thesis(int argc, char **argv)
         OPT_END,
     };
     model_params p;
-    rmamodel_parse("rmamodel thesis --params FILE [--set NAME=VALUE]", specs, argc, argv, &path, &p);
+    const opt_spec *tables[] = {specs, NULL};
+    rmamodel_parse("rmamodel thesis --params FILE [--set NAME=VALUE]", tables, argc, argv, &path, &p);
     if (!path) rmamodel_fail("--params: required (the thesis machine's parameters: model/thesis_xc30.txt)");
     rmamodel_require(&p, model_radix_required(true));
     rmamodel_require(&p, model_sortmerge_required(&p, true));

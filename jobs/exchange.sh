@@ -8,7 +8,7 @@
 # (plots/exchange_figure: exchange.png, exchange.md). Removes the network at the end.
 #
 #   jobs/exchange.sh [--hosts N] [--rate R] [--tuples N] [--sizes "4K ... 4M"] [--repeat N]
-#                    [--mpi openmpi|mpich] [--out DIR] [--quick] [--dry-run]
+#                    [--mpi openmpi|mpich] [--out DIR] [--quick] [--dry-run] [--force]
 #
 #   --hosts N      emulated hosts, one rank each (default 4)
 #   --rate R       every host's link, both directions (tc htb; default 50mbit: below what MPI over
@@ -17,39 +17,52 @@
 #   --sizes LIST   --buffer-size values: the message size (default 4K 16K 64K 256K 1M 4M)
 #   --repeat N     repetitions per point (default 1; the CSV keeps each)
 #   --out DIR      results directory (default results/exchange-<timestamp>)
-#   --quick        2 hosts, 20K tuples, two sizes, unshaped links: a smoke run of seconds
-#   --dry-run      print the commands without running them
-# Designs: put (as-is only: buffers are sent as they fill), get and sendrecv (as-is, staggered,
-# random), alltoallv (as-is only: the library orders it). --radix-bits: one partition per host, so
-# that each owner receives one piece from each rank and the message size is the only variable.
+#   --quick        2 hosts, 20K tuples, two sizes, unshaped links: a smoke run of seconds (flags
+#                  given as well keep their values)
+#   --dry-run      check every value, then print the commands without running them
+#   --force        an --out that holds an earlier job's files: replace them
+# Exit status: 0 when every run succeeded, 1 when any failed, 2 for bad input.
+# Designs: every one the binary lists (rmabench join --list-exchanges), each with the schedules it
+# takes (put and alltoallv as-is only: buffers go as they fill, the library orders the all-to-all).
+# --radix-bits: one partition per host, so that each owner receives one piece from each rank and
+# the message size is the only variable.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-hosts=4 rate=50mbit tuples=1M sizes="4K 16K 64K 256K 1M 4M" repeat=1 out="" quick=0 libs=openmpi
+hosts="" rate=unset tuples="" sizes="" repeat=1 out="" quick=0 libs=openmpi
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --hosts) hosts=${2:?--hosts needs a count}; shift ;;
-    --rate) rate=${2:?--rate needs a tc rate such as 50mbit}; shift ;;
-    --tuples) tuples=${2:?--tuples needs a count}; shift ;;
-    --sizes) sizes=${2:?--sizes needs a list of sizes}; shift ;;
-    --repeat) repeat=${2:?--repeat needs a number}; shift ;;
-    --mpi) libs=${2:?--mpi needs openmpi or mpich}; shift ;;
-    --out) out=${2:?--out needs a directory}; shift ;;
+    --hosts) rmb_need "$1" $# "${2-}"; hosts=$2; shift ;;
+    --rate) rmb_need "$1" $# "${2-}"; rate=$2; shift ;;
+    --tuples) rmb_need "$1" $# "${2-}"; tuples=$2; shift ;;
+    --sizes) rmb_need "$1" $# "${2-}"; sizes=$2; shift ;;
+    --repeat) rmb_need "$1" $# "${2-}"; repeat=$2; shift ;;
+    --mpi) rmb_need "$1" $# "${2-}"; libs=$2; shift ;;
+    --out) rmb_need "$1" $# "${2-}"; out=$2; shift ;;
     --quick) quick=1 ;;
     --dry-run) export RMB_DRY_RUN=1 ;;
+    --force) export RMB_FORCE=1 ;;
     -h|--help) rmb_help "$0" ;;
     *) rmb_die "$1: unknown flag (jobs/exchange.sh --help)" ;;
     esac
     shift
 done
-[[ $hosts =~ ^[0-9]+$ && $hosts -ge 2 ]] || { echo "rmabench jobs: --hosts: '$hosts' is not a count of 2 or more" >&2; exit 2; }
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "rmabench jobs: --repeat: '$repeat' is not a positive number" >&2; exit 2; }
-[[ $libs == openmpi || $libs == mpich ]] || { echo "rmabench jobs: --mpi: '$libs' is not openmpi or mpich" >&2; exit 2; }
-calargs=(--tuples 1M --tuples-per-rank "$tuples" --put-bytes 4M --membw-bytes 16M --repeats 3 --rounds 1)
+# --quick's sizes where none were given, then every value checked
 if [[ $quick == 1 ]]; then
-    hosts=2 rate="" tuples=20K sizes="4K 64K"
+    hosts=${hosts:-2} tuples=${tuples:-20K} sizes=${sizes:-4K 64K}
+    [[ $rate == unset ]] && rate=""
     calargs=(--tuples 64K --tuples-per-rank "$tuples" --put-bytes 1M --membw-bytes 4M --repeats 1 --rounds 1)
+else
+    hosts=${hosts:-4} tuples=${tuples:-1M} sizes=${sizes:-4K 16K 64K 256K 1M 4M}
+    [[ $rate == unset ]] && rate=50mbit
+    calargs=(--tuples 1M --tuples-per-rank "$tuples" --put-bytes 4M --membw-bytes 16M --repeats 3 --rounds 1)
 fi
+rmb_check_int --hosts "$hosts" 2 64
+rmb_check_int --repeat "$repeat" 1 1000
+rmb_check_count --tuples "$tuples"
+for s in $sizes; do [[ $s =~ ^[0-9]+[KkMmGg]?$ ]] || rmb_die "--sizes: '$s' is not a byte size (e.g. 64K)"; done
+[[ -z $rate || $rate =~ ^[0-9]+(\.[0-9]+)?([kmg]?bit|[kmg]?bps)$ ]] || rmb_die "--rate: '$rate' is not a tc rate (e.g. 50mbit)"
+[[ $libs == openmpi || $libs == mpich ]] || rmb_die "--mpi: '$libs' is not openmpi or mpich"
 # one partition per host (at least one per rank: the join refuses fewer)
 bits=0
 while (( (1 << bits) < hosts )); do bits=$((bits + 1)); done
@@ -61,13 +74,15 @@ export OMPI_MCA_mpi_yield_when_idle=1
 
 plan() {
     local params=$RMB_OUT/params.txt model=()
-    rmb_run "calibrate on ${rate:-unshaped} links" "$hosts" "$hosts" -- calibrate --output "$params" "${calargs[@]}"
+    rmb_run "calibrate on ${rate:-unshaped} links" "$hosts" "$hosts" -- calibrate --output "$params" "${RMB_FORCE_ARGS[@]}" "${calargs[@]}"
     [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
-    local ex sc size
+    local ex sc size line designs=()
+    mapfile -t designs < <("$RMB_BIN" join --list-exchanges)
+    [[ ${#designs[@]} -gt 0 ]] || rmb_die "$RMB_BIN join --list-exchanges: no designs"
     for size in $sizes; do
-        for ex in put get sendrecv alltoallv; do
-            for sc in as-is staggered random; do
-                [[ $sc != as-is && ( $ex == put || $ex == alltoallv ) ]] && continue
+        for line in "${designs[@]}"; do # NAME SCHEDULE...
+            ex=${line%% *}
+            for sc in ${line#* }; do
                 rmb_run "join $ex $sc buffer $size" "$hosts" "$hosts" -- join --algo radix --tuples-per-rank "$tuples" \
                     --radix-bits "$bits" --exchange "$ex" --schedule "$sc" --buffer-size "$size" --repeat "$repeat" \
                     --output "$RMB_CSV" "${model[@]}"
@@ -88,12 +103,11 @@ if [[ $RMB_DRY_RUN != 1 ]]; then
 fi
 rmb_plan
 if [[ $RMB_DRY_RUN == 1 ]]; then
-    rmb_quote "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT"
+    rmb_quote "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT" "${RMB_FORCE_ARGS[@]}"
 else
     "${netem[@]}" status --name "$RMB_NETEM_NAME" | tee "$RMB_OUT/netem-status.txt"
     echo "[$(rmb_elapsed) elapsed] drawing the figure into $RMB_OUT"
-    "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT" ||
+    "$RMB_PYTHON" "$RMB_ROOT/plots/exchange_figure" "$RMB_CSV" --out "$RMB_OUT" "${RMB_FORCE_ARGS[@]}" ||
         { echo "rmabench jobs: the exchange figure failed" >&2; RMB_FAILED=$((RMB_FAILED + 1)); }
 fi
 rmb_finish
-exit 0

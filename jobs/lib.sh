@@ -19,8 +19,37 @@
 # requested) gets one more row with status=failed|timeout|world-size-mismatch, its exit code and
 # verification FAIL (it printed one) or NONE (it ended before verifying), written by `rmabench
 # record`. Rows are only ever appended; results.csv and the logs must be regular files or absent.
+# A job's whole files in a results directory that exists (its logs, params, report, figures) are
+# refused unless RMB_FORCE=1 (the scripts' --force); results.csv is appended to either way.
+# Exit status of a job: 0 when every run succeeded, 1 when any failed (rmb_finish), 2 for bad input.
 
-rmb_die() { echo "rmabench jobs: $*" >&2; exit 2; }
+# A file-size limit must not end a script mid-line: its writes fail instead (EFBIG), and are checked.
+# Ignored here, the signal stays ignored in every command the script starts (rmabench's writer
+# ignores it too, bench/output_path.h).
+trap '' XFSZ
+
+rmb_die() { echo "${RMB_PROG:-rmabench jobs}: $*" >&2; exit 2; }
+
+# --- the scripts' arguments: one rule for every script that sources this file ------------------
+# A flag that takes a value and has none (the end of the line, or another flag next) ends the script
+# with one line naming it, exit 2; every value is checked the way rmabench would, before anything is
+# run or a --dry-run prints a command:   --tuples) rmb_need "$1" $# "${2-}"; tuples=$2; shift ;;
+rmb_need() { # FLAG ARGS_LEFT NEXT
+    [[ $2 -ge 2 && -n $3 && $3 != --* ]] || rmb_die "$1: needs a value"
+}
+# a count as rmabench takes it (16M, 1500K, 7; K/M/G/T = 10^3..10^12), at least 1
+rmb_check_count() { # FLAG VALUE
+    [[ $2 =~ ^[0-9]+[KkMmGgTt]?$ && ! $2 =~ ^0+[KkMmGgTt]?$ ]] || rmb_die "$1: '$2' is not a count (e.g. 16M, 1500K, 7)"
+}
+# a whole number in [MIN, MAX]
+rmb_check_int() { # FLAG VALUE MIN MAX
+    [[ $2 =~ ^[0-9]+$ && ${#2} -le 9 ]] && (( $2 >= $3 && $2 <= $4 )) || rmb_die "$1: '$2' is not a whole number in [$3, $4]"
+}
+# a duration as rmabench takes it (500ms, 2s, 1.5m, 1h; a plain number is seconds), above 0
+rmb_check_duration() { # FLAG VALUE
+    [[ $2 =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)(us|ms|s|m|min|h)?$ && ! $2 =~ ^[0.]+[a-z]*$ ]] ||
+        rmb_die "$1: '$2' is not a duration above 0 (e.g. 500ms, 2s, 1m)"
+}
 # --help of a job script: its header comment, up to `set -u`
 rmb_help() { sed -n '2,/^set -u/p' "$1" | sed '$d; s/^# \{0,1\}//'; exit 0; }
 
@@ -47,6 +76,8 @@ rmb_init() { # NAME
     fi
     if [[ $RMB_MPI == mpich ]]; then RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmi2}; else RMB_SRUN_MPI=${RMB_SRUN_MPI:-pmix}; fi
     RMB_RUN_I=0 RMB_RUN_N=0 RMB_FAILED=0 RMB_COUNTING=0
+    RMB_FORCE_ARGS=()
+    [[ ${RMB_FORCE:-0} == 1 ]] && RMB_FORCE_ARGS=(--force)
     RMB_T0=$(date +%s)
     RMB_CORES=$(nproc)
     # Open MPI as root (containers, CI) and polling ranks that share cores
@@ -69,10 +100,25 @@ rmb_check_output() { # PATH
 }
 
 # Results directory: RMB_OUT (created), RMB_CSV = RMB_OUT/results.csv, logs under RMB_OUT/logs.
+# An existing directory is taken for its results.csv (appended to) only: what else an earlier job
+# wrote there (logs, params, the report) is refused unless RMB_FORCE=1 replaces it, as every
+# rmabench --output (bench/output_path.h). With RMB_FORCE=1 the job passes --force on (RMB_FORCE_ARGS).
 rmb_results_dir() { # DIR
     RMB_OUT=$1
     RMB_CSV=$RMB_OUT/results.csv
     RMB_LOG_DIR=$RMB_OUT/logs
+    RMB_FORCE_ARGS=()
+    [[ ${RMB_FORCE:-0} == 1 ]] && RMB_FORCE_ARGS=(--force)
+    [[ $RMB_DRY_RUN == 1 ]] || rmb_check_output "$RMB_CSV" # what results.csv is comes first
+    # RMB_RESULTS_REUSE=1: the caller reads what an earlier job left there and writes nothing
+    if [[ -d $RMB_OUT && ${RMB_FORCE:-0} != 1 && ${RMB_RESULTS_REUSE:-0} != 1 ]]; then
+        local f
+        for f in "$RMB_OUT"/*; do
+            [[ -e $f || -L $f ]] || continue
+            [[ $f == "$RMB_CSV" ]] && continue
+            rmb_die "$RMB_OUT: holds an earlier job's files ($(basename "$f"), ...); give --force (RMB_FORCE=1) to replace them (results.csv is appended to either way)"
+        done
+    fi
     if [[ $RMB_DRY_RUN != 1 ]]; then
         rmb_check_output "$RMB_CSV"
         mkdir -p "$RMB_LOG_DIR" || rmb_die "$RMB_OUT: cannot create the results directory"
@@ -152,7 +198,9 @@ rmb_run() {
     local label=$1 nodes=$2 np=$3
     shift 4
     RMB_RUN_I=$((RMB_RUN_I + 1))
-    [[ $RMB_COUNTING == 1 ]] && return 0
+    # the counting pass checks every run's arguments: a bad value ends the job before anything runs
+    # or a dry run prints anything
+    if [[ $RMB_COUNTING == 1 ]]; then rmb_args_check "$@"; return 0; fi
     rmb_launch_words "$nodes" "$np"
     local -a cmd=("${RMB_LAUNCH[@]}" "$RMB_BIN" "$@")
     if [[ $RMB_DRY_RUN == 1 ]]; then
@@ -167,10 +215,13 @@ rmb_run() {
     rmb_check_output "$log"
     before=$(rmb_rows "$RMB_CSV") || rmb_die "$RMB_CSV: not a results CSV"
     t0=$EPOCHREALTIME
+    local s0=$SECONDS
     rmb_quote "${cmd[@]}" >"$log"
     timeout -k 10 "$RMB_RUN_TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
     rc=$?
-    if [[ $rc == 124 || $rc == 137 ]]; then status=timeout
+    # 137 is also a rank killed by SIGKILL (the launcher passes 128 + 9 on): a timeout only when the
+    # run took its whole time
+    if [[ $rc == 124 ]] || { [[ $rc == 137 ]] && (( SECONDS - s0 >= RMB_RUN_TIMEOUT )); }; then status=timeout
     elif [[ $rc != 0 ]]; then status=failed; fi
     if ! rmb_check_world "$RMB_CSV" "$before" "$np" "$log" 2>>"$log"; then
         status=world-size-mismatch
@@ -197,6 +248,18 @@ rmb_run() {
         --set mpi_library="$([[ $RMB_MPI == mpich ]] && echo MPICH || echo "Open MPI")" --set algo="$algo" --set command="$(rmb_quote "${cmd[@]}")" ||
         echo "rmabench jobs: could not record the failed run in $RMB_CSV" >&2
     return 1
+}
+
+# Runs, and the commands a dry run prints, take only values rmabench's own parser takes: the arguments
+# are parsed (`rmabench SUBCOMMAND ARGS... --help` parses every flag before the --help, and exits 2
+# with the flag's line on a bad one) by the build's rmabench where there is one, in rmb_plan's
+# counting pass; a bad one ends the job, exit 2, before anything runs or is printed.
+rmb_args_check() { # SUBCOMMAND ARGS...
+    [[ -x $RMB_BIN ]] || return 0
+    [[ ${RMB_DRY_CHECKED:-} == *$'\n'"$*"$'\n'* ]] && return 0 # a campaign repeats commands
+    local err
+    err=$("$RMB_BIN" "$@" --help 2>&1 >/dev/null) || rmb_die "${err#rmabench: } (in: rmabench $(rmb_quote "$@"))"
+    RMB_DRY_CHECKED+=$'\n'"$*"$'\n'
 }
 
 # RMB_DRY_PLAN=1 (jobs/submit.sh --campaign thesis): under each dry-run step, what the step would do
@@ -245,7 +308,7 @@ rmb_has_command() { # SUBCOMMAND
 # Figures and report for the given CSVs into DIR (skipped in dry runs).
 rmb_render() { # DIR CSV...
     local dir=$1; shift
-    local -a cmd=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" report "$@" --out "$dir")
+    local -a cmd=("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" report "$@" --out "$dir" "${RMB_FORCE_ARGS[@]}")
     if [[ $RMB_DRY_RUN == 1 ]]; then
         rmb_quote "${cmd[@]}"
         [[ ${RMB_DRY_PLAN:-0} == 1 ]] && rmb_dry_plan "$nodes" "$np" "$@"
@@ -255,9 +318,12 @@ rmb_render() { # DIR CSV...
     "${cmd[@]}"
 }
 
+# The job's last line; its status is the job's: 1 when any run failed (a failed run is a row with
+# status=failed too), else 0.
 rmb_finish() {
     [[ $RMB_DRY_RUN == 1 ]] && return 0
     echo "rmabench jobs: $RMB_NAME: $RMB_RUN_N runs, $RMB_FAILED failed, $(rmb_elapsed) elapsed; results in $RMB_OUT"
+    (( RMB_FAILED == 0 ))
 }
 
 # --- Slurm job scripts -------------------------------------------------------------------------
@@ -306,14 +372,16 @@ rmb_slurm_init() {
 }
 
 # --- the thesis catalogue (jobs/figure.sh, jobs/slurm/figure.sbatch) ------------------------------
-# rmb_catalogue_plan ID SCALE PARAMS: rmb_run every run of the sweep of catalogue entry ID at SCALE
+# rmb_catalogue_plan ID SCALE PARAMS [more]: rmb_run every run of the sweep of catalogue entry ID at SCALE
 # (local: this machine, one host; slurm: inside the allocation, RMB_PPN ranks per node where the run
 # names none, runs beyond the allocation skipped). In a run's arguments @csv becomes --output
 # $RMB_CSV, @params PARAMS, @model --model PARAMS once PARAMS exists (dry and counting runs: always).
 # At Slurm scale the campaign's calibrate job wrote PARAMS: the sweep's own calibrate runs are skipped.
-rmb_catalogue_plan() { # ID SCALE PARAMS
+rmb_catalogue_plan() { # ID SCALE PARAMS [more]
     local id=$1 scale=$2 params=$3 label np ppn args a nodes
-    local -a words cmd
+    local -a words cmd list=(runs "$id" "$scale")
+    # more: the runs `rmaplot catalogue more` asks for after the sweep (jobs/figure.sh)
+    [[ ${4:-} == more ]] && list=(more "$id" "$RMB_CSV")
     while IFS=$'\t' read -r -u 3 label np ppn args; do
         [[ $label == "#"* || -z $label ]] && continue
         [[ $scale == slurm && $label == calibrate ]] && continue
@@ -337,5 +405,5 @@ rmb_catalogue_plan() { # ID SCALE PARAMS
             esac
         done
         rmb_run "$label" "$nodes" "$np" -- "${cmd[@]}"
-    done 3< <("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue runs "$id" "$scale")
+    done 3< <("$RMB_PYTHON" "$RMB_ROOT/plots/rmaplot" catalogue "${list[@]}")
 }

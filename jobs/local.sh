@@ -6,7 +6,7 @@
 # and the report (results/<timestamp>/report.md) at the end.
 #
 #   jobs/local.sh [--oversubscribe] [--mpi openmpi|mpich|both] [--tuples N] [--repeat N]
-#                 [--duration D] [--out DIR] [--quick] [--dry-run]
+#                 [--duration D] [--out DIR] [--quick] [--dry-run] [--force]
 #
 # Flags (and the environment variable that sets the same default):
 #   --oversubscribe   also run 2x and 4x as many ranks as cores        RMB_OVERSUBSCRIBE=1
@@ -16,37 +16,48 @@
 #   --duration D      lock benchmark duration per run (default 1s)     RMB_LOCK_DURATION
 #   --out DIR         results directory (default results/<timestamp>)  RMB_OUT_DIR
 #   --quick           tiny sizes, ranks 1 and 2 only, one repetition, a calibration of about a
-#                     second (tests, smoke checks: its rates are not worth a model comparison)
-#   --dry-run         print the commands without running them
+#                     second (tests, smoke checks: its rates are not worth a model comparison);
+#                     --tuples, --repeat, --duration given as well keep their values
+#   --dry-run         check every value, then print the commands without running them
+#   --force           an --out that holds an earlier job's files: replace them (results.csv is
+#                     appended to either way; without --force such a directory is refused)
+# Exit status: 0 when every run succeeded, 1 when any failed (each failed run is also a row with
+# status=failed), 2 for bad input (one line naming the flag).
 # Also: RMB_RANKS="1 2 4" replaces the rank sweep; RMB_RUN_TIMEOUT (seconds per run, default 600);
 # RMB_CALIBRATE_ARGS: extra `rmabench calibrate` flags (as jobs/slurm/calibrate.sbatch).
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-oversub=${RMB_OVERSUBSCRIBE:-0} libs=${RMB_MPI_LIBS:-openmpi} tuples=${RMB_TUPLES:-1M}
-repeat=${RMB_REPEAT:-3} duration=${RMB_LOCK_DURATION:-1s} out=${RMB_OUT_DIR:-} quick=0
+oversub=${RMB_OVERSUBSCRIBE:-0} libs=${RMB_MPI_LIBS:-openmpi} tuples=${RMB_TUPLES:-}
+repeat=${RMB_REPEAT:-} duration=${RMB_LOCK_DURATION:-} out=${RMB_OUT_DIR:-} quick=0
 while [[ $# -gt 0 ]]; do
     case $1 in
     --oversubscribe) oversub=1 ;;
-    --mpi) libs=${2:?--mpi needs openmpi, mpich or both}; shift ;;
-    --tuples) tuples=${2:?--tuples needs a count}; shift ;;
-    --repeat) repeat=${2:?--repeat needs a number}; shift ;;
-    --duration) duration=${2:?--duration needs a time}; shift ;;
-    --out) out=${2:?--out needs a directory}; shift ;;
+    --mpi) rmb_need "$1" $# "${2-}"; libs=$2; shift ;;
+    --tuples) rmb_need "$1" $# "${2-}"; tuples=$2; shift ;;
+    --repeat) rmb_need "$1" $# "${2-}"; repeat=$2; shift ;;
+    --duration) rmb_need "$1" $# "${2-}"; duration=$2; shift ;;
+    --out) rmb_need "$1" $# "${2-}"; out=$2; shift ;;
     --quick) quick=1 ;;
     --dry-run) export RMB_DRY_RUN=1 ;;
+    --force) export RMB_FORCE=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "rmabench jobs: $1: unknown flag (jobs/local.sh --help)" >&2; exit 2 ;;
+    *) rmb_die "$1: unknown flag (jobs/local.sh --help)" ;;
     esac
     shift
 done
 case $libs in openmpi) libs="openmpi" ;; mpich) libs="mpich" ;; both) libs="openmpi mpich" ;;
-*) echo "rmabench jobs: --mpi: '$libs' is not openmpi, mpich or both" >&2; exit 2 ;; esac
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "rmabench jobs: --repeat: '$repeat' is not a positive number" >&2; exit 2; }
+*) rmb_die "--mpi: '$libs' is not openmpi, mpich or both" ;; esac
+# --quick's sizes where none were given (flags or RMB_* variables), then every value checked
+if [[ $quick == 1 ]]; then tuples=${tuples:-20K} repeat=${repeat:-1} duration=${duration:-300ms}
+else tuples=${tuples:-1M} repeat=${repeat:-3} duration=${duration:-1s}; fi
+rmb_check_count --tuples "$tuples"
+rmb_check_int --repeat "$repeat" 1 1000
+rmb_check_duration --duration "$duration"
+[[ -n ${RMB_RANKS:-} ]] && for r in $RMB_RANKS; do rmb_check_int RMB_RANKS "$r" 1 100000; done
 
 cores=$(nproc)
 if [[ $quick == 1 ]]; then
-    tuples=${RMB_TUPLES:-20K} repeat=${RMB_REPEAT:-1} duration=${RMB_LOCK_DURATION:-300ms}
     RMB_CALIBRATE_ARGS=${RMB_CALIBRATE_ARGS:-"--tuples 64K --put-bytes 1M --repeats 1 --rounds 1"}
     ranks=${RMB_RANKS:-"1 2"}
 else
@@ -68,7 +79,7 @@ plan() {
         local calr=$(( cores < maxr ? cores : maxr )); (( calr < 2 )) && calr=2
         if rmb_has_command calibrate; then
             # shellcheck disable=SC2086
-            rmb_run "calibrate $lib np=$calr" 1 "$calr" -- calibrate --output "$params" ${RMB_CALIBRATE_ARGS:-}
+            rmb_run "calibrate $lib np=$calr" 1 "$calr" -- calibrate --output "$params" "${RMB_FORCE_ARGS[@]}" ${RMB_CALIBRATE_ARGS:-}
             [[ $RMB_COUNTING == 1 || $RMB_DRY_RUN == 1 || -s $params ]] && model=(--model "$params")
         elif [[ $RMB_COUNTING == 0 ]]; then
             echo "[skip] calibrate: 'rmabench calibrate' is not built yet in $RMB_BUILD; joins run without --model"
@@ -109,7 +120,6 @@ if [[ $RMB_DRY_RUN != 1 ]]; then
 fi
 rmb_plan
 rmb_render "$RMB_OUT" "$RMB_CSV" || { echo "rmabench jobs: rendering the report failed" >&2; RMB_FAILED=$((RMB_FAILED + 1)); }
-rmb_finish
 [[ $RMB_DRY_RUN == 1 ]] || echo "rmabench jobs: report: $RMB_OUT/report.md"
-# exit 0 when the sweep ran to the end; failed runs are rows with status=failed in results.csv
-exit 0
+# 1 when any run (or the report) failed: each failed run is also a row with status=failed
+rmb_finish

@@ -34,6 +34,8 @@ if [[ $cmd == -h || $cmd == --help ]]; then sed -n '2,/^set -u/p' "$0" | sed '$d
 shift
 name=rmb hosts="" rate="" mpi=openmpi np="" per="" map=node
 while [[ $# -gt 0 ]]; do
+    # a flag's value follows it: not the end of the line, not another flag
+    case $1 in --name|--hosts|--rate|--mpi|-n|--per-host|--map-by) [[ $# -ge 2 && -n $2 && $2 != -* ]] || die "$1: needs a value" ;; esac
     case $1 in
     --name) name=${2:-}; shift 2 || die "--name: a value" ;;
     --hosts) hosts=${2:-}; shift 2 || die "--hosts: a value" ;;

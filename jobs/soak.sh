@@ -8,18 +8,29 @@
 #    checked at the end. RMB_SOAK_LOCK_ARGS replaces that workload.
 # Prints verification results, aborts and timeouts, and each rank's resident memory (VmRSS)
 # sampled at the start and at the end of every phase: growth means a leak.
+# Exit status: 0 when both phases ended well, 1 when either failed, 2 for bad input.
 set -u
 minutes=10 repeats=50 tuples=200K ranks=2 lock_ranks=4 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
+source "$root/jobs/lib.sh"
+RMB_PROG=soak.sh
 while [[ $# -gt 0 ]]; do
     case $1 in
+    --minutes|--repeats|--tuples|--ranks|--lock-ranks|--build) rmb_need "$1" $# "${2-}" ;;&
     --minutes) minutes=$2; shift ;; --repeats) repeats=$2; shift ;; --tuples) tuples=$2; shift ;;
     --ranks) ranks=$2; shift ;; --lock-ranks) lock_ranks=$2; shift ;; --build) build=$2; shift ;;
-    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "soak.sh: $1: unknown flag" >&2; exit 2 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) rmb_die "$1: unknown flag" ;;
     esac
     shift
 done
+rmb_check_int --minutes "$minutes" 1 10000
+rmb_check_int --repeats "$repeats" 0 1000
+rmb_check_count --tuples "$tuples"
+rmb_check_int --ranks "$ranks" 1 4096
+rmb_check_int --lock-ranks "$lock_ranks" 2 4096
+[[ -x $build/rmabench ]] || rmb_die "--build: $build/rmabench is not built"
+failed=0
 bin=$build/rmabench
 mpirun=mpirun.openmpi
 grep -q 'RMB_MPI_CHOICE "mpich"' "$build/bench/rmb_config.h" 2>/dev/null && mpirun=mpirun.mpich
@@ -58,6 +69,7 @@ mark="--seed 8100001"
 pid=$!
 watch_rss "$pid" "$mark"
 wait "$pid"; rc=$?
+((rc == 0)) || failed=$((failed + 1))
 echo "exit status $rc after $((SECONDS - t0)) s; verification PASS: $(grep -c '^verification: PASS' "$work/join.out"), FAIL: $(grep -c '^verification: FAIL' "$work/join.out"); CSV rows: $(($(wc -l <"$work/join.csv") - 1))"
 grep '^summary' "$work/join.out"
 fi
@@ -75,6 +87,9 @@ else
     pid=$!
     watch_rss "$pid" "$mark"
     wait "$pid"; rc=$?
+    ((rc == 0)) || failed=$((failed + 1))
     echo "exit status $rc after $((SECONDS - t0)) s; CSV rows: $(($(wc -l <"$work/lock.csv" 2>/dev/null || echo 1) - 1))"
     grep -E '^(committed|aborted|lock requests|servers|invariants|bank|verification):|^rmabench: ' "$work/lock.out" | head -20
 fi
+echo "soak: $failed phase(s) failed"
+((failed == 0))

@@ -5,7 +5,8 @@
 #                  [--mpi openmpi|mpich] [--dry-run] [-- SBATCH_ARGS...]
 #
 # Order: calibrate, then the benchmark jobs (--dependency=afterany on calibration: they run without
-# --model if it failed), then the plot job (--dependency=afterok on all benchmark jobs).
+# --model if it failed), then the plot job (--dependency=afterany on all benchmark jobs: a job whose
+# runs failed exits 1, and its failed runs are rows the report counts).
 #   scaleout  calibrate, join-scaleout, plot
 #   joins     calibrate, join-scaleout, join-scaleup, join-sizes, plot
 #   lock      calibrate, lock, plot
@@ -32,14 +33,15 @@
 # the environment (sbatch --export=ALL).
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/jobs/lib.sh"
 campaign=all figure="" results="" dry=0 mpi=${RMB_MPI_LIB:-openmpi}
 sbatch_args=()
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --campaign) campaign=${2:?--campaign needs a name}; shift ;;
-    --figure) campaign=figure figure=${2:?--figure needs a catalogue id (jobs/figure.sh list)}; shift ;;
-    --results) results=${2:?--results needs a directory}; shift ;;
-    --mpi) mpi=${2:?--mpi needs openmpi or mpich}; shift ;;
+    --campaign) rmb_need "$1" $# "${2-}"; campaign=$2; shift ;;
+    --figure) rmb_need "$1" $# "${2-}"; campaign=figure figure=$2; shift ;;
+    --results) rmb_need "$1" $# "${2-}"; results=$2; shift ;;
+    --mpi) rmb_need "$1" $# "${2-}"; mpi=$2; shift ;;
     --dry-run) dry=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) shift; sbatch_args=("$@"); break ;;
@@ -127,6 +129,6 @@ for j in "${jobs[@]}"; do
     ids+=("$id")
 done
 dep=$(IFS=:; echo "${ids[*]}")
-plot=$(submit plot --dependency=afterok:"$dep") || exit 1
+plot=$(submit plot --dependency=afterany:"$dep") || exit 1
 echo "plot $plot"
 echo "rmabench jobs: report will be at $results/report/$([[ -n $figure ]] && echo "$figure.md" || echo report.md)" >&2

@@ -18,9 +18,7 @@ enum { ALGO_RADIX, ALGO_SORTMERGE, ALGO_BOTH, ALGO_REFERENCE }; /* --algo, cmd/j
 enum { ASSIGN_ROUND_ROBIN, ASSIGN_SIZED };
 enum { RANGES_SPLITTERS, RANGES_EQUAL };
 enum { SIMD_AUTO, SIMD_AVX512, SIMD_AVX2, SIMD_SCALAR };
-/* --exchange: how the radix network pass moves tuples to their owners (joins/radix/exchange_*.c) */
-enum { EXCHANGE_PUT, EXCHANGE_GET, EXCHANGE_SENDRECV, EXCHANGE_ALLTOALLV };
-/* --schedule: the order in which a rank visits its peers (get, sendrecv) */
+/* --schedule: the order in which a rank visits its peers (the exchange designs that take one) */
 enum { SCHEDULE_AS_IS, SCHEDULE_STAGGERED, SCHEDULE_RANDOM };
 
 typedef struct {
@@ -49,8 +47,9 @@ typedef struct {
     int scatter;               /* RADIX_SCATTER_*: the partitioning passes' direct or staged scatter (radix_kernels.h) */
     int64_t buffer_size;       /* bytes per send buffer, at most (--buffer-memory may give less) */
     int64_t buffers_per_partition;
-    int exchange;              /* EXCHANGE_*: the network pass's design */
+    int exchange;              /* the network pass's design: index into radix_exchange_designs (joins/radix/exchange.h) */
     int schedule;              /* SCHEDULE_*: peer order of the designs that send or pull */
+    bool list_exchanges;       /* --list-exchanges: print the designs and the schedules they take, run nothing */
     int64_t buffer_memory;     /* bytes: all send buffers of a rank together (sizes them at scale) */
     bool compress;             /* pack into 8 bytes when the format fits (default), else 16 bytes */
     bool compress_given;       /* --compress or --no-compress given: --compress refuses what does not fit */
@@ -70,6 +69,7 @@ typedef struct {
     int64_t pack_bits;         /* test only: bits of a packed word, so that tests reach the formats'
                                 * limits at small sizes; 0 = 64 (join_word_bits) */
     bool verbose;              /* --verbose: per-rank header lines (bench/options.h OPT_VERBOSE) */
+    int64_t wait_bound_s;      /* --wait-bound: seconds one MPI call may wait on a peer (bench/wait_bound.h) */
 } join_opts;
 
 /* The width of a packed tuple word: 64 unless a test narrows it (--pack-bits). */
@@ -171,7 +171,7 @@ typedef struct {
  * - phases: every phase run() adds time to, declared once here in display order (a NULL-terminated
  *   list; detail rows, time inside another phase such as "put", are shown but not summed into the
  *   total). The total of a run is the sum of its main phases, so they cover run() from start to
- *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in cmd/results_schema.c
+ *   end. Each name needs its CSV columns t_<name>_avg and t_<name>_max in docs/columns.md
  *   (tests/common/test_phase_columns.c checks); phases_add with an undeclared name aborts.
  * - plan: fills *out and returns 0, or returns -1 with "--flag: reason" in err (printed as
  *   "rmabench: --flag: reason", exit 2). Refusals must be decided alike on every rank: judge global
@@ -189,7 +189,7 @@ typedef struct {
  *   with what the generator alone expects (joins/verify.h); a pair found twice or missed fails.
  * Registering a new join: its extern below and an ALGO_ id; its name in join_algo_names
  * (cmd/join/join_opts.c) at that id; its selection in cmd/join/join_setup.c; its phase columns in
- * cmd/results_schema.c; its resolved parameters in cmd/join/join_record.c and join_report.c; its
+ * docs/columns.md; its resolved parameters in cmd/join/join_record.c and join_report.c; its
  * source in joins/meson.build; MPI tests at 1-4 ranks (tests/reference/meson.build). */
 typedef struct {
     const char *name;         /* "radix", "sortmerge", "reference": the --algo value */

@@ -19,11 +19,10 @@
 #include "bench/fastclock.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
+#include "locking/rdmo_link.h"
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 #include "locking/workloads/tpcc.h"
-
-_Static_assert(TPCC_NTYPES == LOCK_TXN_TYPES, "per-type counters hold the TPC-C transaction types");
 
 typedef struct {
     int server;
@@ -110,10 +109,12 @@ typedef struct {
     int *contact_rank;  /* world rank of contacts[c] */
     int *contact_of;    /* server -> index in contacts, -1 when not contacted */
     uint64_t acks;      /* end-of-transaction acknowledgements owed so far */
+    int *calls;         /* --transport rdmo: the call to each contacted server in flight (votes, ends) */
     /* an end not sent yet: it goes with the next transaction's first request (MSG_END_LOCK) */
     struct {
         bool pending, commit;
         uint64_t txn;
+        const struct agent_txn *t; /* rdmo: the transaction, whose written rows go with it */
     } end;
     /* the next transaction, drawn while the current one's first request travels (prefetch_next,
      * acquire_locks): the workload's draw is then off the critical path */
@@ -133,6 +134,7 @@ typedef struct agent_txn {
     bool granted_all, wrote, voted, commit;
     int64_t old[2];     /* bank: balances before the transfer (undo) */
     uint64_t vote_word; /* when voted */
+    uint8_t staged[LOCK_TXN_MAX]; /* rdmo: request i's row is written at commit (its image in run->rows) */
 } agent_txn;
 
 static int contact_server(agent_loop *a, agent_txn *t, int s)
@@ -167,8 +169,9 @@ static bool agent_loop_open(agent_loop *a, lock_run *run, agent_stats *st, uint6
     size_t ns = (size_t)run->roles->nservers;
     *a = (agent_loop){.run = run, .agent = (uint32_t)run->roles->my_index, .st = st, .rtt_hist = rtt_hist,
                       .bank_delta = bank_delta, .contacts = calloc(ns, sizeof(contact)),
-                      .contact_rank = calloc(ns, sizeof(int)), .contact_of = malloc(ns * sizeof(int))};
-    if (!a->contacts || !a->contact_rank || !a->contact_of) return false;
+                      .contact_rank = calloc(ns, sizeof(int)), .contact_of = malloc(ns * sizeof(int)),
+                      .calls = calloc(ns, sizeof(int))};
+    if (!a->contacts || !a->contact_rank || !a->contact_of || !a->calls) return false;
     for (size_t s = 0; s < ns; s++) a->contact_of[s] = -1;
     return true;
 }
@@ -178,6 +181,7 @@ static void agent_loop_close(agent_loop *a)
     free(a->contacts);
     free(a->contact_rank);
     free(a->contact_of);
+    free(a->calls);
 }
 
 /* The end of a transaction's bookkeeping: no server is contacted any more. */
@@ -215,6 +219,17 @@ static void request_record(agent_loop *a, int s, double dt, const lock_msg *resp
 
 static void prefetch_next(agent_loop *a);
 
+/* --transport rdmo: lock request i of t as one call that brings its row (and, for MSG_END_LOCK, the
+ * previous transaction's end with the rows it wrote on that server, when it committed). */
+static int rdmo_request(agent_loop *a, const agent_txn *t, int i, const lock_msg *m, int srank)
+{
+    const agent_txn *prev = a->end.t;
+    const lock_rdmo_writes w = {prev ? prev->reqs : NULL, prev ? prev->staged : NULL, prev ? prev->n : 0};
+    const bool writes = m->type == MSG_END_LOCK && m->commit && prev;
+    a->end.t = NULL;
+    return lock_rdmo_send(a->run, srank, m, lock_rdmo_read_bytes(a->run, &t->reqs[i]), writes ? &w : NULL, NULL);
+}
+
 static void acquire_locks(agent_loop *a, agent_txn *t)
 {
     t->granted_all = true;
@@ -227,13 +242,15 @@ static void acquire_locks(agent_loop *a, agent_txn *t)
         request_prepare(a, t, i, &m, &s);
         int srank = a->run->roles->server_rank[s];
         double tr = rmb_fast_now();
-        notify_send(a->run->ep, srank, (int)a->agent, &m);
+        const int call = a->run->rdmo ? rdmo_request(a, t, i, &m, srank) : -1;
+        if (!a->run->rdmo) notify_send(a->run->ep, srank, (int)a->agent, &m);
         /* the previous request's statistics while this one is in flight */
         if (s_prev >= 0) request_record(a, s_prev, dt_prev, &resp);
         /* the next transaction drawn while the first request travels: the one whose answer takes
          * longest, as it may carry the previous end (MSG_END_LOCK) */
         if (i == 0) prefetch_next(a);
-        recv_response(a->run, &resp, srank);
+        if (a->run->rdmo) lock_rdmo_wait(a->run, call, &resp, a->run->rows + (size_t)i * TPCC_ROW_STRIDE, TPCC_ROW_STRIDE);
+        else recv_response(a->run, &resp, srank);
         dt_prev = rmb_fast_now() - tr;
         s_prev = s;
         if (t->info.sync_after_first && i == 0) meet_after_first(a, &t->info);
@@ -285,17 +302,51 @@ static void tpcc_rows(agent_loop *a, agent_txn *t)
     a->st->data_bytes_written += nwritten;
 }
 
+/* --transport rdmo: the rows came with the grants; what the transaction writes waits for its commit
+ * (staged, in run->rows), which carries it to the servers with the end (locking/rdmo_link.h). */
+static void rdmo_data(agent_loop *a, agent_txn *t)
+{
+    lock_run *run = a->run;
+    uint64_t nread = 0, nwritten = 0;
+    for (int i = 0; i < t->n; i++) {
+        const unsigned bytes = lock_rdmo_read_bytes(run, &t->reqs[i]);
+        unsigned char *img = run->rows + (size_t)i * TPCC_ROW_STRIDE;
+        if (!bytes || (t->info.transfer && i > 1)) continue;
+        nread += bytes;
+        if (t->info.transfer) { /* bank: the two balances, moved */
+            int64_t v;
+            memcpy(&v, img, sizeof v);
+            t->old[i] = v;
+            v += t->reqs[i].lock_id == t->info.from ? -t->info.amount : t->info.amount;
+            memcpy(img, &v, sizeof v);
+        } else if (t->reqs[i].mode == LOCK_X) {
+            memcpy(img, &t->txn, sizeof t->txn); /* the change: who wrote the row last */
+        } else {
+            continue;
+        }
+        t->staged[i] = 1;
+        nwritten += bytes;
+    }
+    a->st->data_bytes_read += nread;
+    a->st->data_bytes_written += nwritten;
+}
+
 /* Phase 2, data access: under the granted locks. */
 static void access_data(agent_loop *a, agent_txn *t)
 {
     t->wrote = false;
+    memset(t->staged, 0, (size_t)t->n);
     if (!t->granted_all || a->run->data_win == MPI_WIN_NULL) return;
+    if (a->run->rdmo) {
+        rdmo_data(a, t);
+        return;
+    }
     if (t->info.transfer) {
         bank_transfer(a->run, t->reqs, &t->info, t->old);
         a->st->data_bytes_read += 2 * sizeof(int64_t);
         a->st->data_bytes_written += 2 * sizeof(int64_t);
         t->wrote = true;
-    } else if (a->run->o->workload == WL_TPCC) {
+    } else if (lock_workload_of(a->run->o)->data == WL_DATA_ROWS) {
         tpcc_rows(a, t);
     }
 }
@@ -317,9 +368,11 @@ static void vote(agent_loop *a, agent_txn *t)
     twopc_reset(run);
     for (int c = 0; c < t->ncontacts; c++) {
         lock_msg m = {MSG_VOTE, 0, 0, 0, a->agent, t->txn, 0, {0}};
-        notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
+        if (run->rdmo) a->calls[c] = lock_rdmo_send(run, a->contact_rank[c], &m, 0, NULL, NULL);
+        else notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
     }
     t->vote_word = twopc_collect(run, (uint32_t)t->ncontacts, a->contact_rank);
+    for (int c = 0; run->rdmo && c < t->ncontacts; c++) lock_rdmo_wait(run, a->calls[c], NULL, NULL, 0);
     t->commit = vote_commits(t->vote_word, (uint32_t)t->ncontacts);
 #ifdef RMB_MUTANT_LOCK_COMMIT_AFTER_NO /* mutation suite: the agent commits whatever the votes say */
     t->commit = t->granted_all;
@@ -352,8 +405,16 @@ static void end_txn(agent_loop *a, agent_txn *t)
                          lock_server_of(run->roles, a->next->reqs[0].lock_id) == a->contacts[0].server;
         a->end.commit = t->commit;
         a->end.txn = t->txn;
+        a->end.t = a->end.pending ? t : NULL;
     }
-    if (!a->end.pending) {
+    if (!a->end.pending && run->rdmo) { /* WriteAndSeal: the rows a commit wrote, then the release; answered */
+        const lock_rdmo_writes w = {t->reqs, t->staged, t->n};
+        for (int c = 0; c < nend; c++) {
+            lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
+            a->calls[c] = lock_rdmo_send(run, a->contact_rank[c], &m, 0, t->commit ? &w : NULL, NULL);
+        }
+        for (int c = 0; c < nend; c++) lock_rdmo_wait(run, a->calls[c], NULL, NULL, 0);
+    } else if (!a->end.pending) {
         for (int c = 0; c < nend; c++) {
             lock_msg m = {MSG_END, 0, 0, (uint8_t)t->commit, a->agent, t->txn, 0, {0}};
             notify_send(run->ep, a->contact_rank[c], (int)a->agent, &m);
@@ -362,7 +423,7 @@ static void end_txn(agent_loop *a, agent_txn *t)
         twopc_wait_acks(run, a->acks, a->contact_rank, nend);
     }
     forget_contacts(a, t);
-    bool typed = run->o->workload == WL_TPCC && t->info.type >= 0 && t->info.type < LOCK_TXN_TYPES;
+    bool typed = t->info.type >= 0 && t->info.type < lock_workload_of(run->o)->ntypes && t->info.type < LOCK_TXN_TYPES;
     if (typed) (t->commit ? a->st->committed_type : a->st->aborted_type)[t->info.type]++;
     if (t->commit) {
         a->st->committed++;
@@ -379,7 +440,7 @@ static void end_txn(agent_loop *a, agent_txn *t)
 static bool next_txn(agent_loop *a, lock_workload *wl, uint32_t local, agent_txn *t)
 {
     char err[256];
-    t->n = wl->ops->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
+    t->n = wl->desc->next(wl->state, t->reqs, LOCK_TXN_MAX, &t->info, err, sizeof err);
     if (t->n < 0) {
         fprintf(stderr, "rmabench: rank %d: workload: %s\n", a->run->ctx->rank, err);
         MPI_Abort(a->run->ctx->comm, 2);
@@ -446,7 +507,8 @@ void lock_agent_run(lock_run *run, lock_workload *wl, agent_stats *st, uint64_t 
     /* tell every server this agent is done (no answer: the slot is never written again) */
     for (int s = 0; s < roles->nservers; s++) {
         lock_msg m = {MSG_DONE, 0, 0, 0, a.agent, 0, 0, {0}};
-        notify_send(run->ep, roles->server_rank[s], (int)a.agent, &m);
+        if (run->rdmo) lock_rdmo_wait(run, lock_rdmo_send(run, roles->server_rank[s], &m, 0, NULL, NULL), NULL, NULL, 0);
+        else notify_send(run->ep, roles->server_rank[s], (int)a.agent, &m);
     }
     free(buf[0]);
     free(buf[1]);

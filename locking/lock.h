@@ -8,22 +8,25 @@
 #include "bench/context.h"
 #include "locking/lock_oracle.h"
 #include "locking/lock_table.h"
+#include "rdmo/rdmo.h"
 #include "rma/notify.h"
 #include "rma/peer_words.h"
 #include "locking/workloads/workload.h"
 
-typedef enum { WL_SYNTHETIC = 0, WL_TPCC, WL_TRACE, WL_BANK, WL_DEADLOCK } workload_kind;
-extern const char *const workload_kind_names[]; /* "synthetic", "tpcc", "trace", "bank", "deadlock", NULL */
+/* --transport: the notified puts' two (rma/notify.h) and composite remote operations (locking/rdmo_link.h) */
+typedef enum { LOCK_TRANSPORT_RMA = NOTIFY_RMA, LOCK_TRANSPORT_MSG = NOTIFY_MSG, LOCK_TRANSPORT_RDMO = 2 } lock_transport;
+extern const char *const lock_transport_names[]; /* "rma", "msg", "rdmo", NULL */
 
 typedef struct {
-    int workload;            /* workload_kind */
+    int workload;            /* index into lock_workloads (locking/workloads/registry.h) */
     int64_t servers;         /* 0: half the ranks */
     double duration;         /* seconds; used when transactions_per_agent == 0 */
     int64_t transactions_per_agent;
     double remote_prob;
     int64_t locks_per_txn;
     int64_t locks_per_server; /* synthetic lock id space per server */
-    int transport;           /* notify_transport */
+    int transport;           /* lock_transport: rma and msg are notify_transport's (rma/notify.h), rdmo is
+                              * locking/rdmo_link.h's */
     int notify_poll;         /* notify_poll_mode */
     int notify_shm;          /* notify_shm_mode: same-host senders store into a shared-memory mailbox (rma/notify.h) */
     int numa;                /* --numa policy (bench/numa_policy.h), effective after numa_report_init */
@@ -85,7 +88,8 @@ int lock_home_server(const lock_roles *r, int agent);
  * agent's next transaction (lock_id, mode, age; its id txn_next_id(txn)) at the same server, in one
  * message: the server releases, then decides the request, and the request's answer is the end's
  * acknowledgement. Sent where a transaction contacted one server and the next starts there. */
-enum { MSG_LOCK = 1, MSG_RESPONSE = 2, MSG_VOTE = 3, MSG_END = 4, MSG_DONE = 5, MSG_END_LOCK = 6 };
+/* MSG_WRITE (--transport rdmo only): rows of a committed transaction that did not fit its end's request. */
+enum { MSG_LOCK = 1, MSG_RESPONSE = 2, MSG_VOTE = 3, MSG_END = 4, MSG_DONE = 5, MSG_END_LOCK = 6, MSG_WRITE = 7 };
 typedef struct {
     uint8_t type, mode, granted, commit; /* commit: END and END_LOCK only */
     uint32_t agent;
@@ -146,6 +150,12 @@ typedef struct {
     MPI_Comm agent_comm;  /* agents only (the deadlock workload meets there) */
     double step_start;    /* server: when the message being handled was taken from the mailbox */
     struct server_audit *audit; /* server: the oracle and the grants it has yet to see (server.c) */
+    /* --transport rdmo (locking/rdmo_link.h); rdmo NULL otherwise */
+    rdmo_ep *rdmo;
+    uint16_t rdmo_obj;
+    rdmo_token *tokens;   /* server: the request of each agent waiting for its answer */
+    uint32_t *reads;      /* server: the row bytes each agent's lock request asked for */
+    unsigned char *data_mem; /* server: its data window (tpcc row images, bank balances) */
 } lock_run;
 
 /* server.c */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locking/rdmo_link.h"
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 #include "locking/workloads/tpcc.h"
@@ -25,14 +26,34 @@ void lock_plan_placement_free(bench_ctx *ctx)
     ctx->rank_host = NULL;
 }
 
-const char *lock_plan_memory_flag(const lock_opts *o) { return o->workload == WL_BANK ? "--accounts" : "--servers"; }
+const char *lock_plan_memory_flag(const lock_opts *o)
+{
+    const char *flag = lock_workload_of(o)->memory_flag;
+    return flag ? flag : "--servers";
+}
 
-/* Most locks one transaction of the workload takes: synthetic draws uniformly in [1, 2L-1]. */
+/* Most locks one transaction of the workload takes. */
 static int max_locks_per_txn(const lock_opts *o)
 {
-    if (o->workload != WL_SYNTHETIC) return LOCK_TXN_MAX;
-    int64_t n = o->locks_per_txn <= 1 ? 1 : 2 * o->locks_per_txn - 1;
-    return n < LOCK_TXN_MAX ? (int)n : LOCK_TXN_MAX;
+    const wl_desc *d = lock_workload_of(o);
+    return d->max_locks ? d->max_locks(o) : LOCK_TXN_MAX;
+}
+
+/* The servers' data window and what every rank holds of the workload's data (registry.h: wl_data). */
+static void data_bytes(lock_plan *p, const lock_opts *o)
+{
+    switch (lock_workload_of(o)->data) {
+    case WL_DATA_BALANCES:
+        p->server_data = p->range_max * sizeof(int64_t);
+        p->rank_data = 2 * (uint64_t)o->accounts * sizeof(int64_t); /* the agent's sums, their reduction */
+        break;
+    case WL_DATA_ROWS:
+        /* the servers' row images; an agent's images of one transaction (counted on every rank) */
+        p->server_data = (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE;
+        p->rank_data = (uint64_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE;
+        break;
+    case WL_DATA_NONE: break;
+    }
 }
 
 /* Servers and agents per host: the fewest and the most, and the host needing the most memory. */
@@ -72,6 +93,19 @@ static void mailboxes(lock_plan *p, const lock_opts *o)
     p->server_mailbox_aux = notify_mailbox_aux_bytes(t, p->server_slots);
     p->agent_mailbox_aux = notify_mailbox_aux_bytes(t, p->agent_slots);
     p->vote_window = peer_words_bytes(TWOPC_WORDS, windows); /* lock_run_open */
+    if (o->transport == LOCK_TRANSPORT_RDMO) { /* locking/rdmo_link.h: a request slot per rank at a server */
+        rdmo_space sp;
+        lock_rdmo_space(&sp);
+        const int calls = lock_rdmo_calls(p->nservers, p->max_locks_per_txn);
+        rdmo_config s = lock_rdmo_config(o, true, calls, false), a = lock_rdmo_config(o, false, calls, false);
+        p->msg_bytes = LOCK_RDMO_SLOT_BYTES;
+        p->agent_slots = calls;
+        s.queue_depth = p->nagents;
+        p->server_mailbox = rdmo_window_bytes(&s, &sp, p->ranks);
+        p->agent_mailbox = rdmo_window_bytes(&a, &sp, p->ranks);
+        p->server_mailbox_aux = rdmo_aux_bytes(&s, p->ranks) + (uint64_t)p->nagents * (sizeof(rdmo_token) + 4);
+        p->agent_mailbox_aux = rdmo_aux_bytes(&a, p->ranks) + (uint64_t)p->nservers * sizeof(int);
+    }
 }
 
 static void memory(lock_plan *p, const lock_opts *o)
@@ -84,14 +118,7 @@ static void memory(lock_plan *p, const lock_opts *o)
     /* role_index, is_server and the context's rank_host per rank; server_rank and agent_rank */
     p->roles = (uint64_t)p->ranks * (2 * sizeof(int) + sizeof(bool)) + (uint64_t)p->ranks * sizeof(int);
     p->histograms = 2 * (uint64_t)LAT_BUCKETS * sizeof(uint64_t);
-    if (o->workload == WL_BANK) {
-        p->server_data = p->range_max * sizeof(int64_t);
-        p->rank_data = 2 * (uint64_t)o->accounts * sizeof(int64_t); /* the agent's sums, their reduction */
-    } else if (o->workload == WL_TPCC) {
-        /* the servers' row images; an agent's images of one transaction (counted on every rank) */
-        p->server_data = (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE;
-        p->rank_data = (uint64_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE;
-    }
+    data_bytes(p, o);
     uint64_t every = p->vote_window + p->roles + p->histograms + p->rank_data;
     p->server_bytes = every + p->server_mailbox + p->server_mailbox_aux + p->server_table +
                       (uint64_t)p->nagents * p->server_per_agent + p->server_data;
@@ -117,7 +144,7 @@ int lock_plan_make(lock_plan *p, lock_roles *roles, const lock_opts *o, const be
         return 2;
     }
     lock_roles_init(roles, ctx, nservers);
-    roles->lock_space = lock_workload_ops(o->workload)->lock_space(o, roles, err, errlen);
+    roles->lock_space = lock_workload_of(o)->lock_space(o, roles, err, errlen);
     if (roles->lock_space == 0) {
         lock_roles_free(roles);
         memset(roles, 0, sizeof *roles);

@@ -1,6 +1,7 @@
 #include "locking/lock_run.h"
 
 #include "bench/fastclock.h"
+#include "locking/rdmo_link.h"
 #include "locking/twopc.h"
 #include "locking/workloads/tpcc.h"
 
@@ -13,23 +14,36 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
                    const lock_plan *plan, notify_ep *ep, rma_window *data, lock_workload *wl)
 {
     bool shm = notify_shm_resolve((notify_shm_mode)o->notify_shm);
-    notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, shm,
-                roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
-    *run = (lock_run){ctx, o, roles, ep, {0}, MPI_WIN_NULL, NULL, NULL, ep->poll, MPI_COMM_NULL, 0, NULL};
-    if (o->transport == NOTIFY_MSG) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
+    const bool rdmo = o->transport == LOCK_TRANSPORT_RDMO;
+    if (!rdmo)
+        notify_open(ep, ctx->comm, (notify_transport)o->transport, (notify_poll_mode)o->notify_poll, shm,
+                    roles->i_am_server ? plan->server_slots : plan->agent_slots, plan->msg_bytes, ctx->poll_yield);
+    *run = (lock_run){.ctx = ctx, .o = o, .roles = roles, .ep = rdmo ? NULL : ep, .data_win = MPI_WIN_NULL,
+                      .poll = rdmo ? NOTIFY_POLL_AUTO : ep->poll, .agent_comm = MPI_COMM_NULL};
+    if (o->transport != LOCK_TRANSPORT_RMA) run->poll = notify_poll_resolve((notify_poll_mode)o->notify_poll);
+    if (rdmo) lock_rdmo_open(run, lock_rdmo_calls(roles->nservers, plan->max_locks_per_txn));
     peer_words_open(&run->votes, ctx->comm, TWOPC_WORDS, (notify_poll_mode)o->notify_poll, shm);
-    if (o->workload == WL_BANK) {
+    const wl_data data_kind = lock_workload_of(o)->data;
+    if (data_kind == WL_DATA_BALANCES) {
         uint64_t range = lock_server_range(roles);
         rma_window_alloc(data, range * sizeof(int64_t), WIN_ALLOCATE, ctx->comm);
         run->data_win = data->win;
         run->data_base = data->base;
+        run->data_mem = data->base;
         for (uint64_t i = 0; i < range; i++) run->data_base[i] = BANK_INITIAL_BALANCE;
         rma_window_lock_all(data);
         MPI_CHECK(ctx->rank, MPI_Win_sync(data->win));
-    } else if (o->workload == WL_TPCC) {
+        /* rdmo: the balances come with the grants and go with the ends (locking/rdmo_link.h) */
+        if (rdmo && !roles->i_am_server) run->rows = malloc((size_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE);
+        if (rdmo && !roles->i_am_server && !run->rows) {
+            fprintf(stderr, "rmabench: rank %d: out of memory for the balances\n", ctx->rank);
+            MPI_Abort(ctx->comm, 3);
+        }
+    } else if (data_kind == WL_DATA_ROWS) {
         /* the row images the agents read and write under their locks (tpcc.h: a bounded arena per server) */
         rma_window_alloc(data, roles->i_am_server ? (uint64_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE : 0, WIN_ALLOCATE, ctx->comm);
         run->data_win = data->win;
+        run->data_mem = data->base;
         if (roles->i_am_server) memset(data->base, 0, (size_t)TPCC_ROW_SLOTS * TPCC_ROW_STRIDE);
         else run->rows = malloc((size_t)LOCK_TXN_MAX * TPCC_ROW_STRIDE);
         if (!roles->i_am_server && !run->rows) {
@@ -43,10 +57,10 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 
     char err[512];
     int bad = 0, any_bad = 0;
-    wl->ops = lock_workload_ops(o->workload);
+    wl->desc = lock_workload_of(o);
     wl->state = NULL;
     if (!roles->i_am_server) {
-        wl->state = wl->ops->open(o, roles, roles->my_index, err, sizeof err);
+        wl->state = wl->desc->open(o, roles, roles->my_index, err, sizeof err);
         if (!wl->state) {
             fprintf(stderr, "rmabench: %s\n", err);
             bad = 1;
@@ -61,13 +75,14 @@ void lock_run_open(lock_run *run, const bench_ctx *ctx, const lock_opts *o, cons
 
 void lock_run_close(lock_run *run, rma_window *data, lock_workload *wl)
 {
-    if (wl->state) wl->ops->close(wl->state);
+    if (wl->state) wl->desc->close(wl->state);
     wl->state = NULL;
     /* windows and mailboxes go before the numa report, so that their placement checks count */
     if (run->data_win != MPI_WIN_NULL) rma_window_free(data);
     free(run->rows);
     run->rows = NULL;
-    notify_close(run->ep);
+    if (run->rdmo) lock_rdmo_close(run);
+    else notify_close(run->ep);
     peer_words_close(&run->votes);
     MPI_Comm_free(&run->agent_comm);
 }
@@ -81,7 +96,12 @@ void lock_run_role(lock_run *run, lock_workload *wl, agent_stats *ast, server_st
     MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
     if (run->roles->i_am_server) lock_server_run(run, sst);
     else lock_agent_run(run, wl, ast, rtt_hist, bank_delta);
+    /* an agent done early waits here for the slowest one's transactions (with
+     * --transactions-per-agent, minutes at scale): not under the wait bound, whose watchdog would
+     * end a healthy run; an agent that stopped is the servers' to report (their idle bound) */
+    blocking_begin(NULL, -1);
     MPI_CHECK(run->ctx->rank, MPI_Barrier(run->ctx->comm));
+    blocking_end();
 }
 
 /* bank: every account moved exactly by its committed transfers; the sum of balances on rank 0 */
@@ -176,7 +196,7 @@ void lock_run_reduce(lock_run *run, const agent_stats *ast, const server_stats *
     tot->agents.data_bytes_read = xus[2 * NT + 1];
     tot->agents.data_bytes_written = xus[2 * NT + 2];
     reduce_servers(ctx, sst, &tot->servers);
-    if (run->o->workload == WL_BANK) reduce_bank(run, bank_delta, tot);
+    if (lock_workload_of(run->o)->data == WL_DATA_BALANCES) reduce_bank(run, bank_delta, tot);
 }
 
 void lock_totals_free(lock_totals *tot)

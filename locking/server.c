@@ -11,6 +11,7 @@
 #include "bench/rmb_mutant_lock_fused_no_release.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
+#include "locking/rdmo_link.h"
 #include "locking/twopc.h"
 #include "locking/workloads/registry.h"
 
@@ -57,7 +58,8 @@ static void send_answer(lock_run *run, uint32_t agent, uint64_t txn, uint64_t lo
     lock_msg m = {MSG_RESPONSE, (uint8_t)mode, granted, 0, agent, txn, lock_id, {0}};
     m.u.t.queue_ns = (uint32_t)(queue_s > 0 ? queue_s * 1e9 : 0);
     m.u.t.server_ns = (uint32_t)(server_s > 0 ? server_s * 1e9 : 0);
-    notify_send(run->ep, run->roles->agent_rank[agent], 0, &m);
+    if (run->rdmo) lock_rdmo_answer(run, agent, &m); /* with the row when granted */
+    else notify_send(run->ep, run->roles->agent_rank[agent], 0, &m);
     if (granted) audit_later(run->audit, agent, lock_id, txn, mode);
 }
 
@@ -85,7 +87,8 @@ static void end_txn(lock_run *run, lock_table *lt, const lock_msg *m, double t0,
 {
     st->ends++;
     lt_release_all(lt, m->txn, t0, emit_answer, run);
-    if (ack) twopc_ack(run, run->roles->agent_rank[m->agent]);
+    if (ack && run->rdmo) lock_rdmo_ack(run, m->agent); /* the end's answer is its acknowledgement */
+    else if (ack) twopc_ack(run, run->roles->agent_rank[m->agent]);
 }
 
 /* ... and the oracle told, after the answers left (before it sees the grants the release handed out) */
@@ -142,13 +145,16 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
         else st->votes_no++;
         lock_oracle_vote(&au->oracle, m->agent, m->txn, yes);
         twopc_vote(run, run->roles->agent_rank[m->agent], yes);
+        if (run->rdmo) lock_rdmo_ack(run, m->agent); /* the vote is on the agent's word before this answer */
         break;
     }
     case MSG_END:
         end_txn(run, lt, m, t0, st, true);
         audit_end(run, m);
         break;
-    case MSG_DONE: return true;
+    case MSG_DONE:
+        if (run->rdmo) lock_rdmo_ack(run, m->agent);
+        return true;
     default:
         fprintf(stderr, "rmabench: rank %d: unknown message type %d in slot %d\n", run->ctx->rank, m->type, slot);
         MPI_Abort(run->ctx->comm, 3);
@@ -157,53 +163,94 @@ static bool handle(lock_run *run, lock_table *lt, const lock_msg *m, int slot, d
     return false;
 }
 
+/* The server loop's state: what a message's handling needs, from the mailbox's poll or from the
+ * rdmo method below. */
+typedef struct {
+    lock_run *run;
+    lock_table lt;
+    uint64_t rng;
+    server_stats *st;
+    int done;
+    unsigned since_expire;
+    double last_msg;
+} server_loop;
+
+static void step(server_loop *s, const lock_msg *m, int slot)
+{
+    const double t0 = rmb_fast_now();
+    s->run->step_start = s->last_msg = t0;
+    s->st->messages++;
+    if (handle(s->run, &s->lt, m, slot, t0, &s->rng, s->st)) s->done++;
+    /* a server that is never idle still has to bound the waits */
+    if (++s->since_expire >= 1024) {
+        s->since_expire = 0;
+        if (lt_has_waiters(&s->lt)) expire(s->run, &s->lt, rmb_fast_now());
+    }
+}
+
+/* --transport rdmo: the lock object's method; every message is answered by its handling (or later,
+ * a lock request that waits), never by the method's return. */
+static int rdmo_method(void *arg, const rdmo_token *t, const unsigned char *req, int len, unsigned char *ans,
+                       int *anslen, int cap)
+{
+    (void)ans, (void)anslen, (void)cap;
+    server_loop *s = arg;
+    lock_msg m;
+    if (lock_rdmo_take(s->run, t, req, len, &m)) step(s, &m, (int)m.agent);
+    return RDMO_PENDING;
+}
+
+/* One poll of the mailbox or of the request queue; whether something came. */
+static bool poll_once(server_loop *s)
+{
+    if (s->run->rdmo) return rdmo_serve(s->run->rdmo) > 0;
+    int slot;
+    lock_msg m;
+    if (!notify_poll(s->run->ep, &slot, &m)) return false;
+    step(s, &m, slot);
+    return true;
+}
+
 void lock_server_run(lock_run *run, server_stats *st)
 {
     const lock_opts *o = run->o;
-    lock_table lt;
-    lt_init(&lt, (deadlock_policy)o->deadlock, o->lock_timeout);
+    server_loop s = {.run = run, .st = st};
+    lt_init(&s.lt, (deadlock_policy)o->deadlock, o->lock_timeout);
     server_audit au = {0};
     lock_oracle_init(&au.oracle, o->check, run->roles->nagents);
     run->audit = &au;
-    uint64_t rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
-    int done = 0, nagents = run->roles->nagents;
-    unsigned spin = notify_ep_spin_polls(run->ep, run->ctx->poll_yield);
-    unsigned idle = 0, backoff = 0, since_expire = 0;
-    double last_msg = rmb_fast_now();
+    s.rng = (uint64_t)o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)run->roles->my_index + 99;
+    if (run->rdmo) rdmo_register(run->rdmo, run->rdmo_obj, LOCK_RDMO_METHOD, rdmo_method, &s);
+    const int nagents = run->roles->nagents;
+    const unsigned spin = run->rdmo ? notify_spin_polls(run->poll, run->ctx->poll_yield)
+                                    : notify_ep_spin_polls(run->ep, run->ctx->poll_yield);
+    notify_pace rdmo_pace = {0, false};
+    notify_pace *pace = run->rdmo ? &rdmo_pace : &run->ep->pace;
+    unsigned idle = 0, backoff = 0;
+    s.last_msg = rmb_fast_now();
 
-    while (done < nagents) {
-        int slot;
-        lock_msg m;
-        if (!notify_poll(run->ep, &slot, &m)) {
-            /* Idle: check the waiting groups for timeouts (every 16 empty polls: reading the clock
-             * on every poll would slow the answer to the next request). */
-            if ((++idle & 15) == 0) {
-                double now = rmb_fast_now();
-                if (lt_has_waiters(&lt)) expire(run, &lt, now);
-                if (now - last_msg > (double)o->wait_bound_s + o->lock_timeout) {
-                    fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
-                            run->ctx->rank, now - last_msg, done, nagents);
-                    MPI_Abort(run->ctx->comm, 3);
-                }
-            }
-            notify_pace_idle(&run->ep->pace, &backoff, spin);
+    while (s.done < nagents) {
+        if (poll_once(&s)) {
+            idle = backoff = 0;
             continue;
         }
-        double t0 = rmb_fast_now();
-        run->step_start = last_msg = t0;
-        idle = backoff = 0;
-        st->messages++;
-        if (handle(run, &lt, &m, slot, t0, &rng, st)) done++;
-        /* a server that is never idle still has to bound the waits */
-        if (++since_expire >= 1024) {
-            since_expire = 0;
-            if (lt_has_waiters(&lt)) expire(run, &lt, rmb_fast_now());
+        /* Idle: check the waiting groups for timeouts (every 16 empty polls: reading the clock on
+         * every poll would slow the answer to the next request). */
+        if ((++idle & 15) == 0) {
+            double now = rmb_fast_now();
+            if (lt_has_waiters(&s.lt)) expire(run, &s.lt, now);
+            if (now - s.last_msg > (double)o->wait_bound_s + o->lock_timeout) {
+                fprintf(stderr, "rmabench: rank %d: lock server heard nothing for %.0f s (%d of %d agents done)\n",
+                        run->ctx->rank, now - s.last_msg, s.done, nagents);
+                MPI_Abort(run->ctx->comm, 3);
+            }
         }
+        notify_pace_idle(pace, &backoff, spin);
     }
-    st->lt = lt.st;
-    st->active_locks_end = lt_active_locks(&lt);
-    st->active_txns_end = lt_active_txns(&lt);
-    lt_free(&lt);
+    st->lt = s.lt.st;
+    st->active_locks_end = lt_active_locks(&s.lt);
+    st->active_txns_end = lt_active_txns(&s.lt);
+    lt_free(&s.lt);
     lock_oracle_finish(&au.oracle);
     st->oracle = au.oracle.st;
     lock_oracle_free(&au.oracle);

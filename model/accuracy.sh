@@ -20,6 +20,10 @@ esac
 cd "$(dirname "$0")/.."
 build=${1:-build}; np=${2:-2}; tuples=${3:-16M}; repeats=${4:-5}; ncal=${5:-5}
 case $ncal in '' | *[!0-9]* | 0) echo "accuracy.sh: CALIBRATIONS: '$ncal' is not a positive count" >&2; exit 2 ;; esac
+case $np in '' | *[!0-9]* | 0) echo "accuracy.sh: RANKS: '$np' is not a positive count" >&2; exit 2 ;; esac
+case $repeats in '' | *[!0-9]* | 0) echo "accuracy.sh: REPEATS: '$repeats' is not a positive count" >&2; exit 2 ;; esac
+echo "$tuples" | grep -Eqx '[1-9][0-9]*[KMGT]?|[0-9]*[1-9][0-9]*[KMGT]?' ||
+    { echo "accuracy.sh: TUPLES_PER_RANK: '$tuples' is not a count (e.g. 16M)" >&2; exit 2; }
 [ -x "$build/rmabench" ] || { echo "accuracy.sh: BUILD_DIR: $build/rmabench is not built" >&2; exit 2; }
 case $build in *mpich*) mpirun=mpirun.mpich ;; *) mpirun=mpirun.openmpi ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -3,9 +3,13 @@ median in each calibration folder given (cal-N/ with results.csv and lock.csv), 
 median error, its range over the calibrations, and the calibrations that missed the target.
 Error = (model - measured) / measured: positive when the model predicts too long a time."""
 import csv
+import io
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "plots"))
+from rmaplots import safeio  # noqa: E402  (only regular text files are read)
 
 PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
           "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
@@ -13,11 +17,13 @@ TARGET_PHASE, TARGET_TOTAL = 0.20, 0.15
 
 
 def rows_of(path):
+    """The rows of a results CSV; [] when there is none (a run that wrote nothing). A path that is not
+    a regular text file (a FIFO, binary data) ends the script with one line (safeio.run_main)."""
     try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError:
+        text = safeio.read_text(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
         return []
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def med(rs, col):
@@ -95,4 +101,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(safeio.run_main("accuracy_table.py", main, sys.argv[1:]))

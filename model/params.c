@@ -95,6 +95,47 @@ const char *params_unit(int i) { return table[i].unit; }
 double params_scale(int i) { return table[i].scale; }
 const char *params_describe(int i) { return table[i].what; }
 
+/* The plausibility table: the values a parameter of each unit can take on any machine this suite
+ * runs on, per rank, with room to spare (links and memory reach a few hundred GB/s, message times
+ * are microseconds to milliseconds; the fastest kernels reach a few thousand Mtuples/s, but a rate
+ * fitted from two timings, as P_match_r beside P_match_s, reads 1e5 Mtuples/s where its term costs
+ * next to nothing, so rates go to 1e7). A value outside is a typo, a unit mixed up or a file cut or
+ * corrupted, and the models would print nonsense (300-digit seconds) from it: refused, naming the
+ * range. Counts of things are whole numbers. */
+static const struct {
+    const char *unit;
+    double lo, hi;
+    bool whole;
+} plausible[] = {
+    {"Mtuples/s", 0, 1e7, false}, {"GB/s", 0, 1e4, false}, {"s/GB", 0, 1e3, false}, {"ms", 0, 1e7, false},
+    {"us", 0, 1e8, false},        {"cores", 0, 1e5, true},  {"tuples", 0, 1e13, true}, {"bits", 0, 64, true},
+    {"passes", 0, 64, true},      {"runs", 0, 1e6, true},   {"B", 0, 1024, true},      {"fraction", -1, 10, false},
+    {"ranks", 0, 1e3, false},
+};
+
+static int check_bound(int i, double v, char *why, size_t whylen);
+
+/* 0 when v lies in the plausible range of its unit and is whole where it counts things. */
+static int check_plausible(int i, double v, char *why, size_t whylen)
+{
+    for (size_t k = 0; k < sizeof plausible / sizeof plausible[0]; k++) {
+        if (strcmp(plausible[k].unit, table[i].unit) != 0) continue;
+        if (v < plausible[k].lo || v > plausible[k].hi) {
+            /* the range as this parameter has it: only a signed fraction goes below 0 */
+            const double lo = table[i].bound == PB_SIGNED_FRACTION ? plausible[k].lo : fmax(plausible[k].lo, 0);
+            snprintf(why, whylen, "%s: %g is outside its plausible range [%g, %g] %s", table[i].name, v, lo, plausible[k].hi,
+                     table[i].unit);
+            return -1;
+        }
+        if (plausible[k].whole && v != floor(v)) {
+            snprintf(why, whylen, "%s: %g is not a whole number of %s", table[i].name, v, table[i].unit);
+            return -1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 int params_check_value(int i, double v, char *why, size_t whylen)
 {
     const char *name = table[i].name;
@@ -102,6 +143,14 @@ int params_check_value(int i, double v, char *why, size_t whylen)
         snprintf(why, whylen, "%s: %g is not a finite number", name, v);
         return -1;
     }
+    if (check_bound(i, v, why, whylen)) return -1;
+    return check_plausible(i, v, why, whylen);
+}
+
+/* The parameter's own bound (PB_*): what the equations need of it. */
+static int check_bound(int i, double v, char *why, size_t whylen)
+{
+    const char *name = table[i].name;
     switch (table[i].bound) {
     case PB_POSITIVE:
         if (v > 0) return 0;
@@ -198,11 +247,10 @@ static int assign(model_params *p, char *name, char *value, const char *unit, bo
 
 int params_load(model_params *p, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f = text_open(path, err, errlen); /* a regular file, or refused before reading */
+    if (!f) return -1;
+    char sh[OPT_SHOWN_MAX];
+    opt_shown(path, sh);
     bool seen[MP_COUNT] = {false};
     char line[2048];
     int lineno = 0, rc = 0, got;
@@ -210,7 +258,7 @@ int params_load(model_params *p, const char *path, char *err, size_t errlen)
     while ((got = text_read_line(f, line, sizeof line, why, sizeof why)) != 0) {
         lineno++;
         if (got < 0) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+            snprintf(err, errlen, "%s:%d: %s", sh, lineno, why);
             rc = -1;
             break;
         }
@@ -230,7 +278,7 @@ int params_load(model_params *p, const char *path, char *err, size_t errlen)
         if (!*s) continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            snprintf(err, errlen, "%s:%d: expected 'name = value'", path, lineno);
+            snprintf(err, errlen, "%s:%d: expected 'name = value'", sh, lineno);
             rc = -1;
             break;
         }
@@ -238,7 +286,7 @@ int params_load(model_params *p, const char *path, char *err, size_t errlen)
         char *name = trim(s), *value = trim(eq + 1);
         if (info_index(name) >= 0) unit = NULL; /* text fields carry no unit */
         if (assign(p, name, value, unit, seen, why, sizeof why)) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+            snprintf(err, errlen, "%s:%d: %s", sh, lineno, why);
             rc = -1;
             break;
         }
@@ -271,12 +319,12 @@ int params_set(model_params *p, const char *assignment, char *err, size_t errlen
     return 0;
 }
 
-int params_write(const model_params *p, const char *path, char *err, size_t errlen)
+int params_write(const model_params *p, const char *path, bool replace, char *err, size_t errlen)
 {
     /* A temporary file beside path, renamed when complete: a failed calibration leaves nothing
      * half-written, and a path that is not a regular file is refused (bench/output_path.h). */
     output_file out;
-    if (output_file_begin(&out, path, err, errlen)) return -1;
+    if (output_file_begin(&out, path, replace, err, errlen)) return -1;
     FILE *f = out.f;
     fprintf(f, "# rmabench model parameters (rmabench calibrate). Format: name = value  # unit  description\n"
                "# Rates are per rank in million tuples per second, as in the thesis; edit or override with\n"
@@ -287,7 +335,11 @@ int params_write(const model_params *p, const char *path, char *err, size_t errl
     for (int i = 0; i < MP_COUNT; i++) {
         params_spread_text(p, i, spread, sizeof spread);
         /* the unit stays the comment's first word (the reader checks it); spread and notes follow */
-        if (p->set[i])
+        char why[200];
+        if (p->set[i] && params_check_value(i, p->v[i] / table[i].scale, why, sizeof why))
+            /* a measurement outside the plausibility table: left out, so that the file loads */
+            fprintf(f, "# %s = %.6g  # %s  left out: %s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit, why);
+        else if (p->set[i])
             fprintf(f, "%s = %.6g  # %s  %s%s%s%s%s%s%s%s\n", table[i].name, p->v[i] / table[i].scale, table[i].unit,
                     spread, spread[0] ? "; " : "", p->how[i] ? p->how[i] : "", p->how[i] ? "; " : "",
                     p->bench[i][0] ? "bench: " : "", p->bench[i], p->bench[i][0] ? "; " : "", table[i].what);
@@ -296,7 +348,8 @@ int params_write(const model_params *p, const char *path, char *err, size_t errl
     }
     for (int i = 0; i < MP_COUNT; i++)
         if (p->set[i] && params_spread_warning(p, i, warn, sizeof warn)) fprintf(f, "# warning: %s\n", warn);
-    if (p->warnings[0]) fprintf(f, "%s", p->warnings);
+    const size_t wl = strlen(p->warnings);
+    if (wl) fprintf(f, "%s%s", p->warnings, p->warnings[wl - 1] == '\n' ? "" : "\n"); /* whole lines */
     return output_file_commit(&out, err, errlen);
 }
 

@@ -8,8 +8,10 @@
  * written in other units is refused rather than misread). Values are given in the file's units
  * (rates in million tuples per second, as in the thesis); internally everything is SI (tuples/s,
  * bytes/s, seconds). Unknown names, duplicates, malformed lines, bad numbers, values out of
- * their bound (PB_*), lines over 2047 characters and binary data (NUL or control bytes) are
- * errors reported as "FILE:LINE: reason". `--set NAME=VALUE` overrides use the same units and
+ * their bound (PB_*) or out of the plausible range of their unit (params.c's plausibility table;
+ * counts of things whole), lines over 2047 characters, binary data (NUL or control bytes), a last
+ * line without its newline (a file cut short) and an input that is not a regular file are errors
+ * reported as "FILE:LINE: reason" (or "FILE: reason"). `--set NAME=VALUE` overrides use the same units and
  * bounds. A parameter the file does not give stays unset; the model functions' callers check with
  * params_require() before using it. MPI-free. */
 #ifndef RMB_MODEL_PARAMS_H
@@ -41,6 +43,12 @@ enum { SCAN_CURVE_N = 4 };
  * ranks share its memory bandwidth (and, on SMT siblings, its cores), so a rank running alone is
  * faster than the rate measured with all of them (ranks_per_host of the file) running at once. */
 #define ALONE(X, n) X(n##_alone, "Mtuples/s", 1e6, PB_POSITIVE, #n " with one rank of the host running")
+
+/* The round trip of one RMA operation and the MPI_Win_flush that completes it (the verbs design's
+ * rounds, model/rdmo_model.h): t_rma_<kind>_local to a rank on the same host, _remote on another. */
+#define RMA_ROUND(X, k, what)                                                                                    \
+    X(t_rma_##k##_local, "us", 1e-6, PB_POSITIVE, what " and the MPI_Win_flush that completes it, to a rank on the same host") \
+    X(t_rma_##k##_remote, "us", 1e-6, PB_POSITIVE, what " and the MPI_Win_flush that completes it, to a rank on another host")
 
 /* X(name, unit, scale-to-SI, bound, description). Names follow the thesis' symbols where there is one. */
 #define MODEL_PARAMS(X)                                                                                          \
@@ -89,6 +97,11 @@ enum { SCAN_CURVE_N = 4 };
     X(net_contention, "fraction", 1, PB_NONNEG, "how much longer the radix network pass's partitioning takes beside its puts to the other ranks of its host, whose copies share the host's memory with it: (time beside the puts - in the put calls) / the same work alone - 1, at the file's ranks per host (the model scales it by the share of tuples put within the host; unset: 0)") \
     X(bw_put_sort, "GB/s", 1e9, PB_POSITIVE, "what the sort phase's puts add to its work, per rank and byte: one run's put after each run's in-cache work, to a rank on the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort_slowest, "GB/s", 1e9, PB_POSITIVE, "as bw_put_sort, on the rank whose puts added the most (where the target progresses RMA only in its own MPI calls one rank waits for the other's: the sort-merge model's total, the slowest rank's, adds the difference)") \
+    /* the star query's pull design (model/query_model.h; rmabench query --micro prefetch measures both) */ \
+    X(t_get_block, "us", 1e-6, PB_NONNEG, "a block read's round trip beyond its bytes (MPI_Rget and its wait, one read in flight): a block of B bytes takes t_get_block + B / bw_get, the part of it prefetching hides") \
+    X(bw_get, "GB/s", 1e9, PB_POSITIVE, "a compute rank's block reads from one memory rank with many in flight (bytes a second)") \
+    X(bw_alltoallv, "GB/s", 1e9, PB_POSITIVE, "the bytes a rank sends to the other ranks a second inside MPI_Alltoallv, all ranks exchanging large even shares (rmabench query --micro alltoallv): the shuffle's transfer (unset: bw_put_intra within a host, the links between hosts)") \
+    X(bw_serve, "GB/s", 1e9, PB_POSITIVE, "the block reads one memory rank serves, all its readers together (where a read needs the memory rank's CPU: RMA carried by messages, as over TCP; unset: no bound beyond the links)") \
     /* thesis Fig. 3.7: MPI_Put bandwidth against message size, per rank, all ranks of a host sending */        \
     PUT_CURVE(X, 64) PUT_CURVE(X, 256) PUT_CURVE(X, 1024) PUT_CURVE(X, 4096) PUT_CURVE(X, 16384) PUT_CURVE(X, 65536)  \
     PUT_CURVE(X, 262144) PUT_CURVE(X, 1048576)                                                                    \
@@ -121,7 +134,21 @@ enum { SCAN_CURVE_N = 4 };
     X(t_agent, "us", 1e-6, PB_NONNEG, "agent's own work per transaction (generate, bookkeeping), without messages") \
     X(t_fao_local, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on the same host") \
     X(t_fao_remote, "us", 1e-6, PB_POSITIVE, "MPI_Fetch_and_op SUM + flush round trip to a rank on another host") \
-    X(t_floor_rtt, "us", 1e-6, PB_POSITIVE, "the machine's state at calibration: a cache-line round trip between two ranks of a host through shared memory (rma/floor.h), in no equation; a lock run whose floor differs says so")
+    X(t_floor_rtt, "us", 1e-6, PB_POSITIVE, "the machine's state at calibration: a cache-line round trip between two ranks of a host through shared memory (rma/floor.h), in no equation; a lock run whose floor differs says so") \
+    /* composite remote operations (model/rdmo_model.h): the rounds of each design */                             \
+    RMA_ROUND(X, cas, "a 32-bit MPI_Compare_and_swap") RMA_ROUND(X, fao, "a 64-bit MPI_Fetch_and_op") \
+    RMA_ROUND(X, get, "an 8-byte MPI_Get") RMA_ROUND(X, put, "a 64-byte MPI_Put") \
+    RMA_ROUND(X, acc, "an 8-byte MPI_Accumulate(MPI_REPLACE)") \
+    X(t_rma_op_local, "us", 1e-6, PB_NONNEG, "one more operation of that mix in a round of them to a rank on the same host, the round ending in one MPI_Win_flush: the per-message term of the verbs design") \
+    X(t_rma_op_remote, "us", 1e-6, PB_NONNEG, "t_rma_op_local to a rank on another host") \
+    X(t_rdmo_call_local, "us", 1e-6, PB_POSITIVE, "an RDMO call of an empty method to a rank on the same host that polls its queue: one notified put there, one back (rdmo design)") \
+    X(t_rdmo_call_remote, "us", 1e-6, PB_POSITIVE, "t_rdmo_call_local to a rank on another host") \
+    X(t_rdmo_word_local, "us", 1e-6, PB_NONNEG, "what 8 more bytes of request or answer add to an RDMO call to a rank on the same host (the stamped words, rdmo/wire.h)") \
+    X(t_rdmo_word_remote, "us", 1e-6, PB_NONNEG, "t_rdmo_word_local to a rank on another host") \
+    X(t_rpc_call_local, "us", 1e-6, PB_POSITIVE, "the same call as MPI_Isend and a posted MPI_Irecv each way (rpc design), to a rank on the same host") \
+    X(t_rpc_call_remote, "us", 1e-6, PB_POSITIVE, "t_rpc_call_local to a rank on another host") \
+    X(t_rpc_word_local, "us", 1e-6, PB_NONNEG, "what 8 more bytes of request or answer add to an rpc call to a rank on the same host") \
+    X(t_rpc_word_remote, "us", 1e-6, PB_NONNEG, "t_rpc_word_local to a rank on another host")
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \
@@ -155,7 +182,7 @@ typedef struct {
     params_spread spread[MP_COUNT];
     const char *how[MP_COUNT]; /* calibrate: a static note on how it was measured when not as described */
     char bench[MP_COUNT][240]; /* calibrate: the micro-benchmark and its size (a comment in the file) */
-    char warnings[2048];       /* calibrate: implausible rates, one "# warning: ..." line each in the file */
+    char warnings[16384];      /* calibrate: implausible rates and wide spreads, one "# warning: ..." line each in the file */
     char info[MI_COUNT][256];
     char source[512];       /* file name (and "+ --set", "+ profile ..."), for messages and the CSV */
 } model_params;
@@ -165,15 +192,16 @@ void params_init(model_params *p);
 int params_load(model_params *p, const char *path, char *err, size_t errlen);
 /* Parse a string "NAME=VALUE" (value in the file's unit); 0 or -1 with "NAME: reason". */
 int params_set(model_params *p, const char *assignment, char *err, size_t errlen);
-/* Write the file: a header comment, then every set parameter with its unit and description. */
-int params_write(const model_params *p, const char *path, char *err, size_t errlen);
+/* Write the file: a header comment, then every set parameter with its unit and description. Whole or
+ * not at all (bench/output_path.h); an existing file is refused unless `replace` (--force). */
+int params_write(const model_params *p, const char *path, bool replace, char *err, size_t errlen);
 
 int params_index(const char *name);          /* MP_x or -1 */
 const char *params_name(int i);
 const char *params_unit(int i);
 double params_scale(int i);
-/* 0 when v (in the file's unit) is a value parameter i can take (finite, within its bound), else -1
- * with "NAME: reason" in why. */
+/* 0 when v (in the file's unit) is a value parameter i can take (finite, within its bound and the
+ * plausible range of its unit, whole where it counts things), else -1 with "NAME: reason" in why. */
 int params_check_value(int i, double v, char *why, size_t whylen);
 const char *params_describe(int i);
 /* Ranks per core of a host running ranks_per_host ranks, when they outnumber its cores

@@ -18,7 +18,8 @@
 # the verdicts, the misses and the summary against the targets; it writes validate.csv,
 # verdicts.csv and validate.png under the output folder.
 #   model/validate.sh [--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N]
-#                     [--max-steal F] [--max-run-delay F] [--matrix FILE]
+#                     [--max-steal F] [--max-run-delay F] [--matrix FILE] [--force]
+# An --out that holds an earlier run's files is refused unless --force replaces them.
 # --matrix FILE: the configurations to validate instead of the matrix below, one a line, "join HOSTS
 # RANKS TUPLES_PER_RANK RATIO" or "lock HOSTS SERVERS AGENTS REMOTE_PROB LOCKS_PER_TXN" (HOSTS 1 or 2).
 # --max-steal, --max-run-delay: the shares of a run's time over which it counts as disturbed
@@ -29,15 +30,16 @@
 # The namespace hosts share this machine's cores: each "host" is given cores_per_host = cores / 2 in
 # the parameters the runs on two hosts read. Needs root for the namespaces.
 set -u
-usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N] [--max-steal F] [--max-run-delay F] [--matrix FILE]'
-quick=0 libs="openmpi mpich" out="" use_hosts=1 max_rounds="" matrix=""
+usage='[--quick] [--libs "openmpi mpich"] [--out DIR] [--no-hosts] [--max-rounds N] [--max-steal F] [--max-run-delay F] [--matrix FILE] [--force]'
+quick=0 libs="openmpi mpich" out="" use_hosts=1 max_rounds="" matrix="" force=0
 while [ $# -gt 0 ]; do
     case $1 in
-    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) quick=1 ;;
     --no-hosts) use_hosts=0 ;;
-    --libs) [ $# -ge 2 ] || { echo "validate.sh: --libs: needs a value" >&2; exit 2; }; libs=$2; shift ;;
-    --out) [ $# -ge 2 ] || { echo "validate.sh: --out: needs a value" >&2; exit 2; }; out=$2; shift ;;
+    --force) force=1 ;;
+    --libs) case ${2-} in '' | --*) echo "validate.sh: --libs: needs a value" >&2; exit 2 ;; esac; libs=$2; shift ;;
+    --out) case ${2-} in '' | --*) echo "validate.sh: --out: needs a value" >&2; exit 2 ;; esac; out=$2; shift ;;
     --max-rounds)
         [ $# -ge 2 ] || { echo "validate.sh: --max-rounds: needs a value" >&2; exit 2; }
         case $2 in '' | *[!0-9]* | 0) echo "validate.sh: --max-rounds: '$2' is not a positive count" >&2; exit 2 ;; esac
@@ -64,6 +66,10 @@ done
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 out=${out:-results/validate-$(date -u +%Y%m%dT%H%M%SZ)}
+if [ -d "$out" ] && [ $force = 0 ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+    echo "validate.sh: --out: $out holds an earlier run's files; give --force to replace them" >&2
+    exit 2
+fi
 mkdir -p "$out" || { echo "validate.sh: --out: cannot create $out" >&2; exit 2; }
 out=$(cd "$out" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -32,7 +32,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "plots"))
 import validate_stats as vs  # noqa: E402
+from rmaplots import safeio  # noqa: E402  (the one writer)
 
 PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
           "sortmerge": ["window_alloc", "partition", "sort", "merge", "match"]}
@@ -503,7 +505,7 @@ def figure(points, path):
         ax.legend(fontsize=7)
     fig.suptitle("model/validate.sh: the least disturbed run against its prediction (pooled calibration)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    safeio.write_output(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))
     plt.close(fig)
 
 
@@ -587,31 +589,32 @@ def main(out, rmamodel):
         print("validate: no configuration in any matrix (see the logs)")
         return 1
     print(f"{'configuration':<52} {'phase':<20} {'predicted':>11} {'measured':>11} {'error':>8} {'split':>6}")
-    with open(os.path.join(out, "validate.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["configuration", "phase", "predicted", "measured", "error", "half_split", "held", "judged", "clean_runs", "runs"])
-        for name, pts, v in table:
-            for q, pr, me, e, sp, held in pts:
-                note = "" if held else " (reported)"
-                print(f"{name:<52} {q:<20} {fmt(pr)} {fmt(me)} {'-' if e is None else f'{e:+.1%}':>8} "
-                      f"{'-' if sp is None else f'{sp:.1%}':>6}{note}")
-                w.writerow([name, q, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
-                            "" if e is None else f"{e:.4f}", "" if sp is None else f"{sp:.4f}", int(held), int(bool(v.get("judged"))),
-                            v["clean"], v["runs"]])
-                if v.get("judged") and held:
-                    points_all.append((name, q, pr, me))
-            st = state_note(v)
-            print(f"  -> {v['verdict']} ({v['clean']} clean of {v['runs']} runs{', ' + st if st else ''})")
-    with open(os.path.join(out, "verdicts.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["configuration", "verdict", "judged", "total_error", "clean_runs", "runs", "invocations", "floor_rtt_us",
-                    "calibration_floor_rtt_us", "alloc_regime", "disturbed"])
-        for v in verdicts:
-            w.writerow([v["configuration"], v["verdict"], int(bool(v.get("judged"))),
-                        "" if v.get("total_err") is None else f"{v['total_err']:.4f}", v["clean"], v["runs"], v["invocations"],
-                        "" if not v.get("floor_us") else f"{v['floor_us']:.4f}",
-                        "" if not v.get("floor_cal_us") else f"{v['floor_cal_us']:.4f}", v.get("alloc_regime", ""),
-                        "; ".join(v["disturbed"])])
+    rows = []
+    for name, pts, v in table:
+        for q, pr, me, e, sp, held in pts:
+            note = "" if held else " (reported)"
+            print(f"{name:<52} {q:<20} {fmt(pr)} {fmt(me)} {'-' if e is None else f'{e:+.1%}':>8} "
+                  f"{'-' if sp is None else f'{sp:.1%}':>6}{note}")
+            rows.append([name, q, "" if pr is None else f"{pr:.6g}", "" if me is None else f"{me:.6g}",
+                         "" if e is None else f"{e:.4f}", "" if sp is None else f"{sp:.4f}", int(held), int(bool(v.get("judged"))),
+                         v["clean"], v["runs"]])
+            if v.get("judged") and held:
+                points_all.append((name, q, pr, me))
+        st = state_note(v)
+        print(f"  -> {v['verdict']} ({v['clean']} clean of {v['runs']} runs{', ' + st if st else ''})")
+    # OUT_DIR's own tables, derived from its rows: written again on every call (model/validate.sh
+    # refuses an --out of an earlier run without --force)
+    safeio.set_replace(True)
+    write_csv(os.path.join(out, "validate.csv"), ["configuration", "phase", "predicted", "measured", "error", "half_split", "held",
+                                                  "judged", "clean_runs", "runs"], rows)
+    write_csv(os.path.join(out, "verdicts.csv"),
+              ["configuration", "verdict", "judged", "total_error", "clean_runs", "runs", "invocations", "floor_rtt_us",
+               "calibration_floor_rtt_us", "alloc_regime", "disturbed"],
+              [[v["configuration"], v["verdict"], int(bool(v.get("judged"))),
+                "" if v.get("total_err") is None else f"{v['total_err']:.4f}", v["clean"], v["runs"], v["invocations"],
+                "" if not v.get("floor_us") else f"{v['floor_us']:.4f}",
+                "" if not v.get("floor_cal_us") else f"{v['floor_cal_us']:.4f}", v.get("alloc_regime", ""),
+                "; ".join(v["disturbed"])] for v in verdicts])
     print("misses of the judged configurations:")
     for v in verdicts:
         if v.get("judged") and v.get("misses"):
@@ -637,6 +640,16 @@ def main(out, rmamodel):
     return 0
 
 
+def write_csv(path, header, rows):
+    """header and rows as a whole CSV file at path (safeio: written beside it, then renamed)."""
+    def fill(tmp):
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+    safeio.write_output(path, fill)
+
+
 def compare(a, b):
     def verdicts(d):
         return {r["configuration"]: r["verdict"] for r in rows_of(os.path.join(d, "verdicts.csv"))}
@@ -652,20 +665,24 @@ def compare(a, b):
     return 0
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
+def cli(args):
+    """The command line (usage below); its exit status."""
     if len(args) == 3 and args[0] == "--pending":
         print("\n".join(pending(args[1], args[2])))
-        sys.exit(0)
+        return 0
     if len(args) >= 2 and args[0] == "--floor-state":  # the calibration files whose floor is in that state
         for f in args[2:]:
             if vs.floor_regime(calibration_floor(f)) == args[1]:
                 print(f)
-        sys.exit(0)
+        return 0
     if len(args) == 3 and args[0] == "--compare":
-        sys.exit(compare(args[1], args[2]))
+        return compare(args[1], args[2])
     if len(args) in (1, 2) and os.path.isdir(args[0]):
-        sys.exit(main(args[0], args[1] if len(args) == 2 else os.environ.get("RMB_RMAMODEL", "")))
+        return main(args[0], args[1] if len(args) == 2 else os.environ.get("RMB_RMAMODEL", ""))
     print("usage: validate_table.py OUT_DIR [RMAMODEL] | --pending OUT_DIR LIB | --compare OUT_A OUT_B | "
           "--floor-state fast|slow CALIBRATION...", file=sys.stderr)
-    sys.exit(2)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(safeio.run_main("validate_table.py", cli, sys.argv[1:]))

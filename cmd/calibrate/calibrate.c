@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "bench/host_steal.h"
 #include "bench/membw.h"
+#include "bench/wait_bound.h"
 #include "bench/memory.h"
 #include "bench/options.h"
 #include "bench/output_path.h"
@@ -102,14 +103,14 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
 
 /* Rank 0: the parameter file, then what was measured and under which conditions; the exit status
  * (2: the file could not be written). phase_s: memory, compute, network, lock seconds. */
-static int write_and_report(const bench_ctx *ctx, model_params *p, const char *output, double took,
+static int write_and_report(const bench_ctx *ctx, model_params *p, const char *output, bool force, double took,
                             const double phase_s[4], double steal, double delay)
 {
     char err[600];
     fill_info(p, ctx);
     /* what the machine's other work took from the calibration (model/validate.sh pools calibrations) */
     snprintf(p->info[MI_interference], sizeof p->info[MI_interference], "host steal %.4f, run delay %.4f", steal, delay);
-    if (params_write(p, output, err, sizeof err)) {
+    if (params_write(p, output, force, err, sizeof err)) {
         fprintf(stderr, "rmabench: --output: %s\n", err);
         return 2;
     }
@@ -128,12 +129,15 @@ static int write_and_report(const bench_ctx *ctx, model_params *p, const char *o
 int calibrate_main(int argc, char **argv)
 {
     const char *output = NULL;
+    bool force = false;
+    int64_t wait_bound = WAIT_BOUND_DEFAULT_S;
     calibrate_opts o = {.tuples = 4000000, .put_bytes = 16 << 20, .repeats = 3, .rounds = 3, .membw_bytes = 0};
     join_opts jdef;
     join_default_opts(&jdef);
     o.window = jdef.window;
     const opt_spec specs[] = {
         {"output", OPT_STRING, &output, "parameter file to write (required)", 0, 0, NULL, NULL},
+        OPT_FORCE(&force),
         {"tuples", OPT_COUNT, &o.tuples, "tuples per relation and rank of the primitives' sample (out of the last-level cache: the default 4M is 128 MiB)", 1000, 1e9, NULL, NULL},
         {"tuples-per-rank", OPT_COUNT, &o.tuples_per_rank,
          "R tuples per rank of the joins to model: the radix local plan is the join's at this size (default: the join's default)",
@@ -147,6 +151,7 @@ int calibrate_main(int argc, char **argv)
         {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (the fastest kept)", 1, 100, NULL, NULL},
         {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (per parameter the fastest round kept; a derived one's median)", 1,
          CALIBRATE_ROUNDS_MAX, NULL, NULL},
+        OPT_WAIT_BOUND(&wait_bound),
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
@@ -161,8 +166,9 @@ int calibrate_main(int argc, char **argv)
         rc = OPT_ERROR;
     }
     if (rc == OPT_ERROR) opt_usage_error("%s", err);
-    /* judged before MPI_Init: a device, directory or FIFO is refused, never replaced */
-    if (output_path_check(output, OUTPUT_REPLACE, err, sizeof err)) opt_usage_error("--output: %s", err);
+    /* judged before MPI_Init: a device, directory or FIFO is refused, never replaced; an existing
+     * file only with --force */
+    if (output_path_check(output, force ? OUTPUT_REPLACE : OUTPUT_NEW, err, sizeof err)) opt_usage_error("--output: %s", err);
 
     if (o.tuples_per_rank <= 0) o.tuples_per_rank = jdef.tuples_per_rank; /* the join's default */
 
@@ -170,6 +176,7 @@ int calibrate_main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_ctx ctx;
     bench_ctx_init(&ctx, MPI_COMM_WORLD);
+    wait_bound_start(&ctx, (double)wait_bound);
     double t0 = MPI_Wtime();
     const host_cpu_sample cpu0 = host_cpu_now(); /* rates measured under steal read low */
     model_params p;
@@ -182,12 +189,13 @@ int calibrate_main(int argc, char **argv)
     calibrate_network(&ctx, &o, &p);
     double t3 = MPI_Wtime();
     calibrate_lock(&ctx, &o, &p);
+    calibrate_rdmo(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
     const double steal = host_steal_since(ctx.comm, cpu0), delay = host_run_delay_since(ctx.comm, cpu0);
     calibrate_plausibility(&ctx, &p);
 
     const double phase_s[4] = {t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0)};
-    int status = ctx.rank == 0 ? write_and_report(&ctx, &p, output, took, phase_s, steal, delay) : 0;
+    int status = ctx.rank == 0 ? write_and_report(&ctx, &p, output, force, took, phase_s, steal, delay) : 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx.comm);
     bench_ctx_free(&ctx);
     MPI_Finalize();

@@ -34,6 +34,8 @@ typedef struct {
 void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_network(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
+/* calibrate_rdmo.c: the composite remote operations' rounds (model/rdmo_model.h). */
+void calibrate_rdmo(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 /* calibrate_window.c: t_win_cost_* (--window auto); resolves o->window when it is auto. First. */
 void calibrate_window(const bench_ctx *ctx, calibrate_opts *o, model_params *p);
 

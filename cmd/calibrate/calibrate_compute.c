@@ -45,7 +45,15 @@ void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text)
 {
     const size_t len = strlen(p->warnings), n = strlen(text);
     const char *nl = n > 0 && text[n - 1] == '\n' ? "" : "\n";
-    snprintf(p->warnings + len, sizeof p->warnings - len, "# warning: %s%s", text, nl);
+    /* whole lines only: a warning cut at the buffer's end would leave the file's last line without
+     * its newline, which the reader refuses as a file cut short */
+    static const char more[] = "# warning: more warnings on stderr\n";
+    char line[1024];
+    int w = snprintf(line, sizeof line, "# warning: %s%s", text, nl);
+    if (w > 0 && (size_t)w < sizeof line && len + (size_t)w + sizeof more <= sizeof p->warnings)
+        memcpy(p->warnings + len, line, (size_t)w + 1);
+    else if (!strstr(p->warnings, more) && len + sizeof more <= sizeof p->warnings)
+        memcpy(p->warnings + len, more, sizeof more);
     if (ctx->rank == 0) fprintf(stderr, "rmabench: calibrate: warning: %s%s", text, nl);
 }
 

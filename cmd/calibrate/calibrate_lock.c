@@ -249,7 +249,7 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
  * the requests' timed round trips, is this work. */
 static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
 {
-    lock_opts o = {.workload = WL_SYNTHETIC, .locks_per_txn = LOCKS, .locks_per_server = 1000000, .seed = 42};
+    lock_opts o = {.workload = lock_workload_index("synthetic"), .locks_per_txn = LOCKS, .locks_per_server = 1000000, .seed = 42};
     int rank_host[2] = {0, 0};
     bench_ctx two = {.size = 2, .hosts = 1, .rank_host = rank_host};
     lock_roles r;
@@ -260,12 +260,12 @@ static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
         lock_roles_init(&r, &two, 1);
     }
     char err[256] = "";
-    lock_workload wl = {lock_workload_ops(WL_SYNTHETIC), NULL};
-    r.lock_space = wl.ops->lock_space(&o, &r, err, sizeof err);
-    if (r.lock_space) wl.state = wl.ops->open(&o, &r, r.my_index, err, sizeof err);
+    lock_workload wl = {lock_workload_of(&o), NULL};
+    r.lock_space = wl.desc->lock_space(&o, &r, err, sizeof err);
+    if (r.lock_space) wl.state = wl.desc->open(&o, &r, r.my_index, err, sizeof err);
     double t[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) t[k] = wl.state ? lock_agent_own_work(&o, &r, &wl, TXNS) : -1;
-    if (wl.state) wl.ops->close(wl.state);
+    if (wl.state) wl.desc->close(wl.state);
     lock_roles_free(&r);
     double med = stats_min(t, ROUNDS), worst = calibrate_allreduce(ctx, med, MPI_MIN);
     if (worst <= 0) calibrate_fail(ctx, "t_agent (lock_agent_own_work)");

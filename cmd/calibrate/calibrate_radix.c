@@ -30,6 +30,7 @@
 #include "cmd/calibrate/calibrate.h"
 #include "bench/memory.h"
 #include "bench/stats.h"
+#include "bench/wait_bound.h"
 #include "joins/radix/local_partition.h"
 #include "joins/radix/radix_kernels.h"
 #include "joins/radix/radix_phases.h"
@@ -69,7 +70,9 @@ static void sleepy_barrier(const bench_ctx *ctx)
     int done = 0;
     MPI_CHECK(ctx->rank, MPI_Ibarrier(ctx->comm, &req));
     const struct timespec nap = {0, 20000000};
+    blocking_begin("MPI_Barrier (sleeping while one rank per host measures)", -1); /* the wait bound */
     for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE)) nanosleep(&nap, NULL);
+    blocking_end();
 }
 
 static double alone_rate_of(const bench_ctx *ctx, double *t, int reps, double n)

@@ -22,7 +22,6 @@
 extern const char *const join_algo_names[];   /* "radix", "sortmerge", "both", "reference", NULL (ALGO_*) */
 extern const char *const join_assign_names[]; /* ASSIGN_* */
 extern const char *const join_scatter_names[]; /* RADIX_SCATTER_* (joins/radix/radix_kernels.h) */
-extern const char *const join_exchange_names[]; /* EXCHANGE_* */
 extern const char *const join_schedule_names[]; /* SCHEDULE_* */
 extern const char *const join_ranges_names[]; /* RANGES_* */
 extern const char *const join_run_sort_names[]; /* SMJ_RUN_SORT_* (joins/sortmerge/smj_kernels.h) */

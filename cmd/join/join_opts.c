@@ -5,12 +5,13 @@
 
 #include "bench/numa_policy.h"
 #include "bench/options.h"
+#include "bench/wait_bound.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/radix/exchange_registry.h"
 
 const char *const join_algo_names[] = {"radix", "sortmerge", "both", "reference", NULL};
 const char *const join_assign_names[] = {"round-robin", "sized", NULL};
 const char *const join_scatter_names[] = {"auto", "direct", "staged", NULL}; /* RADIX_SCATTER_* */
-const char *const join_exchange_names[] = {"put", "get", "sendrecv", "alltoallv", NULL};
 const char *const join_schedule_names[] = {"as-is", "staggered", "random", NULL};
 const char *const join_ranges_names[] = {"splitters", "equal", NULL};
 const char *const join_run_sort_names[] = {"auto", "network", "radix", NULL};
@@ -35,15 +36,18 @@ void join_default_opts(join_opts *o)
     o->compress = true; /* auto: packed when it fits (compress_given false) */
     o->ranges = RANGES_SPLITTERS;
     o->pack_bits = 64;
+    o->wait_bound_s = WAIT_BOUND_DEFAULT_S;
 }
 
-/* A --schedule the design would ignore: put sends whichever buffer fills first, alltoallv leaves
- * the order to the library. */
+/* A --schedule the design would ignore (put sends whichever buffer fills first, alltoallv leaves
+ * the order to the library): only designs that visit one peer at a time take one. */
 static int check_schedule(const join_opts *o, char *err, size_t errlen)
 {
-    if (o->schedule == SCHEDULE_AS_IS || o->exchange == EXCHANGE_GET || o->exchange == EXCHANGE_SENDRECV) return OPT_OK;
-    snprintf(err, errlen, "--schedule: %s orders the peers of --exchange get or sendrecv; %s has no peer order",
-             join_schedule_names[o->schedule], join_exchange_names[o->exchange]);
+    if (o->schedule == SCHEDULE_AS_IS || radix_exchange_takes_schedule(o->exchange)) return OPT_OK;
+    char which[256];
+    radix_exchange_schedule_names(" or ", which, sizeof which);
+    snprintf(err, errlen, "--schedule: %s orders the peers of --exchange %s; %s has no peer order",
+             join_schedule_names[o->schedule], which, radix_exchange_names()[o->exchange]);
     return OPT_ERROR;
 }
 
@@ -106,9 +110,25 @@ static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
 
+/* --exchange's and --schedule's help: they name the designs of the registry (joins/radix/exchange.h). */
+typedef struct {
+    char exchange[1024], schedule[512];
+} exchange_helps;
+
+static void exchange_help_texts(exchange_helps *h)
+{
+    char scheduled[256];
+    radix_exchange_help(h->exchange, sizeof h->exchange);
+    radix_exchange_schedule_names(" and ", scheduled, sizeof scheduled);
+    snprintf(h->schedule, sizeof h->schedule, "peer order of %s: ranks 0..P-1 (as-is), round k to rank+k mod P "
+             "(staggered), a seeded permutation per rank and relation (random)", scheduled);
+}
+
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
     bool seen_tpr = false, seen_r_total = false;
+    exchange_helps help;
+    exchange_help_texts(&help);
     const opt_spec common[] = {
         {"common flags", OPT_HEADING, NULL, NULL, 0, 0, NULL, NULL},
         {"algo", OPT_CHOICE, &o->algo, "join algorithm (both: radix, then sortmerge on the same data; reference: the collective-only join to copy)", 0, 0, join_algo_names, NULL},
@@ -133,14 +153,12 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"flush", OPT_CHOICE, &o->flush, flush_help, 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
-        {"ranks", OPT_INT, &o->plan_ranks, "--plan: ranks of the planned run (default 1)", 1, 1e7, NULL, NULL},
-        {"ranks-per-host", OPT_INT, &o->plan_ranks_per_host, "--plan: ranks on each host (0 = all on one host)", 0, 1e6, NULL, NULL},
-        {"host-memory", OPT_BYTES, &o->host_memory, "--plan: memory one host offers (0 = this machine's available memory, for one-host plans)", 0, 9e18, NULL, NULL},
+        OPT_PLAN_SCALE(&o->plan_ranks, &o->plan_ranks_per_host, &o->host_memory, "--plan: ranks of the planned run (default 1)"),
         {"pack-bits", OPT_INT, &o->pack_bits,
-         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64,
-         NULL, NULL},
+         "test only: width of a packed tuple word (64), so that tests reach the formats' limits with small data", 16, 64, NULL, NULL},
         {"simd", OPT_CHOICE, &o->simd, "kernels: the sort-merge join's sort, merge and match, the radix join's scatters and probe (avx2: scalar there); auto = the best the CPU has", 0, 0, join_simd_names, NULL},
         OPT_VERBOSE(&o->verbose),
+        OPT_WAIT_BOUND(&o->wait_bound_s),
         OPT_END,
     };
     const opt_spec radix[] = {
@@ -153,13 +171,10 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"buffer-size", OPT_BYTES, &o->buffer_size, "bytes per network send buffer", 256, 1 << 30, NULL, NULL},
         {"buffers-per-partition", OPT_INT, &o->buffers_per_partition, "send buffers per remote partition", 1, 64, NULL, NULL},
         {"buffer-memory", OPT_BYTES, &o->buffer_memory, "all send buffers of a rank together: buffers shrink below --buffer-size when the partitions need more (memory independent of the rank count)", 4096, 1e15, NULL, NULL},
-        {"exchange", OPT_CHOICE, &o->exchange,
-         "network pass: MPI_Put from send buffers (put), owners pull with MPI_Get after a notification (get), "
-         "MPI_Isend into pre-posted MPI_Irecv with credits (sendrecv), one MPI_Alltoallv after local partitioning",
-         0, 0, join_exchange_names, NULL},
-        {"schedule", OPT_CHOICE, &o->schedule,
-         "peer order of get and sendrecv: ranks 0..P-1 (as-is), round k to rank+k mod P (staggered), a seeded "
-         "permutation per rank and relation (random)", 0, 0, join_schedule_names, NULL},
+        {"exchange", OPT_CHOICE, &o->exchange, help.exchange, 0, 0, radix_exchange_names(), NULL},
+        {"schedule", OPT_CHOICE, &o->schedule, help.schedule, 0, 0, join_schedule_names, NULL},
+        {"list-exchanges", OPT_BOOL, &o->list_exchanges,
+         "print the --exchange designs, one a line with the --schedule values each takes, and exit", 0, 0, NULL, NULL},
         {"compress", OPT_BOOL, &o->compress,
          "pack key and rid into 8 bytes (default: when they fit, else 16 bytes; --compress: refuse what does not fit)", 0,
          0, NULL, &o->compress_given},

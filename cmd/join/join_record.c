@@ -7,6 +7,7 @@
 #include "bench/memory.h"
 #include "bench/provenance.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/radix/exchange_registry.h"
 #include "cmd/results_schema.h"
 
 static void workload_columns(record *rec, const join_session *js)
@@ -44,7 +45,7 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "buffer_size", "%" PRId64, plan->buffer_size); /* as --buffer-memory left it */
         record_set(rec, "buffers_per_partition", "%" PRId64, o->buffers_per_partition);
         record_set(rec, "buffer_memory", "%" PRId64, o->buffer_memory);
-        record_set(rec, "exchange", "%s", join_exchange_names[o->exchange]);
+        record_set(rec, "exchange", "%s", radix_exchange_names()[o->exchange]);
         record_set(rec, "schedule", "%s", join_schedule_names[o->schedule]);
         /* the emulated link rate the run was launched on (jobs/netem.sh exports it; empty otherwise) */
         const char *rate = getenv("RMB_LINK_RATE");
@@ -62,22 +63,6 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
         record_set(rec, "run_sort", "%s", out->run_sort_used);
         record_set(rec, "passes", "%" PRId64, out->passes); /* merge passes: the thesis' d */
     }
-}
-
-/* t_<phase>_avg and _max of every declared phase (each has its column: tests/common/test_phases). */
-static void phase_columns(record *rec, const phase_stats *st)
-{
-    for (int i = 0; i < st->n; i++) {
-        char col[64];
-        snprintf(col, sizeof col, "t_%s_avg", st->name[i]);
-        record_set(rec, col, "%.6f", st->avg[i]);
-        snprintf(col, sizeof col, "t_%s_max", st->name[i]);
-        record_set(rec, col, "%.6f", st->max[i]);
-    }
-    record_set(rec, "t_imbalance_avg", "%.6f", st->imbalance);
-    record_set(rec, "t_imbalance_max", "%.6f", st->imbalance);
-    record_set(rec, "t_total_avg", "%.6f", st->total_avg);
-    record_set(rec, "t_total_max", "%.6f", st->total_max);
 }
 
 /* Collective: the largest of the ranks' memory bounds (R and S, the plan's bytes and the process
@@ -162,7 +147,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
         if (res->algo_id != ALGO_REFERENCE) window_choice_column(rec, js);
         record_set(rec, "mem_plan_rank", "%" PRId64, mem[0]);
         record_set(rec, "mem_peak_rank", "%" PRId64, mem[1]);
-        phase_columns(rec, &res->st);
+        phases_record(&res->st, rec);
         join_roofline_record(js, res, rec);
         record_set(rec, "repeat_index", "%d", res->index);
         record_set(rec, "throughput", "%.1f", res->throughput);

@@ -9,6 +9,7 @@
 #include "bench/stats.h"
 #include "bench/version.h"
 #include "cmd/join/join_cmd.h"
+#include "joins/radix/exchange_registry.h"
 #include "joins/sortmerge/smj_plan.h"
 
 /* A flag's value, or "auto" when it holds its auto value (0, or -1 for --passes). */
@@ -41,8 +42,8 @@ static void print_algo_config(const join_session *js, int id, const join_plan *p
                or_auto(o->radix_bits, 0, a, sizeof a),
                or_auto(o->local_bits, 0, b, sizeof b), or_auto(o->passes, -1, c, sizeof c),
                join_scatter_names[o->scatter], join_assign_names[o->assign], !o->compress ? "off" : o->compress_given ? "on" : "auto");
-        if (o->exchange != EXCHANGE_PUT || o->schedule != SCHEDULE_AS_IS)
-            printf("# radix: exchange %s, schedule %s\n", join_exchange_names[o->exchange], join_schedule_names[o->schedule]);
+        if (o->exchange != 0 || o->schedule != SCHEDULE_AS_IS) /* not the default design (the first) and order */
+            printf("# radix: exchange %s, schedule %s\n", radix_exchange_names()[o->exchange], join_schedule_names[o->schedule]);
     } else {
         printf("%d send buffers x one run, run size %s, merge fan-in %s, merge bands %s, band count %s, ranges %s, simd "
                "%s, run sort %s\n",

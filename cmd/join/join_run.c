@@ -29,10 +29,15 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     res->steal = host_steal_since(js->ctx.comm, cpu0);
     res->run_delay = host_run_delay_since(js->ctx.comm, cpu0);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
-    /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run */
+    /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run;
+     * never more than the relation holds: an operator's count rounded up to its alignment (a
+     * sort-merge buffer starts on a cache line) would regenerate tuples of another rank's range,
+     * and at the end of the last rank's a logical index past |R|, where the keyed permutation's
+     * cycle walking never ends (--tuples-per-rank 1) */
     tuple_t *rel[2] = {js->r, js->s};
+    const uint64_t count[2] = {js->wl.r_n, js->wl.s_n};
     for (int i = 0; i < 2; i++)
-        if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i]);
+        if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i] < count[i] ? res->out.reused[i] : count[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
     join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;

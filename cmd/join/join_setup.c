@@ -8,8 +8,10 @@
 
 #include "bench/memory.h"
 #include "bench/provenance.h"
+#include "bench/wait_bound.h"
 #include "cmd/join/join_cmd.h"
 #include "cmd/results_schema.h"
+#include "joins/radix/exchange_registry.h"
 #include "joins/verify.h"
 #include "rma/floor.h"
 
@@ -21,6 +23,10 @@ static void parse_flags(join_session *js, int argc, char **argv)
     int rc = join_parse_opts(&js->o, argc, argv, err, sizeof err);
     if (rc == OPT_HELP) exit(0);
     if (rc == OPT_ERROR) opt_usage_error("%s", err);
+    if (js->o.list_exchanges) { /* for scripts (jobs/exchange.sh): what this build can run */
+        if (bench_env_rank() == 0) radix_exchange_list(stdout, join_schedule_names);
+        exit(0);
+    }
     if (js->o.plan) exit(join_plan_main(&js->o)); /* no MPI, no ranks: cmd/join/join_plan.c */
     join_compare_load(&js->model, js->o.model, js->o.algo);
     if (js->o.output && record_check_path(&results_schema, js->o.output, err, sizeof err))
@@ -143,6 +149,7 @@ void join_setup(join_session *js, int argc, char **argv)
     provenance_command_line(argc, argv, js->command, sizeof js->command);
     js->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&js->ctx, MPI_COMM_WORLD);
+    wait_bound_start(&js->ctx, (double)js->o.wait_bound_s); /* no phase waits on a stopped rank for ever */
     plan_run(js);
     /* bad input is judged first, then placement: the policy holds for every large allocation from here on */
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);

@@ -50,7 +50,8 @@ int lock_main(int argc, char **argv)
     lock_report_header(&ls);
 
     uint64_t *hist = calloc(LAT_BUCKETS, sizeof *hist);
-    int64_t *delta = ls.o.workload == WL_BANK ? calloc((size_t)ls.o.accounts, sizeof *delta) : NULL;
+    const bool balances = lock_workload_of(&ls.o)->data == WL_DATA_BALANCES; /* summed per account, checked */
+    int64_t *delta = balances ? calloc((size_t)ls.o.accounts, sizeof *delta) : NULL;
     agent_stats ast;
     server_stats sst;
     const host_cpu_sample cpu0 = host_cpu_now();

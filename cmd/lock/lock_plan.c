@@ -22,7 +22,7 @@ static const char *sz(uint64_t bytes, char *buf, int len)
 static void print_roles(const lock_plan *p, const lock_opts *o)
 {
     printf("# rmabench lock --plan: %d ranks on %d host(s), %d per host; workload %s, transport %s; nothing run\n",
-           p->ranks, p->hosts, p->ranks_per_host, workload_kind_names[o->workload], notify_transport_names[o->transport]);
+           p->ranks, p->hosts, p->ranks_per_host, lock_workload_of(o)->name, lock_transport_names[o->transport]);
     printf("servers: %d (%d-%d per host)\n", p->nservers, p->servers_per_host_min, p->servers_per_host_max);
     printf("agents: %d (%d-%d per host)\n", p->nagents, p->agents_per_host_min, p->agents_per_host_max);
     printf("lock space: %" PRIu64 " ids, at most %" PRIu64 " per server\n", p->lock_space, p->range_max);
@@ -31,13 +31,13 @@ static void print_roles(const lock_plan *p, const lock_opts *o)
 static void print_buffers(const lock_plan *p, const lock_opts *o)
 {
     char a[64], b[64];
-    const char *what = o->transport == NOTIFY_MSG ? "receive buffers" : "window";
+    const char *what = o->transport == NOTIFY_MSG ? "receive buffers" : o->transport == LOCK_TRANSPORT_RDMO ? "RDMO request and answer slots" : "window";
     printf("mailbox per server: %s, %d slots of %d B (%s)\n", sz(p->server_mailbox, a, sizeof a), p->server_slots,
            p->msg_bytes, what);
     printf("mailbox per agent: %s, %d slot (%s)\n", sz(p->agent_mailbox, a, sizeof a), p->agent_slots, what);
     printf("mailbox bookkeeping: server %s, agent %s (%s)\n", sz(p->server_mailbox_aux, a, sizeof a),
            sz(p->agent_mailbox_aux, b, sizeof b),
-           o->transport == NOTIFY_MSG ? "request handles" : "notification words as last seen, pending");
+           o->transport == NOTIFY_MSG ? "request handles" : o->transport == LOCK_TRANSPORT_RDMO ? "stamps, tokens, calls" : "notification words as last seen, pending");
     printf("vote counters: %s per rank (2PC vote and acknowledgement words)\n", sz(p->vote_window, a, sizeof a));
     printf("lock table per server: at most %s for %" PRIu64 " (lock, transaction) pairs (%d agents x %d locks)%s\n",
            sz(p->server_table, a, sizeof a), p->table_pairs_max, p->nagents, p->max_locks_per_txn,

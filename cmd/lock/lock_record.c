@@ -1,5 +1,6 @@
-/* The CSV row of a lock run (cmd/results_schema.h): provenance, the parameters the workload uses,
- * throughput, the latency breakdowns, --model's prediction and the verification. */
+/* The CSV row of a lock run (cmd/results_schema.h): provenance, the parameters the workload reads
+ * (its descriptor's columns: locking/workloads/registry.h), throughput, the latency breakdowns,
+ * --model's prediction and the verification. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,15 +8,15 @@
 #include "bench/provenance.h"
 #include "cmd/lock/lock_cmd.h"
 #include "cmd/results_schema.h"
-#include "locking/workloads/tpcc.h"
 
 static void parameter_columns(record *rec, const lock_session *ls)
 {
     const lock_opts *o = &ls->o;
-    record_set(rec, "workload", "%s", workload_kind_names[o->workload]);
+    const wl_desc *wl = lock_workload_of(o);
+    record_set(rec, "workload", "%s", wl->name);
     record_set(rec, "servers", "%d", ls->roles.nservers);
     record_set(rec, "agents", "%d", ls->roles.nagents);
-    record_set(rec, "transport", "%s", notify_transport_names[o->transport]);
+    record_set(rec, "transport", "%s", lock_transport_names[o->transport]);
     if (ls->notify_shm) {
         record_set(rec, "notify_shm", "%s", ls->notify_shm);
         char how[160];
@@ -26,12 +27,7 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "deadlock", "%s", deadlock_policy_names[o->deadlock]);
     record_set(rec, "lock_timeout", "%g", o->lock_timeout);
     record_set(rec, "remote_prob", "%g", o->remote_prob);
-    if (o->workload == WL_SYNTHETIC) record_set(rec, "locks_per_txn", "%" PRId64, o->locks_per_txn);
-    if (o->workload == WL_TPCC) {
-        record_set(rec, "isolation", "%s", tpcc_isolation_names[o->isolation]);
-        record_set(rec, "warehouses", "%" PRId64, o->warehouses);
-    }
-    if (o->workload == WL_BANK) record_set(rec, "accounts", "%" PRId64, o->accounts);
+    if (wl->record_params) wl->record_params(rec, o); /* the columns of the flags it reads */
     if (o->transactions_per_agent) record_set(rec, "transactions_per_agent", "%" PRId64, o->transactions_per_agent);
     else record_set(rec, "duration", "%g", o->duration);
     record_set(rec, "vote_no_prob", "%g", o->vote_no_prob);
@@ -43,23 +39,7 @@ static void parameter_columns(record *rec, const lock_session *ls)
     record_set(rec, "mem_rank_beyond_data_planned", "%" PRIu64, ls->plan.rank_beyond_data);
 }
 
-/* TPC-C's per-type columns: committed_new_order, ..., aborted_stock_level (the types' names with '_') */
-static void tpcc_columns(record *rec, const agent_stats *a, double elapsed)
-{
-    for (int i = 0; i < TPCC_NTYPES; i++) {
-        char col[64], name[32];
-        snprintf(name, sizeof name, "%s", tpcc_txn_name(i));
-        for (char *c = name; *c; c++)
-            if (*c == '-') *c = '_';
-        snprintf(col, sizeof col, "committed_%s", name);
-        record_set(rec, col, "%" PRIu64, a->committed_type[i]);
-        snprintf(col, sizeof col, "aborted_%s", name);
-        record_set(rec, col, "%" PRIu64, a->aborted_type[i]);
-    }
-    record_set(rec, "new_order_per_s", "%.1f", a->committed_type[TPCC_NEW_ORDER] / elapsed);
-}
-
-static void result_columns(record *rec, const lock_totals *t, const lock_figures *f, int workload)
+static void result_columns(record *rec, const lock_totals *t, const lock_figures *f, const wl_desc *wl)
 {
     const agent_stats *a = &t->agents;
     uint64_t txns = a->committed + a->aborted;
@@ -85,7 +65,7 @@ static void result_columns(record *rec, const lock_totals *t, const lock_figures
     record_set(rec, "twopc_participants_max", "%" PRIu64, a->twopc_participants_max);
     record_set(rec, "data_bytes_read_per_txn", "%.1f", txns ? (double)a->data_bytes_read / (double)txns : 0.0);
     record_set(rec, "data_bytes_written_per_txn", "%.1f", txns ? (double)a->data_bytes_written / (double)txns : 0.0);
-    if (workload == WL_TPCC) tpcc_columns(rec, a, f->elapsed);
+    if (wl->record_types) wl->record_types(rec, a, f->elapsed); /* per transaction type (tpcc) */
 }
 
 int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v, int exit_code)
@@ -95,7 +75,7 @@ int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_fig
     provenance_columns(rec, &ls->ctx, "lock", ls->command, ls->o.seed);
     provenance_outcome(rec, v.pass);
     parameter_columns(rec, ls);
-    result_columns(rec, t, f, ls->o.workload);
+    result_columns(rec, t, f, lock_workload_of(&ls->o));
     if (ls->steal >= 0) record_set(rec, "host_steal", "%.4f", ls->steal);
     if (ls->run_delay >= 0) record_set(rec, "run_delay", "%.4f", ls->run_delay);
     lock_compare_record(&ls->model, rec);

@@ -7,7 +7,6 @@
 
 #include "bench/host_steal.h"
 #include "cmd/lock/lock_cmd.h"
-#include "locking/workloads/tpcc.h"
 
 lock_figures lock_figures_of(const lock_totals *t)
 {
@@ -24,7 +23,7 @@ lock_figures lock_figures_of(const lock_totals *t)
     return f;
 }
 
-static void print_agents(const lock_totals *t, const lock_figures *f)
+static void print_agents(const lock_session *ls, const lock_totals *t, const lock_figures *f)
 {
     const agent_stats *a = &t->agents;
     printf("committed: %" PRIu64 " (%.1f txn/s)\n", a->committed, a->committed / f->elapsed);
@@ -40,19 +39,12 @@ static void print_agents(const lock_totals *t, const lock_figures *f)
     printf("lock request round trip: median %.3f us (p90 %.3f, p99 %.3f)\n", f->median_rtt_us,
            lat_quantile_us(t->rtt_hist, 0.9), lat_quantile_us(t->rtt_hist, 0.99));
     uint64_t txns = a->committed + a->aborted;
-    printf("data access (MPI_Get/MPI_Put, per transaction): %.1f B read, %.1f B written; 2PC participants: "
-           "mean %.2f, most %" PRIu64 "\n", txns ? (double)a->data_bytes_read / (double)txns : 0.0,
+    printf("data access (%s, per transaction): %.1f B read, %.1f B written; 2PC participants: "
+           "mean %.2f, most %" PRIu64 "\n",
+           ls->o.transport == LOCK_TRANSPORT_RDMO ? "with the grants and the ends" : "MPI_Get/MPI_Put",
+           txns ? (double)a->data_bytes_read / (double)txns : 0.0,
            txns ? (double)a->data_bytes_written / (double)txns : 0.0,
            a->twopc ? (double)a->twopc_participants / (double)a->twopc : 0.0, a->twopc_participants_max);
-}
-
-/* TPC-C: commits and aborts per transaction type */
-static void print_tpcc_types(const agent_stats *a, double elapsed)
-{
-    printf("tpcc per type (committed/aborted):");
-    for (int i = 0; i < TPCC_NTYPES; i++)
-        printf("%s %s %" PRIu64 "/%" PRIu64, i ? "," : "", tpcc_txn_name(i), a->committed_type[i], a->aborted_type[i]);
-    printf("; new-order %.1f/s\n", a->committed_type[TPCC_NEW_ORDER] / elapsed);
 }
 
 static void print_servers(const lock_totals *t)
@@ -82,7 +74,7 @@ static void print_invariants(const lock_opts *o, const lock_totals *t, lock_verd
     printf("; left at the end: %" PRIu64 " locks and %" PRIu64 " transactions in the lock tables (%" PRIu64
            " lock entries dropped with a granted count), %" PRIu64 " locks and %" PRIu64 " transactions in the oracle's ledger)\n",
            s->active_locks_end, s->active_txns_end, s->lt.counter_leaks, q->ledger_locks_end, q->ledger_txns_end);
-    if (o->workload == WL_BANK)
+    if (lock_workload_of(o)->data == WL_DATA_BALANCES)
         printf("bank: sum of balances %" PRId64 " (expected %" PRId64 "), %" PRIu64 " accounts differ from their committed transfers\n",
                t->bank_sum, o->accounts * BANK_INITIAL_BALANCE, t->bank_accounts_wrong);
 }
@@ -105,8 +97,9 @@ static void print_backoff(const lock_session *ls, const lock_figures *f)
 void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_figures *f, lock_verdict v)
 {
     if (ls->ctx.rank != 0) return;
-    print_agents(t, f);
-    if (ls->o.workload == WL_TPCC) print_tpcc_types(&t->agents, f->elapsed);
+    print_agents(ls, t, f);
+    const wl_desc *wl = lock_workload_of(&ls->o);
+    if (wl->print_types) wl->print_types(&t->agents, f->elapsed); /* per transaction type (tpcc) */
     print_servers(t);
     print_invariants(&ls->o, t, v);
     print_backoff(ls, f);

@@ -11,6 +11,7 @@
 #include "bench/version.h"
 #include "cmd/lock/lock_cmd.h"
 #include "cmd/results_schema.h"
+#include "locking/rdmo_link.h"
 #include "rma/floor.h"
 
 /* Collective: the plan of this run (servers and agents, the workload's lock space, mailboxes,
@@ -28,9 +29,10 @@ static void plan_run(lock_session *ls)
 static void measure_mailboxes(lock_session *ls)
 {
     bool server = ls->roles.i_am_server;
-    uint64_t mine[2] = {server ? ls->ep.mailbox_bytes : 0, server ? 0 : ls->ep.mailbox_bytes};
+    const uint64_t box = ls->run.rdmo ? (server ? ls->plan.server_mailbox : ls->plan.agent_mailbox) : ls->ep.mailbox_bytes;
+    uint64_t mine[2] = {server ? box : 0, server ? 0 : box};
     MPI_CHECK(ls->ctx.rank, MPI_Reduce(mine, ls->mailbox_bytes, 2, MPI_UINT64_T, MPI_MAX, 0, ls->ctx.comm));
-    ls->notify_shm = notify_shm_state(&ls->ep, notify_shm_resolve((notify_shm_mode)ls->o.notify_shm));
+    ls->notify_shm = ls->run.rdmo ? NULL : notify_shm_state(&ls->ep, notify_shm_resolve((notify_shm_mode)ls->o.notify_shm));
 }
 
 /* Collective: the hardware's floor under a lock request within a host (rma/floor.h), between the
@@ -59,12 +61,14 @@ void lock_setup(lock_session *ls, int argc, char **argv)
     ls->own_mpi = bench_mpi_init(&argc, &argv);
     bench_ctx_init(&ls->ctx, MPI_COMM_WORLD);
     /* blocking flushes to a rank that stopped would hang under MPICH: bounded like every wait */
-    blocking_watchdog_start(ls->ctx.rank, (double)ls->o.wait_bound_s);
+    wait_bound_start(&ls->ctx, (double)ls->o.wait_bound_s);
     numa_report_init(&ls->ctx, ls->o.numa, ls->o.verbose, &ls->numa); /* mailboxes, receive buffers, data window */
     ls->o.numa = ls->numa.policy;
     plan_run(ls); /* refuses bad input before anything is measured; auto plans the larger mailbox */
     /* --notify-shm auto: the faster mailbox on this system (rma/notify_pick.h) */
-    notify_shm_choose(&ls->ctx, (notify_shm_mode)ls->o.notify_shm, (notify_transport)ls->o.transport,
+    /* (rdmo: no mailbox to choose; the 2PC words still take the library's default) */
+    notify_shm_choose(&ls->ctx, (notify_shm_mode)ls->o.notify_shm,
+                      ls->o.transport == LOCK_TRANSPORT_RDMO ? NOTIFY_MSG : (notify_transport)ls->o.transport,
                       (notify_poll_mode)ls->o.notify_poll, (int)sizeof(lock_msg), &ls->shm_pick);
     ls->o.notify_shm = ls->shm_pick.shm ? NOTIFY_SHM_ON : NOTIFY_SHM_OFF;
     lock_run_open(&ls->run, &ls->ctx, &ls->o, &ls->roles, &ls->plan, &ls->ep, &ls->data, &ls->wl);
@@ -86,8 +90,10 @@ void lock_report_header(const lock_session *ls)
     const lock_opts *o = &ls->o;
     const bench_ctx *ctx = &ls->ctx;
     const lock_roles *roles = &ls->roles;
-    printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", workload_kind_names[o->workload],
-           roles->nservers, roles->nagents, notify_transport_names[o->transport]);
+    printf("# rmabench lock: workload %s, %d server(s), %d agent(s), transport %s", lock_workload_of(o)->name,
+           roles->nservers, roles->nagents, lock_transport_names[o->transport]);
+    if (o->transport == LOCK_TRANSPORT_RDMO)
+        printf(" (design rdmo: %d B request slots, poll %s)", LOCK_RDMO_SLOT_BYTES, notify_poll_names[ls->run.poll]);
     if (o->transport == NOTIFY_RMA) {
         char how[160] = "";
         if (!ls->shm_pick.measured && strcmp(ls->shm_pick.source, "given") != 0)

@@ -2,10 +2,10 @@
  * generator and print what it holds. No MPI: it runs as a plain process. Its phases: parse the
  * flags, open the generators, write the trace, print the summary. The trace goes to a temporary
  * file beside --output and is renamed into place only when complete (bench/output_path.h): a path
- * that is not a regular file is refused before anything is generated. */
+ * that is not a regular file, or an existing file without --force, is refused before anything is
+ * generated. */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,21 +23,9 @@ static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rmabench: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    opt_print_usage_error(fmt, ap); /* one line, whatever its length */
     va_end(ap);
     return 2;
-}
-
-/* An interrupted run removes its temporary file too (unlink is async-signal-safe). File-local:
- * the handler has no other way to learn the name. */
-static const char *volatile tmp_path;
-static void remove_tmp_and_die(int sig)
-{
-    if (tmp_path) unlink(tmp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
 }
 
 typedef struct {
@@ -69,6 +57,7 @@ typedef struct {
     int64_t warehouses, transactions, home, seed;
     int isolation;
     const char *output;
+    bool force;
 } trace_opts;
 
 /* -1 to go on, else the exit status (0 after --help, 2 on bad input, with one line). */
@@ -81,7 +70,8 @@ static int parse_opts(trace_opts *o, int argc, char **argv)
         {"isolation", OPT_CHOICE, &o->isolation, "serializable (S locks to commit, range locks) or read-committed", 0, 0, tpcc_isolation_names, NULL},
         {"home-warehouse", OPT_INT, &o->home, "home warehouse (0-based) of the terminal; -1: each transaction's home drawn uniformly", -1, TPCC_MAX_WAREHOUSES, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "generator seed", 0, 9.2e18, NULL, NULL},
-        {"output", OPT_STRING, &o->output, "trace file to write (required; a regular file or a new one)", 0, 0, NULL, NULL},
+        {"output", OPT_STRING, &o->output, "trace file to write (required; a new file, or a regular file with --force)", 0, 0, NULL, NULL},
+        OPT_FORCE(&o->force),
         OPT_END,
     };
     const opt_spec *tables[] = {specs, NULL};
@@ -90,8 +80,9 @@ static int parse_opts(trace_opts *o, int argc, char **argv)
         if (argc >= 3) { opt_usage(usage, tables); return 0; }
         return usage_error("lock-trace: name a workload: %s", usage);
     }
+    char sh[OPT_SHOWN_MAX];
     if (strcmp(argv[2], "tpcc") != 0)
-        return usage_error("lock-trace: '%s': unknown workload (the generator is tpcc)", argv[2]);
+        return usage_error("lock-trace: '%s': unknown workload (the generator is tpcc)", opt_shown(argv[2], sh));
     char err[512];
     int rc = opt_parse(tables, argc, argv, 3, err, sizeof err);
     if (rc == OPT_HELP) { opt_usage(usage, tables); return 0; }
@@ -99,7 +90,10 @@ static int parse_opts(trace_opts *o, int argc, char **argv)
     if (!o->output) return usage_error("--output: a trace file is required");
     if (o->home >= o->warehouses)
         return usage_error("--home-warehouse: %" PRId64 " is not below --warehouses %" PRId64, o->home, o->warehouses);
-    if (output_path_check(o->output, OUTPUT_REPLACE, err, sizeof err)) return usage_error("--output: %s", err);
+    if (output_path_check(o->output, o->force ? OUTPUT_REPLACE : OUTPUT_NEW, err, sizeof err)) return usage_error("--output: %s", err);
+    /* a TPC-C transaction takes 380-440 bytes of trace (both isolation levels): 512 with room */
+    if (output_space_check(o->output, (uint64_t)o->transactions * 512, err, sizeof err))
+        return usage_error("--transactions: %s", err);
     int ngen = o->home < 0 ? (int)o->warehouses : 1;
     if (ngen > 10000)
         return usage_error("--home-warehouse: -1 with %d warehouses needs one generator per warehouse (%d MiB); at most 10000",
@@ -166,34 +160,23 @@ static int write_trace(const trace_opts *o, summary *s)
     if (!gen) return 1;
     char err[600];
     output_file out;
-    if (output_file_begin(&out, o->output, err, sizeof err)) {
+    /* the writer removes its temporary on every error and on SIGINT, SIGTERM, SIGHUP */
+    if (output_file_begin(&out, o->output, o->force, err, sizeof err)) {
         close_generators(gen, ngen);
         return usage_error("--output: %s", err);
     }
-    tmp_path = output_file_tmp(&out);
-    signal(SIGINT, remove_tmp_and_die);
-    signal(SIGTERM, remove_tmp_and_die);
     int werr = generate(o, gen, ngen, out.f, s);
     int e = errno;
     close_generators(gen, ngen);
-    /* the handler must not see the name while commit or abort releases it */
-    sigset_t stop, old;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigprocmask(SIG_BLOCK, &stop, &old);
     int rc = 0;
     if (werr) {
-        if (werr == -1) snprintf(err, sizeof err, "%s: cannot write: %s (nothing written)", o->output, strerror(e));
+        char sh[OPT_SHOWN_MAX];
+        if (werr == -1) snprintf(err, sizeof err, "%s: cannot write: %s (nothing written)", opt_shown(o->output, sh), strerror(e));
         output_file_abort(&out);
         rc = werr == -1 ? 2 : 1;
     } else if (output_file_commit(&out, err, sizeof err)) {
         rc = 2;
     }
-    tmp_path = NULL;
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    sigprocmask(SIG_SETMASK, &old, NULL);
     if (rc == 2) fprintf(stderr, "rmabench: --output: %s\n", err);
     return rc;
 }

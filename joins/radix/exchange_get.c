@@ -12,8 +12,8 @@
 #include "bench/rmb_mutant_radix_get_short.h"
 #include "joins/radix/exchange.h"
 
-void radix_exchange_get(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                        radix_exchange_bufs *b, radix_pass_times *t)
+static void get_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
+                     radix_exchange_bufs *b, radix_pass_times *t)
 {
     const bench_ctx *ctx = in->ctx;
     const int P = ctx->size, me = ctx->rank;
@@ -76,3 +76,11 @@ void radix_exchange_get(const join_input *in, const radix_layout *lay, const rad
         radix_exchange_free(&ex);
     }
 }
+
+const radix_exchange_design radix_exchange_get = {
+    .name = "get",
+    .help = "owners pull with MPI_Get after a notification",
+    .schedule = true,
+    .buffers = RADIX_XBUF_PACK_WINDOW,
+    .run = get_pass,
+};

@@ -104,13 +104,13 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
     const bench_ctx *ctx = in->ctx;
     const uint64_t item = 8 * (uint64_t)f->words;
     memset(b, 0, sizeof *b);
-    b->exchange = in->opt->exchange;
-    if (b->exchange == EXCHANGE_PUT) return;
+    b->design = radix_exchange_of(in->opt);
+    if (b->design->buffers == RADIX_XBUF_NONE) return;
     uint64_t n[2] = {0, 0};
     for (uint64_t p = 0; p < lay->nparts; p++)
         for (int rel = 0; rel < 2; rel++) n[rel] += lay->local[rel][p];
     b->pack_bytes = lines((n[0] > n[1] ? n[0] : n[1]) * item);
-    if (b->exchange == EXCHANGE_GET) {
+    if (b->design->buffers == RADIX_XBUF_PACK_WINDOW) {
         /* the ready flags in whole cache lines, then the pack; a flag counts relations ready */
         b->hdr = ((uint64_t)ctx->size * 8 + 63) / 64 * 64;
         rma_window_alloc(&b->pw, b->hdr + b->pack_bytes, WIN_ALLOCATE, ctx->comm);
@@ -122,14 +122,14 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
         b->pack = (char *)b->pw.base + b->hdr;
         return;
     }
-    if (b->exchange == EXCHANGE_ALLTOALLV) {
+    if (b->design->buffers == RADIX_XBUF_PACK_RECV) {
         const uint64_t w = lay->win_items[0] > lay->win_items[1] ? lay->win_items[0] : lay->win_items[1];
         b->recv_bytes = lines(w * item);
         b->recv = mem_alloc_large(b->recv_bytes);
     }
     /* huge pages: a fresh 4 KiB page costs 10-20 us at first touch on this VM */
     b->pack = mem_alloc_large(b->pack_bytes);
-    if (!b->pack || (b->exchange == EXCHANGE_ALLTOALLV && !b->recv)) {
+    if (!b->pack || (b->design->buffers == RADIX_XBUF_PACK_RECV && !b->recv)) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the exchange buffers\n", ctx->rank);
         MPI_Abort(ctx->comm, 1);
     }
@@ -139,7 +139,7 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
 
 void radix_exchange_bufs_free(radix_exchange_bufs *b)
 {
-    if (b->exchange == EXCHANGE_GET) {
+    if (b->design && b->design->buffers == RADIX_XBUF_PACK_WINDOW) {
         rma_window_unlock_all(&b->pw);
         rma_window_free(&b->pw);
     } else {

@@ -161,9 +161,11 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t part_r = (uint64_t)((double)w->r_total / (double)np * 1.05) + 1024;
     const uint64_t part_s = o->skew > 0 ? ws : (uint64_t)((double)w->s_total / (double)np * 1.05) + 1024;
     out->copy_bytes = lp.passes == 0 ? 0 : (int64_t)((part_r + part_s) * item);
-    if (o->exchange != EXCHANGE_PUT) { /* exchange.h: a relation packed, for alltoallv also received, at a time */
+    /* the exchange design's buffers (exchange.h): a relation's share packed, for alltoallv also received */
+    const int copies = radix_exchange_copies(radix_exchange_of(o));
+    if (copies) {
         const uint64_t mine = window_items_bound(w->r_total > w->s_total ? w->r_total : w->s_total, np, ranks, o->skew > 0);
-        out->copy_bytes += (int64_t)((o->exchange == EXCHANGE_ALLTOALLV ? 2 : 1) * mine * item);
+        out->copy_bytes += (int64_t)((uint64_t)copies * mine * item);
     }
     uint64_t table = radix_table_bytes(lp.passes == 0 ? wr : radix_l2_bytes() / 8);
     const int sub_bits = radix_plan_sub_bits(o, w->r_total, b, &f);
@@ -213,18 +215,6 @@ unsigned radix_simd_resolve(const bench_ctx *ctx, const join_opts *o)
     return (unsigned)picked;
 }
 
-/* The network pass in the design --exchange chose (exchange.h); put is the thesis' */
-static void network_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
-                         radix_exchange_bufs *b, radix_pass_times *t)
-{
-    switch (in->opt->exchange) {
-    case EXCHANGE_GET: radix_exchange_get(in, lay, f, win, b, t); break;
-    case EXCHANGE_SENDRECV: radix_exchange_sendrecv(in, lay, f, win, b, t); break;
-    case EXCHANGE_ALLTOALLV: radix_exchange_alltoallv(in, lay, f, win, b, t); break;
-    default: radix_network_partition(in, lay, f, win, t);
-    }
-}
-
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
@@ -256,7 +246,7 @@ static void run(const join_input *in, join_output *out)
     phases_add_faults(ph, "window_alloc", (f0 = rmb_minflt()) - f1);
 
     radix_pass_times tp;
-    network_pass(in, &lay, &f, win, &xb, &tp);
+    xb.design->run(in, &lay, &f, win, &xb, &tp); /* the network pass in the design --exchange chose */
     double t3 = rmb_now();
     phases_add(ph, "network_partition", t3 - t2 - tp.wait);
     phases_add_faults(ph, "network_partition", (f1 = rmb_minflt()) - f0);

@@ -16,7 +16,7 @@
 
 #include "joins/join.h"
 
-/* The phases in display order; their CSV columns are in cmd/results_schema.c. */
+/* The phases in display order; their CSV columns are declared in docs/columns.md. */
 static const phase_decl reference_phases[] = {{"exchange", false}, {"build_probe", false}, {NULL, false}};
 
 /* The rank that joins a key: a multiplicative hash, so that dense keys spread evenly. */

@@ -10,6 +10,7 @@
  * waits half a lock timeout first: both then wait for each other (a real cycle), and agent 0's
  * request, the older in the waiting group, is the one that times out. One
  * transaction per agent; expected result: one commit, one abort, no hang. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,7 +84,23 @@ static int bank_next(void *state, lock_request *reqs, int max, wl_txn *info, cha
 
 static void bank_close(void *state) { free(state); }
 
-const wl_ops bank_workload_ops = {"bank", bank_space, bank_open, bank_next, bank_close};
+static void bank_record(record *rec, const lock_opts *o) { record_set(rec, "accounts", "%" PRId64, o->accounts); }
+
+/* Unless told otherwise bank runs 2PC and sees no votes: it is the correctness workload. */
+const wl_desc bank_workload = {
+    .name = "bank",
+    .purpose = "correctness",
+    .reads = WL_FLAG_REMOTE_PROB | WL_FLAG_ACCOUNTS,
+    .remote_prob = 0.5,
+    .vote_no_prob = 0.1,
+    .data = WL_DATA_BALANCES,
+    .memory_flag = "--accounts", /* every rank sums its transfers per account */
+    .lock_space = bank_space,
+    .record_params = bank_record,
+    .open = bank_open,
+    .next = bank_next,
+    .close = bank_close,
+};
 
 /* --- deadlock -------------------------------------------------------------------------------- */
 
@@ -112,4 +129,13 @@ static int deadlock_next(void *state, lock_request *reqs, int max, wl_txn *info,
     return 2;
 }
 
-const wl_ops deadlock_workload_ops = {"deadlock", deadlock_space, bank_open, deadlock_next, bank_close};
+const wl_desc deadlock_workload = {
+    .name = "deadlock",
+    .purpose = "test: 2 agents",
+    .fixed_length = "runs one transaction per agent",
+    .data = WL_DATA_NONE,
+    .lock_space = deadlock_space,
+    .open = bank_open,
+    .next = deadlock_next,
+    .close = bank_close,
+};

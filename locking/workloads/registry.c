@@ -1,16 +1,42 @@
 #include "locking/workloads/registry.h"
 
-const char *const workload_kind_names[] = {"synthetic", "tpcc", "trace", "bank", "deadlock", NULL};
+#include <stdio.h>
+#include <string.h>
 
-const wl_ops *lock_workload_ops(int kind)
+/* The workloads, in --workload's order, the first the default: NAME is the descriptor
+ * NAME_workload of locking/workloads/ (registry.h says what a descriptor holds). */
+#define LOCK_WORKLOADS(X) X(synthetic) X(tpcc) X(trace) X(bank) X(deadlock)
+
+#define DECLARE(name) extern const wl_desc name##_workload;
+LOCK_WORKLOADS(DECLARE)
+#define ENTRY(name) &name##_workload,
+const wl_desc *const lock_workloads[] = {LOCK_WORKLOADS(ENTRY) NULL};
+enum { NWORKLOADS = sizeof lock_workloads / sizeof lock_workloads[0] - 1 };
+
+const char *const *lock_workload_names(void)
 {
-    switch (kind) {
-    case WL_SYNTHETIC: return &synthetic_workload_ops;
-    case WL_BANK: return &bank_workload_ops;
-    case WL_DEADLOCK: return &deadlock_workload_ops;
-    case WL_TPCC: return &tpcc_workload_ops;
-    case WL_TRACE: return &trace_workload_ops;
-    default: return NULL;
+    static const char *names[NWORKLOADS + 1];
+    for (int i = 0; i < NWORKLOADS; i++) names[i] = lock_workloads[i]->name;
+    return names;
+}
+
+int lock_workload_index(const char *name)
+{
+    for (int i = 0; i < NWORKLOADS; i++)
+        if (strcmp(lock_workloads[i]->name, name) == 0) return i;
+    return -1;
+}
+
+void lock_workload_readers(unsigned mask, const char *sep, const char *last, char *buf, size_t len)
+{
+    int n = 0, k = 0;
+    for (int i = 0; i < NWORKLOADS; i++) n += (lock_workloads[i]->reads & mask) == mask;
+    buf[0] = 0;
+    for (int i = 0; i < NWORKLOADS; i++) {
+        if ((lock_workloads[i]->reads & mask) != mask) continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", k == 0 ? "" : k == n - 1 ? last : sep, lock_workloads[i]->name);
+        k++;
     }
 }
 

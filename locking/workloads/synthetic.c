@@ -2,6 +2,7 @@
  * [1, 2L-1]), modes uniformly at random among IS, IX, S, SIX and X, each lock on a remote server with
  * probability --remote-prob, uniform within that server's range of --locks-per-server ids. No data
  * access. A transaction may draw one id twice: the second request is an upgrade. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -57,4 +58,27 @@ static int synthetic_next(void *state, lock_request *reqs, int max, wl_txn *info
 
 static void synthetic_close(void *state) { free(state); }
 
-const wl_ops synthetic_workload_ops = {"synthetic", synthetic_space, synthetic_open, synthetic_next, synthetic_close};
+/* uniform in [1, 2L-1] */
+static int synthetic_max_locks(const lock_opts *o)
+{
+    int64_t n = o->locks_per_txn <= 1 ? 1 : 2 * o->locks_per_txn - 1;
+    return n < LOCK_TXN_MAX ? (int)n : LOCK_TXN_MAX;
+}
+
+static void synthetic_record(record *rec, const lock_opts *o)
+{
+    record_set(rec, "locks_per_txn", "%" PRId64, o->locks_per_txn);
+}
+
+const wl_desc synthetic_workload = {
+    .name = "synthetic",
+    .purpose = "benchmark",
+    .reads = WL_FLAG_REMOTE_PROB | WL_FLAG_LOCKS_PER_TXN | WL_FLAG_LOCKS_PER_SERVER,
+    .data = WL_DATA_NONE,
+    .max_locks = synthetic_max_locks,
+    .lock_space = synthetic_space,
+    .record_params = synthetic_record,
+    .open = synthetic_open,
+    .next = synthetic_next,
+    .close = synthetic_close,
+};

@@ -2,6 +2,7 @@
  * [w*B, (w+1)*B); servers own equal ranges of the W*B ids, so with W a multiple of the servers each
  * server holds whole warehouses. Every agent has its own home warehouse (thesis 5.4.2: one terminal
  * per warehouse, on the machine that holds it): tpcc_home_warehouse. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,48 @@ static int tpcc_wl_next(void *state, lock_request *reqs, int max, wl_txn *info, 
 
 static void tpcc_wl_close(void *state) { tpcc_close(state); }
 
-const wl_ops tpcc_workload_ops = {"tpcc", tpcc_space, tpcc_wl_open, tpcc_wl_next, tpcc_wl_close};
+static void tpcc_record(record *rec, const lock_opts *o)
+{
+    record_set(rec, "isolation", "%s", tpcc_isolation_names[o->isolation]);
+    record_set(rec, "warehouses", "%" PRId64, o->warehouses);
+}
+
+/* Per transaction type: committed_new_order, ..., aborted_stock_level (the types' names with '_'),
+ * and new-order commits per second. */
+static void tpcc_record_types(record *rec, const agent_stats *a, double elapsed)
+{
+    for (int i = 0; i < TPCC_NTYPES; i++) {
+        char col[64], name[32];
+        snprintf(name, sizeof name, "%s", tpcc_txn_name(i));
+        for (char *c = name; *c; c++)
+            if (*c == '-') *c = '_';
+        snprintf(col, sizeof col, "committed_%s", name);
+        record_set(rec, col, "%" PRIu64, a->committed_type[i]);
+        snprintf(col, sizeof col, "aborted_%s", name);
+        record_set(rec, col, "%" PRIu64, a->aborted_type[i]);
+    }
+    record_set(rec, "new_order_per_s", "%.1f", a->committed_type[TPCC_NEW_ORDER] / elapsed);
+}
+
+static void tpcc_print_types(const agent_stats *a, double elapsed)
+{
+    printf("tpcc per type (committed/aborted):");
+    for (int i = 0; i < TPCC_NTYPES; i++)
+        printf("%s %s %" PRIu64 "/%" PRIu64, i ? "," : "", tpcc_txn_name(i), a->committed_type[i], a->aborted_type[i]);
+    printf("; new-order %.1f/s\n", a->committed_type[TPCC_NEW_ORDER] / elapsed);
+}
+
+_Static_assert(TPCC_NTYPES <= LOCK_TXN_TYPES, "agent_stats counts every TPC-C transaction type");
+const wl_desc tpcc_workload = {
+    .name = "tpcc",
+    .reads = WL_FLAG_ISOLATION | WL_FLAG_WAREHOUSES,
+    .data = WL_DATA_ROWS,
+    .ntypes = TPCC_NTYPES,
+    .lock_space = tpcc_space,
+    .record_params = tpcc_record,
+    .record_types = tpcc_record_types,
+    .print_types = tpcc_print_types,
+    .open = tpcc_wl_open,
+    .next = tpcc_wl_next,
+    .close = tpcc_wl_close,
+};

@@ -1,6 +1,7 @@
 /* Lock trace reader and writer; the format is described in trace.h. */
 #include "locking/workloads/trace.h"
 
+#include "bench/options.h"
 #include "bench/text_input.h"
 
 #include <errno.h>
@@ -33,7 +34,8 @@ static void fail(trace_reader *t, long line, char *err, size_t errlen, const cha
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    if (err && errlen) snprintf(err, errlen, "%s:%ld: %s", t->path, line, why);
+    char sh[OPT_SHOWN_MAX];
+    if (err && errlen) snprintf(err, errlen, "%s:%ld: %s", opt_shown(t->path, sh), line, why);
     t->failed = true;
 }
 
@@ -84,14 +86,12 @@ static int parse_u64(const char *s, uint64_t *out)
 
 trace_reader *trace_open(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
+    FILE *f = text_open(path, err, errlen); /* a regular file, or refused before reading */
+    if (!f) return NULL;
     trace_reader *t = calloc(1, sizeof *t);
     if (!t || !(t->path = strdup(path))) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        char sh[OPT_SHOWN_MAX];
+        snprintf(err, errlen, "%s: out of memory", opt_shown(path, sh));
         free(t);
         fclose(f);
         return NULL;
@@ -131,7 +131,8 @@ uint64_t trace_lock_space(const trace_reader *t) { return t->lock_space; }
 int trace_next(trace_reader *t, lock_request *reqs, int max, char *err, size_t errlen)
 {
     if (t->failed) {
-        if (err && errlen) snprintf(err, errlen, "%s:%ld: trace already failed", t->path, t->line);
+        char sh[OPT_SHOWN_MAX];
+        if (err && errlen) snprintf(err, errlen, "%s:%ld: trace already failed", opt_shown(t->path, sh), t->line);
         return -1;
     }
     if (t->eof) return 0;

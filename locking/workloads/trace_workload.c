@@ -68,4 +68,13 @@ static void trace_wl_close(void *state)
     free(s);
 }
 
-const wl_ops trace_workload_ops = {"trace", trace_space, trace_wl_open, trace_wl_next, trace_wl_close};
+const wl_desc trace_workload = {
+    .name = "trace",
+    .reads = WL_FLAG_TRACE,
+    .needs = WL_FLAG_TRACE,
+    .data = WL_DATA_NONE,
+    .lock_space = trace_space,
+    .open = trace_wl_open,
+    .next = trace_wl_next,
+    .close = trace_wl_close,
+};

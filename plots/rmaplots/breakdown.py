@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from . import config, data, style
+from . import config, data, regimes, style
 
 FIG = {"radix": "Fig 4.3a", "sortmerge": "Fig 4.4a", "reference": "no thesis figure"}
 
@@ -33,6 +33,8 @@ def fig_breakdown(rows, algo):
     if refuse:
         return style.Drawn(skipped=refuse)
     phases = data.phases_of(rs)
+    machine = regimes.Machine(data.joins(rows))  # the states every join of the report met
+    shaded, marks = False, []
     ncols = min(len(ss), 3)
     fig, axes = style.figure(ncols=ncols, nrows=math.ceil(len(ss) / ncols), width=4.2 if len(ss) > 1 else 6.0,
                              height=3.6, sharey=True)
@@ -44,16 +46,18 @@ def fig_breakdown(rows, algo):
             ax.bar(x, h, 0.6, bottom=bottom, label=p, color=style.PHASE_COLORS.get(p),
                    hatch={"imbalance": "//", "wait": ".."}.get(p))
             bottom += h
-        ax.set_xticks(x, [str(int(k)) for k in s.points])
+        suffix, shaded_here, notes = style.mark_bars([ax], s.points, machine, 0.4)
+        shaded, marks = shaded or shaded_here, marks + [f"{s.label}: {n}" if s.label else n for n in notes]
+        ax.set_xticks(x, [f"{int(k)}{o}" for k, o in zip(s.points, suffix)])
         ax.set_xlabel("MPI ranks")
-        ax.set_title(s.label, fontsize=8)  # '' for the only configuration: the figure's title says it all
+        style.panel_title(ax, s.label)  # '' for the only configuration: the figure's title says it all
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(ss):]:
         ax.set_visible(False)
     # one label beside every row of panels: a two-line label on the first axes alone outgrew its
     # height and left the second row without one
     fig.supylabel("time [s]: median of runs, average over ranks", fontsize=9)
-    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)])
+    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)], extra=[style.shade_entry(machine)] if shaded else [])
     style.title(fig, f"{algo} join phases ({FIG[algo]}), {key[0]} tuples/rank; hatched: imbalance (max - avg)")
     shared = config.shared([s.config for s in ss])
-    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))
+    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared), notes=marks)

@@ -7,8 +7,11 @@ A run is (label, ranks, ranks per host or None for the allocation's, arguments).
 @csv stands for `--output <the sweep's results.csv>`, @model for `--model <params>` (when the sweep
 calibrated: its params file) and @params for the params file calibrate writes."""
 
+import math
 import os
 import re
+
+from . import data
 
 LOCAL_TUPLES = "1M"   # tuples of R per rank at the local size (thesis: 40M per core)
 THESIS_TUPLES = "40M"
@@ -46,6 +49,7 @@ def tiny(runs):
     """The local runs at a tiny size (RMB_FIGURE_TINY=1, for tests): at most 2 ranks, one run per
     configuration, 20K tuples per rank (40K in total), 300 ms lock runs, a calibration of a second."""
     subs = [(r"--tuples-per-rank \S+", "--tuples-per-rank 20K"), (r"--r-tuples \S+", "--r-tuples 40K"),
+            (r"--fact-rows \S+", "--fact-rows 20K"), (r"--micro-blocks \S+", "--micro-blocks 256"),
             (r"--duration \S+", "--duration 300ms"), (r"--repeat \d+", "--repeat 1"),
             (r"--tuples \S+ --put-bytes .*", "--tuples 64K --put-bytes 1M --membw-bytes 8M --repeats 1 --rounds 1")]
     out = []
@@ -69,8 +73,89 @@ def _join(label, ranks, args, repeat=3, ppn=None):
     return Run(label, ranks, f"join {args} --repeat {repeat} @csv", ppn)
 
 
+def _query(label, ranks, args, repeat=3, ppn=None):
+    return Run(label, ranks, f"query {args} --repeat {repeat} @csv", ppn)
+
+
 def _lock(label, ranks, args, repeat, duration, ppn=None):
     return [Run(f"{label} #{i + 1}", ranks, f"lock {args} --duration {duration} @csv", ppn) for i in range(repeat)]
+
+
+# Runs per configuration at the local size (jobs/figure.sh): after the sweep, a configuration gets
+# more runs until the 95% confidence interval of the mean of its measure (MEASURE) lies within
+# +-WIDTH of the mean, or it has CAP runs; figures show the runs and their range either way.
+WIDTH = 0.10
+CAP = 10
+MEASURE = {"join": "t_total_max", "lock": "commits_per_s"}
+
+
+def pairs(args):
+    """The (flag, value) pairs of a run's arguments that name its configuration: not @csv/@model,
+    --output, --model or --repeat (more runs of the same configuration repeat a different count)."""
+    words = [w for w in args.split() if not w.startswith("@")]
+    return {(w, words[i + 1]) for i, w in enumerate(words[:-1])
+            if w.startswith("--") and not words[i + 1].startswith("--") and w not in ("--output", "--model", "--repeat")}
+
+
+def rows_of(run, rows):
+    """The verified rows in rows that run made (or a run of its configuration): its bench, its ranks,
+    and every flag and value of its arguments in the row's command line."""
+    bench = run.args.split()[0]
+    want = pairs(run.args)
+    out = []
+    for r in data.verified(rows, bench):
+        if data.num(r, "ranks") != run.ranks:
+            continue
+        words = r.get("command", "").split()
+        have = {(w, words[i + 1]) for i, w in enumerate(words[:-1])}
+        if want <= have:
+            out.append(r)
+    return out
+
+
+def runs_needed(xs):
+    """How many more runs a measure's values xs need for their 95% CI to lie within +-WIDTH of the
+    mean (half-width shrinks as one over the root of the runs), at least one and at most CAP in all;
+    0 when it already does or CAP runs were made."""
+    n = len(xs)
+    if n >= CAP:
+        return 0
+    if n < 2:
+        return 2 - n
+    m, h = data.mean_ci95(xs)
+    if m and h <= WIDTH * abs(m):
+        return 0
+    want = math.ceil(n * (h / (WIDTH * abs(m))) ** 2) if m else CAP
+    return max(1, min(CAP, want) - n)
+
+
+def more(sweep, rows, scale="local"):
+    """The runs that give every configuration of the sweep the runs runs_needed() asks for: a join run
+    again with --repeat of the count (both algorithms of --algo both: the one that needs more), a lock
+    run as that many runs more (labelled on from its last #)."""
+    out, seen = [], set()
+    for run in sweep.runs(scale):
+        if run.args.startswith("calibrate"):
+            continue
+        base = re.sub(r" #\d+$", "", run.label)
+        if base in seen:
+            continue
+        seen.add(base)
+        got = rows_of(run, rows)
+        bench = run.args.split()[0]
+        by_algo = {}
+        for r in got:
+            by_algo.setdefault(r.get("algo", ""), []).append(data.num(r, MEASURE[bench]))
+        need = max((runs_needed([v for v in vs if v is not None]) for vs in by_algo.values()), default=2)
+        if need <= 0:
+            continue
+        n = min((len(v) for v in by_algo.values()), default=0)
+        if bench == "join":  # labelled by the runs they make, so no round's log replaces another's
+            args = re.sub(r"--repeat \d+", f"--repeat {need}", run.args)
+            out.append(Run(f"{base} runs {n + 1}-{n + need}", run.ranks, args, run.ppn))
+        else:
+            out += [Run(f"{base} #{n + i + 1}", run.ranks, run.args, run.ppn) for i in range(need)]
+    return out
 
 
 THESIS_CORES = (128, 256, 512, 1024, 2048, 4096)
@@ -158,7 +243,27 @@ def _sweeps():
                             [r for srv in (2520, 1680, 840)
                              for r in _lock(f"lock tpcc {srv}/5040 servers", 5040, f"--workload tpcc --servers {srv}",
                                             3, "10s", 36)], 1)
+    _query_sweeps(s)
     return s
+
+
+def _query_sweeps(s):
+    """The star query (rmabench query, docs/query.md): the seed's Fig. 7a-c. Locally 4 ranks (1 or 2
+    memory ranks) and SSB's shapes at 1M lineorder rows; on Slurm the seed's 8 machines, a memory and a
+    compute rank each, at SSB scale factor 100 (600M rows)."""
+    star = lambda m: [_query(f"query pull tables={t} mem={m}", 4, f"--design pull --tables {t} --memory-ranks {m} "
+                             f"--fact-rows 1M --warmup 1") for t in (2, 3, 4)]
+    shuffle = [_query(f"query shuffle tables={t}", 4, f"--design shuffle --tables {t} --fact-rows 1M --warmup 1")
+               for t in (2, 3, 4)]
+    s["query-star"] = Sweep("query-star", star(1) + star(2) + shuffle,
+                            [_query(f"query {d} tables={t}", 16, f"--design {d} --tables {t} --fact-rows 600M "
+                                    f"{'--memory-ranks 8 ' if d == 'pull' else ''}--warmup 1", 3, 2)
+                             for d in ("pull", "shuffle") for t in (2, 3, 4)], 1)
+    micro = "--micro prefetch --micro-prefetch 1,2,4,6,8,10,16 --micro-block-size 512,2K,8K"
+    s["query-prefetch"] = Sweep("query-prefetch", [_query("query micro prefetch", 2, f"{micro} --micro-blocks 16K", 5)],
+                                [_query("query micro prefetch", 2, f"{micro} --micro-blocks 1M", 5, 1)], 0.5)
+    s["query-readers"] = Sweep("query-readers", [_query("query micro readers", 5, "--micro readers --micro-blocks 8K", 5)],
+                               [_query("query micro readers", 9, "--micro readers --micro-blocks 1M", 5, 1)], 0.5)
 
 
 SWEEPS = _sweeps()
@@ -174,8 +279,8 @@ class Entry:
     def needs(self):
         s = self.sweep
         n = len(s.local)
-        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally; "
-                f"Slurm: up to {s.max_ranks('slurm')} ranks")
+        return (f"up to {s.max_ranks()} ranks, {s.hosts} host(s), {n} runs, ~{s.minutes:g} min locally (more where a "
+                f"configuration's runs spread: up to {CAP} each); Slurm: up to {s.max_ranks('slurm')} ranks")
 
 
 ENTRIES = [
@@ -204,6 +309,9 @@ ENTRIES = [
     Entry("table5.1", "lock model against measurement at two agent counts, thesis' beside", "5.5 (Table 5.1)", "lock-model"),
     Entry("table5.2", "TPC-C per transaction type: commits, aborts, new-order/s; thesis and related work beside", "5.6 (Table 5.2)", "lock-scale"),
     Entry("lock-split", "TPC-C throughput against the servers' share of the ranks", "5.4.2 (lock-server split)", "lock-split"),
+    Entry("query7a", "star query of 2-4 tables pulled by compute ranks from memory ranks against shuffled join by join", "seed 001 5.1 (Fig 7a)", "query-star"),
+    Entry("query7b", "blocks scanned per second against prefetch depth and block size, one compute rank", "seed 001 5.2 (Fig 7b)", "query-prefetch"),
+    Entry("query7c", "blocks per second per compute rank against the compute ranks reading one memory rank: reads and broadcast", "seed 001 5.2 (Fig 7c)", "query-readers"),
 ]
 BY_ID = {e.id: e for e in ENTRIES}
 

@@ -1,6 +1,6 @@
-"""The configuration of a results row: every column of cmd/results_schema.c that says how a run was
-done (MPI library, commit, placement, window, buffers, algorithm parameters, workload, isolation,
-checking) rather than what it measured. Every figure and table groups rows by it, so that no point,
+"""The configuration of a results row: every column that docs/columns.md declares of kind config or
+resolved, the ones that say how a run was done (MPI library, commit, placement, window, buffers,
+algorithm parameters, workload, isolation, checking) rather than what it measured. Every figure and table groups rows by it, so that no point,
 bar, line or table row pools two experiments; configuration(row, view) is the one rule, and series()
 splits rows into the lines of a figure.
 
@@ -11,68 +11,58 @@ lock sweep). A point (one x of one line) never holds rows whose configurations d
 column, follow columns included: where they would, the line is split by the column that needs the
 fewest lines (view.split first: ranks per host before hosts, as Fig 4.6 draws them)."""
 import hashlib
+import importlib.util
 import math
 import os
 import re
 from fractions import Fraction
 
-# Columns that are not configuration: provenance that does not change the measurement (when, where,
-# which repetition, the command line), derived sizes (r_tuples = tuples_per_rank x ranks, s_tuples =
-# r_tuples x ratio), placement detail per rank and everything measured. A column of the CSV in none
-# of these lists and not configuration is treated as configuration (unknown() names it).
-NOT_CONFIG = {"timestamp", "bench", "status", "exit_code", "job_id", "hostnames", "seed", "repeat_index",
-              "repeats", "command", "r_tuples", "s_tuples", "verification", "numa", "numa_placement_worst",
-              "rank_cores", "rank_numa_nodes", "binding_warning", "mpi_library", "mpi_version", "model_params",
-              "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
-              "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
-              "remote_share", "twopc_txns", "timeouts", "twopc_participants_mean", "twopc_participants_max",
-              "data_bytes_read_per_txn", "data_bytes_written_per_txn", "new_order_per_s",
-              "committed_new_order", "committed_payment", "committed_order_status", "committed_delivery",
-              "committed_stock_level", "aborted_new_order", "aborted_payment", "aborted_order_status",
-              "aborted_delivery", "aborted_stock_level",
-              # planned and measured memory (rmabench join/lock --plan agree with them): derived from
-              # the configuration, not part of it
-              "mem_plan_rank", "mem_peak_rank", "mailbox_server_bytes", "mailbox_agent_bytes",
-              "lock_table_pairs_max", "mem_rank_planned", "mem_rank_beyond_data_planned",
-              # where the phases' memory roofline came from (a file, a measurement at startup, none):
-              # it changes the roofline columns, never the join's times
-              "roofline_source",
-              # how --window auto chose the flavour (its measured costs vary run to run); the flavour
-              # that ran is the window column
-              "window_choice",
-              # how --notify-shm auto chose the mailbox (its measured round trips vary run to run);
-              # the mailbox that ran is the notify_shm column
-              "notify_shm_choice",
-              # the hardware's cache-line round trip measured before a lock run (rma/floor.h): it
-              # varies with where the host runs the VM's CPUs, not with the configuration
-              "floor_rtt_us",
-              # the hypervisor's steal during the run (bench/host_steal.h): measured, not chosen
-              "host_steal",
-              # the share of the run a rank waited for a CPU another task held (bench/host_steal.h), and
-              # the state of fresh memory a join's windows met with what it took per GB: the machine's
-              # state, measured by the run, not chosen
-              "run_delay", "alloc_regime", "alloc_s_per_gb"}
-# measured: phase times and their t_<phase>_gbs/_roofline/_faults, model predictions, latencies,
-# memory bandwidths (rmabench membw, or the join's --roofline measurement)
+from . import regimes
+
+
+def _declared():
+    """The results columns as docs/columns.md declares them (name, kind, written by, ...), read by
+    cmd/results_columns.py, the reader the build makes the C schema with."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    spec = importlib.util.spec_from_file_location("results_columns", os.path.join(root, "cmd", "results_columns.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, mod.read(os.path.join(root, "docs", "columns.md"))
+
+
+_COLUMNS, DECLARED = _declared()
+# Columns that are not configuration (kinds provenance, derived, measured, model): when, where, which
+# repetition, derived sizes, planned memory, how an auto choice was made, and everything measured.
+NOT_CONFIG = {c.name for c in DECLARED if c.kind not in _COLUMNS.CONFIG_KINDS} | set(regimes.EXPLICIT)  # and the
+# machine's state a run met (plots/rmaplots/regimes.py)
+# A column of an older or newer CSV that docs/columns.md does not declare: measured when its name
+# says so, else treated as configuration (unknown() names it).
 MEASURED_PREFIXES = ("t_", "model_", "lat_", "membw_")
 
-# host_cores, oversubscribed, poll_yield and mpi_env: the environment that changes performance
-# (bench/context.h); '' in CSVs older than these columns
-COMMON = ("mpi", "git_commit", "hosts", "ranks_per_host", "ranks", "warmups", "numa_policy", "host_cores",
-          "oversubscribed", "poll_yield", "mpi_env")
-JOIN = ("algo", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "window", "flush", "buffer_size",
-        "buffers_per_partition", "buffer_memory", "exchange", "schedule", "link_rate", "compress", "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "ranges",
-        "run_size", "merge_fanin", "merge_bands", "band_count", "simd", "run_sort")
-LOCK = ("workload", "trace", "isolation", "remote_prob", "servers", "agents", "transport", "notify_shm", "deadlock",
-        "lock_timeout", "locks_per_txn", "warehouses", "accounts", "duration", "transactions_per_agent",
-        "vote_no_prob", "checked")
+
+def _config_columns(keep):
+    return tuple(c.name for c in DECLARED if c.kind in _COLUMNS.CONFIG_KINDS and keep(c.writers))
+
+
+# Configuration per bench, in the declaration's order: what the joins and the lock runs share, then
+# each one's own. Derived columns beside them: mpi (library name and version string), trace (the
+# lock trace file, from the command line).
+COMMON = ("mpi",) + _config_columns(lambda w: {"join", "lock"} <= w)
+BENCH = {b: tuple(c for c in _config_columns(lambda w: b in w) if c not in COMMON) for b in _COLUMNS.COMMANDS}
+BENCH["lock"] += ("trace",)
+JOIN, LOCK = BENCH["join"], BENCH["lock"]
 # Resolved by the join's planner when left at auto (cmd/join/join_record.c): they change with the
-# rank count and the data size, so a sweep over either may change them along one line.
-RESOLVED = ("radix_bits", "local_fanout_bits", "passes", "scatter", "run_size", "merge_fanin", "merge_bands")
-# The legend's order: what a reader looks for first.
+# rank count and the data size, so a sweep over either may change them along one line; so does the
+# window flavour --window auto measures before each run (window_choice says it was auto).
+RESOLVED = tuple(c.name for c in DECLARED if c.kind == "resolved") + ("window",)
+# The legend's order: what a reader looks for first, then the rest as the legends have always named
+# them; configuration columns not named here follow in the order docs/columns.md declares them.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
          "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
-         "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "notify_shm", "checked")
+         "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "notify_shm", "checked",
+         "git_commit", "warmups", "numa_policy", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "buffer_memory",
+         "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "ranges", "run_size", "merge_fanin",
+         "merge_bands", "band_count", "simd", "run_sort")
 
 
 def _norm(v):
@@ -134,7 +124,7 @@ def _num(r, col):
 def unknown(header):
     """Columns of a CSV header this module does not know: treated as configuration (a new column
     that says how a run was done must not be pooled over), and named in the report."""
-    known = set(NOT_CONFIG) | set(COMMON) | set(JOIN) | set(LOCK)
+    known = set(NOT_CONFIG) | set(COMMON) | {c for cols in BENCH.values() for c in cols}
     return [c for c in header if c not in known and not c.startswith(MEASURED_PREFIXES) and not c.startswith("_")]
 
 
@@ -153,13 +143,20 @@ class View:
         return vals[0] if len(vals) == 1 else vals
 
 
-RANKS = View("ranks", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED, split=("ranks_per_host", "hosts"))
-SCALEUP = View("scale-up", x=("ranks",), follow=("hosts",) + RESOLVED)  # one line per ranks per host (Fig 4.6)
-MODEL_RANKS = View("model", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED,
+# What changes once a host's ranks outnumber its cores (jobs/lib.sh: polling yields, Open MPI told to
+# yield when idle; --flush auto takes request flushes): it changes along a rank sweep on fixed hosts,
+# so a line follows it into its oversubscribed points, which the figures draw hollow (regimes.py,
+# style.runs_line)
+OVERSUBSCRIPTION = ("oversubscribed", "poll_yield", "mpi_env", "flush")
+RANKS = View("ranks", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED + OVERSUBSCRIPTION,
+             split=("ranks_per_host", "hosts"))
+# one line per ranks per host (Fig 4.6)
+SCALEUP = View("scale-up", x=("ranks",), follow=("hosts",) + RESOLVED + OVERSUBSCRIPTION)
+MODEL_RANKS = View("model", x=("ranks",), follow=("hosts", "ranks_per_host") + RESOLVED + OVERSUBSCRIPTION,
                    split=("ranks_per_host", "hosts"), model=True)
 SIZE = View("size", x=("tuples_per_rank", "ratio", "selectivity"), follow=RESOLVED)
-LOCK_RANKS = View("lock ranks", x=("ranks",), follow=("hosts", "ranks_per_host", "servers", "agents", "warehouses"),
-                  split=("ranks_per_host", "hosts", "server_share", "servers"))
+LOCK_RANKS = View("lock ranks", x=("ranks",), follow=("hosts", "ranks_per_host", "servers", "agents", "warehouses")
+                  + OVERSUBSCRIPTION, split=("ranks_per_host", "hosts", "server_share", "servers"))
 REMOTE = View("remote", x=("remote_prob",))
 LOCK_MODEL = View("lock model", x=("remote_prob",), model=True)
 POINT = View("point")  # a table row or a bar: every configuration column
@@ -170,7 +167,7 @@ def configuration(r, view=POINT):
     the view's x columns, with the view's derived split columns (server_share) and, for model views,
     the parameters file. Columns that do not apply to a run are '' (a reference join has no window)."""
     bench = r.get("bench", "")
-    cols = COMMON + (JOIN if bench == "join" else LOCK if bench == "lock" else ())
+    cols = COMMON + BENCH.get(bench, ())
     cols += tuple(c for c in view.split if c not in cols and c in ("server_share",))
     cols += tuple(c for c in unknown(r.keys()))
     if view.model:

@@ -157,17 +157,23 @@ def mean_ci95(xs):
     return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
-def interval(xs):
-    """(median, low, high, n) of a non-negative quantity over runs: the median, and the 95% confidence
-    interval of the mean (Student's t over the runs) clipped at 0, which a time or a throughput cannot
-    go below; low = high = the value for one run. (None, None, None, 0) without values."""
-    if not xs:
-        return None, None, None, 0
+CI_TEXT = "95% CI of the mean (Student's t over runs)"
+# how the figures show the runs of a point (style.runs_line)
+RUNS_TEXT = "point: median of the runs, bar: smallest to largest run, dots: each run"
+
+
+def ci_cell(xs, scale=1.0, nd=3):
+    """The 95% confidence interval of the mean of xs as a table cell 'lo–hi'; where it would reach
+    below 0 (its half-width above the mean: too few or too spread runs to bound anything) its
+    half-width and why instead, never an interval cut at 0 that looks like a bound."""
     m, h = mean_ci95(xs)
-    return median(xs), max(0.0, m - h), m + h, len(xs)
-
-
-CI_TEXT = "95% CI of the mean (Student's t over runs), clipped at 0"
+    if m is None:
+        return "—"
+    if len(xs) < 2:
+        return "— (1 run)"
+    if m - h <= 0:
+        return f"±{h * scale:.{nd}f}: wider than the mean ({len(xs)} runs)"
+    return f"{(m - h) * scale:.{nd}f}–{(m + h) * scale:.{nd}f}"
 
 
 def workload_key(r):

@@ -7,9 +7,11 @@ import sys
 
 from . import data, safeio, style
 
-DESIGNS = ("put", "get", "sendrecv", "alltoallv")
 SCHEDULES = ("as-is", "staggered", "random")
-COLORS = {"put": "#1f77b4", "get": "#2ca02c", "sendrecv": "#d62728", "alltoallv": "#7f7f7f"}
+# The designs are those the rows name, in the order they first ran (jobs/exchange.sh runs them in
+# the order `rmabench join --list-exchanges` gives): a new design needs nothing here. Their colours
+# in that order.
+COLORS = ("#1f77b4", "#2ca02c", "#d62728", "#7f7f7f", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
 DASHES = {"as-is": "-", "staggered": "--", "random": ":"}
 MARKS = {"as-is": "o", "staggered": "s", "random": "^"}
 
@@ -33,8 +35,13 @@ def points(rows):
     return out
 
 
-def _order(key):
-    return (DESIGNS.index(key[0]) if key[0] in DESIGNS else 9, SCHEDULES.index(key[1]) if key[1] in SCHEDULES else 9)
+def designs(rows):
+    """The exchange designs of the rows, in the order of their first row."""
+    return list(dict.fromkeys(r["exchange"] for r in rows if r.get("exchange")))
+
+
+def _order(designs):
+    return lambda key: (designs.index(key[0]), SCHEDULES.index(key[1]) if key[1] in SCHEDULES else len(SCHEDULES))
 
 
 def draw(rows, outdir):
@@ -46,9 +53,10 @@ def draw(rows, outdir):
     tuples = data.num(r0, "r_tuples") + data.num(r0, "s_tuples")
     fig, (ax_t, ax_p) = style.figure(ncols=2, width=5.2, height=4.0)
     models = []
-    for key in sorted(pts, key=_order):
+    order = designs(js)
+    for key in sorted(pts, key=_order(order)):
         xs = sorted(pts[key])
-        kw = dict(color=COLORS.get(key[0], "#000000"), linestyle=DASHES.get(key[1], "-."), marker=MARKS.get(key[1], "x"),
+        kw = dict(color=COLORS[order.index(key[0]) % len(COLORS)], linestyle=DASHES.get(key[1], "-."), marker=MARKS.get(key[1], "x"),
                   label=f"{key[0]} {key[1]}")
         ax_t.plot(xs, [pts[key][x][1] for x in xs], **kw)
         ax_p.plot(xs, [pts[key][x][0] for x in xs], **kw)
@@ -78,7 +86,7 @@ def table(rows):
     lines = ["| design | schedule | message | network pass [s] | M tuples/s | model [s] | measured / model | runs |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
     best = []
-    for key in sorted(pts, key=_order):
+    for key in sorted(pts, key=_order(designs(data.joins(rows)))):
         for x in sorted(pts[key]):
             t, tput, model, n = pts[key][x]
             ratio = f"{t / model:.2f}" if model else "-"
@@ -96,19 +104,24 @@ def table(rows):
     return "\n".join(lines) + "\n"
 
 
-USAGE = "usage: exchange_figure RESULTS.csv --out DIR"
+USAGE = "usage: exchange_figure RESULTS.csv --out DIR [--force]"
 
 
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n" + __doc__)
         return 0
+    if argv[3:] == ["--force"]:  # replace the files of an earlier run in DIR
+        safeio.set_replace(True)
+        argv = argv[:3]
     if len(argv) != 3 or argv[1] != "--out":
         print(USAGE, file=sys.stderr)
         return 2
     try:
         rows = data.load([argv[0]])
         safeio.check_output_dir(argv[2])
+        for name in ("exchange.md", "exchange.png", "exchange.pdf"):
+            safeio.check_output_file(os.path.join(argv[2], name))
     except (data.DataError, safeio.UnsafeFile) as e:
         print(f"exchange_figure: {e}", file=sys.stderr)
         return 2

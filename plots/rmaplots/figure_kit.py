@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from . import data, safeio, style
+from . import data, regimes, safeio, style
 
 JOIN_PHASES = {"radix": ["histogram", "window_alloc", "network_partition", "local_partition", "build_probe"],
                "sortmerge": ["partition", "window_alloc", "sort", "merge", "match"]}
@@ -27,6 +27,8 @@ class Result:
     def __init__(self, entry):
         self.entry, self.files, self.values, self.sources, self.lines, self.compare, self.notes = \
             entry, [], {}, {}, [], "", []
+        self.drawn = []  # (axes, series label, style.runs_line points) of every line drawn
+        self.machine = None  # regimes.Machine of the rows the lines were drawn from
 
     def keep(self, what, series, x, v):
         if v is not None:
@@ -39,6 +41,19 @@ class Result:
         if v is not None:
             self.sources[(what, series, x)] = (list(rows), col)
         return v
+
+    def flags(self, ax):
+        """Legend entries for the marked points of the lines drawn on ax (style.flag_handles)."""
+        return style.flag_handles(self.machine, [p for a, _, p in self.drawn if a is ax]) if self.machine else []
+
+    def marks(self):
+        """One line per marked point of every line drawn: which, where (x and the axis' label), why."""
+        out = []
+        for ax, lab, pts in self.drawn:
+            ranks = ax.get_xlabel().startswith("MPI ranks")
+            out += [f"{lab or 'the line'} at {style.count(int(x), 'rank') if ranks else f'{x:g} ({ax.get_xlabel()})'}: "
+                    f"{self.machine.why(k)}" for x, _, k, _ in pts or [] if k is not None and k.flagged]
+        return list(dict.fromkeys(out))
 
 
 def fmt_num(v, nd=3):
@@ -88,22 +103,34 @@ def fmt_count(n):
     return f"{n:g}"
 
 
-def lines(ax, res, rows, x, series, col, scale=1.0, what=None, label=str):
-    """One line per series value: the median of col at each x (error bars: data.interval)."""
+def lines(ax, res, rows, x, series, col, scale=1.0, what=None, label=str, machine=None, color=None):
+    """One line per series value (style.runs_line): at each x the median of col over the runs, the
+    runs themselves and their range, each point marked by what its runs measured (machine: a
+    regimes.Machine; by default the entry's, figures.draw: of all its verified rows). col: a column,
+    kept as a median of rows (Result.median), or a function of a row (a derived value, kept as such);
+    color: the series value's colour (style.COLORS where the thesis' series share it), else by order. Returns [(series value, runs_line points)]."""
+    if machine is not None or res.machine is None:
+        res.machine = machine or regimes.Machine(rows)
+    out = []
     for i, (s, rs) in enumerate(groups(rows, series).items()):
         pts = []
         for xv, g in groups(rs, x).items():
-            m, lo, hi, _ = data.interval(data.values(g, col))
-            if m is None:
+            vals = [v for v in (col(r) for r in g) if v is not None] if callable(col) else data.values(g, col)
+            if not vals:
                 continue
-            res.median(what or col, s, xv, g, col)
-            pts.append((xv, m * scale, max(0, (m - lo) * scale), max(0, (hi - m) * scale)))
-        if pts:
-            ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[[p[2] for p in pts], [p[3] for p in pts]],
-                        capsize=3, label=label(s), color=style.CYCLE[i % len(style.CYCLE)],
-                        marker=style.MARKERS[i % len(style.MARKERS)])
+            if callable(col):
+                res.keep(what, s, xv, data.median(vals))
+            else:
+                res.median(what or col, s, xv, g, col)
+            pts.append((xv, g, vals))
+        c = color(s) if color else style.CYCLE[i % len(style.CYCLE)]
+        got = style.runs_line(ax, pts, label(s), c, style.MARKERS[i % len(style.MARKERS)],
+                              scale=scale, machine=res.machine)
+        res.drawn.append((ax, label(s), got))
+        out.append((s, got))
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
+    return out
 
 
 def log2_axis(ax, xs, fmt=lambda v: f"{v:g}"):
@@ -158,21 +185,22 @@ def grouped(ax, res, rows, cat, bar, col, what, scale=1.0, catfmt=str, barfmt=st
     ax.grid(axis="y", alpha=0.3)
 
 
-def label_and_save(res, fig, ax, outdir, xlabel, ylabel, title):
-    """Axis labels, the legend beside the axes, the title; saved."""
+def label_and_save(res, fig, ax, outdir, xlabel, ylabel, title, extra=()):
+    """Axis labels, the legend beside the axes (with the marks of the points drawn, and extra entries),
+    the title; saved."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    style.legend(ax)
+    style.legend(ax, extra=res.flags(ax) + list(extra))
     style.title(fig, title)
     save(res, fig, outdir)
 
 
-def panel(ax, xlabel, ylabel, title):
+def panel(res, ax, xlabel, ylabel, title):
     """One panel of a figure of several: labels, its title, its legend below it."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
-    style.legend(ax, below=True)
+    style.legend(ax, below=True, extra=res.flags(ax))
 
 
 def title_and_save(res, fig, outdir, title, height):
@@ -234,9 +262,14 @@ def phases_by(res, rows, outdir, algo, x, xlabel, title, xfmt=str):
         return res.notes.append(f"no verified {algo} runs")
     fig, (ax,) = style.figure(width=6.0, height=3.8)
     parts = [(p, f"t_{p}_avg") for p in JOIN_PHASES[algo]] + SYNC_PARTS
-    stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
-    label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks",
-                   title)
+    keys = stacked(ax, res, a, x, parts, f"{algo} phases", xfmt)
+    shade = []
+    if xlabel == "MPI ranks":  # bars per rank count: oversubscribed ones say so, slower states shaded
+        suffix, shaded, notes = style.mark_bars([ax], groups(a, x), res.machine, 0.4)
+        ax.set_xticks(range(len(keys)), [f"{xfmt(k)}{o}" for k, o in zip(keys, suffix)])
+        res.notes += notes
+        shade = [style.shade_entry(res.machine)] if shaded else []
+    label_and_save(res, fig, ax, outdir, xlabel, "time [s], average over ranks", title, shade)
 
 def largest_total(rows):
     rs = joins(rows)

@@ -1,7 +1,7 @@
 """Thesis chapter 3 in the catalogue: put bandwidth (Fig 3.7), distributed against one process (3.9),
 strong scaling (3.10-3.12), the network pass per ranks per host (3.16), skew (3.4.5), fan-out and buffers."""
 
-from . import data, style, thesis
+from . import data, regimes, style, thesis
 from .figure_kit import (
     JOIN_PHASES, SYNC_PARTS, fmt_count, largest_total, phase_share, fmt_size, grouped, join_title, joins, label_and_save, lines,
     log2_axis, num, panel, params_value, phases_by, save, stacked, thesis_line, title_and_save)
@@ -64,7 +64,7 @@ def fig3_9(res, rows, outdir, params):
               what=f"{algo} t_total_max", label=lambda s: f"{s} rank" + ("s" if s != 1 else ""))
         if a:
             log2_axis(ax, [num(r, "r_tuples") for r in a], fmt_count)
-        panel(ax, "|R| = |S| in total [tuples]", "time [s]", algo)
+        panel(res, ax, "|R| = |S| in total [tuples]", "time [s]", algo)
     style.title(fig, "Distributed against one process, same total input (cf. Fig 3.9); median of runs")
     save(res, fig, outdir)
     parts = []
@@ -84,21 +84,23 @@ def fig3_9(res, rows, outdir, params):
 def strong(res, rows, outdir, params, key, what):
     rs = joins(rows)
     fig, axes = style.figure(ncols=2, width=4.2, height=3.8)
+    parts = []
     for ax, algo in zip(axes, ("radix", "sortmerge")):
         a = [r for r in rs if r["algo"] == algo]
-        lines(ax, res, a, lambda r: num(r, "ranks"), key, "t_total_max", what=f"{algo} t_total_max",
-              label=lambda s: s[1])
+        got = lines(ax, res, a, lambda r: num(r, "ranks"), key, "t_total_max", what=f"{algo} t_total_max",
+                    label=lambda s: s[1])
         if a:
             log2_axis(ax, [num(r, "ranks") for r in a], lambda v: f"{v:g}")
-        panel(ax, "MPI ranks", "time [s]", algo)
-    title_and_save(res, fig, outdir, f"Strong scaling, {what} (cf. Fig 3.10): fixed totals, median of runs", 3.8 + style.legend_height(4))
-    parts = []
-    for algo in ("radix", "sortmerge"):
-        v = {(s, x): m for (w, s, x), m in res.values.items() if w == f"{algo} t_total_max"}
-        for s in sorted({s for s, _ in v}):
-            xs = sorted(x for t, x in v if t == s)
-            if len(xs) > 1:
-                parts.append(f"{algo} {s[1]}: {xs[-1]:g} ranks take {v[(s, xs[-1])] / v[(s, xs[0])]:.2f}x the time of {xs[0]:g}")
+        panel(res, ax, "MPI ranks", "time [s]", algo)
+        for s, pts in got:  # scaling among the points measured like the others (not oversubscribed, ...)
+            ok, _ = regimes.comparable([k for _, _, k, _ in pts or []])
+            like = [(x, m) for (x, m, _, _), o in zip(pts or [], ok) if o]
+            if len(like) > 1:
+                parts.append(f"{algo} {s[1]}: {like[-1][0]:g} ranks take {like[-1][1] / like[0][1]:.2f}x the time of "
+                             f"{like[0][0]:g}")
+    flags = max((res.flags(ax) for ax in axes), key=len)
+    title_and_save(res, fig, outdir, f"Strong scaling, {what} (cf. Fig 3.10): fixed totals, median of runs",
+                   3.8 + style.legend_height(style.entries(4, flags)))
     res.compare = "; ".join(parts) + (" (thesis, InfiniBand clusters: time falls sub-linearly with more machines for "
                                       "radix, and doubles with the input: 1.89-2.07x)")
 
@@ -158,7 +160,7 @@ def skew(res, rows, outdir, params):
         grouped(ax, res, a, lambda r: num(r, "skew"), lambda r, c=col: r.get(c, ""), "t_total_max", f"{algo} t_total_max",
                 catfmt=lambda c: "uniform" if c == 0 else f"Zipf {c:g}", barfmt=lambda b, c=col: f"{c} {b}",
                 overlay="t_imbalance_max")
-        panel(ax, "skew of S's references to R", "time [s], slowest rank", algo)
+        panel(res, ax, "skew of S's references to R", "time [s], slowest rank", algo)
     title_and_save(res, fig, outdir, "Skew (cf. §3.4.5): hatched top = imbalance (max − average over ranks); median of runs", 3.8 + style.legend_height(3))
     parts = []
     for algo, a, b in (("radix", "round-robin", "sized"), ("sortmerge", "equal", "splitters")):

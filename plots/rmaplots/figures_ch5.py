@@ -4,41 +4,48 @@ locks and the lock model (Fig 5.7, Table 5.1) and the lock-server split."""
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from . import data, style, thesis
+from . import data, regimes, style, thesis
+from . import locks as lockfig
 from .figure_kit import (
     REQ_PARTS, TPCC_TYPES, TXN_PARTS, fmt_count, fmt_num, groups, lines, locks, log2_axis, log_y, med, num, panel,
-    stacked, thesis_line, title_and_save)
+    stacked, title_and_save)
 
 
 def fig5_5(res, rows, outdir, params):
+    """Fig 5.5: TPC-C transactions/s and lock requests/s against ranks, log axes shared with the
+    thesis' points at 5040 cores (its own series, labelled with its machine). Oversubscribed points
+    are hollow and their segments dotted: ranks that share cores poll against each other."""
     rs = locks(rows, "tpcc")
     fig, axes = style.figure(ncols=2, width=4.4, height=3.8)
     peak = thesis.TPCC_PEAK
-    for ax, col, what, th in ((axes[0], "commits_per_s", "transactions", None),
-                              (axes[1], "lock_requests_per_s", "lock requests", peak["lock_requests"])):
-        lines(ax, res, rs, lambda r: num(r, "ranks"), lambda r: r.get("isolation", ""), col, 1e-3,
-              label=lambda s: f"ours: {s}")
-        xs = sorted({num(r, "ranks") for r in rs})
-        if xs:
-            if th is None:
-                for iso in ("serializable", "read-committed"):
-                    per = peak[iso] / peak["cores"]
-                    thesis_line(ax, xs, [per * x * 1e-3 for x in xs], f"{thesis.ARIES}: {iso}, {per:.0f}/s per rank, scaled",
-                                "#555555" if iso == "serializable" else "#aaaaaa")
-            else:
-                thesis_line(ax, xs, [th / peak["cores"] * x * 1e-3 for x in xs],
-                            f"{thesis.ARIES}: {th / peak['cores']:.0f}/s per rank, scaled")
-            log2_axis(ax, xs)
-        log_y(ax)  # the thesis' per-rank rates are orders of magnitude above a shared 2-core VM's
-        panel(ax, "MPI ranks (half serve locks)", f"{what} [k/s], log scale", what)
-    title_and_save(res, fig, outdir, "TPC-C throughput against ranks (cf. Fig 5.5); median of runs", 3.8 + style.legend_height(4))
+    drawn = []
+    for ax, col, what in ((axes[0], "commits_per_s", "transactions"), (axes[1], "lock_requests_per_s", "lock requests")):
+        got = lines(ax, res, rs, lambda r: num(r, "ranks"), lambda r: r.get("isolation", ""), col, 1e-3,
+                    label=lambda s: f"ours: {s}", color=lambda s: style.COLORS.get(s, "#7f7f7f"))
+        drawn += [(f"{s}", pts) for s, pts in got] if col == "commits_per_s" else []
+        th = [(iso, peak[iso]) for iso in ("serializable", "read-committed")] if col == "commits_per_s" else \
+            [("both isolation levels", peak["lock_requests"])]
+        for iso, v in th:
+            ax.plot([peak["cores"]], [v * 1e-3], linestyle="none", marker="x", markersize=8,
+                    color=style.COLORS.get(iso, "#555555"), label=f"{thesis.ARIES}: {iso}, {peak['cores']} cores")
+            res.keep(f"thesis {col}", iso, peak["cores"], v)
+        xs = sorted({num(r, "ranks") for r in rs} | {peak["cores"]})
+        log2_axis(ax, xs)
+        log_y(ax)
+        panel(res, ax, "MPI ranks, half serve locks (thesis: cores)", f"{what} [k/s], log scale", what)
+    flags = max((res.flags(ax) for ax in axes), key=len)
+    title_and_save(res, fig, outdir, f"TPC-C throughput against ranks (cf. Fig 5.5); {data.RUNS_TEXT}; "
+                   f"{style.runs_text([p for _, p in drawn])}", 3.8 + style.legend_height(style.entries(4, flags)))
     parts = []
-    for iso in ("serializable", "read-committed"):
-        v = {x: m for (w, s, x), m in res.values.items() if w == "commits_per_s" and s == iso}
-        if v:
-            x = max(v)
-            parts.append(f"{iso}: {v[x] / x:.0f} tx/s per rank at {x:g} ranks vs thesis "
-                         f"{peak[iso] / peak['cores']:.0f} ({thesis.ARIES}, 5040 cores)")
+    for iso, pts in drawn:
+        ok, _ = regimes.comparable([k for *_, k, _ in pts or []])
+        like = [(x, m) for (x, m, _, _), o in zip(pts or [], ok) if o]
+        skipped = [(x, k) for (x, _, k, _), o in zip(pts or [], ok) if not o]
+        if like:
+            x, m = max(like)
+            parts.append(f"{iso}: {m * 1e3 / x:.0f} tx/s per rank at {style.count(int(x), 'rank')} vs thesis "
+                         f"{peak[iso] / peak['cores']:.0f} ({thesis.ARIES}, {peak['cores']} cores)")
+        parts += [f"{iso} at {style.count(int(x), 'rank')} not compared as scaling ({res.machine.why(k)})" for x, k in skipped]
     res.compare = "; ".join(parts)
 
 
@@ -65,13 +72,18 @@ def fig5_6(res, rows, outdir, params):
         left += w
     axes[1].set_yticks(list(range(len(isos) + 1)), [str(i) for i in isos] + [f"{thesis.ARIES}\nserializable"], fontsize=7)
     axes[1].text(left, y, f" {thesis.TPCC_LOCK_US} us", va="center", fontsize=7)  # too short a bar to see beside ours
+    # each bar's floor and median round trip, the rows in the machine's slower floor shaded (locks.py)
+    gs = groups(rs, lambda r: r.get("isolation", ""))
+    shade = lockfig.floor_marks(axes, axes[1], [lockfig.RoundTrip(g, res.machine) for g in gs.values()], res.machine,
+                                lockfig.rtt_col(rs) == "lat_req_rtt_median_us")
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
     axes[1].set_xlabel("lock request latency [us] (median of runs)")
     axes[1].set_title("(b) lock request", fontsize=9)
-    for ax in axes:
-        style.legend(ax, below=True)
-    title_and_save(res, fig, outdir, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with MPI_Get/MPI_Put", 3.2 + style.legend_height(4))
+    style.legend(axes[0], below=True)
+    style.legend(axes[1], below=True, extra=shade)
+    title_and_save(res, fig, outdir, "TPC-C latency breakdown (cf. Fig 5.6); data: row images read and written with "
+                   "MPI_Get/MPI_Put", 3.2 + style.legend_height(style.entries(5, shade)))
     v = res.values
     ser = "serializable"
     tot = sum(v.get(("transaction us", p, ser), 0) for p, _ in TXN_PARTS)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from . import breakdown, config, data, style
+from . import breakdown, config, data, regimes, style
 
 # the totals join_compare prints, like with like: the measured total holds window_alloc, so it is
 # compared with the model's total that holds it too, against the slowest rank and against the mean
@@ -56,10 +56,13 @@ def fig_model(rows):
         return style.Drawn(skipped=refuse)
     ncols = min(len(ss), 3)
     fig, axes = style.figure(ncols=ncols, nrows=math.ceil(len(ss) / ncols), width=4.5, height=3.8)
+    machine = regimes.Machine(data.joins(rows))  # the states every join of the report met
+    marks, shaded = [], False
     for ax, s in zip(axes, ss):
         g = s.points
         phases = data.phases_of(s.rows)
         x = np.arange(len(g))
+        top = 0.0
         for off, kind in ((-0.2, "measured"), (0.2, "model")):
             bottom = np.zeros(len(g))
             for p in phases:
@@ -69,17 +72,24 @@ def fig_model(rows):
                        hatch="//" if kind == "model" else None, edgecolor="black", linewidth=0.3,
                        label=p if kind == "measured" else None)
                 bottom += h
-        ax.set_xticks(x, [f"{int(k)}\nmeas | model" for k in g], fontsize=7)
+            top = max(top, bottom.max(initial=0.0))
+        ax.set_ylim(0, top * 1.08 or 1.0)  # the tallest stack inside the axes, whatever the autoscale did
+        suffix, shaded_here, notes = style.mark_bars([ax], g, machine)
+        shaded = shaded or shaded_here
+        marks += [f"{s.label}: {n}" if s.label else n for n in notes]
+        ax.set_xticks(x, [f"{int(k)}\nmeas | model{o}" for k, o in zip(g, suffix)], fontsize=7)
         ax.set_xlabel("MPI ranks")
         ax.set_ylabel("time [s] (median of runs)")
-        ax.set_title(s.label, fontsize=8)
+        style.panel_title(ax, s.label)
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(ss):]:
         ax.set_visible(False)
     # the phases' colours say which phase; two plain patches say which bar is which
-    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)],
-                 extra=[("measured (plain)", dict(facecolor="white", edgecolor="black")),
-                        ("model (hatched)", dict(facecolor="white", edgecolor="black", hatch="//"))])
+    extra = [("measured (plain)", dict(facecolor="white", edgecolor="black")),
+             ("model (hatched)", dict(facecolor="white", edgecolor="black", hatch="//"))]
+    if shaded:
+        extra.append(style.shade_entry(machine))
+    style.legend(axes[min(len(ss), ncols) - 1], axes=axes[:len(ss)], extra=extra)
     style.title(fig, "Measured (plain) against predicted (hatched) time per phase (cf. Fig 3.15)")
     shared = config.shared([s.config for s in ss])
-    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared))
+    return style.Drawn(fig, shown=[s.label for s in ss], shared=config.describe(shared), notes=marks)

@@ -4,7 +4,7 @@ decimals). Every table row and every figure's point is one configuration (rmaplo
 different MPI libraries, placements, windows, workloads, ... are never pooled."""
 import os
 
-from . import breakdown, config, data, inputsize, locks, model, safeio, scaling, style
+from . import breakdown, config, data, inputsize, locks, model, regimes, safeio, scaling, style
 
 
 def f3(x):
@@ -176,18 +176,27 @@ def join_tables(rows):
     # the lines of Fig 4.2: a row per point, named by its line (radix bits follow the rank count)
     ss, _ = config.series(rs, config.RANKS)
     cells, common = _config_cells(ss, ("algo", "ranks", "hosts", "ranks_per_host"))
+    machine = regimes.Machine(data.joins(rows))
+    alloc = machine.regimes["alloc"]
     out = ["## Join throughput", "",
            f"Workload: {key[0]} tuples of R per rank, 1:{key[1]}, selectivity {key[2]}. One row per configuration; "
-           f"medians over runs; CI: {data.CI_TEXT}." + (f" {dropped.capitalize()}." if dropped else ""), ""]
+           f"medians over runs; CI: {data.CI_TEXT} (where it would reach below 0, its half-width instead). Window "
+           "allocation: the window_alloc phase's seconds per GB of window a rank allocates (median over runs)"
+           + (f"; the runs met two regimes of it ({alloc.text()})" if alloc.two else "")
+           + ". Marks: what the point measured beyond its configuration." + (f" {dropped.capitalize()}." if dropped else ""), ""]
     out += [common, ""] if common else []
-    out += ["| algo | ranks | hosts | ranks/host | configuration | runs | throughput [M tuples/s] | 95% CI [M tuples/s] | total [s] |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    out += ["| algo | ranks | hosts | ranks/host | configuration | runs | throughput [M tuples/s] | 95% CI [M tuples/s] | "
+            "total [s] | window alloc [s/GB] | marks |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in sorted(ss, key=lambda s: s.config["algo"]):  # stable: within an algorithm, in key order
         for x, g in s.points.items():
             r0 = g[0]
-            med, lo, hi, n = data.interval(data.values(g, "throughput"))
-            out.append(f"| {r0['algo']} | {int(x)} | {r0['hosts']} | {r0['ranks_per_host']} | {cells[id(s)]} | {n} | "
-                       f"{f3(mega(med))} | {f3(mega(lo))}–{f3(mega(hi))} | {f4(data.median(data.values(g, 't_total_max')))} |")
+            xs = data.values(g, "throughput")
+            rate = data.median([v for v in (regimes.alloc_s_per_gb(r) for r in g) if v is not None])
+            out.append(f"| {r0['algo']} | {int(x)} | {r0['hosts']} | {r0['ranks_per_host']} | {cells[id(s)]} | {len(xs)} | "
+                       f"{f3(mega(data.median(xs)))} | {data.ci_cell(xs, 1e-6)} | "
+                       f"{f4(data.median(data.values(g, 't_total_max')))} | {'—' if rate is None else f'{rate:.3g}'} | "
+                       f"{machine.why(machine.point(g)) or '—'} |")
     out.append("")
     for algo in sorted({r["algo"] for r in rs}):
         tables = model.model_tables(rows, algo)
@@ -210,8 +219,8 @@ def join_tables(rows):
     if sizes:
         out += [f"### Input size and 1:N ratio at {style.count(ranks, 'rank')} (cf. Table 4.1)", "",
                 "| configuration | R/rank | S/rank | output | runs | time [s] | 95% CI [s] |", "|---|---|---|---|---|---|---|"]
-        for lab, rr, ss_, m, med, lo, hi, n in sizes:
-            out.append(f"| {lab or '—'} | {rr} | {ss_} | {m} | {n} | {f4(med)} | {f4(lo)}–{f4(hi)} |")
+        for lab, rr, ss_, m, med, ci, n in sizes:
+            out.append(f"| {lab or '—'} | {rr} | {ss_} | {m} | {n} | {f4(med)} | {ci} |")
         out.append("")
     return out
 
@@ -237,6 +246,7 @@ def lock_tables(rows):
                    f"{cells[id(s)]} | {len(g)} | {f3(mega(data.median(data.values(g, 'commits_per_s'))))} | "
                    f"{f3(mega(data.median(data.values(g, 'lock_requests_per_s'))))} | {'—' if share is None else f'{share:.4f}'} |")
     out.append("")
+    out += floor_table(ls)
     t = locks.model_table(rows)
     if t:
         out += ["### Model against measurement (cf. Table 5.1)", "",
@@ -253,6 +263,52 @@ def lock_tables(rows):
     return out
 
 
+def _range(v, lo, hi, nd=3):
+    if v is None:
+        return "—"
+    return f"{v:.{nd}f}" + ("" if lo is None or f"{lo:.{nd}f}" == f"{hi:.{nd}f}" else f" ({lo:.{nd}f}–{hi:.{nd}f})")
+
+
+def disturbed(t):
+    """The floors left out of a configuration's (regimes.floor_us), as a cell's addition."""
+    if not t.disturbed:
+        return ""
+    return f" ({len(t.disturbed)} left out: {', '.join(f'{v:.2f}' for v in t.disturbed)} above the round trip, disturbed)"
+
+
+def floor_table(ls):
+    """Every lock configuration's request round trip beside the cache-line floor its runs measured,
+    the floor's state, and what explains its difference from the first configuration of its
+    workload, isolation and rank count (locks.readings)."""
+    if not any(regimes.floor_us(r) is not None or regimes.floor_disturbed(r) is not None for r in ls):
+        return ["No lock run measured the cache-line floor (floor_rtt_us: not measured where the first server and "
+                "agent share no host, share cores, or did not run at once): round trips are shown without it.", ""]
+    ss, _ = config.series(ls, config.POINT)
+    machine = regimes.Machine(ls)
+    reg = machine.regimes["floor"]
+    cells, common = _config_cells(ss, ("workload", "isolation", "remote_prob", "ranks"))
+    col = locks.rtt_col(ls)
+    out = ["### Round trip against the machine's floor (cf. Fig 5.6b)", "",
+           f"Round trip: the {'median' if col.endswith('median_us') else 'mean'} over a run's requests; floor: a "
+           "bare cache-line round trip between the first server and agent before the run (rma/floor.h); both the median "
+           "over runs (their range); a floor above its run's round trip was measured while the pair did not run at once "
+           "and is left out. " + (f"The runs met two states of the machine: {reg.text()}. " if reg.two else "")
+           + "Reading: against the first row of the same workload, isolation and ranks whose floor was in the faster "
+           "state.", ""]
+    out += [common, ""] if common else []
+    out += ["| workload | isolation | remote prob | ranks | configuration | runs | round trip [us] | floor [us] | "
+            "floor state | reading |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for s, t, text in sorted(locks.readings(ss, machine), key=lambda x: (x[0].config["workload"], x[0].config["isolation"],
+                                                                       int(x[0].config["ranks"]), cells[id(x[0])],
+                                                                       data.num(x[0].rows[0], "remote_prob") or 0)):
+        c = s.config
+        state = "slower" if t.point.slow else "both" if t.point.mixed else "faster" if reg.two and t.floor else "—"
+        out.append(f"| {c['workload']} | {c['isolation'] or '—'} | {c['remote_prob'] or '—'} | {c['ranks']} | {cells[id(s)]} | "
+                   f"{t.n} | {_range(t.rtt, t.rtt_lo, t.rtt_hi)} | {_range(t.floor, t.floor_lo, t.floor_hi)}{disturbed(t)} | {state} | "
+                   f"{text.replace('|', '/') or '—'} |")
+    return out + [""]
+
+
 def figure_section(f, title, dropped, d):
     n = len(d.shown)
     out = [f"### {title}", ""] + ([f"{dropped.capitalize()}.", ""] if dropped else [])
@@ -267,7 +323,8 @@ def write(rows, files, outdir):
     figs, notes = render_figures(rows, outdir)
     lines = ["# rmabench results", ""] + environment(rows, files) + run_summary(rows)
     lines += join_tables(rows) + lock_tables(rows)
-    lines += ["## Figures", "", f"Points are medians over the runs of one configuration; bars: {data.CI_TEXT}.", ""]
+    lines += ["## Figures", "", f"Lines: {data.RUNS_TEXT}; hollow, shaded and dotted marks: see docs/figures.md and "
+              "each figure's legend.", ""]
     for f, title, dropped, d in figs:
         lines += figure_section(f, title, dropped, d)
     if notes:

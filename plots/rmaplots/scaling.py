@@ -1,6 +1,6 @@
 """Join throughput against MPI ranks: scale-out (thesis Fig 4.2) and ranks per node (Fig 4.6), one
 line per configuration (rmaplots.config); a point is the median over the runs of one configuration."""
-from . import config, data, style
+from . import config, data, regimes, style
 
 
 def sweeps(series, what):
@@ -25,17 +25,28 @@ def fig_throughput(rows):
         return style.Drawn(skipped="no verified join runs: throughput figure (Fig 4.2) skipped")
     ss, legend = config.series(rs, config.RANKS)
     drawn, notes, hidden = sweeps(ss, "scaling")
-    fig, (ax,) = style.figure(width=6.5, height=3.6 + style.legend_height(len(drawn)))
-    style.lines(ax, drawn, "throughput", 1e-6)
+    return _throughput(rows, drawn, notes, hidden, f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]}")
+
+
+def _throughput(rows, drawn, notes, hidden, title):
+    """The throughput lines of drawn against ranks, each point marked by what it measured (regimes:
+    the states every join among rows met)."""
+    machine = regimes.Machine(data.joins(rows))
+    # the legend below names the lines in one row each: the figure as wide as the longest name
+    width = max(6.5, style.text_inches(max((len(s.label) for s in drawn), default=0), 7) + 1.2)
+    fig, (ax,) = style.figure(width=width, height=3.6)
+    pts = style.lines(ax, drawn, "throughput", 1e-6, machine=machine)
+    flags = style.flag_handles(machine, pts)
+    fig.set_figheight(3.6 + style.legend_height(style.entries(len(drawn), flags)))
     style.ranks_axis(ax, [x for s in drawn for x in s.points])
     ax.set_ylabel("throughput [M input tuples/s]")
-    ax.set_title(f"Join scale-out, {key[0]} tuples/rank, 1:{key[1]}\nmedian of runs, {data.CI_TEXT}", fontsize=9)
+    ax.set_title(f"{title}\n{data.RUNS_TEXT}; {style.runs_text(pts)}", fontsize=8)
     ax.grid(alpha=0.3)
-    style.legend(ax, below=True)
+    style.legend(ax, below=True, extra=flags)
     style.note(fig, notes)
     shared = config.shared([s.config for s in drawn])
-    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
-                       hidden=hidden)
+    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared),
+                       notes=notes + style.flag_notes(machine, drawn, pts), hidden=hidden)
 
 
 def fig_scaleup(rows):
@@ -45,15 +56,4 @@ def fig_scaleup(rows):
         return style.Drawn(skipped="join runs with a single ranks-per-host value: scale-up figure (Fig 4.6) skipped")
     ss, legend = config.series(rs, config.SCALEUP)
     drawn, notes, hidden = sweeps(ss, "scale-up")
-    fig, (ax,) = style.figure(width=6.5, height=3.6 + style.legend_height(len(drawn)))
-    style.lines(ax, drawn, "throughput", 1e-6)
-    style.ranks_axis(ax, [x for s in drawn for x in s.points])
-    ax.set_ylabel("throughput [M input tuples/s]")
-    ax.set_title(f"Join scale-out and scale-up (ranks per node), {key[0]} tuples/rank\n"
-                 f"median of runs, {data.CI_TEXT}", fontsize=9)
-    ax.grid(alpha=0.3)
-    style.legend(ax, below=True)
-    style.note(fig, notes)
-    shared = config.shared([s.config for s in drawn])
-    return style.Drawn(fig, shown=[s.label for s in drawn], shared=config.describe(shared), notes=notes,
-                       hidden=hidden)
+    return _throughput(rows, drawn, notes, hidden, f"Join scale-out and scale-up (ranks per node), {key[0]} tuples/rank")

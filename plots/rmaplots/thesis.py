@@ -54,3 +54,13 @@ LOCK_SPLIT = {"1/2": 13.6, "1/3": 10.2, "1/6": 4.72}
 NET_PEAK_GBS = {"FDR": 6.0, "QDR": 3.6}   # §3.4: bandwidth between two machines, full from 8 KiB messages
 NET_FULL_FROM = 8 * 1024
 DIST_OVER_ONE = {"radix": 0.20, "sortmerge": 0.10}  # Fig 3.9: distributed at most this much slower at 4096M
+
+
+def join_throughput():
+    """Fig 4.2's points the thesis gives numbers for, per algorithm [(cores, input tuples/s)]: 1024
+    cores from Table 4.1's first row (40M tuples of R and of S per core over its time: 80M x 1024 /
+    4.34 s radix, / 5.70 s sort-merge) and the peaks at 4096 cores that §4.3.3 quotes."""
+    r0 = TABLE_4_1[0]
+    per_core = r0[0] + r0[1]
+    return {"radix": [(1024, per_core * 1024 / r0[3]), (4096, 48.7e9)],
+            "sortmerge": [(1024, per_core * 1024 / r0[5]), (4096, 43.5e9)]}

@@ -11,9 +11,11 @@ import sys
 root, build = sys.argv[1], sys.argv[2]
 commands = [
     [f"{build}/rmabench", "--help"], [f"{build}/rmabench", "join", "--help"], [f"{build}/rmabench", "lock", "--help"],
+    [f"{build}/rmabench", "query", "--help"], [f"{build}/rmamodel", "query", "--help"],
     [f"{build}/rmabench", "calibrate", "--help"], [f"{build}/rmabench", "lock-trace", "--help"],
-    [f"{build}/rmabench", "record", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
-    [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
+    [f"{build}/rmabench", "record", "--help"], [f"{build}/rmabench", "rdmo", "--help"],
+    [f"{build}/rmabench", "aggregate", "--help"], [f"{build}/rmamodel", "--help"], [f"{build}/rmamodel", "join", "--help"],
+    [f"{build}/rmamodel", "lock", "--help"], [f"{build}/rmamodel", "rdmo", "--help"], [f"{build}/rmamodel", "cores-per-host", "--help"],
     [f"{build}/smj-sortbench", "--help"],
     [f"{root}/jobs/local.sh", "--help"], [f"{root}/jobs/submit.sh", "--help"], [f"{root}/jobs/soak.sh", "--help"],
     [f"{root}/model/accuracy.sh", "--help"], [f"{root}/plots/rmaplot", "--help"], [f"{root}/plots/rmaplot", "report", "--help"],
@@ -40,7 +42,8 @@ for cmd in commands:
     helps += p.stdout
 
 # choice flags list their values: (a|b|c) after the default
-for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa"):
+for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "notify-poll", "workload", "transport", "deadlock", "numa",
+             "design", "replicate", "micro", "op", "handler"):
     m = re.search(rf"^  --{flag} .*\(([a-z0-9-]+\|[a-z0-9|-]+)\)$", helps, re.M)
     if not m:
         print(f"FAIL: --{flag}: no --help line lists its values")
@@ -48,7 +51,7 @@ for flag in ("window", "algo", "assign", "scatter", "flush", "ranges", "simd", "
 
 # flags that error messages suggest: string literals near an error in the C sources
 suggested = set()
-for path in subprocess.run(["git", "-C", root, "ls-files", "cmd", "joins", "locking", "rma", "bench", "model"],
+for path in subprocess.run(["git", "-C", root, "ls-files", "cmd", "joins", "locking", "aggregate", "rdmo", "rma", "bench", "model"],
                            capture_output=True, text=True).stdout.split():
     if not path.endswith(".c"):
         continue

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/check.h"
@@ -27,6 +29,23 @@ static int count_lines(const char *s)
     int n = 0;
     for (; *s; s++) n += *s == '\n';
     return n;
+}
+
+/* record_append under RLIMIT_FSIZE = limit, in a child: 0 when it failed with EFBIG's message. */
+static int limited_append(const record *r, const char *path, long limit)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit lim = {(rlim_t)limit, (rlim_t)limit};
+        char err[512];
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(10);
+        if (record_append(r, path, err, sizeof err) == 0) _exit(11);
+        _exit(strstr(err, "cannot write: File too large (nothing written)") ? 0 : 12);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int main(void)
@@ -95,6 +114,16 @@ int main(void)
     /* a link to a regular file appends to that file */
     CHECK(record_check_path(&results_schema, link, err, sizeof err) == 0 && record_append(r, link, err, sizeof err) == 0);
     CHECK(count_lines(slurp(path)) == 4 && lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    /* a file-size limit: the row fails whole (SIGXFSZ ignored, EFBIG), the file keeps its length; a
+     * file the failed append created is not left behind */
+    struct stat before;
+    CHECK(stat(path, &before) == 0);
+    CHECK(limited_append(r, path, before.st_size + 10) == 0);
+    CHECK(stat(path, &st) == 0 && st.st_size == before.st_size);
+    char fresh[300];
+    snprintf(fresh, sizeof fresh, "%s/fresh.csv", dir);
+    CHECK(limited_append(r, fresh, 100) == 0);
+    CHECK(lstat(fresh, &st) != 0);
     record_free(r);
     free(hdr);
     unlink(path);

@@ -1,4 +1,4 @@
-/* Watchdog of blocking MPI calls (rma/progress.h), without MPI: the thread only reads the state
+/* Watchdog of blocking MPI calls (bench/wait_bound.h), without MPI: the thread only reads the state
  * that blocking_begin/blocking_end write. Each case runs in a child process (the watchdog _exits). */
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +74,27 @@ static void short_calls(void)
     }
 }
 
+/* a wait marked as not timed (what NULL), and an MPI call inside it, outlast the bound: nothing */
+static void untimed(void)
+{
+    blocking_watchdog_start(6, 0.3);
+    blocking_begin(NULL, -1);
+    blocking_begin("MPI_Barrier", -1);
+    sleep_s(1.0);
+    blocking_end();
+    blocking_end();
+}
+
+/* a call inside a marked wait keeps the outer name, and ending it does not end the outer wait */
+static void nested(void)
+{
+    blocking_watchdog_start(5, 0.5);
+    blocking_begin("an outer wait", 2);
+    blocking_begin("MPI_Test", -1);
+    blocking_end();
+    sleep_s(5);
+}
+
 /* no call in progress for longer than the bound: nothing happens */
 static void idle(void)
 {
@@ -102,5 +123,11 @@ int main(void)
 
     rc = run_child(idle, err, sizeof err, &t);
     CHECK(rc == 0 && err[0] == '\0');
+
+    rc = run_child(untimed, err, sizeof err, &t);
+    CHECK(rc == 0 && err[0] == '\0');
+
+    rc = run_child(nested, err, sizeof err, &t);
+    CHECK(rc == 3 && strncmp(err, "rmabench: rank 5: an outer wait to rank 2 did not complete after 0.", 66) == 0);
     CHECK_DONE();
 }

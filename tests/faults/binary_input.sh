@@ -1,10 +1,13 @@
 #!/bin/bash
-# Every reader of outside files ends on binary data and endless lines within a second, with exit 2
-# and one line "FILE:LINE: reason": /dev/zero (NUL bytes without end), 1 MiB of seeded random bytes (binary data:
+# Every reader of outside files refuses what is not a regular file before reading it (a FIFO would
+# block it for ever, a device never end: bench/text_input.h's text_open, safeio.open_input), and
+# ends on binary data and endless lines within a second, with exit 2 and one line "FILE: reason" or
+# "FILE:LINE: reason": /dev/zero and a FIFO (not regular files), 1 MiB of seeded random bytes (binary data:
 # fixed, because /dev/urandom's first line is sometimes all high bytes, which a reader may call an
 # unknown keyword instead)
 # and a 4 MiB line without a newline, given as
-#   a parameter file  rmamodel join|lock|cores-per-host --params, rmabench join|lock --model
+#   a parameter file  rmamodel join|lock|cores-per-host --params, rmabench join|lock --model,
+#                     rmaplot figure --params, model/params_merge.py
 #   a lock trace      the trace reader alone (tests/tpcc/trace_check, exit 1), and rmabench lock
 #                     --workload trace --trace under the launcher (2 ranks)
 #   a results CSV     plots/rmaplot report, jobs/csvrows.py (the job scripts' row count)
@@ -25,6 +28,7 @@ work=$(mktemp -d /tmp/rmb-binary-input.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 head -c $((4 << 20)) /dev/zero | tr '\0' 'a' >"$work/endless"
 printf 'X\n' >"$work/bad.trace"
+mkfifo "$work/fifo"
 "$py" -c 'import random, sys; sys.stdout.buffer.write(random.Random(12).randbytes(1 << 20))' >"$work/random"
 
 now_ms() { date +%s%3N; }
@@ -54,8 +58,12 @@ timeout -k 5 60 "$mpirun" -n 2 "$bin" lock --workload trace --trace "$work/bad.t
 ref=$(( $(now_ms) - t0 ))
 ok "reference: a trace refused on its first line takes $ref ms under the launcher"
 
-for f in /dev/zero "$work/random" "$work/endless"; do
-    at="$(basename "$f"):[0-9]+: (NUL byte|binary data|line longer than)"
+for f in /dev/zero "$work/fifo" "$work/random" "$work/endless"; do
+    case $f in
+    /dev/zero) at="zero: not a regular file \\(a character device\\)" ;;
+    */fifo) at="fifo: not a regular file \\(a FIFO\\)" ;;
+    *) at="$(basename "$f"):[0-9]+: (NUL byte|binary data|line longer than)" ;;
+    esac
     within 10000 "rmamodel join --params $f" "^rmamodel: --params: .*$at" \
         "$model" join --algo radix --params "$f" --ranks 2 --ranks-per-host 2 --tuples-per-rank 1K
     within 10000 "rmamodel lock --params $f" "^rmamodel: --params: .*$at" \
@@ -68,6 +76,9 @@ for f in /dev/zero "$work/random" "$work/endless"; do
         "$mpirun" -n 2 "$bin" lock --workload trace --trace "$f" --wait-bound 20
     within 10000 "rmaplot report $f" "^rmaplot: .*$at" "$py" "$root/plots/rmaplot" report "$f" --out "$work/plots"
     within 10000 "csvrows.py count $f" "^csvrows.py: .*$at" "$py" "$root/jobs/csvrows.py" count "$f"
+    within 10000 "rmaplot figure --params $f" "^rmaplot: --params: .*$at" \
+        "$py" "$root/plots/rmaplot" figure fig3.7 "$build/tests/fixtures/results-small.csv" --out "$work/plots" --params "$f"
+    within 10000 "params_merge.py $f" "^params_merge.py: .*$at" "$py" "$root/model/params_merge.py" "$f" "$f" 'bw_.*'
 done
 [[ ! -e $work/plots ]] || fail "rmaplot created its --out for an unreadable CSV"
 [[ $fails == 0 ]] && echo "binary input: all checks passed"

@@ -17,6 +17,21 @@ rank_pid() { # MARK RANK
     done
 }
 
+# A rank a test stops (SIGSTOP; its pid in `stopped`) must never outlive the test: its EXIT trap
+# calls release_stopped. check_stopped_gone WHAT fails unless the stopped rank is gone (or a zombie)
+# within 10 s: the launcher that ended the run must take it down.
+stopped=""
+release_stopped() { [[ -n $stopped ]] && { kill -CONT "$stopped"; kill -KILL "$stopped"; } 2>/dev/null; return 0; }
+check_stopped_gone() { # WHAT
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [[ -n $stopped ]] && kill -0 "$stopped" 2>/dev/null || return 0
+        [[ $(awk '{print $3}' "/proc/$stopped/stat" 2>/dev/null) == Z ]] && return 0
+        sleep 0.1
+    done
+    fail "the stopped $1 (pid $stopped) outlived the launcher"
+}
+
 # wait until FILE has more than N data rows (up to S seconds); 0 when it did
 wait_rows() { # FILE N S
     local i

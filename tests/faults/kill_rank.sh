@@ -51,7 +51,7 @@ source "$root/jobs/lib.sh"
 rmb_init fault-test
 rmb_results_dir "$work/job"
 plan() {
-    rmb_run killed 1 2 -- join --tuples-per-rank 2K --repeat 100000 --seed 7000002 --output "\$RMB_CSV"
+    rmb_run killed 1 2 -- join --tuples-per-rank 2K --repeat 1000 --seed 7000002 --output "\$RMB_CSV"
     rmb_run after 1 2 -- join --tuples-per-rank 2K --repeat 3 --seed 7000003 --output "\$RMB_CSV"
 }
 rmb_plan

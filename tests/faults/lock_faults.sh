@@ -16,13 +16,7 @@ scenario=$1 build=$2 mpirun=$3
 source "$(dirname "$0")/faultlib.sh"
 bin=$build/rmabench
 work=$(mktemp -d /tmp/rmb-fault-lock.XXXXXX)
-stopped=""
-cleanup() {
-    # a stopped rank must never outlive the test
-    [[ -n $stopped ]] && { kill -CONT "$stopped" 2>/dev/null; kill -KILL "$stopped" 2>/dev/null; }
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'release_stopped; rm -rf "$work"' EXIT
 
 # wait until the run's header (printed by rank 0 right before the transactions start) is out
 wait_started() { # OUTFILE SECONDS
@@ -54,8 +48,9 @@ stop-server)
     else ok "launcher exit status $rc, $waited s after the stop (wait bound $bound s)"; fi
     ((waited <= bound + 15)) || fail "$waited s from the stop to the end, more than the bound $bound s + 15 s"
     # a bounded polling loop reports "no <what> from rank S"; a blocking call (a flush that needs the
-    # stopped target, MPICH) is cut by the watchdog of rma/progress.c: "<what> to rank S did not complete"
-    re="^rmabench: rank ([0-9]+): (no (lock response|2PC vote|end-of-transaction acknowledgement) from rank ${srv:-X} after|MPI_[A-Za-z_ +]+ of [a-z0-9 -]+ to rank ${srv:-X} did not complete after) [0-9.]+ s$"
+    # stopped target, MPICH) is cut by the wait bound's watchdog (bench/wait_bound.h): "<what> to rank S
+    # did not complete after X s; rank S (pid P) is stopped ..."
+    re="^rmabench: rank ([0-9]+): (no (lock response|2PC vote|end-of-transaction acknowledgement) from rank ${srv:-X} after|MPI_[A-Za-z_ +]+ (of [a-z0-9 -]+ )?(to rank ${srv:-X} )?did not complete after) [0-9.]+ s(; rank ${srv:-X} \\(pid [0-9]+\\) is stopped .*)?$"
     line=$(grep -E "$re" "$work/out" | head -1)
     if [[ -n $line ]]; then
         who=$(sed -E "s/$re/\\1/" <<<"$line")
@@ -64,11 +59,7 @@ stop-server)
         fail "no line 'rmabench: rank R: no <what> from rank $srv after X s' or 'rmabench: rank R: <call> to rank $srv did not complete after X s'"
     fi
     # the stopped rank is gone once the launcher is (a SIGKILL reaches stopped processes)
-    for ((i = 0; i < 100; i++)); do [[ -n $stopped ]] && kill -0 "$stopped" 2>/dev/null || break; sleep 0.1
-        [[ $(awk '{print $3}' "/proc/$stopped/stat" 2>/dev/null) == Z ]] && break; done
-    if [[ -n $stopped ]] && kill -0 "$stopped" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$stopped/stat" 2>/dev/null) != Z ]]; then
-        fail "the stopped server (pid $stopped) outlived the launcher"
-    fi
+    check_stopped_gone server
     ;;
 kill-rank)
     csv=$work/results.csv

@@ -61,7 +61,7 @@ refuse() {
     fi
 }
 
-fixture=$root/tests/fixtures/results-small.csv
+fixture=$build/tests/fixtures/results-small.csv # built (tests/fixtures/meson.build)
 for kind in chardev link-to-chardev fifo directory socket dangling-link; do
     case $kind in
     dangling-link) why='does not resolve' ;;
@@ -85,12 +85,13 @@ for kind in chardev link-to-chardev fifo directory socket dangling-link; do
         refuse rmaplot-out "$kind" "^rmaplot: --out: .*/target: " target "$py" "$root/plots/rmaplot" report "$fixture" --out @D@/target
 done
 
-# a symbolic link to a regular file: written through, and still a link
+# a symbolic link to a regular file: written through (a whole file only with --force, as any file that
+# exists), and still a link
 d=$work/links
 mkdir -p "$d"
 : >"$d/trace.real"
 ln -s trace.real "$d/trace"
-"$bin" lock-trace tpcc --transactions 10 --output "$d/trace" >/dev/null 2>&1 &&
+"$bin" lock-trace tpcc --transactions 10 --output "$d/trace" --force >/dev/null 2>&1 &&
     [[ -L $d/trace && $(grep -c '^B$' "$d/trace.real") == 10 ]] && ok "lock-trace through a link to a regular file" ||
     fail "lock-trace did not write through the link"
 ln -s rows.real "$d/rows.csv"
@@ -100,5 +101,34 @@ ln -s rows.real "$d/rows.csv"
     fail "record did not write through the link"
 left=$(ls -A "$d" | grep -v -x -e trace -e trace.real -e rows.csv -e rows.real)
 [[ -z $left ]] || fail "left beside the outputs: $left"
+
+# an output that exists (a regular file the command did not write): every whole-file writer refuses
+# it without --force, with one line naming --force, and leaves it byte for byte; a results CSV takes
+# rows (the record test above); a job's results directory with an earlier job's files is refused
+d=$work/existing
+existing() { # NAME REGEX FILE CMD...
+    local name=$1 re=$2 file=$3; shift 3
+    mkdir -p "$(dirname "$file")"
+    printf 'not yours\n' >"$file"
+    "$@" >"$work/out" 2>"$work/err" </dev/null
+    local rc=$? lines
+    lines=$(wc -l <"$work/err")
+    if [[ $rc == 2 && $lines == 1 ]] && grep -Eq -- "$re" "$work/err" && [[ $(cat "$file") == "not yours" ]]; then
+        ok "$name over an existing file: exit 2, $(cat "$work/err")"
+    else
+        fail "$name over an existing file: exit $rc, $lines lines: $(head -3 "$work/err"), file: $(head -c 80 "$file")"
+    fi
+}
+existing calibrate "^rmabench: --output: .*/params\.txt: exists; give --force to replace it$" "$d/params.txt" \
+    "$bin" calibrate --output "$d/params.txt"
+existing lock-trace "^rmabench: --output: .*/t\.trace: exists; give --force to replace it$" "$d/t.trace" \
+    "$bin" lock-trace tpcc --transactions 10 --output "$d/t.trace"
+existing rmaplot-report "^rmaplot: --out: .*/report\.md: exists; give --force to replace it$" "$d/plots/report.md" \
+    "$py" "$root/plots/rmaplot" report "$fixture" --out "$d/plots"
+existing rmaplot-figure "^rmaplot: --out: .*/fig3\.7\.md: exists; give --force to replace it$" "$d/fig/fig3.7.md" \
+    "$py" "$root/plots/rmaplot" figure fig3.7 "$fixture" --out "$d/fig"
+existing jobs "^rmabench jobs: .*/job: holds an earlier job's files \(report\.md, \.\.\.\); give --force" "$d/job/report.md" \
+    "$root/jobs/local.sh" --dry-run --out "$d/job"
+[[ $(ls -A "$d/plots") == report.md && $(ls -A "$d/fig") == fig3.7.md ]] || fail "rmaplot drew beside an existing file: $(ls -A "$d/plots" "$d/fig")"
 [[ $fails == 0 ]] && echo "output kinds: all checks passed"
 exit $((fails > 0))

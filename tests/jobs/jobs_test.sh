@@ -1,6 +1,6 @@
 #!/bin/bash
 # jobs/ without a cluster:
-#   dry-run  jobs/submit.sh --dry-run prints the sbatch chain (afterany on calibration, afterok for
+#   dry-run  jobs/submit.sh --dry-run prints the sbatch chain (afterany on calibration, afterany for
 #            the plot job) and the srun steps 1, 2, 4 nodes; jobs/local.sh --dry-run the local sweep
 #   local    jobs/local.sh --quick: whole rows with the record.c header, verified joins at 1 and 2
 #            ranks, a failed run recorded as a row, figures and report
@@ -22,7 +22,7 @@ if [[ $mode == dry-run ]]; then
     done
     check '[[ $(grep -c "rmabench join" <<<"$out") == 3 ]]' "expected exactly 3 join steps"
     check 'grep -q "sbatch .*--dependency=afterany:DRY-calibrate .*--nodes=4 .*join-scaleout.sbatch" <<<"$out"' "join job not chained after calibration"
-    check 'grep -q "sbatch .*--dependency=afterok:DRY-join-scaleout .*plot.sbatch" <<<"$out"' "plot job not chained with afterok"
+    check 'grep -q "sbatch .*--dependency=afterany:DRY-join-scaleout .*plot.sbatch" <<<"$out"' "plot job not chained with afterany"
     check 'grep -qF "rmaplot report $D/c/job-\*/results.csv --out $D/c/report" <<<"$out"' "plot job command"
     check '[[ ! -e $D/c ]]' "a dry run created the campaign directory"
     # the campaigns' steps and plans are the same text under both libraries (rmabench --plan starts
@@ -64,6 +64,16 @@ if [[ $mode == dry-run ]]; then
       exit 0 ) || { echo "FAIL: rmb_check_world misses calibrate's or join's world size"; fail=1; }
     check '"$root/jobs/submit.sh" --campaign bogus >/dev/null 2>&1; [[ $? == 2 ]]' "bad --campaign not exit 2"
     check '"$root/jobs/local.sh" --repeat x >/dev/null 2>&1; [[ $? == 2 ]]' "bad --repeat not exit 2"
+    # flags given with --quick keep their values; a missing or bad value is one line, exit 2, before
+    # a dry run prints anything; every printed rmabench command passes rmabench's own parser
+    out=$("$root/jobs/local.sh" --dry-run --quick --tuples 7K --repeat 2 --duration 150ms --mpi "$mpi" --out "$D/q" 2>&1)
+    check 'grep -q -- "--tuples-per-rank 7K --repeat 2 " <<<"$out" && grep -q -- "--duration 150ms" <<<"$out"' "--quick overrode explicit flags"
+    for bad in "--tuples" "--tuples 5Q" "--repeat 0" "--duration 0s" "--out"; do
+        # shellcheck disable=SC2086
+        check 'o=$("$root/jobs/local.sh" --dry-run $bad 2>&1); [[ $? == 2 && $(wc -l <<<"$o") == 1 && $o == "rmabench jobs: "* ]]' "local.sh --dry-run $bad: not one line, exit 2"
+    done
+    check 'o=$(RMB_CALIBRATE_ARGS="--tuples 5" "$root/jobs/local.sh" --dry-run --out "$D/q2" 2>&1); [[ $? == 2 && $(wc -l <<<"$o") == 1 && $o == *"--tuples: 5 is out of range"* ]]' \
+        "a bad value in RMB_CALIBRATE_ARGS printed before it was refused"
 else
     t0=$(date +%s)
     "$root/jobs/local.sh" --quick --mpi "$mpi" --out "$D/r"
@@ -88,7 +98,7 @@ PY
     # a run that fails is a row with its status and exit code; the rows before it stay
     n=$(wc -l <"$csv")
     cp "$csv" "$D/before.csv"
-    (source "$root/jobs/lib.sh"; rmb_init t; rmb_results_dir "$D/r"; RMB_RUN_N=1
+    (source "$root/jobs/lib.sh"; RMB_FORCE=1; rmb_init t; rmb_results_dir "$D/r"; RMB_RUN_N=1
      rmb_run "bad flag" 1 1 -- join --algo radix --tuples-per-rank 0 --output "$RMB_CSV") >/dev/null
     check '[[ $(wc -l <"$csv") == $((n + 1)) ]] && tail -1 "$csv" | grep -q ",join,failed,2,"' "failed run not recorded with exit code 2"
     check '/usr/bin/python3 -c "import csv,sys; r = list(csv.DictReader(open(sys.argv[1])))[-1]; sys.exit(r[\"verification\"] != \"NONE\")" "$csv"' \
@@ -98,6 +108,10 @@ PY
     check '(source "$root/jobs/lib.sh"; rmb_init t; rmb_results_dir "$D/fifo") 2>"$D/fifo.err"; [[ $? == 2 ]] && grep -q "results.csv: not a regular file (a FIFO)" "$D/fifo.err" && [[ -p $D/fifo/results.csv ]]' \
         "a FIFO as results.csv was not refused with exit 2"
     check 'cmp -s <(head -n "$n" "$csv") "$D/before.csv"' "earlier rows changed"
+    # a job whose runs fail exits 1 (its failed runs are rows): here every run times out
+    RMB_RANKS=1 RMB_RUN_TIMEOUT=1 "$root/jobs/local.sh" --quick --mpi "$mpi" --out "$D/timeouts" >"$D/timeouts.out" 2>&1
+    rc=$?
+    check '[[ $rc == 1 ]] && grep -q "runs, [1-9][0-9]* failed" "$D/timeouts.out"' "a job with failed runs exited $rc, not 1"
 fi
 [[ $fail == 0 ]] && echo "jobs $mode: ok"
 exit $fail

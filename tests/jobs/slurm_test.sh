@@ -96,7 +96,7 @@ wait_jobs() { # IDS... : until none is pending or running, at most 150 s
     echo "FAIL: jobs $* still queued after 150 s"; squeue; fail=1
 }
 
-# the campaign: calibrate, scale-out of both joins at tiny sizes, plot (afterok)
+# the campaign: calibrate, scale-out of both joins at tiny sizes, plot (afterany)
 export RMB_TUPLES=20K RMB_REPEAT=2 RMB_RUN_TIMEOUT=60 RMB_BUILD=$build
 # a calibration of about a second (the default one takes ~25 s here; tests/model checks it)
 export RMB_CALIBRATE_ARGS="--tuples 64K --put-bytes 1M --repeats 1 --rounds 1"

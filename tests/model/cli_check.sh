@@ -45,8 +45,20 @@ expect 2 "zero\.txt:2: bw_host: 0 is not positive" $rmamodel cores-per-host --pa
 expect 2 '^rmamodel: --ranks: ' $rmamodel join --ranks 0 --ranks-per-host 1 --tuples-per-rank 1M
 expect 2 '^rmamodel: --tuples-per-rank: required' $rmamodel join --ranks 2 --ranks-per-host 1
 expect 2 '^rmamodel: --ranks-per-host: does not divide' $rmamodel join --ranks 3 --ranks-per-host 2 --tuples-per-rank 1M
-expect 2 '^rmamodel: --merge-bands: must be 0 \(the rule.s count\) or a power of two up to 64$' $rmamodel join --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 3
-expect 2 '^rmamodel: --merge-bands: ' $rmamodel join --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 128
+expect 2 '^rmamodel: --merge-bands: must be 0 \(the rule.s count\) or a power of two up to 64$' $rmamodel join --algo sortmerge --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 3
+expect 2 '^rmamodel: --merge-bands: ' $rmamodel join --algo sortmerge --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 128
+# flags of the other algorithm, and questions without an answer, are refused rather than ignored
+expect 2 '^rmamodel: --merge-bands: a flag of the sort-merge join; --algo radix does not take it$' $rmamodel join --ranks 2 --ranks-per-host 2 --tuples-per-rank 1M --merge-bands 4
+expect 2 '^rmamodel: --hosts: 1 host sends no tuple over the network' $rmamodel cores-per-host --set bw_host=6.0 --set wire_tuple_bytes=8 --set P_partition=110 --hosts 1
+# implausible and cut-short parameter files: one line naming the parameter and its range
+expect 2 '^rmamodel: --set: rank_spread: 1e\+300 is outside its plausible range \[0, 10\] fraction$' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set rank_spread=1e300
+expect 2 '^rmamodel: --set: P_build: 1e\+308 is outside its plausible range \[0, 1e\+07\] Mtuples/s$' $rmamodel join --algo radix --ranks 1024 --ranks-per-host 8 --tuples-per-rank 40M $T42 --set P_build=1e308
+printf 'P_scan = 225\ncores_per_host = 2.5\n' >"$tmp/frac.txt"
+expect 2 'frac\.txt:2: cores_per_host: 2\.5 is not a whole number of cores$' $rmamodel cores-per-host --params "$tmp/frac.txt" --set bw_host=6.0 --set wire_tuple_bytes=8 --set P_partition=110
+printf 'P_scan = 225\nP_partition = 12' >"$tmp/cut.txt"
+expect 2 'cut\.txt:2: the last line has no newline' $rmamodel cores-per-host --params "$tmp/cut.txt" --set bw_host=6.0 --set wire_tuple_bytes=8
+mkfifo "$tmp/fifo.txt"
+expect 2 '^rmamodel: --params: .*fifo\.txt: not a regular file \(a FIFO\)$' timeout 10 $rmamodel lock --params "$tmp/fifo.txt" --agents 1 --locks-per-txn 1 --remote-prob 0
 expect 2 '^rmamodel: --remote-prob: ' $rmamodel lock --agents 1 --locks-per-txn 1 --remote-prob 1.5
 expect 2 '^rmamodel: --algo: ' $rmamodel join --algo hash --ranks 1 --ranks-per-host 1 --tuples-per-rank 1M
 expect 2 '^rmamodel: --bogus: unknown flag' $rmamodel lock --bogus

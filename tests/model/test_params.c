@@ -85,7 +85,7 @@ static void test_spread(void)
     params_put_spread(&p, MP_P_build, wild, 1); /* one round: no spread */
     CHECK(params_spread_rel(&p, MP_P_build) < 0);
     const char *out = write_file("spread.txt", NULL);
-    CHECK(params_write(&p, out, err, sizeof err) == 0);
+    CHECK(params_write(&p, out, true, err, sizeof err) == 0);
     CHECK(file_has(out, "P_scan = 100  # Mtuples/s  spread 8.0% over 3 rounds (min 96, median 100, max 104); "));
     CHECK(file_has(out, "# warning: P_merge spread 40.0%"));
     CHECK(!file_has(out, "# warning: P_scan") && !file_has(out, "# warning: P_match"));
@@ -155,7 +155,7 @@ int main(void)
     snprintf(p.info[MI_hostnames], sizeof p.info[MI_hostnames], "a;b");
     char out[300];
     snprintf(out, sizeof out, "%s/out.txt", dir);
-    CHECK(params_write(&p, out, err, sizeof err) == 0);
+    CHECK(params_write(&p, out, true, err, sizeof err) == 0);
     model_params q;
     params_init(&q);
     CHECK(params_load(&q, out, err, sizeof err) == 0);
@@ -171,11 +171,11 @@ int main(void)
     snprintf(sub, sizeof sub, "%s/sub", dir);
     snprintf(link, sizeof link, "%s/link", dir);
     CHECK(mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0 && symlink(out, link) == 0);
-    CHECK(params_write(&p, fifo, err, sizeof err) == -1 && strstr(err, "fifo: not a regular file (a FIFO)"));
-    CHECK(params_write(&p, sub, err, sizeof err) == -1 && strstr(err, "sub: not a regular file (a directory)"));
+    CHECK(params_write(&p, fifo, true, err, sizeof err) == -1 && strstr(err, "fifo: not a regular file (a FIFO)"));
+    CHECK(params_write(&p, sub, true, err, sizeof err) == -1 && strstr(err, "sub: not a regular file (a directory)"));
     struct stat st;
     CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
-    CHECK(params_write(&p, link, err, sizeof err) == 0);
+    CHECK(params_write(&p, link, true, err, sizeof err) == 0);
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
     params_init(&q);
     CHECK(params_load(&q, out, err, sizeof err) == 0 && q.set[MP_t_win_alloc_per_byte]);
@@ -211,7 +211,15 @@ int main(void)
     static char longline[5000];
     memset(longline, 'x', sizeof longline - 1);
     expect_error(longline, "t.txt:1: line longer than 2047 characters");
-    CHECK(params_load(&r0, "/dev/zero", err, sizeof err) == -1 && strstr(err, "/dev/zero:1: NUL byte"));
+    /* a device is refused before it is read; a file cut mid-value on its last line is refused */
+    CHECK(params_load(&r0, "/dev/zero", err, sizeof err) == -1 && strstr(err, "/dev/zero: not a regular file (a character device)"));
+    expect_error("P_scan = 225\nP_build = 2", "t.txt:2: the last line has no newline");
+    /* the plausibility table: absurd values and fractional counts, naming the parameter and its range */
+    expect_error("rank_spread = 1e300\n", "t.txt:1: rank_spread: 1e+300 is outside its plausible range [0, 10] fraction");
+    expect_error("P_build = 1e308\n", "t.txt:1: P_build: 1e+308 is outside its plausible range [0, 1e+07] Mtuples/s");
+    expect_error("cores_per_host = 2.5\n", "t.txt:1: cores_per_host: 2.5 is not a whole number of cores");
+    expect_error("t_vote = 1e12\n", "t.txt:1: t_vote: 1e+12 is outside its plausible range [0, 1e+08] us");
+    CHECK(load("cores_per_host = 64\nrank_spread = 0.05\nP_build = 900\n", err, sizeof err) == 0);
     expect_error("P_scan = 5 # GB/s\n", "t.txt:1: P_scan: unit 'GB/s', expected 'Mtuples/s'");
     expect_error("P scan = 5\n", "t.txt:1: expected 'name = value'");
     CHECK(load("", err, sizeof err) == 0);

@@ -25,8 +25,16 @@ with tempfile.TemporaryDirectory() as d:
     if r.returncode != 1 or "no t_ack" not in r.stderr:
         fails.append(f"--require of a missing parameter: exit {r.returncode}, {r.stderr!r}")
     r = run(base, over)
-    if r.returncode != 2 or not r.stderr.startswith("usage:"):
+    if r.returncode != 2 or not r.stderr.startswith("params_merge.py: usage:") or len(r.stderr.splitlines()) != 1:
         fails.append(f"two arguments: exit {r.returncode}, {r.stderr!r}")
+    # a value missing after a flag, a FIFO as a file, a bad REGEX: one line each, exit 2
+    fifo = os.path.join(os.path.dirname(base), "fifo")
+    os.mkfifo(fifo)
+    for args, why in ((["--require"], "--require: needs a value"), ([fifo, over, "bw_.*"], "not a regular file (a FIFO)"),
+                      ([base, over, "("], "REGEX: (:")):
+        r = run(*args)
+        if r.returncode != 2 or len(r.stderr.splitlines()) != 1 or why not in r.stderr or "Traceback" in r.stderr:
+            fails.append(f"{args}: exit {r.returncode}, {r.stderr!r}")
 for f in fails:
     print("FAIL:", f)
 sys.exit(1 if fails else 0)

@@ -11,6 +11,7 @@ small fixture, without MPI, and plots what the rows say:
   thesis' machine.
    test_catalogue.py RMAPLOT"""
 import csv
+import math
 import os
 import random
 import re
@@ -41,6 +42,7 @@ def size(v):
 rnd = random.Random(14)
 JOIN_MEASURED = [f"t_{p}_{k}" for p in data.PHASES for k in ("avg", "max")] + \
     [f"model_{p}" for p in data.PHASES] + ["throughput", "t_network_partition_gbs"]
+QUERY_MEASURED = ["t_total_max", "t_total_avg", "blocks_per_s", "t_probe_max", "t_exchange_max", "throughput"]
 LOCK_MEASURED = ["commits_per_s", "lock_requests_per_s", "model_t_tx_us", "model_throughput", "new_order_per_s",
                  "twopc_participants_mean"] + [c for _, c in figure_kit.TXN_PARTS + figure_kit.REQ_PARTS] + \
     [f"{k}_{t}" for k in ("committed", "aborted") for t in figure_kit.TPCC_TYPES] + ["committed"]
@@ -55,8 +57,12 @@ def rows_of(run):
         return []
     base = dict(bench=bench, command=f"mpirun -n {run.ranks} rmabench " + " ".join(words), ranks=str(run.ranks), hosts="1", ranks_per_host=str(run.ranks),
                 timestamp="2026-11-24T23:00:00Z", job_id="", git_commit="abc", mpi_library="Open MPI 4.1.4",
-                mpi_version="Open MPI v4.1.4")
+                mpi_version="Open MPI v4.1.4",
+                # one host of 2 cores, as the local sweeps run: more ranks than 2 are oversubscribed
+                host_cores="2", oversubscribed="yes" if run.ranks > 2 else "no")
     out = []
+    if bench == "query":
+        return query_rows_of(run, flags, base)
     if bench == "join":
         algos = ["radix", "sortmerge"] if flags["algo"] == "both" else [flags["algo"]]
         ratio = float(flags.get("ratio", "1"))
@@ -80,8 +86,45 @@ def rows_of(run):
             r = dict(base, algo=algo, repeat_index=str(k), status="failed" if bad else "ok",
                      exit_code="1" if bad else "0", verification="FAIL" if bad else "PASS")
             r.update({c: f"{1e6 if bad else rnd.uniform(0.5, 2.0):.6f}" for c in measured})
+            if bench == "join" and run.ranks > 2 and not bad:  # the oversubscribed runs in the slow page regime
+                r["t_window_alloc_avg"] = f"{10 * float(r['t_window_alloc_avg']):.6f}"
             out.append(r)
     return out
+
+
+def query_rows_of(run, flags, base):
+    """An rmabench query run's rows: one per repetition of the star query, or per point of a
+    micro-benchmark sweep (block size x depth; method x readers); the last of each fails."""
+    reps = int(flags.get("repeat", "1"))
+    micro = flags.get("micro", "")
+    points = [{}]
+    if micro == "prefetch":
+        points = [dict(block_size=str(size(b)), prefetch=d, readers="1", replicate="read")
+                  for b in flags["micro-block-size"].split(",") for d in flags["micro-prefetch"].split(",")]
+    elif micro == "readers":
+        points = [dict(block_size="2048", prefetch="8", readers=str(n), replicate=how)
+                  for how in ("read", "bcast") for n in range(1, run.ranks)]
+    else:
+        base = dict(base, design=flags["design"], tables=flags["tables"], fact_rows=f"{count(flags['fact-rows']):g}")
+        if flags["design"] == "pull":
+            base.update(memory_ranks=flags.get("memory-ranks", "1"), prefetch="8", block_size="2048", replicate="read")
+    out = []
+    for pt in points:
+        n = 1 if micro else reps
+        for k in range(n + 1):
+            bad = k == n
+            r = dict(base, algo="", micro=micro, repeat_index=str(k), status="failed" if bad else "ok",
+                     exit_code="1" if bad else "0", verification="FAIL" if bad else "PASS", **pt)
+            r.update({c: f"{1e6 if bad else rnd.uniform(0.5, 2.0):.6f}" for c in QUERY_MEASURED})
+            out.append(r)
+    return out
+
+
+def config_key(r):
+    """What tells two configurations of one command apart: the algorithm, a query's design and a
+    micro-benchmark's point."""
+    return (r["command"], r["algo"]) + tuple(r.get(c, "") for c in ("design", "prefetch", "block_size", "readers",
+                                                                      "replicate"))
 
 
 def write_csv(path, rows):
@@ -140,9 +183,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(res.files or res.lines, f"{e.id}: neither a figure nor a table")
         check(len(res.sources) > 0, f"{e.id}: plotted no median of the rows")
         for key, (used, col) in res.sources.items():
-            cfgs = {(r["command"], r["algo"]) for r in used}
+            cfgs = {config_key(r) for r in used}
             check(len(cfgs) == 1, f"{e.id} {key}: one point pools {len(cfgs)} configurations")
-            every = [r for r in ok if (r["command"], r["algo"]) in cfgs]
+            every = [r for r in ok if config_key(r) in cfgs]
             check(sorted(id(r) for r in used) == sorted(id(r) for r in every),
                   f"{e.id} {key}: drew {len(used)} rows of its configuration, the fixture has {len(every)} verified")
             want = statistics.median(float(r[col]) for r in every)
@@ -153,6 +196,35 @@ with tempfile.TemporaryDirectory() as tmp:
     for fid in ("fig4.2", "table4.1", "table4.2", "fig5.5", "fig5.6", "table5.1", "table5.2"):
         md = open(os.path.join(tmp, fid, f"{fid}.md")).read()
         check("thesis: Cray XC40, Aries" in md, f"{fid}: the thesis' machine is not named")
+
+# runs per point: `rmaplot catalogue more` asks for runs until the 95% CI lies within +-WIDTH of the
+# mean or CAP runs were made, and matches a run's rows by its flags and ranks alone
+weak = catalogue.SWEEPS["weak"]
+wrows = [r for run in weak.local for r in rows_of(run)]
+for run in weak.local:
+    mine = catalogue.rows_of(run, wrows)
+    check(len(mine) == 2 * 3 and {r["ranks"] for r in mine} == {str(run.ranks)},
+          f"more: {run.label}: matched {len(mine)} rows, not its 3 runs x 2 algorithms")
+
+
+def with_values(rows, f):
+    return [dict(r, t_total_max=f"{f(i):.6f}", commits_per_s=f"{f(i):.6f}") for i, r in enumerate(rows)]
+
+
+tight = catalogue.more(weak, with_values(wrows, lambda i: 1.0 + 0.001 * (i % 3)))
+check(tight == [], f"more: runs asked for where the CI is already within the width: {[r.line() for r in tight]}")
+wide = catalogue.more(weak, with_values(wrows, lambda i: (0.5, 1.0, 2.0)[i % 3]))
+want = [min(catalogue.CAP, math.ceil(3 * (data.mean_ci95([0.5, 1.0, 2.0])[1] / (catalogue.WIDTH * 7 / 6)) ** 2)) - 3] * 3
+check([int(re.search(r"--repeat (\d+)", r.args).group(1)) for r in wide] == want and
+      all("runs 4-" in r.label and "--tuples-per-rank 1M" in r.args for r in wide),
+      f"more: a wide CI at 3 runs asks for {[r.line() for r in wide]}, not --repeat {want}")
+capped = [dict(r, repeat_index=str(k)) for r in with_values(wrows, lambda i: (0.5, 1.0, 2.0)[i % 3]) for k in range(4)]
+check(catalogue.more(weak, capped) == [], "more: runs asked for beyond the cap")
+lk = catalogue.SWEEPS["lock-scale"]
+lrows = with_values([r for run in lk.local[:1] for r in rows_of(run)], lambda i: 1.0)
+got = [r.label for r in catalogue.more(lk, lrows)]
+check(got[:3] == ["lock serializable np=2 #2", "lock read-committed np=2 #1", "lock read-committed np=2 #2"],
+      f"more: a lock configuration with one run and one with none ask for {got[:3]}")
 
 print(f"test_catalogue: {len(catalogue.ENTRIES)} entries, {checked} medians checked, {len(problems)} figures laid out, "
       f"{time.monotonic() - started:.1f} s")

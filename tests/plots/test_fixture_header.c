@@ -1,6 +1,6 @@
-/* The committed plot fixture has exactly the header of this rmabench version (record_header_line),
- * so the fixture and bench/record.c never drift apart. Regenerate with
- * tests/fixtures/make_results_small.py when a column is added. */
+/* The plot fixture has exactly the header of this rmabench version (record_header_line): the two
+ * come from docs/columns.md by different generators (tests/fixtures/meson.build: the header line;
+ * cmd/meson.build: the C schema), which must agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +20,8 @@ int main(int argc, char **argv)
     char *want = record_header_line(&results_schema);
     if (strcmp(line, want) != 0) {
         fprintf(stderr, "%s: header differs from record_header_line(&results_schema):\n  fixture: %s\n  record:  %s\n"
-                        "regenerate: build/rmabench record --header >h.txt && tests/fixtures/make_results_small.py h.txt %s\n",
-                argv[1], line, want, argv[1]);
+                        "both come from docs/columns.md: rebuild (ninja -C BUILD fixture), then see cmd/results_columns.py\n",
+                argv[1], line, want);
         return 1;
     }
     int rows = 0;

@@ -49,7 +49,7 @@ MEASURED = {"timestamp", "status", "exit_code", "job_id", "hostnames", "seed", "
             "verification", "throughput", "matches", "checksum", "expected_matches", "expected_checksum", "committed",
             "aborted", "commits_per_s", "aborts_per_s", "lock_requests_per_s", "locks_per_txn_measured",
             "remote_share", "twopc_txns", "timeouts", "numa", "numa_placement_worst", "rank_cores",
-            "rank_numa_nodes", "binding_warning", "host_steal"}
+            "rank_numa_nodes", "binding_warning", "host_steal", "floor_rtt_us"}
 
 
 def how(r):
@@ -147,8 +147,12 @@ for (algo, ranks, hosts, rph) in {(r["algo"], r["ranks"], r["hosts"], r["ranks_p
     check(len(cand) == len(gs), f"join table: {len(cand)} rows for {algo} {ranks} {hosts}x{rph}, {len(gs)} configurations")
     for g in gs:
         lo, hi = ci(g, "throughput")
-        cells = f"| {len(g)} | {med(g, 'throughput') / 1e6:.3f} | {lo / 1e6:.3f}–{hi / 1e6:.3f} | {med(g, 't_total_max'):.4f} |"
-        check(any(ln.endswith(cells) for ln in cand), f"join table lacks {algo} {ranks} {hosts}x{rph}: {cells}; {cand}")
+        # the window's bytes a rank allocates: its R and S tuples, 8 bytes packed (compress 1), else 16
+        rate = "—" if algo == "reference" else f"{statistics.median(float(r['t_window_alloc_avg']) / ((float(r['r_tuples']) + float(r['s_tuples'])) / float(r['ranks']) * (8 if r['compress'] == '1' else 16) / 1e9) for r in g):.3g}"
+        # the fixture's runs on 2 hosts met the slow page regime: marked so, the others not
+        mark = "in the slower regime: window allocation" if hosts == "2" and algo != "reference" else "—"
+        cells = f"| {len(g)} | {med(g, 'throughput') / 1e6:.3f} | {lo / 1e6:.3f}–{hi / 1e6:.3f} | {med(g, 't_total_max'):.4f} | {rate} | {mark}"
+        check(any(cells in ln for ln in cand), f"join table lacks {algo} {ranks} {hosts}x{rph}: {cells}; {cand}")
 
 # Table 4.2: 8 ranks as 1x8 and as 2x4 are two tables
 for algo, phases in (("radix", ["histogram", "network_partition", "local_partition", "build_probe"]),
@@ -191,6 +195,21 @@ for key in {(r["workload"], r["isolation"], r["remote_prob"], r["ranks"], r["ser
         cells = f"| {len(g)} | {med(g, 'commits_per_s') / 1e6:.3f} | {med(g, 'lock_requests_per_s') / 1e6:.3f} | " \
                 f"{med(g, 'remote_share'):.4f} |"
         check(any(ln.endswith(cells) for ln in cand), f"lock table lacks {key}: {cells}")
+# the round trip beside the floor: the 2-rank sweep's runs at 25% and 50% met the slower floor (0.50
+# against 0.11 us, their round trips longer by as much): the table says the machine explains them
+sec = section("### Round trip against the machine's floor (cf. Fig 5.6b)", "\n#")
+fl = [ln for ln in sec.splitlines() if ln.startswith("| synthetic |") or ln.startswith("| tpcc |")]
+check(len(fl) == len(G_LOCK), f"floor table: {len(fl)} rows for {len(G_LOCK)} configurations")
+for g in G_LOCK.values():
+    slow = float(g[0]["floor_rtt_us"]) > 0.3
+    rows_ = [ln for ln in fl if ln.startswith(f"| {g[0]['workload']} | {g[0]['isolation'] or '—'} | ")
+             and f" | {statistics.median(float(r['lat_req_rtt_median_us']) for r in g):.3f} (" in ln
+             and f" | {statistics.median(float(r['floor_rtt_us']) for r in g):.3f} (" in ln]
+    check(len(rows_) == 1, f"floor table: no row with the round trip and floor of {how(g[0])[:3]}")
+    if rows_:
+        explained = "the machine's state explains it" in rows_[0]
+        check(explained == slow and (" | slower | " in rows_[0]) == slow,
+              f"floor table: a floor of {g[0]['floor_rtt_us']} us read as {'not ' if slow else ''}explaining: {rows_[0]}")
 sec = section("(cf. Table 5.1)", "\n#")
 modelled = [g for g in G_LOCK.values() if g[0]["model_t_tx_us"]]
 check(len([ln for ln in sec.splitlines() if ln.startswith("| ") and "---" not in ln]) == len(modelled) + 1, "Table 5.1 rows")
@@ -302,7 +321,36 @@ check("remote" not in config.label(config.configuration(tpc), ["workload", "remo
 mpich = next(r for r in rows if r["mpi_library"].startswith("MPICH"))
 check(len(mpich["mpi_version"]) > 2000 and config.mpi_name(dict(mpich, mpi_library="MPICH")) == "MPICH 4.0.2",
       "the MPICH short name is not recovered from the configure dump")
-check(data.interval([1.0, 1.0, 10.0])[1] == 0.0, "a confidence interval below 0 for a non-negative quantity")
+check(data.ci_cell([1.0, 1.0, 10.0]).startswith("±") and data.ci_cell([1.0, 1.1, 0.9]) == "0.752–1.248",
+      "a confidence interval wider than its mean is drawn as an interval")
+
+# the machine's states (regimes.py), derived from the columns every row has or read from explicit
+# columns where a CSV has them, old and new columns present or absent: the same runs read slow (the
+# fixture's 2-host joins), and the explicit columns never split a configuration
+from rmaplots import regimes  # noqa: E402
+js = [r for r in data.joins(data.load([fixture])) if r["algo"] in ("radix", "sortmerge")]
+want = [r["hosts"] == "2" for r in js]
+variants = {"derived": js,
+            "explicit rate too": [dict(r, alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}") for r in js],
+            "explicit rate only": [dict(r, alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}", t_window_alloc_avg="")
+                                   for r in js],
+            "explicit regime only": [dict(r, alloc_regime="returned" if r["hosts"] == "2" else "reused", t_window_alloc_avg="", alloc_s_per_gb="")
+                                     for r in js]}
+for name, rs in variants.items():
+    m = regimes.Machine(rs)
+    got = [m.point([r]).slow == ["alloc"] for r in rs]
+    check(got == want, f"regimes, {name}: {sum(got)} joins read the slow allocation regime, not the {sum(want)} on 2 hosts")
+m = regimes.Machine([dict(r, t_window_alloc_avg="", alloc_s_per_gb="", alloc_regime="") for r in js])
+check(m.kinds() == [] and not any(m.point([r]).flagged for r in js), "regimes: a state read without any column for it")
+r0 = js[0]
+check(config.configuration(r0) == config.configuration(dict(r0, alloc_regime="returned", alloc_s_per_gb="1.5",
+                                                            floor_rtt_us="0.5", run_delay="0.2")),
+      "an explicit machine-state column splits a configuration")
+lk = [r for r in locks]
+check([regimes.floor_us(r) for r in lk] == [float(r["floor_rtt_us"]) for r in lk],
+      "regimes: the lock runs' floors are not read from floor_rtt_us")
+check(regimes.floor_us(dict(lk[0], floor_rtt_us="9.0")) is None and regimes.floor_disturbed(dict(lk[0], floor_rtt_us="9.0")) == 9.0,
+      "regimes: a floor above its run's round trip (disturbed) is read as the floor")
 
 MAY_VARY = {"ranks", "hosts", "ranks_per_host", "radix_bits", "r_tuples", "s_tuples", "servers", "agents"}
 LABELLED = {"algo": lambda v: v, "workload": lambda v: v, "isolation": lambda v: v, "mpi_library": lambda v: v,
@@ -357,7 +405,8 @@ def lines_of(name, ax, rs, xcol, col, scale, xscale=1.0, may_vary=MAY_VARY, lege
         series.append((c.get_label(), ds))
     leg = (legend_ax or ax).get_legend()
     if len(series) > 1:
-        texts = [t.get_text() for t in leg.get_texts()] if leg else []
+        # the entries that explain marked points (hollow, shaded) are not lines
+        texts = [t.get_text() for t in leg.get_texts() if not t.get_text().startswith(("hollow:", "shaded"))] if leg else []
         check(sorted(texts) == sorted(lab for lab, _ in series), f"{name}: legend {texts}")
     named(name, series)
     return drawn, series
@@ -401,7 +450,7 @@ for algo in ("radix", "sortmerge", "reference"):
         got = bars_of(name, ax, rs, [f"t_{p}_avg" for p in phases])
         check(not seen & set(got), f"{name}: a configuration in two panels")
         seen |= set(got)
-        panels.append((ax.get_title(), [dict(k) for k in got]))
+        panels.append((" ".join(ax.get_title().split()), [dict(k) for k in got]))  # titles wrap
         fixed = [{k: v for k, v in dict(g).items() if k not in MAY_VARY} for g in got]
         check(all(f == fixed[0] for f in fixed), f"{name}: panel '{ax.get_title()}' mixes configurations")
     check(seen == {k for k in G_MAIN if dict(k)["algo"] == algo}, f"{name}: configurations missing")
@@ -449,23 +498,33 @@ check(any("remote share 0" in " ".join(t.get_text().split()) and "1 server" in t
       "lock_remote: no note on the figure about the sweep with remote share 0")
 check("remote share 0" in section("### Remote lock probability"), "report: no note about remote share 0")
 
-# confidence intervals stop at 0: one configuration with a wild run
+# a wild run: the figure shows the runs themselves (bars from the smallest to the largest run, a dot
+# per run), never a confidence interval cut at 0; the table gives the interval's half-width instead
 wild = [dict(r) for r in rrows]
 k = next(iter(G_MAIN))
 for r in wild:
     if r.get("_file") and how({c: r.get(c, "") for c in header}) == k and r["repeat_index"] == "0":
         r["throughput"] = str(float(r["throughput"]) * 40)
+g = [r for r in wild if r.get("_file") and how({c: r.get(c, "") for c in header}) == k]
+runs = sorted(float(r["throughput"]) / 1e6 for r in g)
 d = style.Drawn()
 try:
     from rmaplots import scaling  # noqa: E402
     d = scaling.fig_throughput(wild)
-    lows = [min(seg[:, 1].min() for seg in coll.get_segments()) for c in d.fig.axes[0].containers
-            if isinstance(c, ErrorbarContainer) for coll in c.lines[2]]
-    check(min(lows) == 0.0, f"a wide interval is not clipped at 0 (lowest whisker {min(lows)})")
+    whiskers = [(seg[:, 1].min(), seg[:, 1].max()) for c in d.fig.axes[0].containers
+                if isinstance(c, ErrorbarContainer) for coll in c.lines[2] for seg in coll.get_segments()]
+    check(any(close(lo, runs[0]) and close(hi, runs[-1]) for lo, hi in whiskers),
+          f"the wild point's bar does not span its runs {runs[0]:.3f}-{runs[-1]:.3f}")
+    dots = [y for ln in d.fig.axes[0].get_lines() if ln.get_marker() == "." for y in ln.get_ydata()]
+    check(all(any(close(y, v) for y in dots) for v in runs), "the wild point's runs are not drawn as dots")
+    check("n = 3 runs per point" in d.fig.axes[0].get_title(), f"the runs per point are not printed: {d.fig.axes[0].get_title()!r}")
 finally:
     if d.fig:
         import matplotlib.pyplot as plt  # noqa: E402
         plt.close(d.fig)
+md = "\n".join(rreport.join_tables(wild))
+check(f"±{(4.303 * statistics.stdev(runs) / math.sqrt(3)):.3f}: wider than the mean (3 runs)" in md,
+      "the join table draws a confidence interval wider than its mean as an interval")
 
 # more configurations than panels: refused, naming the columns that differ (here only the buffer size)
 many = [dict(r, buffer_size=str(65536 << (int(r["ranks"]) % 7 + i % 7))) for i, r in enumerate(
@@ -539,13 +598,41 @@ with open(fixture, newline="") as f, open(lockonly, "w", newline="") as g:
 linked = os.path.join(tmp, "linked")
 os.mkdir(linked)
 os.symlink(plain, os.path.join(linked, "report.md"))
+# an output that exists is refused (one line naming --force, nothing drawn, the file as it was) ...
+before = open(plain).read()
 rc, so, se = run("report", lockonly, "--out", linked)
+check(rc == 2 and se.strip().endswith("report.md: exists; give --force to replace it") and len(se.splitlines()) == 1
+      and open(plain).read() == before and sorted(os.listdir(linked)) == ["report.md"],
+      f"an existing report.md without --force: exit {rc}, {se!r}, {sorted(os.listdir(linked))}")
+# ... and replaced with --force
+rc, so, se = run("report", lockonly, "--out", linked, "--force")
 check(rc == 0 and os.path.islink(os.path.join(linked, "report.md")) and open(plain).read().startswith("# rmabench results"),
       f"a report.md linked to a regular file: exit {rc}, {se!r}")
 check(not [n for n in os.listdir(linked) + os.listdir(tmp) if ".tmp." in n], "temporary files left behind")
 check("no verified join runs" in so, f"lock-only: no skip note: {so}")
 check(os.path.exists(os.path.join(linked, "lock_throughput.png")) and not os.path.exists(os.path.join(linked, "join_throughput.png")),
       "lock-only: wrong figure set")
+
+# rmaplot figure's --params: a file that is missing, binary or not a regular file is refused with
+# one line, exit 2, before anything is drawn (it was ignored, or a traceback)
+fig_out = os.path.join(tmp, "fig")
+binp = os.path.join(tmp, "binary-params")
+with open(binp, "wb") as f:
+    f.write(bytes(range(256)) * 8)
+fifo = os.path.join(tmp, "params-fifo")
+os.mkfifo(fifo)
+for case, path, why in (("missing", os.path.join(tmp, "no-such-params"), "No such file or directory"),
+                        ("binary", binp, "not a text file"), ("fifo", fifo, "not a regular file (a FIFO)")):
+    rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out, "--params", path)
+    check(rc == 2 and len(se.splitlines()) == 1 and se.startswith("rmaplot: --params: ") and why in se
+          and "Traceback" not in se and not os.path.exists(fig_out), f"figure --params {case}: exit {rc}, {se!r}")
+# a figure of an earlier run in --out: refused without --force, replaced with it
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out)
+check(rc == 0, f"figure fig3.7: exit {rc}, {se!r}")
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out)
+check(rc == 2 and "exists; give --force to replace it" in se and len(se.splitlines()) == 1, f"figure again: exit {rc}, {se!r}")
+rc, so, se = run("figure", "fig3.7", fixture, "--out", fig_out, "--force")
+check(rc == 0, f"figure --force: exit {rc}, {se!r}")
 
 print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -18,8 +18,15 @@ grep -q '^locks per transaction: ' "$d/out" || err "no locks-per-transaction lin
 grep -q '^payment ' "$d/out" || err "no per-type line"
 grep -q '^remote: ' "$d/out" || err "no remote line"
 "$check" "$d/t.trace" 3 1 1 7 2000 || err "trace does not match the generator"
-# overwriting an existing trace replaces it whole
-timeout 60 "$rmabench" lock-trace tpcc --warehouses 2 --transactions 500 --seed 9 --output "$d/t.trace" >/dev/null 2>&1 ||
+# an existing trace is refused (one line naming --force, the file as it was), replaced whole with --force
+cp "$d/t.trace" "$d/before"
+timeout 60 "$rmabench" lock-trace tpcc --warehouses 2 --transactions 500 --seed 9 --output "$d/t.trace" >"$d/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$d/out")" -eq 1 ] && grep -q "t.trace: exists; give --force to replace it" "$d/out" ||
+    err "an existing trace: exit $rc, $(cat "$d/out")"
+cmp -s "$d/t.trace" "$d/before" || err "an existing trace was changed without --force"
+rm -f "$d/before"
+timeout 60 "$rmabench" lock-trace tpcc --warehouses 2 --transactions 500 --seed 9 --output "$d/t.trace" --force >/dev/null 2>&1 ||
     err "overwrite failed"
 "$check" "$d/t.trace" 2 0 0 9 500 || err "overwritten trace does not match"
 

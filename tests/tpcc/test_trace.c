@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/check.h"
@@ -135,10 +136,19 @@ int main(void)
     /* binary data ends the reader on its line (a NUL byte would read as an empty line to fgets) */
     expect_error("B\nL 1 S\x07\nC\n", 2, "binary data (byte 0x07", 0);
     expect_error("# c\n\x1b[0m\n", 2, "binary data (byte 0x1b", 0);
+    /* a trace cut short: its last line without a newline is refused, not read as a whole line */
+    expect_error("B\nL 1 S\nL 12", 3, "the last line has no newline", 0);
     {
         char err[256];
+        /* a device or a FIFO is refused before anything is read (reading would never end, or block) */
         trace_reader *t = trace_open("/dev/zero", err, sizeof err);
-        CHECK(t == NULL && strstr(err, "/dev/zero:1: NUL byte") != NULL);
+        CHECK(t == NULL && strstr(err, "/dev/zero: not a regular file (a character device)") != NULL);
+        char fifo[300];
+        snprintf(fifo, sizeof fifo, "%s/fifo.trace", dir);
+        CHECK(mkfifo(fifo, 0600) == 0);
+        t = trace_open(fifo, err, sizeof err);
+        CHECK(t == NULL && strstr(err, "fifo.trace: not a regular file (a FIFO)") != NULL);
+        unlink(fifo);
         FILE *f = fopen(path, "wb");
         fwrite("B\nL 1 S\n\0\nC\n", 1, 12, f);
         fclose(f);
@@ -175,7 +185,7 @@ int main(void)
         snprintf(path, sizeof path, "%s/missing.trace", dir);
         CHECK(trace_open(path, err, sizeof err) == NULL);
         char want[300];
-        snprintf(want, sizeof want, "%s: No such file", path);
+        snprintf(want, sizeof want, "%s: cannot open: No such file", path);
         CHECK(strncmp(err, want, strlen(want)) == 0);
     }
     /* the writer refuses what the reader would refuse */
