@@ -8,7 +8,7 @@ double stats_median(double *v, int n);
  * the machine's other work can only lengthen (model/validate.sh's estimator). */
 double stats_min(const double *v, int n);
 /* A second state of a bimodal timing: the smallest of v[0..n) that is at least `gap` times the
- * smallest of all (a VM's fresh pages reused at once or returned through its host), or -1 when none
+ * smallest of all (a virtual machine's fresh pages reused at once or returned through its host), or -1 when none
  * is. */
 double stats_second_mode(const double *v, int n, double gap);
 /* The index of the smallest of v[0..n) (n >= 1; the first of equals). */

@@ -43,7 +43,7 @@ double model_rate_network_pass_overlap(const model_params *p, double machines, d
 /* eq. 3.7: local passes run at every rank's full rate. */
 double model_rate_local(double ranks, double P);
 
-/* The state of a VM's fresh memory a join's windows met (a regime the run measures, not the
+/* The state of a virtual machine's fresh memory a join's windows met (a regime the run measures, not the
  * calibration's): pages the kernel reused at once (t_win_touch_per_byte), or pages that came back
  * through the host after its free page reporting took them (t_win_touch_returned_per_byte). */
 enum { MODEL_ALLOC_REUSED = 0, MODEL_ALLOC_RETURNED = 1 };

@@ -98,8 +98,8 @@ typedef struct {
 } lock_prediction;
 
 /* The machine's state as an input: the lock's message times were measured at the calibration's
- * cache-line floor (t_floor_rtt), and a run measures its own (rma/floor.h; a VM's placement of its
- * virtual CPUs puts it in one of two states). A message between two cores of a host waits for a
+ * cache-line floor (t_floor_rtt), and a run measures its own (rma/floor.h; where a hypervisor places
+ * the virtual CPUs puts it in one of two states). A message between two cores of a host waits for a
  * cache line to cross from one to the other, half the floor's round trip: with d = the run's floor -
  * the calibration's, t_local_comm (half a round trip) and t_ack move by d / 2; the sender's side of a
  * notified put (t_clean_up on one host, else t_clean_up_local, and t_server's answer) by d / 4, its

@@ -24,7 +24,7 @@
 # RANKS TUPLES_PER_RANK RATIO" or "lock HOSTS SERVERS AGENTS REMOTE_PROB LOCKS_PER_TXN" (HOSTS 1 or 2).
 # --max-steal, --max-run-delay: the shares of a run's time over which it counts as disturbed
 # (defaults 0.05 and 0.10; model/validate_stats.py). --quick: a small matrix of tiny sizes on this host only, two rounds (for the tests: mechanics, not
-# accuracy). Two validations' verdicts side by side: model/validate_table.py --compare OUT_A OUT_B.
+# accuracy). Two validations' verdicts side by side: python3 model/validate_table.py --compare OUT_A OUT_B.
 # Build folders: build (Open MPI) and build-mpich (MPICH), or RMB_BUILD_openmpi / RMB_BUILD_mpich
 # (rmabench and rmamodel of each); a library whose rmabench is not built is skipped with a note.
 # The namespace hosts share this machine's cores: each "host" is given cores_per_host = cores / 2 in
@@ -77,7 +77,7 @@ cores=$(nproc)
 
 # --- the matrix ------------------------------------------------------------------------------------
 # Windows on 4 KiB pages (MPI_Win_create on MPI_Alloc_mem) in the calibration and in every join, not
-# --window auto's pick: on a VM that reports free memory to its host, 2 MiB pages cost several
+# --window auto's pick: on a virtual machine that reports free memory to its host, 2 MiB pages cost several
 # times more when they come back through the host than when the kernel reuses them at once, and
 # which one a run meets is set by the whole machine's frees (docs/models-validation.md); 4 KiB
 # pages differ less. The state a run
@@ -197,8 +197,8 @@ calibrate_places() {
         run 600 "$d/calibrate-2hosts.txt" "${cmd[@]}" "$bin" calibrate "${small[@]}" --output "$d/transport-2hosts.txt"
         # Open MPI yields in its progress on these crowded hosts: the message times of the lock runs
         # that place 2 ranks on each host, measured as they place them (comm_ranks_per_core). (MPICH:
-        # its idle ranks spin in the calibration's waits, 4-6 ms votes and acknowledgements that its
-        # lock runs do not see; it keeps the pair of one rank per host.)
+        # its idle ranks spin in the calibration's waits, votes and acknowledgements milliseconds long that
+        # its lock runs do not see; it keeps the pair of one rank per host.)
         if [ "$lib" = openmpi ]; then
             echo "   the lock's messages on the namespace hosts: 2 ranks on each"
             launch "$lib" 2 4

@@ -289,7 +289,7 @@ def judge_join(lib, key, algo, runs, predict, invoked):
             held = False  # small
         points.append((q, predicted, best[1], vs.err(predicted, best[1]), split, held))
         without = TERMS.get((algo, q))
-        if without and held:  # the same run without the term issue 62 added for this quantity
+        if without and held:  # the same run without the model's term for this quantity
             before = predict(without[1](run), without[2]).get(pq)
             verdict.setdefault("terms", []).append((without[0], vs.err(predicted, best[1]), vs.err(before, best[1])))
     verdict["state"] = state if done else "more runs"

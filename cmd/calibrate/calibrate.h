@@ -75,7 +75,7 @@ double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, d
 void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
                          void (*body_b)(void *), void *arg, double rate[2]);
 /* The ranks' spread on equal work (rank_spread): of a primitive all ranks ran at once, its least
- * disturbed repetition's (slowest - mean) / mean over the ranks, collected here (collective). */
+ * disturbed repetition's (slowest - mean) / mean over the ranks, added to rank_spread's samples (collective). */
 void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps);
 /* splitmix64 step: the samples' random keys. */
 uint64_t calibrate_mix(uint64_t *state);

@@ -578,7 +578,7 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
     if (slope < per_byte) slope = per_byte; /* noise: touching cannot make a window cheaper */
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
-    /* Two states of fresh memory on a VM that reports free pages to its host: pages the kernel
+    /* Two states of fresh memory on a virtual machine that reports free pages to its host: pages the kernel
      * reuses at once, or pages the host took back and hands out again, several times slower with 2
      * MiB pages. Which one a repetition meets is set by the whole machine's frees, not by this loop
      * (docs/models-validation.md): the fastest repetitions are the first state, and those at least

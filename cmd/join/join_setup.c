@@ -133,7 +133,7 @@ static void generate(join_session *js)
 
 /* Collective: the machine's state the runs meet (rma/floor.h), between rank 0 and the next rank of
  * its host; not with one rank there, nor with ranks that share cores (they would spin against each
- * other). A regime of the machine the rows record beside the phases (a VM's placement of its virtual
+ * other). A regime of the machine the rows record beside the phases (where a hypervisor places the virtual
  * CPUs moves every cache-line transfer), not a cost of the join. */
 static void measure_floor(join_session *js)
 {

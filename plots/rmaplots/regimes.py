@@ -113,15 +113,16 @@ class Regime:
     """One kind of machine state (floor, alloc) among a set of rows: the threshold between its low and
     high regime (None: one regime), and the range of values each side read."""
 
-    def __init__(self, kind, values, labels=None):
+    def __init__(self, kind, rows, labels=None):
         self.kind = kind
         self.labels = labels or {}  # explicit regime of a row (id -> 'low'/'high'), ALLOC_STATE_COLUMNS
-        vals = [v for v in values if v is not None]
+        rows = [(r, _value(r, kind)) for r in rows]
         # the rows without an explicit regime (joins without --model) are split by their values
-        self.threshold = split(vals, GAP[kind])
-        self.low = [v for v in vals if self.threshold is None or v < self.threshold]
-        self.high = [v for v in vals if self.threshold is not None and v >= self.threshold]
+        self.threshold = split([v for r, v in rows if v is not None and id(r) not in self.labels], GAP[kind])
         self.two = self.threshold is not None or len(set(self.labels.values())) > 1
+        sides = [(self.state(r), v) for r, v in rows if v is not None]
+        self.low = [v for side, v in sides if side != "high"]
+        self.high = [v for side, v in sides if side == "high"]
 
     def state(self, r):
         """'low', 'high' or None (one regime, or the row has no value)."""
@@ -158,7 +159,8 @@ def _explicit_labels(rows):
     names = {}
     for r in rows:
         n = (r.get(col) or "").strip()
-        if n:
+        b = window_bytes_per_rank(r)
+        if n and (b is None or b >= MIN_WINDOW_BYTES):  # too small a window to tell its state
             names.setdefault(n, []).append(r)
     rate = {n: statistics.median([v for v in (alloc_s_per_gb(r) for r in rs) if v is not None] or [0.0])
             for n, rs in names.items()}
@@ -209,8 +211,7 @@ class Machine:
 
     def __init__(self, rows):
         rows = list(rows)
-        self.regimes = {"floor": Regime("floor", [floor_us(r) for r in rows]),
-                        "alloc": Regime("alloc", [alloc_s_per_gb(r) for r in rows], _explicit_labels(rows))}
+        self.regimes = {"floor": Regime("floor", rows), "alloc": Regime("alloc", rows, _explicit_labels(rows))}
         self.oversub = [r for r in rows if oversubscribed(r)]
 
     def point(self, runs):

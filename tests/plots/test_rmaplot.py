@@ -340,6 +340,8 @@ for name, rs in variants.items():
     m = regimes.Machine(rs)
     got = [m.point([r]).slow == ["alloc"] for r in rs]
     check(got == want, f"regimes, {name}: {sum(got)} joins read the slow allocation regime, not the {sum(want)} on 2 hosts")
+small = [dict(r, r_tuples="1000", s_tuples="1000", alloc_regime="returned" if r["hosts"] == "2" else "reused") for r in js]
+check("alloc" not in regimes.Machine(small).kinds(), "regimes: a state read from windows too small to tell it")
 m = regimes.Machine([dict(r, t_window_alloc_avg="", alloc_s_per_gb="", alloc_regime="") for r in js])
 check(m.kinds() == [] and not any(m.point([r]).flagged for r in js), "regimes: a state read without any column for it")
 r0 = js[0]
