@@ -1,8 +1,8 @@
 /* Cache sizes of this machine as the kernel reports them (sysfs, read from the CPU's own cache
- * descriptors), else as glibc's sysconf does. They differ: glibc 2.36 (Debian 12) gives the AMD
- * EPYC VM's L3 (family 25 model 17) as 320 MiB where sysfs and lscpu say 32 MiB, and the roofline's
- * buffers, sized 4x from it, were 10x what STREAM's rule asks (`rmabench membw` 4.2 s against
- * 0.4 s, the same rates). One reader for the whole project: the radix join's leaves and the
+ * descriptors), else as glibc's sysconf does. They differ: glibc can report an L3 ten times the
+ * size sysfs and lscpu give, and buffers sized from it would stream far longer than STREAM's rule
+ * asks (docs/measurements.md, "From code comments"). One reader for the whole project: the radix
+ * join's leaves and the
  * sort-merge join's runs (L2), the roofline and calibrate's cache evictor (last level). MPI-free. */
 #ifndef RMB_CACHE_SIZE_H
 #define RMB_CACHE_SIZE_H

@@ -1,9 +1,9 @@
 /* A clock for hot loops (the lock table's per-request times): seconds from the CPU's invariant
  * time-stamp counter where it has one (x86-64, CPUID 0x80000007 EDX bit 8), scaled by a rate
  * measured against CLOCK_MONOTONIC by rmb_fast_clock_init; elsewhere CLOCK_MONOTONIC itself. A
- * reading costs a few nanoseconds against 20-25 for clock_gettime through the vDSO on a KVM guest,
- * where the clock took 13% of a lock round trip's samples. Times from it are only compared with
- * each other, never with rmb_now(). MPI-free. */
+ * reading costs a fraction of a clock_gettime through the vDSO, which a guest's clock makes a
+ * visible share of a lock round trip (docs/measurements.md, "From code comments"). Times from it
+ * are only compared with each other, never with rmb_now(). MPI-free. */
 #ifndef RMB_BENCH_FASTCLOCK_H
 #define RMB_BENCH_FASTCLOCK_H
 #include <stdbool.h>

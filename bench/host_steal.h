@@ -1,8 +1,8 @@
 /* Hypervisor steal: the share of a host's CPU time that its virtual CPUs were ready to run but the
- * hypervisor ran something else (/proc/stat's steal column). On the project's VMs it reached 13-37%
- * during a lock run (vmstat, 2026-12-03) while the ranks busy-polled: every timing of such a run
- * carries it, so each run reports it beside its figures (the join, lock, membw and calibrate output;
- * CSV host_steal). */
+ * hypervisor ran something else (/proc/stat's steal column). It can be a large share of a
+ * busy-polling run (docs/measurements.md, "From code comments"): every timing of such a run carries
+ * it, so each run reports it beside its figures (the join, lock, membw and calibrate output; CSV
+ * host_steal). */
 #ifndef RMB_BENCH_HOST_STEAL_H
 #define RMB_BENCH_HOST_STEAL_H
 #include <stdbool.h>
@@ -27,10 +27,10 @@ typedef struct {
 /* Parses /proc/stat's aggregate line ("cpu  user nice system idle iowait irq softirq steal ...");
  * false for any other line, or one with fewer than the 8 fields (kernels before 2.6.11). MPI-free. */
 bool host_cpu_parse(const char *line, host_cpu_sample *s);
-/* The host's counters now (reads /proc/stat: about 10-20 us). MPI-free. */
+/* The host's counters now (one read of /proc/stat, cheap beside a run). MPI-free. */
 host_cpu_sample host_cpu_now(void);
 /* Fewer ticks than this between two samples (USER_HZ: 10 ms each, counted over all the host's
- * CPUs) cannot tell a few percent: one tick of 15 in a 30 ms join run read 6.7%. */
+ * CPUs) cannot tell a few percent: in a short run one tick is several per cent of the total. */
 enum { HOST_STEAL_MIN_TICKS = 50 };
 /* steal / total between two samples: a fraction in [0, 1], or -1 when either is not ok, the
  * counters went back, or fewer than HOST_STEAL_MIN_TICKS passed. MPI-free. */

@@ -1,12 +1,12 @@
 /* Streaming memory bandwidth per rank, all ranks of a host at once (the roofline of the joins'
- * phases; issue 16): read, write with ordinary stores, write with non-temporal stores (SSE2
+ * phases): read, write with ordinary stores, write with non-temporal stores (SSE2
  * _mm_stream_si128 when the CPU has it, detected at run time; else the ordinary store loop) and
  * copy, on buffers far beyond the last-level cache, touched before timing. Used by `rmabench
  * membw`, `rmabench calibrate` (bw_mem_*) and `rmabench join --roofline`.
  * "Far beyond" is STREAM's rule: what the ranks sharing a last-level cache stream through one
  * kernel is at least MEMBW_LLC_FACTOR times that cache, else part of the figure is the cache's
- * bandwidth. The cache is the kernel's figure (bench/cache_size.h), not glibc's, which reads
- * 320 MiB of L3 on the AMD EPYC VM whose L3 is 32 MiB. */
+ * bandwidth. The cache is the kernel's figure (bench/cache_size.h), not glibc's, which can
+ * overstate the L3 tenfold. */
 #ifndef RMB_MEMBW_H
 #define RMB_MEMBW_H
 #include <stdbool.h>

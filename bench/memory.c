@@ -88,9 +88,10 @@ int64_t mem_peak_rss_bytes(void)
 
 /* Lengths of 1 MiB and more are rounded up to whole 2 MiB pages: Linux places such mappings on a
  * huge-page boundary only when the length is a multiple of 2 MiB, and an unaligned mapping's head
- * and tail stay 4 KiB pages (up to 512 faults each; 10-20 us apiece under PVM, PLATFORM-NOTES). From
- * 1 MiB, not 2: a window of 1.9 MiB had taken 480 faults, 11 ms per window at 2 x 256K tuples,
- * where one huge page costs one; the rounding wastes at most 1 MiB of a mapping at least that big. */
+ * and tail stay 4 KiB pages (up to 512 faults each, costly under a hypervisor, PLATFORM-NOTES).
+ * From 1 MiB, not 2: a window just under 2 MiB would otherwise take hundreds of faults where one
+ * huge page takes one (docs/measurements.md, "From code comments"); the rounding wastes at most 1
+ * MiB of a mapping at least that big. */
 static uint64_t large_length(uint64_t bytes)
 {
     const uint64_t huge = (uint64_t)2 << 20;

@@ -28,9 +28,9 @@ void mem_check_host(const bench_ctx *ctx, int64_t bytes_this_rank, const char *f
 void mem_check_or_exit(const bench_ctx *ctx, int64_t bytes_this_rank, const char *flag);
 
 /* What a rank needs beyond what the operators plan (process image, MPI library): added by --plan,
- * which launches nothing; a run's MemAvailable already has it taken. Measured here: 12 MiB
- * resident with shared libraries (Open MPI 4.1, 2 ranks, tiny data); the rest is room for the
- * library's per-peer state at thousands of ranks, which it sizes itself. */
+ * which launches nothing; a run's MemAvailable already has it taken. It covers a small run's
+ * resident image with shared libraries (docs/measurements.md, "From code comments"); the rest is
+ * room for the library's per-peer state at thousands of ranks, which it sizes itself. */
 #define MEM_RUNTIME_BYTES ((int64_t)32 << 20)
 
 /* This process's peak resident memory so far (getrusage ru_maxrss), bytes. Pages of other ranks'
@@ -51,11 +51,11 @@ void mem_free_large(void *p, uint64_t bytes);
  * lines from memory first nor evicts the cache; plain memcpy without SSE2. */
 void mem_stream_copy(void *dst, const void *src, size_t bytes);
 
-/* Large blocks kept mapped from one use to the next, one per slot and process (issue 16: fresh
- * pages only where nothing could be reused; on this VM a fresh page costs more than the data
- * written into it, and freed memory goes back to the host within seconds). The slots: 0 the radix
- * send buffers (rma/putbuf.c), 1 and 2 the sort-merge join's packed R and S, 3 the samples of keys
- * for the sort-merge splitters (joins/sortmerge/range.c).
+/* Large blocks kept mapped from one use to the next, one per slot and process: fresh pages only
+ * where nothing could be reused, since on a virtual machine a fresh page can cost more than the
+ * data written into it and freed memory goes back to the host within seconds. The slots: 0 the
+ * radix send buffers (rma/putbuf.c), 1 and 2 the sort-merge join's packed R and S, 3 the samples of
+ * keys for the sort-merge splitters (joins/sortmerge/range.c).
  * mem_kept_get: the slot's block when it holds `bytes` (*got: its size, *fresh = false), else a new
  * mem_alloc_large block (the old one freed; *fresh = true), NULL when out of memory. mem_kept_put:
  * gives a block of `bytes` back to its slot, freeing the smaller of it and what the slot holds. */

@@ -1,4 +1,4 @@
-/* NUMA placement of every large allocation (issue 8; thesis 3.4.2 and 4.3.4: where a rank's input,
+/* NUMA placement of every large allocation (thesis 3.4.2 and 4.3.4: where a rank's input,
  * windows and send buffers live decides how fast partitioning and MPI_Put run).
  *
  * Policies (--numa): local (the node of the core the rank runs on at setup), interleave (round

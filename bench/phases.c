@@ -49,6 +49,24 @@ long rmb_minflt(void)
 
 void phases_add_faults(phase_set *p, const char *name, long faults) { p->faults[declared(p, name)] += faults; }
 
+void phase_mark(phase_clock *c, phase_set *set)
+{
+    c->set = set;
+    c->faults = rmb_minflt();
+    c->t = rmb_now();
+}
+
+void phase_end(phase_clock *c, const char *name, double waited)
+{
+    const double t = rmb_now();
+    const long faults = rmb_minflt();
+    phases_add(c->set, name, t - c->t - waited);
+    if (waited > 0) phases_add(c->set, "wait", waited);
+    phases_add_faults(c->set, name, faults - c->faults);
+    c->t = t;
+    c->faults = faults;
+}
+
 double phases_get(const phase_set *p, const char *name)
 {
     int i = find(p, name);

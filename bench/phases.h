@@ -46,6 +46,21 @@ double phases_get(const phase_set *p, const char *name);
  * phase's timer starts and stops, and add the difference (fresh memory shows as faults). */
 long rmb_minflt(void);
 void phases_add_faults(phase_set *p, const char *name, long faults);
+/* A phase clock: the joins' phases follow one another, so each phase is the time and minor faults
+ * from the end of the one before (or phase_mark) to its phase_end. The seconds a phase spent waiting
+ * for the slowest rank go to "wait", not to the phase (rmb_wait_all). */
+typedef struct {
+    phase_set *set;
+    double t;
+    long faults;
+} phase_clock;
+
+/* Starts (or restarts, leaving out what ran since the last phase) the clock. */
+void phase_mark(phase_clock *c, phase_set *set);
+/* Adds the time since the last mark or phase_end, less `waited` (added to "wait" when positive),
+ * and the faults since, to the phase `name`; the next phase starts now. */
+void phase_end(phase_clock *c, const char *name, double waited);
+
 /* Sum of main phases on this rank. */
 double phases_total(const phase_set *p);
 
@@ -67,7 +82,7 @@ static inline double rmb_now(void) { return MPI_Wtime(); }
 /* Collective: MPI_Barrier, timed. The seconds this rank waited for the slowest one at a point
  * where its phase synchronises anyway (before a phase's collective, at the end of an RMA epoch, before
  * the windows' release): the joins add it to their "wait" phase, so that the phase which happens to
- * synchronise does not count the others' imbalance as its own work (issue 17: window_alloc held
+ * synchronise does not count the others' imbalance as its own work (else window_alloc would hold
  * the slower rank's build/probe). */
 double rmb_wait_all(MPI_Comm comm);
 

@@ -1,9 +1,10 @@
 /* Blocking MPI waits that give the core up where ranks outnumber cores (bench_ctx.poll_yield).
  * MPICH 4.0.2 spins inside MPI_Wait and MPI_Barrier: a rank waiting there held its core for its
  * whole time slice from the rank it waited for. With these waits a rank calls MPI_Test (progress)
- * and then sched_yield until its request completes (4 ranks on 2 cores, radix 1M 1:4: the network
- * pass 0.08-0.13 s against 0.54-0.58 s with blocking MPI_Wait, 0.69-0.73 s with MPI_Win_flush). Open MPI yields by itself under mpi_yield_when_idle; the
- * loop changed nothing there. Without the setting both are the plain blocking calls. */
+ * and then sched_yield until its request completes, which shortens an oversubscribed network pass
+ * several-fold (docs/measurements.md, "From code comments"). Open MPI yields by itself under
+ * mpi_yield_when_idle; the loop changes nothing there. Without the setting both are the plain
+ * blocking calls. */
 #ifndef RMB_YIELD_WAIT_H
 #define RMB_YIELD_WAIT_H
 #include <mpi.h>

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     }
     /* fault the pages in before timing, as the join's windows are; not with zeros: GCC turns
      * malloc + memset(0) into calloc, which leaves fresh pages untouched, and their first stores
-     * (10-20 us per 4 KiB page on this VM) then landed in the timed sort and merge */
+     * (costly under a hypervisor, PLATFORM-NOTES) would land in the timed sort and merge */
     memset(dst, 0xff, n * 8);
     memset(out, 0xff, n * 8);
     memset(tree, 0xff, tree_words * 8); /* the merge tree's FIFOs: the join's live in mapped memory too */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # jobs/exchange.sh: the exchange design space of the radix join's network pass on an emulated
-# network (issue 15). Builds --hosts network-namespace hosts with links shaped to --rate
+# network. Builds --hosts network-namespace hosts with links shaped to --rate
 # (jobs/netem.sh), calibrates the model on them (rmabench calibrate: bw_host is the links' rate as
 # MPI_Put sees it), then runs every design x schedule x message size, one rank per host, with
 # --model, and draws throughput and network-pass time against message size, one line per design
@@ -12,7 +12,8 @@
 #
 #   --hosts N      emulated hosts, one rank each (default 4)
 #   --rate R       every host's link, both directions (tc htb; default 50mbit: below what MPI over
-#                  TCP moves here with 4 ranks on 2 cores, ~100 Mbit/s, so the links bound the pass)
+#                  TCP moves between namespaces on 2 cores, so the links bound the pass;
+#                  docs/measurements.md, "From code comments")
 #   --tuples N     R (and S) tuples per rank (default 1M: 2 MiB per owner and relation)
 #   --sizes LIST   --buffer-size values: the message size (default 4K 16K 64K 256K 1M 4M)
 #   --repeat N     repetitions per point (default 1; the CSV keeps each)

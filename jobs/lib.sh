@@ -45,7 +45,7 @@ rmb_check_count() { # FLAG VALUE
 rmb_check_int() { # FLAG VALUE MIN MAX
     [[ $2 =~ ^[0-9]+$ && ${#2} -le 9 ]] && (( $2 >= $3 && $2 <= $4 )) || rmb_die "$1: '$2' is not a whole number in [$3, $4]"
 }
-# a duration as rmabench takes it (500ms, 2s, 1.5m, 1h; a plain number is seconds), above 0
+# a duration as rmabench accepts it (500ms, 2s, 1.5m, 1h; a plain number is seconds), above 0
 rmb_check_duration() { # FLAG VALUE
     [[ $2 =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)(us|ms|s|m|min|h)?$ && ! $2 =~ ^[0.]+[a-z]*$ ]] ||
         rmb_die "$1: '$2' is not a duration above 0 (e.g. 500ms, 2s, 1m)"
@@ -151,7 +151,8 @@ rmb_launch_words() { # NODES NP
             [[ $RMB_LAUNCHER == mpirun ]] && RMB_LAUNCH+=(--map-by "ppr:$ppn:node")
             [[ $RMB_LAUNCHER == local ]] && RMB_LAUNCH+=(--oversubscribe)
             # ranks beyond this machine's cores share them: Open MPI's own polling yields too. Only
-            # for those runs (it slows a 2-rank lock run 6x); rows record it in mpi_env
+            # for those runs (it slows a lock run with a core per rank several-fold,
+            # docs/measurements.md, "From code comments"); rows record it in mpi_env
             [[ $RMB_LAUNCHER == local ]] && (( np > RMB_CORES )) && RMB_LAUNCH+=(-x OMPI_MCA_mpi_yield_when_idle=1)
         fi
         # shellcheck disable=SC2206

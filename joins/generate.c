@@ -73,9 +73,8 @@ static uint64_t keyed_perm_apply(const keyed_perm *p, uint64_t x)
  * (about half of them, the domain being up to 4n). So the four rounds go over a block of values at
  * once, a loop the compiler vectorizes (64-bit multiplies: vpmullq with AVX-512 DQ, three
  * vpmuludq with AVX2), then the values that must walk again are packed to the front with their
- * slots and go through the rounds again, until none is left: the same values as one at a time.
- * AMD EPYC VM (Zen 3, AVX2), 32M keys: 18 ns a key with AVX2 against 27-41 with the lanes of
- * scalar code this replaced and 32-37 ns for the same loop in scalar code. */
+ * slots and go through the rounds again, until none is left: the same values as one at a time,
+ * in a fraction of the time (docs/measurements.md, "From code comments"). */
 enum { CHUNK = 1024 };
 static inline __attribute__((always_inline)) void feistel_rounds(const keyed_perm *p, uint64_t *x, size_t n)
 {
@@ -237,8 +236,8 @@ static uint64_t s_key(const workload *w, uint64_t t, uint64_t j)
 }
 
 /* expected (may be NULL): workload_expected's matches and checksum of these tuples, from the draws
- * that made them rather than from out[] (a second pass of the same draws had been 40% of the
- * generate time: two of the five keyed permutations per R and S tuple) */
+ * that made them rather than from out[] (a second pass of the same draws would repeat two of the
+ * five keyed permutations per R and S tuple) */
 static void generate_s_range(const workload *w, tuple_t *out, uint64_t first, uint64_t n, uint64_t expected[2])
 {
     const uint64_t rid0 = workload_rid_first(w, 1);

@@ -33,11 +33,12 @@ typedef struct {
     /* harness */
     int64_t repeat;
     int64_t warmup;          /* untimed runs before the --repeat runs (verified, not recorded) */
+    int64_t queries;         /* joins back to back, each on fresh data of the same shape (seed + query) */
     const char *output;
     const char *model;         /* parameter file for --model */
     bool roofline;             /* --roofline: measure the memory roofline at startup (bench/membw.h) */
     int window;                /* win_flavor */
-    bool window_pool;          /* keep windows across --repeat runs (rma_window_acquire slots 0, 1) */
+    int window_life;           /* win_life: windows per join, kept (pool) or attached per join (dynamic) */
     int flush;                 /* rma_flush_mode: how a reused send buffer's put is completed */
     /* radix hash join */
     int64_t radix_bits;        /* network fan-out bits; 0 = auto */
@@ -61,7 +62,7 @@ typedef struct {
     int run_sort;              /* SMJ_RUN_SORT_*: network, radix, auto (timed once per process) */
     int band_count;            /* SMJ_BAND_COUNT_*: band pieces sized from a sample (slots) or by a counting pass */
     int simd;
-    int numa;                  /* numa policy index (bench/numa), see issue 8 */
+    int numa;                  /* numa policy index (bench/numa_policy.h) */
     /* --plan: print what a run at this scale would do, without launching ranks (cmd/join/join_plan.c) */
     bool plan;
     int64_t plan_ranks, plan_ranks_per_host; /* --ranks, --ranks-per-host (0: all on one host) */
@@ -75,6 +76,9 @@ typedef struct {
 /* The width of a packed tuple word: 64 unless a test narrows it (--pack-bits). */
 static inline int join_word_bits(const join_opts *o) { return o->pack_bits > 0 && o->pack_bits < 64 ? (int)o->pack_bits : 64; }
 
+/* Window slots a join may acquire (rma/window.h RMA_POOL_SLOTS at most). */
+enum { JOIN_WINDOW_SLOTS = 3 };
+
 /* What an algorithm will do at a given scale, decided from the options and the global sizes alone
  * (no MPI, no data), so that the run and `rmabench join --plan` (any rank count, no ranks launched)
  * use the same rules. Sizes are this rank's upper bounds, beyond its slices of R and S. */
@@ -83,7 +87,10 @@ typedef struct {
     char format[160];      /* the tuple format of windows and transfers, e.g. "8 B packed (key 23 + rid 38 bits)"
                             * or "16 B (...): keys of K and rids of R bits need N > 64" */
     char detail[512];      /* what else it resolved: partitions, passes, buffers; run length, merge depth */
-    int64_t window_bytes;  /* this rank's windows (or receive space) */
+    int64_t window_bytes;  /* this rank's windows: the sum of window_slot_bytes (or receive space) */
+    int64_t window_slot_bytes[JOIN_WINDOW_SLOTS]; /* each window at most, by its rma_window_acquire
+                            * slot: 0 R, 1 S, 2 the radix get design's flags and pack; what a kept
+                            * window is made at (--window-life pool, dynamic) */
     int64_t copy_bytes;    /* copies of this rank's share of the data (a partition for the local
                             * passes, a packed relation, merge scratch): they grow with the data per
                             * rank, never with the rank count */
@@ -103,8 +110,9 @@ static inline int64_t join_plan_bytes(const join_plan *p)
 }
 
 /* What run() gets: this rank's slices of R and S, generated once and reused by every --warmup and
- * --repeat run (read-only through r and s: never reorder them in place; copy what the algorithm
- * rearranges; after the last read, their memory may be reused through reusable). */
+ * --repeat run, or generated again (same sizes, other keys) before each query of --queries
+ * (read-only through r and s: never reorder them in place; copy what the algorithm rearranges;
+ * after the last read, their memory may be reused through reusable). */
 typedef struct {
     const bench_ctx *ctx;   /* ctx->comm: the ranks of the join; rank, size, hosts (bench/context.h) */
     const join_opts *opt;   /* every flag, parsed and checked (read what applies, ignore the rest) */
@@ -113,7 +121,7 @@ typedef struct {
     uint64_t r_n, s_n;
     const join_plan *plan;    /* what the algorithm's plan() decided for this run */
     /* R's and S's memory (r_n and s_n tuples), writable once run() has read R and S for the last
-     * time: dead input is reused instead of fresh pages (issue 16). run() reports in
+     * time: dead input is reused instead of fresh pages. run() reports in
      * join_output.reused how many tuples from the start of each it wrote over; the command
      * regenerates them before the next run, untimed. NULL: nothing to reuse (allocate). */
     tuple_t *reusable[2];
@@ -143,7 +151,7 @@ typedef struct {
     uint64_t reused[2];     /* tuples of R, S (from their start) written over through in->reusable */
 } join_output;
 
-/* The bytes a phase moves through memory on one rank (issue 16's roofline), from the sizes and the
+/* The bytes a phase moves through memory on one rank (the roofline's), from the sizes and the
  * resolved plan alone, never from counters: what the phase's code must read and write at the least
  * (input, windows, scratch, send buffers), per rank on average over ranks (uniform keys). Data that
  * stay in the caches (a run being sorted, a hash table, a staging line) are not counted. */
@@ -165,8 +173,9 @@ typedef struct {
 /* A join algorithm. The command calls, on every rank of ctx->comm:
  *   plan                  once, after MPI_Init and before R and S are allocated (a run that would
  *                         fail, or not fit, exits 2 before anything large is allocated);
- *   run                   --warmup + --repeat times on the same R and S, after a barrier; each run
- *                         is verified and recorded.
+ *   run                   --warmup + --repeat times on the same R and S, or once per query of
+ *                         --queries on that query's R and S, after a barrier; each run is
+ *                         verified and recorded.
  * Rules:
  * - phases: every phase run() adds time to, declared once here in display order (a NULL-terminated
  *   list; detail rows, time inside another phase such as "put", are shown but not summed into the
@@ -183,8 +192,10 @@ typedef struct {
  *   and none returns early. An MPI error aborts (MPI_CHECK); a failed allocation prints
  *   "rmabench: rank N: ..." and calls MPI_Abort; a limit only known from the data (say, receive
  *   counts above INT_MAX) is agreed over the ranks first and then refused with bench_usage_error
- *   on every rank. Windows come from rma_window_acquire and go back with rma_window_release (slot = the
- *   relation when opt->window_pool, else -1), released before run() returns.
+ *   on every rank. Windows come from rma_window_acquire (opt->window_life; slot = the relation, or
+ *   a slot of its own below JOIN_WINDOW_SLOTS with its bound in plan->window_slot_bytes) and go back
+ *   with rma_window_release before run() returns. A kept window holds what an earlier join (or
+ *   query) wrote: a join must not rely on its contents, nor on its size beyond what it asked for.
  * - verification is the command's: it sums matches and checksum over the ranks and compares them
  *   with what the generator alone expects (joins/verify.h); a pair found twice or missed fails.
  * Registering a new join: its extern below and an ALGO_ id; its name in join_algo_names

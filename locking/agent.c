@@ -14,8 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/rmb_mutant_lock_commit_after_no.h"
-#include "bench/rmb_mutant_lock_keep_after_commit.h"
 #include "bench/fastclock.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
@@ -374,9 +372,6 @@ static void vote(agent_loop *a, agent_txn *t)
     t->vote_word = twopc_collect(run, (uint32_t)t->ncontacts, a->contact_rank);
     for (int c = 0; run->rdmo && c < t->ncontacts; c++) lock_rdmo_wait(run, a->calls[c], NULL, NULL, 0);
     t->commit = vote_commits(t->vote_word, (uint32_t)t->ncontacts);
-#ifdef RMB_MUTANT_LOCK_COMMIT_AFTER_NO /* mutation suite: the agent commits whatever the votes say */
-    t->commit = t->granted_all;
-#endif
     if (!t->commit) {
         a->st->votes_no++;
         if (t->wrote) bank_undo(run, t->reqs, t->old);
@@ -396,9 +391,6 @@ static void end_txn(agent_loop *a, agent_txn *t)
                     run->ctx->rank, t->txn, vote_no_count(t->vote_word));
     }
     int nend = t->ncontacts; /* servers told of the end */
-#ifdef RMB_MUTANT_LOCK_KEEP_AFTER_COMMIT /* mutation suite: the last server never hears of the commit */
-    if (t->commit && nend > 0) nend--;
-#endif
     if (!a->drawn) prefetch_next(a); /* acquire_locks drew it while the first request travelled */
     if (nend == 1) { /* one server: the end may travel with the next transaction's first request */
         a->end.pending = a->more && !a->next->info.sync_after_first &&

@@ -1,7 +1,5 @@
 #include "locking/lock_table.h"
 
-#include "bench/rmb_mutant_lock_lost_release.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,9 +249,6 @@ int lt_release_all(lock_table *t, uint64_t txn, double now, lt_emit_fn emit, voi
     if (!e) return 0;
     int released = 0;
     for (uint32_t i = 0; i < e->n; i++) {
-#ifdef RMB_MUTANT_LOCK_LOST_RELEASE /* mutation suite: the last lock of a transaction stays granted */
-        if (i == e->n - 1 && e->n > 1) continue;
-#endif
         lt_lock *l = u64map_get(&t->locks, e->locks[i]);
         if (!l) continue;
         int h = find_holder(l, txn);

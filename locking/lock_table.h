@@ -96,8 +96,8 @@ void lt_free(lock_table *t);
 /* Decide a request at time now; proc0 = processing time so far (kept for a later answer). On
  * LT_REFUSED, *why says why. LT_WAITING: the answer comes through lt_release_all or lt_expire. */
 lt_outcome lt_request_lock(lock_table *t, const lt_request *r, double now, double proc0, lt_reason *why);
-/* Release every lock txn holds here (commit or abort) and grant what becomes grantable (emit).
- * Returns the number of locks released. */
+/* Release every lock txn holds in this table (commit or abort) and grant what becomes grantable
+ * (emit). Returns the number of locks released. */
 int lt_release_all(lock_table *t, uint64_t txn, double now, lt_emit_fn emit, void *arg);
 /* Timeout policy: refuse heads of waiting groups older than the timeout, grant what follows.
  * Returns the number of refusals. */

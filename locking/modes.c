@@ -2,9 +2,6 @@
 
 #include <stddef.h>
 
-#include "bench/rmb_mutant_lock_s_beside_ix.h"
-#include "bench/rmb_mutant_lock_x_beside_x.h"
-
 const char *const lock_mode_names[] = {"NL", "IS", "IX", "S", "SIX", "X", NULL};
 
 /* Table 2.1a, rows: requested mode, columns: granted mode (NL IS IX S SIX X). */
@@ -20,12 +17,6 @@ static const bool compat[LOCK_NMODES][LOCK_NMODES] = {
 bool lock_compatible(lock_mode req, lock_mode held)
 {
     if ((unsigned)req >= LOCK_NMODES || (unsigned)held >= LOCK_NMODES) return false;
-#ifdef RMB_MUTANT_LOCK_X_BESIDE_X /* mutation suite: a wrong entry in Table 2.1 */
-    if (req == LOCK_X && held == LOCK_X) return true;
-#endif
-#ifdef RMB_MUTANT_LOCK_S_BESIDE_IX
-    if (req == LOCK_S && held == LOCK_IX) return true;
-#endif
     return compat[req][held];
 }
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "bench/fastclock.h"
-#include "bench/rmb_mutant_lock_fused_no_release.h"
 #include "locking/lock.h"
 #include "bench/phases.h"
 #include "locking/rdmo_link.h"
@@ -100,12 +99,7 @@ static void audit_end(lock_run *run, const lock_msg *m)
 
 static void end_with_request(lock_run *run, lock_table *lt, const lock_msg *m, double t0, server_stats *st)
 {
-#ifdef RMB_MUTANT_LOCK_FUSED_NO_RELEASE /* mutation suite: an end that came with a request releases nothing */
-    (void)run, (void)lt, (void)m, (void)t0;
-    st->ends++;
-#else
     end_txn(run, lt, m, t0, st, false);
-#endif
 }
 
 /* A lock request (MSG_LOCK, or the one in MSG_END_LOCK) of transaction txn: granted or refused at

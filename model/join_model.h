@@ -36,8 +36,8 @@ double model_rate_network_pass(double machines, double ranks_per_host, double P,
  * per tuple t_c = 1/P and t_n = ((N-1)/N)/P_network, the time per tuple is
  *     max(thesis, t_c + t_n - o * min(t_c, t_n)),
  * so o = 1 is model_rate_network_pass exactly and o = 0 adds transfer and computation; o < 0 (down
- * to -1) is interference: interleaved, they take longer than their sum (MPICH between namespace
- * hosts on 2 cores: transfer 23.0 ms, work 24.8 ms, both 58.7 ms, o = -0.47). */
+ * to -1) is interference: interleaved, they take longer than their sum (as MPICH between namespace
+ * hosts that share cores can, (docs/measurements.md, "From code comments")). */
 double model_rate_network_pass_overlap(const model_params *p, double machines, double ranks_per_host, double P,
                                        double P_network, bool *network_bound);
 /* eq. 3.7: local passes run at every rank's full rate. */
@@ -53,6 +53,14 @@ extern const char *const model_alloc_regime_names[]; /* "reused", "returned" */
  * sharing cores and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed
  * (network_model.c). -1 for the returned regime when t_win_touch_returned_per_byte is not set. */
 double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over, int regime);
+/* The windows' lifetime (--window-life; the same order as rma/window.h's win_life). */
+enum { MODEL_LIFE_JOIN, MODEL_LIFE_POOL, MODEL_LIFE_DYNAMIC };
+/* Beyond the thesis: window_alloc of a join under a lifetime. A process's first join pays
+ * model_T_window_alloc of the regime whatever the lifetime (allocation, first touch; a dynamic one
+ * also its first attachment). A later join: JOIN the same again; POOL t_win_pool_fixed * over
+ * (nothing allocated nor touched); DYNAMIC (t_win_dynamic_fixed + bytes_per_rank *
+ * t_win_dynamic_per_byte) * over. -1 where a parameter it needs (or the regime) is not calibrated. */
+double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first, int regime);
 
 /* --- one join ------------------------------------------------------------------------------- */
 
@@ -76,6 +84,8 @@ typedef struct {
                                      * sort_run_length; --run-size auto may take twice it) */
     int hist_bits;                  /* radix: the histogram phase's bins (log2: the network fan-out and, where
                                      * it counts it, the first local pass's; 0: P_scan as measured) */
+    int window_life;                /* MODEL_LIFE_*: how long the windows live (0: JOIN, the thesis') */
+    bool first_run;                 /* the run is its process's first join: window_alloc is the first's */
 } join_shape;
 /* The radix histogram's rate at the run's bins against P_scan's (scan_bits), from the scan curve
  * (P_scan_at_*): its time per tuple interpolated linearly in the bits between the curve's points
@@ -93,7 +103,10 @@ typedef struct {
     double total_with_alloc;  /* total + window_alloc */
     double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
     double wait;              /* in total: the phases' waits for their slowest rank (rank_spread; 0 unset) */
-    bool alloc_modelled;      /* t_win_alloc_* given (of the run's regime): window_alloc is a prediction, else 0 */
+    bool alloc_modelled;      /* t_win_alloc_* given (of the run's regime, and the lifetime's for a
+                               * later run): window_alloc is a prediction, else 0 */
+    double window_alloc_first, window_alloc_steady; /* the first join's and a later one's (-1: not given) */
+    double total_first, total_steady; /* total + each of them (-1: not given) */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
     double P_network;         /* eq. 3.2, per rank (0 on one host: nothing crosses hosts) */
     double rate_network_pass; /* eq. 3.4/3.6 or 3.13/3.15, system-wide tuples/s */
@@ -139,7 +152,9 @@ double model_max_normal(double n);
 int model_alloc_regime(const model_params *p, const join_shape *s, double measured);
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
- * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. */
+ * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. The
+ * first join and the steady state under s->window_life (model_T_window_alloc_life) are predicted
+ * apart; window_alloc and total_with_alloc are those of s->first_run's. */
 void model_join_finish(const model_params *p, const join_shape *s, join_prediction *out);
 
 /* Parameters each join needs, terminated by -1, for params_require(); `multi_host` adds bw_host

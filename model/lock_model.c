@@ -108,8 +108,8 @@ void model_lock(const model_params *p_in, const lock_shape *s, lock_prediction *
     o->oversubscription = fmax(1, params_ranks_per_core(p, s->ranks_per_host) / m_cal);
     /* With other hosts t_clean_up is a put to one of them, and t_server holds one such put (the
      * answer); a lock at the agent's own server (probability 1 - remote_prob; one server per host)
-     * is answered, and its end sent, on the host: t_clean_up_local. (2 namespace hosts x 2 ranks
-     * on 2 cores, Open MPI: 72 us to the other host, against a local round trip of 39 us.) */
+     * is answered, and its end sent, on the host: t_clean_up_local, which is the shorter
+     * (docs/measurements.md, "From code comments"). */
     model_params lp;
     if (p->set[MP_t_clean_up_local] && p->set[MP_t_clean_up]) {
         lp = *p;
@@ -143,10 +143,9 @@ void model_lock(const model_params *p_in, const lock_shape *s, lock_prediction *
              * out its turn, t_shared_remote_comm (a pair on two namespace hosts pinned to one core:
              * 4 ms, the scheduler tick), half of it on average. The request waits, the answer finds
              * its agent polling: half the wait per message of the round trip; the 2PC vote, a
-             * fetch-and-op flushed to the server, waits once. (2 hosts x 2 ranks on 2 cores: round
-             * trips to the other host 0.9-1.1 ms, votes and ends 0.8-1.3 ms, against 0.1, 0.015
-             * and 0.05 ms on a core each.) The end of a transaction, a message to its servers, waits
-             * once where it goes to another host: below. */
+             * fetch-and-op flushed to the server, waits once; these waits dominate where ranks
+             * share cores (docs/measurements.md, "From code comments"). The end of a transaction, a
+             * message to its servers, waits once where it goes to another host: below. */
             if (p->set[MP_t_shared_remote_comm]) {
                 remote_wait = (m - 1) / m * params_get(p, MP_t_shared_remote_comm) / 2;
                 t_rm += remote_wait / 2;

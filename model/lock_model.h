@@ -48,19 +48,19 @@ double model_throughput(double agents, double t_tx);
  * wait), or, when sending it takes longer (a network's messages, t_local_comm m or t_remote_comm m),
  * that: sending is the ranks' work, and their work (t_queue, t_vote, t_clean_up, t_server, t_ack,
  * t_agent) stretches by m; the MVA is unchanged: the server still serves its agents one message
- * after the other. (On two namespace hosts sharing 2 cores, TCP messages of 19-80 us, the stretch
- * wins and the prediction is the one without t_shared_comm, within 3% of the measured. MPICH's
+ * after the other. (Where messages travel over a network, the stretch is the larger term and the
+ * prediction is the one without t_shared_comm, docs/measurements.md, "From code comments". MPICH's
  * flush of a remote notified put spins until the receiver runs: where t_shared_remote_comm is
  * calibrated, the same ping-pong with a pair on two namespace hosts pinned to one core, a remote
  * round trip and a vote wait (m - 1) / m x t_shared_remote_comm / 2 more: lock_model.c.) This
- * assumes the cores take turns in parallel and no other program's tasks take turns (on this 2-vCPU
- * VM, when other jobs ran, 4 ranks took turns as on one core: half the throughput), and an MPI
- * library that does not yield in its own progress (Open MPI does when mpirun knows the host is
- * oversubscribed, mpi_yield_when_idle: each flush of a notified put gives the core away; 1 server/3
- * agents and 2/2 on 2 cores ran at 2.5-2.9 K tx/s instead of 15-19 K and 11-14 K). With such a
+ * assumes the cores take turns in parallel and no other program's tasks take turns (other jobs on
+ * the host's cores make its ranks take turns as on fewer cores), and an MPI library that does not
+ * yield in its own progress (Open MPI does when mpirun knows the host is oversubscribed,
+ * mpi_yield_when_idle: each flush of a notified put gives the core away, several-fold fewer
+ * transactions, docs/measurements.md, "From code comments"). With such a
  * library (mpi_yields) the server serves one message per turn: its service per message is a
  * message's time, which the answer's share of the round trip was; t_shared_comm must then be
- * calibrated with the library yielding too (OMPI_MCA_mpi_yield_when_idle=1: 4x longer).
+ * calibrated with the library yielding too (OMPI_MCA_mpi_yield_when_idle=1), which lengthens it.
  * Without t_shared_comm every time stretches by m (a first-order term).
  * Message times calibrated on cores shared as the run's are (comm_ranks_per_core: namespace hosts
  * of one machine, every pair of ranks ping-ponging at once) hold the sharing already: m is the

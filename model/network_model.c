@@ -112,9 +112,18 @@ double model_T_window_alloc(const model_params *p, double bytes_per_rank, double
     const double fixed = shared ? params_get(p, MP_t_win_alloc_shared) / 2 : params_get(p, MP_t_win_alloc_fixed);
     double per_byte = params_get(p, MP_t_win_alloc_per_byte);
     if (p->set[touch]) per_byte += params_get(p, touch);
-    /* first touch is the CPU clearing pages: ranks sharing a core share that work too (measured at 4
-     * ranks on 2 cores: 0.44 s/GB against 0.17 at 2, while the intercept stayed at 0.4-0.8 ms) */
+    /* first touch is the CPU clearing pages: ranks sharing a core share that work too, while the
+     * intercept does not grow (docs/measurements.md, "From code comments") */
     return (fixed + bytes_per_rank * per_byte) * over;
+}
+
+double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first, int regime)
+{
+    const bool alloc = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
+    if (first || life == MODEL_LIFE_JOIN) return alloc ? model_T_window_alloc(p, bytes_per_rank, over, regime) : -1;
+    if (life == MODEL_LIFE_POOL) return p->set[MP_t_win_pool_fixed] ? params_get(p, MP_t_win_pool_fixed) * over : -1;
+    if (!p->set[MP_t_win_dynamic_fixed] || !p->set[MP_t_win_dynamic_per_byte]) return -1;
+    return (params_get(p, MP_t_win_dynamic_fixed) + bytes_per_rank * params_get(p, MP_t_win_dynamic_per_byte)) * over;
 }
 
 double model_max_normal(double n)
@@ -161,10 +170,14 @@ void model_join_finish(const model_params *p, const join_shape *s, join_predicti
      * normals] above the mean the phases predict */
     if (p->set[MP_rank_spread]) o->wait = (o->total - o->sort_wait) * params_get(p, MP_rank_spread) * model_max_normal(s->ranks);
     o->total += o->wait;
-    o->alloc_modelled = p->set[MP_t_win_alloc_fixed] && p->set[MP_t_win_alloc_per_byte];
     double bytes = (s->r_tuples + s->s_tuples) / s->ranks * s->window_bytes_per_tuple;
-    if (o->alloc_modelled) o->window_alloc = model_T_window_alloc(p, bytes, over, s->alloc_regime);
-    if (o->window_alloc < 0) o->alloc_modelled = false, o->window_alloc = 0; /* a regime not calibrated */
+    o->window_alloc_first = model_T_window_alloc_life(p, bytes, over, s->window_life, true, s->alloc_regime);
+    o->window_alloc_steady = model_T_window_alloc_life(p, bytes, over, s->window_life, false, s->alloc_regime);
+    o->total_first = o->window_alloc_first < 0 ? -1 : o->total + o->window_alloc_first;
+    o->total_steady = o->window_alloc_steady < 0 ? -1 : o->total + o->window_alloc_steady;
+    const double run = s->first_run ? o->window_alloc_first : o->window_alloc_steady;
+    o->alloc_modelled = run >= 0; /* -1: a parameter, or the regime, not calibrated */
+    if (o->alloc_modelled) o->window_alloc = run;
     o->total_with_alloc = o->total + o->window_alloc;
     o->throughput = (s->r_tuples + s->s_tuples) / o->total_with_alloc;
     o->throughput_thesis = (s->r_tuples + s->s_tuples) / o->total;

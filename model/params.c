@@ -401,7 +401,7 @@ int params_spread_warning(const model_params *p, int i, char *buf, size_t len)
 {
     if (len) buf[0] = 0;
     /* decided on the spread as the file shows it (0.1% steps): "spread 10.0%" never carries a warning
-     * "above 10%", which a spread of 10.04% did */
+     * "above 10%", as the unrounded spread a little above 10% would */
     const double rel = params_spread_rel(p, i), shown = (double)(long)(1000 * rel + 0.5) / 1000;
     if (rel < 0 || shown <= PARAMS_SPREAD_WARN) return 0;
     char sp[160];

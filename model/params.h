@@ -115,9 +115,13 @@ enum { SCAN_CURVE_N = 4 };
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
     X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc; pages the kernel reuses at once (the fastest repetitions)") \
     X(t_win_touch_returned_per_byte, "s/GB", 1e-9, PB_NONNEG, "t_win_touch_per_byte where the pages come back through the host (a VM's free page reporting: repetitions at least twice the fastest; unset: calibration saw only one state)") \
-    X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
-    X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
-    X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
+    X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
+    X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
+    X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
+    /* window lifetimes (--window-life): what a join after a process's first pays for its windows */            \
+    X(t_win_pool_fixed, "ms", 1e-3, PB_NONNEG, "--window-life pool: window_alloc of a later join: both kept windows handed out (an MPI_Allreduce each), a barrier, released") \
+    X(t_win_dynamic_fixed, "ms", 1e-3, PB_NONNEG, "--window-life dynamic: window_alloc of a later join independent of size: MPI_Win_attach of the arena, an MPI_Allgather of addresses per window, a barrier, MPI_Win_detach") \
+    X(t_win_dynamic_per_byte, "s/GB", 1e-9, PB_NONNEG, "--window-life dynamic: window_alloc of a later join per byte of the attached arena (registration, where the network pins memory)") \
     /* lock table (thesis 5.3) */                                                                                \
     X(t_local_comm, "us", 1e-6, PB_POSITIVE, "one message between ranks on one host: half a notified-put round trip (eq. 5.1)") \
     X(t_remote_comm, "us", 1e-6, PB_POSITIVE, "one message between hosts: half a notified-put round trip (eq. 5.1)")          \

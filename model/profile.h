@@ -1,9 +1,9 @@
 /* The default profile: values for the parameters a calibration on these machines could not measure
  * (one host: no bw_host, no t_remote_comm; a file from before self-target calibration: no
- * t_local_comm), taken from the thesis, so that the model commands still answer after the README's
- * one-host calibration. Used only for a parameter the file and --set leave unset and the command
- * needs; every use is named in one line and in the parameter source (the CSV's model_params).
- * Profile "thesis":
+ * t_local_comm), taken from the thesis, so that the model commands still answer after a one-host
+ * calibration (docs/models.md, the default profile). Used only for a parameter the file and --set
+ * leave unset and the command needs; every use is named in one line and in the parameter source
+ * (the CSV's model_params). Profile "thesis":
  *   bw_host       6.0 GB/s  thesis 3.5: measured throughput between two machines on 4x FDR InfiniBand (RDMA Verbs)
  *   t_local_comm  3.0 us    Table 5.1 (Cray XC40, Aries), the split its 67.5 us at 0% remote admits
  *                           (20 t_local + 10 t_queue + t_clean_up; tests/model/test_lock_model.c)

@@ -230,7 +230,7 @@ run_config() {
         echo "   join: $1 host(s), $2 ranks, $3 tuples of R per rank, 1:$4"
         launch "$lib" "$1" "$2"
         # 300 s: the largest invocation takes about a minute; MPICH 4.0.2 over TCP now and then hangs
-        # in MPI_Finalize after its rows are written (README, known problems): the runs on two hosts,
+        # in MPI_Finalize after its rows are written (docs/platform.md): the runs on two hosts,
         # all small, are cut at 150 s, and the rows they wrote count
         run $([ "$1" = 2 ] && echo 150 || echo 300) "$d/joins.txt" "${cmd[@]}" "$bin" join --algo both --tuples-per-rank "$3" --ratio "$4" "${join_flags[@]}" \
             --repeat "$(repeats_for "$3" "$4")" --model "$p" --output "$d/joins.csv"

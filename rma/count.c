@@ -53,8 +53,8 @@ typedef int (*nonblocking_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, M
 /* One call per piece of at most `piece` elements; at least one call, so that every rank takes part
  * even when n is 0. Where waits yield (ranks outnumber cores, bench/yield_wait.h) the nonblocking
  * form and rmb_wait: MPICH 4.0.2 spins inside a blocking collective, holding the core the rank it
- * waits for needs (4 ranks on 2 cores, radix 1M 1:4: the histogram phase 0.044 s against Open
- * MPI's 0.023-0.025, whose progress yields by itself). */
+ * waits for needs, where Open MPI's progress yields by itself (docs/measurements.md, "From code
+ * comments"). */
 static int piecewise(blocking_fn call, nonblocking_fn icall, const uint64_t *in, uint64_t *out, uint64_t n, MPI_Op op,
                      MPI_Comm comm, uint64_t piece)
 {

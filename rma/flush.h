@@ -29,13 +29,14 @@ int rma_put_complete(rma_flush_mode mode, int target, MPI_Win win, MPI_Request *
 /* --flush auto: request where some host's ranks outnumber its cores (bench_ctx.any_poll_yield, the
  * same on every rank) or the library is MPICH before 4.1, else window; *why (may be NULL) says which.
  *  - MPI_Win_flush has no nonblocking form, so a rank waiting in it cannot give the core to the rank
- *    it waits for, and MPICH 4.0.2 spins there: 4 ranks on 2 cores, radix 1M 1:4, network pass
- *    0.65-0.73 s with window, 0.08-0.16 s with request (Open MPI, which yields in its own progress:
- *    0.06-0.07 s either way).
- *  - MPICH 4.0.2 (ch4:ucx, MPI_Win_create windows, 2 ranks on 2 cores, radix 32M 1:1): 4 of 50 joins
- *    with window reported the right match count with a wrong checksum, the same wrong one each time,
- *    as when a send buffer is refilled before its put's data left it; 0 of 50 with request, whose
- *    MPI_Wait completes each put locally. The cause inside MPICH was not found.
+ *    it waits for, and MPICH 4.0.2 spins there: an oversubscribed network pass is several times
+ *    longer with window than with request, while Open MPI, which yields in its own progress, is
+ *    alike either way (docs/measurements.md, "From code comments").
+ *  - MPICH 4.0.2 (ch4:ucx, MPI_Win_create windows): joins with window can report the right match
+ *    count with a wrong checksum, as when a send buffer is refilled before its put's data left it,
+ *    and never did with request, whose MPI_Wait completes each put locally (docs/measurements.md,
+ * "From code comments").
+ *    The cause inside MPICH is not known.
  * Other modes are returned as given. */
 rma_flush_mode rma_flush_resolve(rma_flush_mode mode, bool ranks_outnumber_cores, const char **why);
 

@@ -21,7 +21,7 @@ bool notify_shm_resolve(notify_shm_mode m)
 {
     if (m != NOTIFY_SHM_AUTO) return m == NOTIFY_SHM_ON;
 #ifdef OPEN_MPI
-    return false; /* its RMA path was faster for the lock round trip here (notify.h) */
+    return false; /* its RMA path gives the shorter lock round trip (notify.h) */
 #else
     return true;
 #endif
@@ -85,9 +85,9 @@ static void open_msg(notify_ep *ep)
 }
 
 /* The info of both mailbox windows: senders only toggle bits with MPI_BXOR and the target only
- * reads with MPI_NO_OP (rather than rma_window_alloc, whose info announces MPI_SUM; millisecond
- * stalls seen on MPICH came from ranks spinning while their peer was descheduled, see
- * notify_idle, not from this info). Open MPI osc rdma: single-element accumulates may use the
+ * reads with MPI_NO_OP (rather than rma_window_alloc, whose info announces MPI_SUM; stalls under
+ * MPICH come from ranks spinning while their peer is descheduled, see notify_idle, not from this
+ * info). Open MPI osc rdma: single-element accumulates may use the
  * transport's atomics directly (no window lock and software op); other libraries ignore the key. */
 static MPI_Info mailbox_info(void)
 {
@@ -155,8 +155,8 @@ const char *notify_shm_state(const notify_ep *ep, bool asked)
 /* Same node: the payload stored into the slot, then the notification bit toggled with a release
  * XOR (rma/notify.h). The release orders the payload's stores before the bit for a reader that
  * loads the bit with acquire (fetch_shm), as C11 atomics do between processes on shared memory; an
- * MPI_Win_sync on either side (a full fence, Open MPI's osc/sm) added nothing to that but its cost:
- * 13.6% of a lock round trip's samples. */
+ * MPI_Win_sync on either side (a full fence, Open MPI's osc/sm) adds nothing to that but its cost,
+ * a visible share of a lock round trip (docs/measurements.md, "From code comments"). */
 static void shm_send(notify_ep *ep, unsigned char *seg, int slot, const void *msg)
 {
     memcpy(seg + ep->slot_offset + (MPI_Aint)slot * ep->msg_bytes, msg, (size_t)ep->msg_bytes);
@@ -303,13 +303,13 @@ bool notify_poll(notify_ep *ep, int *slot, void *msg)
 unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core)
 {
     if (shared_core) return 0;
-    /* about 50 us of spinning: a load poll costs ~30 ns, an MPI_Fetch_and_op poll a few us */
+    /* about 50 us of spinning: a load poll is far cheaper than an MPI_Fetch_and_op poll */
     return poll == NOTIFY_POLL_LOAD ? 2048 : 16;
 }
 
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core)
 {
-    /* about 50 us too: a shared mailbox poll is one load of a cached word (~6 ns) */
+    /* about 50 us too: a shared mailbox poll is one load of a cached word */
     if (ep->transport == NOTIFY_RMA && ep->shm.win != MPI_WIN_NULL && !shared_core) return NOTIFY_SHM_SPIN_POLLS;
     return notify_spin_polls(ep->poll, shared_core);
 }

@@ -14,8 +14,9 @@
  *        Progress: Open MPI 4.1 (osc rdma, MPI_Win_allocate) makes remote writes visible to plain
  *        loads after MPI_Win_sync (poll "load"); MPICH 4.0 moves passive-target data only while
  *        the target calls MPI: there the target first calls MPI_Iprobe, which runs the progress
- *        engine, then MPI_Win_sync and loads (poll "probe", 4-7 us per lock request here), or
- *        polls with MPI_Fetch_and_op(MPI_NO_OP) on its own window (poll "fao", 8-11 us).
+ *        engine, then MPI_Win_sync and loads (poll "probe"), or polls with
+ *        MPI_Fetch_and_op(MPI_NO_OP) on its own window (poll "fao", the slower of the two;
+ *        docs/measurements.md, "From code comments").
  *   shm (rma transport, --notify-shm; auto measures both paths, rma/notify_pick.h):
  *        between ranks of one shared-memory node the
  *        mailbox is a second window, MPI_Win_allocate_shared over the node's ranks
@@ -61,12 +62,10 @@ notify_poll_mode notify_poll_resolve(notify_poll_mode m);
 
 /* Whether same-host senders use the shared-memory mailbox (rma transport) and the shared counter
  * words (rma/peer_words.h). auto: the library's default, on everywhere but Open MPI, which
- * --notify-shm auto measures against the other path (rma/notify_pick.h). Measured on the AMD EPYC VM (2 cores, 1 server
- * + 1 agent, 10 locks per transaction, A/B alternating): MPICH 4.0.2 round trip 5-7 us -> 0.8-0.9 us;
- * Open MPI 4.1.4 (osc rdma over vader) 0.66-0.74 us on the RMA path against 0.76-0.85 us through
- * shared memory, although a bare notify ping-pong is 0.60 against 0.65 us: the gain disappears as
- * soon as the target does work between receiving and answering (ping-pong with a 150 ns answer
- * delay: 0.79-0.83 vs 0.78-0.79 us). */
+ * --notify-shm auto measures against the other path (rma/notify_pick.h): the shared mailbox
+ * shortens MPICH's round trip several-fold, while under Open MPI (osc rdma over vader) its gain in
+ * a bare ping-pong disappears as soon as the target does work between receiving and answering
+ * (docs/measurements.md, "From code comments"). */
 typedef enum { NOTIFY_SHM_AUTO = 0, NOTIFY_SHM_ON = 1, NOTIFY_SHM_OFF = 2 } notify_shm_mode;
 extern const char *const notify_shm_names[]; /* "auto", "on", "off", NULL */
 bool notify_shm_resolve(notify_shm_mode m);
@@ -141,14 +140,15 @@ bool notify_wait(notify_ep *ep, int *slot, void *msg, poll_bound *b);
  * nothing moves while the target is descheduled), whether the core is shared by this job or by
  * other jobs. idle counts the polls; reset it to 0 when something arrived. */
 unsigned notify_spin_polls(notify_poll_mode poll, bool shared_core);
-/* The same for polling ep's mailbox (a shared mailbox polls faster: about 50 us of ~6 ns loads). */
+/* The same for polling ep's mailbox (a shared mailbox polls faster: about 50 us of cached loads).
+ * */
 #define NOTIFY_SHM_SPIN_POLLS 8192
 unsigned notify_ep_spin_polls(const notify_ep *ep, bool shared_core);
 void notify_idle(unsigned *idle, unsigned spin);
 /* What notify_idle did in this process since notify_backoff_reset: the yields, the sleeps and the
- * seconds they took (a 20 us sleep lasts at least 20 us plus Linux's default 50 us timer slack; on
- * the Intel Xeon VM of 2026-12-03 130-265 us on average): where a poller's wait went when its peer
- * did not answer within the spin. */
+ * seconds they lasted (a 20 us sleep lasts at least 20 us plus Linux's default 50 us timer slack,
+ * and often several times that: docs/measurements.md, "From code comments"): where a poller's wait
+ * went when its peer did not answer within the spin. */
 typedef struct {
     uint64_t yields, sleeps;
     double slept_s;

@@ -109,7 +109,7 @@ void notify_shm_choose(const bench_ctx *ctx, notify_shm_mode mode, notify_transp
         return;
     }
     /* both mailboxes at once, their rounds interleaved, so that a change of the machine's state
-     * (on a VM, where the host runs the virtual CPUs) falls on both */
+     * (on a virtual machine, where the host runs the virtual CPUs) falls on both */
     notify_ep ep[2];
     for (int k = 0; k < 2; k++) notify_open(&ep[k], ctx->comm, NOTIFY_RMA, poll, k == 1, 1, msg_bytes, ctx->poll_yield);
     double rtt[2][PICK_ROUNDS], send;

@@ -1,14 +1,13 @@
 /* --notify-shm auto: which notified put is faster within a host, MPI_Put + MPI_Accumulate into an
  * RMA window or stores into a shared-memory mailbox (rma/notify.h), is a property of the system,
- * not of the MPI library alone. Open MPI 4.1.4 on an AMD EPYC VM: the RMA path 0.66-0.74 us per
- * lock request, the shared mailbox 0.76-0.85; on an Intel Xeon VM the other way round, 1.19-1.37
- * against 0.53-0.67 us. The pick measures both paths with the same ping-pong (rank 0 and the next
- * rank of its host) and takes the other path than the library's default (notify_shm_resolve) only
- * when it is faster by more than NOTIFY_PICK_MARGIN: on the EPYC VM a bare ping-pong was 8% the
- * other way from the lock run. Not measured (the library default) where the pair cannot run at
- * once (ranks share cores: each round trip would wait for a scheduler turn; or a round takes
- * longer than 0.25 s, the cores being shared with ranks or jobs nobody counted) or there is no
- * pair (no two ranks on rank 0's host). */
+ * not of the MPI library alone: with the same Open MPI the faster path differs from one CPU to
+ * another (docs/measurements.md, "From code comments"). The pick measures both paths with the same
+ * ping-pong (rank 0 and the next rank of its host) and takes the other path than the library's
+ * default (notify_shm_resolve) only when it is faster by more than NOTIFY_PICK_MARGIN, because a
+ * bare ping-pong can lean a few per cent the other way from the lock run. Not measured (the library
+ * default) where the pair cannot run at once (ranks share cores: each round trip would wait for a
+ * scheduler turn; or a round outlasts PICK_ROUND_LIMIT_S, the cores being shared with ranks or jobs
+ * nobody counted) or there is no pair (no two ranks on rank 0's host). */
 #ifndef RMB_NOTIFY_PICK_H
 #define RMB_NOTIFY_PICK_H
 #include <stdbool.h>

@@ -19,7 +19,7 @@ bool poll_continue(poll_bound *b)
 {
     b->polls++;
     if (b->yield) sched_yield();
-    /* Reading the clock costs ~20 ns; checking every 64 polls keeps the loop tight. */
+    /* Reading the clock costs more than a poll; checking every 64 polls keeps the loop tight. */
     if (b->deadline > 0 && (b->polls & 63) == 0 && MPI_Wtime() > b->deadline) return false;
     return true;
 }

@@ -25,8 +25,8 @@ uint64_t putbuf_state_bytes(uint64_t ndest, uint64_t remote_dests, int nbufs, in
 
 /* The buffer memory of the last freed set is kept for the next one (bench/memory.h slot 0): a
  * join's passes (R, then S; run after run) need the same buffers, and pages kept mapped cost no
- * fault; on huge pages where the kernel gives them (4 KiB pages cost 10-20 us each at first touch on
- * this VM, and the network pass writes every buffer line). */
+ * fault; on huge pages where the kernel gives them (a 4 KiB page's first touch is costly under a
+ * hypervisor, PLATFORM-NOTES, and the network pass writes every buffer line). */
 enum { PUTBUF_KEPT_SLOT = 0 };
 
 int putbuf_init(putbuf_set *pb, MPI_Win win, MPI_Comm comm, int rank, int nranks, int ndest, const int *target,

@@ -1,6 +1,7 @@
 #include "rma/window.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +14,17 @@
 #include "rma/window_auto.h"
 
 const char *const win_flavor_names[] = {"allocate", "create", "create-huge", "auto", "shared", NULL};
+const char *const win_life_names[] = {"join", "pool", "dynamic", NULL};
+
+/* Window memory held now and at most (rma_window_held_bytes), growths beyond a reservation. */
+static uint64_t held_now, held_peak;
+static int regrown;
+
+static void held_add(uint64_t bytes)
+{
+    held_now += bytes;
+    if (held_now > held_peak) held_peak = held_now;
+}
 
 uint64_t rma_round_size(uint64_t bytes)
 {
@@ -27,13 +39,17 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     w->bytes = rma_round_size(bytes);
 #ifdef MPICH_VERSION
     /* MPICH 4.0's MPI_Win_allocate takes its symmetric-heap path only when every rank's size is a
-     * page multiple: allocation then took 0.06-0.1 s longer per join at 16M tuples per rank here,
-     * and the radix join (round sizes) and the sort-merge join (sampled ones) took different paths.
-     * A size that is never a page multiple keeps every window on one path. */
+     * page multiple, which makes allocation slower (docs/measurements.md, "From code comments"),
+     * and the radix join (round sizes) and the sort-merge join (sampled ones) would take different
+     * paths. A size that is never a page multiple keeps every window on one path. */
     if (flavor == WIN_ALLOCATE && w->bytes % (uint64_t)sysconf(_SC_PAGESIZE) == 0) w->bytes += 64;
 #endif
     w->flavor = flavor;
     w->locked_all = 0;
+    w->life = WIN_LIFE_JOIN;
+    w->slot = -1;
+    w->reused = false;
+    w->disp_base = NULL;
     MPI_Info info;
     MPI_Info_create(&info);
     /* We only use put/get and MPI_SUM/MPI_NO_OP atomics: lets the library pick faster paths. */
@@ -66,6 +82,7 @@ void rma_window_alloc(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm
     numa_policy_pop();
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    held_add(w->bytes);
 }
 
 void *rma_locked_window_open(MPI_Comm comm, int rank, uint64_t bytes, MPI_Info info, bool numa, MPI_Win *win)
@@ -93,24 +110,33 @@ static uintptr_t whole_pages(const void *base, uint64_t bytes, uintptr_t *lo, ui
 }
 #endif
 
+static void prefault_bytes(char *base, uint64_t bytes);
+static void arena_prefault(rma_window *w);
+
 void rma_window_prefault(rma_window *w)
 {
-    char *base = w->base;
+    if (w->reused) return;
+    if (w->life == WIN_LIFE_DYNAMIC) arena_prefault(w);
+    else prefault_bytes(w->base, w->bytes);
+}
+
+static void prefault_bytes(char *base, uint64_t bytes)
+{
 #ifdef MADV_POPULATE_WRITE
     uintptr_t lo, hi;
-    const uintptr_t page = whole_pages(base, w->bytes, &lo, &hi);
+    const uintptr_t page = whole_pages(base, bytes, &lo, &hi);
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0) {
         memset(base, 0, lo - (uintptr_t)base);
-        memset((void *)hi, 0, (uintptr_t)base + w->bytes - hi);
+        memset((void *)hi, 0, (uintptr_t)base + bytes - hi);
         /* Populating maps the pages in this kernel, but under a hypervisor that keeps shadow page
-         * tables (PVM here) the first store to each 4 KiB page still exits to the host: 10-20 us a
-         * page, 2.5 s/GB, which a populated window paid in the network pass instead. One store per
-         * page pays it here, where first touch belongs (a 2 MiB page pays once). */
+         * tables the first store to each 4 KiB page still exits to the host (PLATFORM-NOTES), which
+         * a populated window would pay in the network pass instead. One store per page pays it in
+         * window_alloc, where first touch belongs (a 2 MiB page pays once). */
         for (volatile char *q = (volatile char *)lo; (uintptr_t)q < hi; q += page) *q = 0;
         return;
     }
 #endif
-    memset(base, 0, w->bytes);
+    memset(base, 0, bytes);
 }
 
 /* One one-byte zero put per page of [disp, disp + bytes) of target's window (rma_window_map_runs). */
@@ -138,6 +164,7 @@ static void map_own_stores(unsigned char *p, uint64_t bytes)
 void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const int *target, const uint64_t *first,
                          const uint64_t *first2, const uint64_t *count, uint64_t item_bytes)
 {
+    if (w->life == WIN_LIFE_DYNAMIC || w->reused) return;
     if (w->flavor == WIN_SHARED) {
         for (uint64_t i = 0; i < n; i++) {
             int t = target ? target[i] : (int)i;
@@ -154,23 +181,27 @@ void rma_window_map_runs(rma_window *w, const bench_ctx *ctx, uint64_t n, const 
         if (t != ctx->rank && ctx->rank_host[t] == ctx->host_id)
             map_peer(w, t, (first[i] + (first2 ? first2[i] : 0)) * item_bytes, count[i] * item_bytes);
     }
-    /* MPI_Win_unlock_all alone completes the puts at their targets; the flush was added when MPICH
-     * 4.0.2 joins lost tuples, which turned out to happen without these puts too (rma/window.h,
-     * RMA_JOIN_DEFAULT_FLAVOR); it costs nothing measurable and is kept */
+    /* MPI_Win_unlock_all alone completes the puts at their targets; the flush guards against the
+     * MPICH 4.0.2 trouble with MPI_Win_allocate (rma/window.h, RMA_JOIN_DEFAULT_FLAVOR), which
+     * these puts do not cause, and costs nothing measurable */
     MPI_CHECK(w->rank, MPI_Win_flush_all(w->win));
     rma_window_unlock_all(w);
     MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm));
 }
 
+/* The join's dynamic windows share one MPI_Win: its epoch opens with the first of them and
+ * closes with the last. */
+static int dyn_locks;
+
 void rma_window_lock_all(rma_window *w)
 {
-    MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
+    if (w->life != WIN_LIFE_DYNAMIC || dyn_locks++ == 0) MPI_CHECK(w->rank, MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win));
     w->locked_all = 1;
 }
 
 void rma_window_unlock_all(rma_window *w)
 {
-    MPI_CHECK(w->rank, MPI_Win_unlock_all(w->win));
+    if (w->life != WIN_LIFE_DYNAMIC || --dyn_locks == 0) MPI_CHECK(w->rank, MPI_Win_unlock_all(w->win));
     w->locked_all = 0;
 }
 
@@ -189,8 +220,8 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
     /* This rank reads its window with loads next: MPI_Win_sync brings the public copy into the
      * private one (separate model) and is the memory barrier between the origins' completed puts
      * and those loads (unified model; MPI 4.1 says so). Without it in the unified model, MPICH
-     * 4.0.2 once lost 326 of 16M matches (sort-merge, 4 ranks on 2 cores, MPI_Win_create
-     * windows, 1 of 12 runs); whether this was the cause could not be shown at that rate. */
+     * 4.0.2 lost matches in a rare sort-merge run (docs/measurements.md, "From code comments");
+     * whether that is the cause is not known. */
     for (int i = 0; i < n; i++) {
         MPI_CHECK(rank, MPI_Win_lock(MPI_LOCK_SHARED, w[i].rank, 0, w[i].win));
         MPI_CHECK(rank, MPI_Win_sync(w[i].win));
@@ -200,8 +231,8 @@ double rma_windows_end_epoch(rma_window *w, int n, MPI_Comm comm)
 }
 
 /* MPI_Alloc_mem is malloc in MPICH 4.0: at 1-32 MiB glibc keeps a freed window in its heap and
- * hands it to the next run, whose window then takes no first-touch faults (0 against 7800 at 1M
- * tuples per rank here; above glibc's 32 MiB mmap threshold every run faults). Dropping the pages
+ * hands it to the next run, whose window then takes no first-touch faults (above glibc's 32 MiB
+ * mmap threshold every run faults). Dropping the pages
  * at free makes every --repeat run pay what a single run pays, as with the other flavours;
  * --window-pool is the way to keep them. The block stays the allocator's; its pages read as zero. */
 static void give_back_pages(void *base, uint64_t bytes)
@@ -229,19 +260,29 @@ void rma_window_free(rma_window *w)
     }
     if (w->flavor == WIN_CREATE_HUGE) mem_free_large(w->base, w->bytes);
     w->base = NULL;
+    held_now -= w->bytes;
 }
+
+static uint64_t reserved[RMA_POOL_SLOTS];
+
+void rma_window_reserve(int slot, uint64_t bytes)
+{
+    if (slot >= 0 && slot < RMA_POOL_SLOTS) reserved[slot] = bytes;
+}
+
+uint64_t rma_window_held_bytes(void) { return held_now; }
+uint64_t rma_window_held_peak(void) { return held_peak; }
+int rma_window_regrown(void) { return regrown; }
+void rma_window_held_restart(void) { held_peak = held_now; }
+
+/* --- WIN_LIFE_POOL: a window kept per slot ------------------------------------------------- */
 
 static rma_window pool[RMA_POOL_SLOTS];
 static MPI_Comm pool_comm[RMA_POOL_SLOTS];
 static int pool_used[RMA_POOL_SLOTS];
 
-void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
+static void pool_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
 {
-    if (flavor == WIN_AUTO) flavor = rma_window_auto_flavor(); /* so that a kept window matches */
-    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
-        rma_window_alloc(w, bytes, flavor, comm);
-        return;
-    }
     rma_window *k = &pool[slot];
     int me, result = MPI_UNEQUAL;
     if (pool_used[slot]) MPI_Comm_compare(comm, pool_comm[slot], &result);
@@ -256,25 +297,26 @@ void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Co
             rma_window_free(k);
             MPI_Comm_free(&pool_comm[slot]);
         }
-        rma_window_alloc(k, bytes, flavor, comm);
+        regrown += reserved[slot] && bytes > reserved[slot]; /* this rank's data beyond the plan */
+        rma_window_alloc(k, bytes > reserved[slot] ? bytes : reserved[slot], flavor, comm);
         MPI_Comm_dup(comm, &pool_comm[slot]); /* a handle that stays valid while the window is kept */
         pool_used[slot] = 1;
     }
     *w = *k;
+    w->life = WIN_LIFE_POOL;
+    w->slot = slot;
+    w->reused = !any;
 }
 
-void rma_window_release(rma_window *w, int slot)
+static void pool_release(rma_window *w)
 {
-    if (slot < 0 || slot >= RMA_POOL_SLOTS) {
-        rma_window_free(w);
-        return;
-    }
     if (w->locked_all) rma_window_unlock_all(w);
-    pool[slot] = *w;
+    pool[w->slot] = *w;
+    pool[w->slot].reused = false;
     w->base = NULL;
 }
 
-void rma_window_pool_drain(void)
+static void pool_drain(void)
 {
     for (int slot = 0; slot < RMA_POOL_SLOTS; slot++) {
         if (!pool_used[slot]) continue;
@@ -282,4 +324,173 @@ void rma_window_pool_drain(void)
         MPI_Comm_free(&pool_comm[slot]);
         pool_used[slot] = 0;
     }
+}
+
+/* --- WIN_LIFE_DYNAMIC: one MPI_Win_create_dynamic window, an arena attached per join -------- */
+
+static struct {
+    MPI_Win win;          /* MPI_WIN_NULL until the first dynamic window */
+    MPI_Comm comm;        /* a duplicate of the windows' communicator */
+    int rank, size;
+    char *base;           /* the arena: the slots' reservations together */
+    uint64_t bytes, used; /* its size, and the bytes this join's windows take from its start */
+    win_flavor flavor;    /* where its memory came from (arena_memory) */
+    bool touched;         /* faulted in (rma_window_prefault of its first window) */
+    int attached;         /* this join's windows in the arena; the arena is attached while > 0 */
+    MPI_Aint *disp[RMA_POOL_SLOTS]; /* [size] every rank's address of each slot's window */
+} dyn = {MPI_WIN_NULL, MPI_COMM_NULL, 0, 0, NULL, 0, 0, WIN_CREATE_HUGE, false, 0, {NULL}};
+
+/* Memory for the arena (or a window beyond it): MPI_Alloc_mem for allocate and create (the
+ * library's memory: a dynamic window allocates none itself), huge-page-able anonymous memory for
+ * create-huge and shared. */
+static void *arena_memory(win_flavor flavor, uint64_t bytes)
+{
+    void *p = NULL;
+    if (flavor == WIN_ALLOCATE || flavor == WIN_CREATE) {
+        if (MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &p) != MPI_SUCCESS) p = NULL;
+    } else {
+        p = mem_alloc_large(bytes);
+    }
+    if (!p) {
+        fprintf(stderr, "rmabench: rank %d: cannot allocate %llu bytes of dynamic window memory\n", dyn.rank,
+                (unsigned long long)bytes);
+        MPI_Abort(dyn.comm, 1);
+    }
+    held_add(bytes);
+    return p;
+}
+
+static void arena_memory_free(win_flavor flavor, void *p, uint64_t bytes)
+{
+    if (flavor == WIN_ALLOCATE || flavor == WIN_CREATE) MPI_Free_mem(p);
+    else mem_free_large(p, bytes);
+    held_now -= bytes;
+}
+
+/* The dynamic window over comm, made once (collective the first time). */
+static void dyn_open(MPI_Comm comm, win_flavor flavor)
+{
+    if (dyn.win != MPI_WIN_NULL) return;
+    MPI_Comm_dup(comm, &dyn.comm);
+    MPI_Comm_rank(dyn.comm, &dyn.rank);
+    MPI_Comm_size(dyn.comm, &dyn.size);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_CHECK(dyn.rank, MPI_Win_create_dynamic(info, dyn.comm, &dyn.win));
+    MPI_Info_free(&info);
+    MPI_Win_set_errhandler(dyn.win, MPI_ERRORS_RETURN);
+    dyn.flavor = flavor == WIN_AUTO ? rma_window_auto_flavor() : flavor;
+    for (int s = 0; s < RMA_POOL_SLOTS; s++)
+        if (!(dyn.disp[s] = calloc((size_t)dyn.size, sizeof(MPI_Aint)))) {
+            fprintf(stderr, "rmabench: rank %d: out of memory for the dynamic window's addresses\n", dyn.rank);
+            MPI_Abort(dyn.comm, 1);
+        }
+}
+
+static void dyn_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, MPI_Comm comm, int slot)
+{
+    dyn_open(comm, flavor);
+    const uint64_t need = rma_round_size(bytes);
+    if (dyn.attached == 0) { /* the join's first window: the arena, attached for the join */
+        uint64_t want = 0;
+        for (int s = 0; s < RMA_POOL_SLOTS; s++) want += reserved[s] ? rma_round_size(reserved[s]) : 0;
+        if (want < need) {
+            regrown += want > 0; /* this rank's data beyond the plan */
+            want = need;
+        }
+        if (dyn.bytes < want) {
+            if (dyn.base) arena_memory_free(dyn.flavor, dyn.base, dyn.bytes);
+            dyn.base = arena_memory(dyn.flavor, want);
+            dyn.bytes = want;
+            dyn.touched = false;
+        }
+        dyn.used = 0;
+        MPI_CHECK(dyn.rank, MPI_Win_attach(dyn.win, dyn.base, (MPI_Aint)dyn.bytes));
+    }
+    memset(w, 0, sizeof *w);
+    w->win = dyn.win;
+    w->rank = dyn.rank;
+    w->flavor = dyn.flavor;
+    w->shm.win = MPI_WIN_NULL;
+    w->life = WIN_LIFE_DYNAMIC;
+    w->slot = slot;
+    w->bytes = need;
+    if (dyn.used + need <= dyn.bytes) { /* back to back from the arena's start */
+        w->base = dyn.base + dyn.used;
+        dyn.used += need;
+        w->reused = dyn.touched;
+    } else { /* beyond the reservation: memory and an attachment of this window's own */
+        w->base = arena_memory(dyn.flavor, need);
+        MPI_CHECK(dyn.rank, MPI_Win_attach(dyn.win, w->base, (MPI_Aint)need));
+        regrown++;
+    }
+    dyn.attached++;
+    /* where the window starts moves with this join's sizes: every rank learns every rank's */
+    MPI_Aint mine;
+    MPI_Get_address(w->base, &mine);
+    MPI_CHECK(dyn.rank, MPI_Allgather(&mine, 1, MPI_AINT, dyn.disp[slot], 1, MPI_AINT, dyn.comm));
+    w->disp_base = dyn.disp[slot];
+}
+
+static void arena_prefault(rma_window *w)
+{
+    const bool in_arena = (char *)w->base >= dyn.base && (char *)w->base < dyn.base + dyn.bytes;
+    if (!in_arena) {
+        prefault_bytes(w->base, w->bytes);
+    } else if (!dyn.touched) {
+        prefault_bytes(dyn.base, dyn.bytes);
+        dyn.touched = true;
+    }
+}
+
+static void dyn_release(rma_window *w)
+{
+    if (w->locked_all) rma_window_unlock_all(w);
+    const bool in_arena = (char *)w->base >= dyn.base && (char *)w->base < dyn.base + dyn.bytes;
+    if (!in_arena) {
+        MPI_CHECK(dyn.rank, MPI_Win_detach(dyn.win, w->base));
+        arena_memory_free(dyn.flavor, w->base, w->bytes);
+    }
+    if (--dyn.attached == 0) MPI_CHECK(dyn.rank, MPI_Win_detach(dyn.win, dyn.base));
+    w->base = NULL;
+    w->disp_base = NULL;
+}
+
+static void dyn_drain(void)
+{
+    if (dyn.win == MPI_WIN_NULL) return;
+    MPI_CHECK(dyn.rank, MPI_Win_free(&dyn.win));
+    if (dyn.base) arena_memory_free(dyn.flavor, dyn.base, dyn.bytes);
+    for (int s = 0; s < RMA_POOL_SLOTS; s++) free(dyn.disp[s]);
+    MPI_Comm_free(&dyn.comm);
+    memset(&dyn, 0, sizeof dyn);
+    dyn.win = MPI_WIN_NULL;
+    dyn.comm = MPI_COMM_NULL;
+}
+
+/* --- every lifetime ------------------------------------------------------------------------ */
+
+void rma_window_acquire(rma_window *w, uint64_t bytes, win_flavor flavor, win_life life, MPI_Comm comm, int slot)
+{
+    if (flavor == WIN_AUTO) flavor = rma_window_auto_flavor(); /* so that a kept window matches */
+    if (slot < 0 || slot >= RMA_POOL_SLOTS || life == WIN_LIFE_JOIN) {
+        rma_window_alloc(w, bytes, flavor, comm);
+        return;
+    }
+    if (life == WIN_LIFE_POOL) pool_acquire(w, bytes, flavor, comm, slot);
+    else dyn_acquire(w, bytes, flavor, comm, slot);
+}
+
+void rma_window_release(rma_window *w)
+{
+    if (w->life == WIN_LIFE_POOL) pool_release(w);
+    else if (w->life == WIN_LIFE_DYNAMIC) dyn_release(w);
+    else rma_window_free(w);
+}
+
+void rma_window_pool_drain(void)
+{
+    pool_drain();
+    dyn_drain();
 }

@@ -1,18 +1,27 @@
 #!/bin/sh
-# Configure (once) and build rmabench against both MPI libraries:
+# Configure (once) and build rmabench against both MPI libraries, what the benchmarks run:
 #   build/        Open MPI (the default `mpirun` on Debian)
 #   build-mpich/  MPICH
+# scripts/build.sh --tests also builds what only the tests use (scripts/test.sh builds them itself):
 #   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested
 #   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
 #   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/); only
 #                 when clang and its libFuzzer runtime (libclang-rt-dev) are installed
-#   build-mutants/, build-mutants-mpich/  the mutation suite's builds (tests/mutants/): configured
-#                 here with no mutant; scripts/test.sh switches -Dmutant and rebuilds what it runs
+# scripts/build.sh DIR... builds just those of the directories above.
+# The mutation suite needs no build of its own: it copies build/ and build-mpich/ (tests/mutants/).
 set -eu
 case ${1:-} in
--h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-?*) echo "$(basename "$0"): $1: unknown argument (none taken; see --help)" >&2; exit 2 ;;
+-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+--tests) [ $# -eq 1 ] || { echo "$(basename "$0"): --tests takes no directory" >&2; exit 2; }
+    set -- build build-mpich build-nonuma build-asan build-fuzz ;;
+'') set -- build build-mpich ;;
 esac
+for dir in "$@"; do
+    case $dir in
+    build | build-mpich | build-nonuma | build-asan | build-fuzz) ;;
+    *) echo "$(basename "$0"): $dir: unknown argument (--tests, or build directories; see --help)" >&2; exit 2 ;;
+    esac
+done
 cd "$(dirname "$0")/.."
 configure() { # dir, options...
     dir=$1; shift
@@ -26,25 +35,23 @@ setup() { # dir, options...: configure and build everything
     ninja -C "$1" >/dev/null || ninja -C "$1"
     echo "build: $1 ok"
 }
-setup_mutants() { # dir, options...: configure, back to no mutant, build rmabench only
-    configure "$@"
-    meson configure "$1" -Dmutant=none >/dev/null
-    ninja -C "$1" rmabench >/dev/null || ninja -C "$1" rmabench
-    echo "build: $1 ok (mutation suite)"
-}
-setup build -Dmpi=openmpi
-setup build-mpich -Dmpi=mpich
-setup build-nonuma -Dmpi=openmpi -Dnuma=disabled
-setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
-if command -v clang >/dev/null 2>&1 &&
-   echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
-   clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
-    CC=clang; export CC   # read by meson at configure time only
-    setup build-fuzz -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
-        -Dc_args=-fsanitize=fuzzer-no-link
-    unset CC
-else
-    echo "build: build-fuzz skipped (no clang with libFuzzer)"
-fi
-setup_mutants build-mutants -Dmpi=openmpi
-setup_mutants build-mutants-mpich -Dmpi=mpich
+for dir in "$@"; do
+    case $dir in
+    build) setup build -Dmpi=openmpi ;;
+    build-mpich) setup build-mpich -Dmpi=mpich ;;
+    build-nonuma) setup build-nonuma -Dmpi=openmpi -Dnuma=disabled ;;
+    build-asan)
+        setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized ;;
+    build-fuzz)
+        if command -v clang >/dev/null 2>&1 &&
+           echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
+           clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+            CC=clang; export CC   # read by meson at configure time only
+            setup build-fuzz -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+                -Dc_args=-fsanitize=fuzzer-no-link
+            unset CC
+        else
+            echo "build: build-fuzz skipped (no clang with libFuzzer)"
+        fi ;;
+    esac
+done

@@ -38,6 +38,9 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
 void calibrate_rdmo(const bench_ctx *ctx, const calibrate_opts *o, model_params *p);
 /* calibrate_window.c: t_win_cost_* (--window auto); resolves o->window when it is auto. First. */
 void calibrate_window(const bench_ctx *ctx, calibrate_opts *o, model_params *p);
+/* calibrate_window.c: t_win_pool_fixed at `large` bytes of windows per rank, t_win_dynamic_* through
+ * `small` and `large` (o->window's flavour; from calibrate_network's window allocation). */
+void calibrate_window_life(const bench_ctx *ctx, const calibrate_opts *o, uint64_t small, uint64_t large, model_params *p);
 
 /* calibrate_compute's parts, on this rank's sample r, s of workload w (one rank's, dense keys)
  * with the joins' default options jo: the radix join's primitives (calibrate_radix.c) and the
@@ -83,8 +86,8 @@ uint64_t calibrate_mix(uint64_t *state);
 /* Helper shared by the three: a value agreed over ranks (medians: stats_median, bench/stats.h). */
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op);
 /* This rank's median seconds to allocate `bytes` of fresh private memory (mem_alloc_large) and
- * write every page (then freed, untimed): first touch, which on a VM that hands freed memory back
- * to its host varies from run to run. All ranks at once. */
+ * write every page (then freed, untimed): first touch, which on a virtual machine that hands freed
+ * memory back to its host varies from run to run. All ranks at once. */
 double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps);
 
 

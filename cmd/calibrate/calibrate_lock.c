@@ -43,7 +43,7 @@
 
 enum { DONE = 8, PAYLOAD = 64 }; /* byte offsets in the vote window: rounds done, the voted word */
 #define ITERS 5000       /* on one host: rounds of a few milliseconds, as long as a scheduler slice */
-#define ITERS_REMOTE 200 /* between hosts a round trip takes 0.1-1 ms over TCP */
+#define ITERS_REMOTE 200 /* between hosts a round trip over TCP is far longer than within one */
 #define ITERS_SHARED 1000 /* two ranks on one core: a round trip is a few to 100 us (yields, sleeps) */
 #define WARMUP 20
 #define ROUNDS 7
@@ -151,8 +151,8 @@ static int rank_at(const bench_ctx *ctx, int h, int idx)
  * 0's host: the i-th rank of each host with its (i xor 1)-th; c on another (the first rank of its
  * host): the i-th rank of host h with the i-th of host h xor (host 0 xor c's host). The half of a
  * pair on rank 0's side of the pairing leads. Returns this rank's partner, -1: none. (With one rank
- * idle in barriers per pair, Open MPI on 2 x 2 namespace ranks, the local round trip came out 30-39
- * us against 40-48 in the lock runs.) */
+ * idle in barriers per pair, the local round trip comes out shorter than in the lock runs:
+ * docs/measurements.md, "From code comments".) */
 static int pair_partner(const bench_ctx *ctx, int c, bool *leads)
 {
     const int h0 = ctx->rank_host[0], hc = ctx->rank_host[c], h = ctx->rank_host[ctx->rank];
@@ -244,9 +244,9 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
  * at once; the draw of the next transaction and the statistics happen while messages travel, and
  * are not timed), for the lock benchmark's defaults (the
  * synthetic workload, 10 locks per transaction, one server; an agent of a 2-rank host laid out by
- * hand, no MPI); every rank, the fastest of ROUNDS rounds of TXNS. In a 1 server + 1 agent run on the
- * Xeon VM the transaction's phases summed 8.12 us of 8.46: the rest, and 10 x 0.067 us between
- * the requests' timed round trips, is this work. */
+ * hand, no MPI); every rank, the fastest of ROUNDS rounds of TXNS. In a 1 server + 1 agent run the
+ * transaction's timed phases leave a remainder beside the requests' round trips: this work
+ * (docs/measurements.md, "From code comments"). */
 static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
 {
     lock_opts o = {.workload = lock_workload_index("synthetic"), .locks_per_txn = LOCKS, .locks_per_server = 1000000, .seed = 42};
@@ -291,12 +291,11 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int peer,
         double rtt[ROUNDS], send[ROUNDS];
         ping_pong(ctx, ep, peer, rtt, send, true);
         put_rounds(p, param, rtt, 0.5);
-        /* On one host the slowest round, not the median: here the rounds fall in two groups (about
-         * 2.5 and 4.2-5.3 us), in proportions that change from one calibration to the next, and the
-         * lock runs on shared cores (1 server + 3 agents, 2 + 2 on 2 cores: 15-17 K tx/s in both
-         * validations) matched the slower group: predicted within 10% with a median of 5.0 us,
-         * +76-122% with one of 2.5. Between hosts each round's mean holds the tail of scheduler
-         * turns already (200 round trips a round): the fastest round, as every other message time. */
+        /* On one host the slowest round, not the median: the rounds can fall in two groups, in
+         * proportions that change from one calibration to the next, and the lock runs on shared
+         * cores match the slower group (docs/measurements.md, "From code comments"). Between hosts
+         * each round's mean holds the tail of scheduler turns already (200 round trips a round):
+         * the fastest round, as every other message time. */
         if (!remote) {
             double slowest = rtt[0];
             for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
@@ -353,9 +352,9 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
     notify_ep ep;
     notify_open(&ep, ctx->comm, NOTIFY_RMA, NOTIFY_POLL_AUTO, pick.shm, 1, 32, ctx->poll_yield);
     double rtt[ROUNDS], send[ROUNDS], send_local[ROUNDS];
-    /* the state of the machine the message times below are measured in: on a VM the floor is
-     * bimodal with the host's placement of the virtual CPUs (0.15 or 0.57 us here), and the lock's
-     * round trips follow it (rma/floor.h) */
+    /* the state of the machine the message times below are measured in: on a virtual machine the
+     * floor can be bimodal with the host's placement of the virtual CPUs, and the lock's round
+     * trips follow it (rma/floor.h) */
     if (local > 0) {
         const double floor_us = rma_floor_round_trip_us(ctx->comm, 0, local, !ctx->any_poll_yield);
         if (floor_us > 0) {

@@ -1,9 +1,10 @@
 /* MPI_Put bandwidth (eq. 3.2) and window allocation time (the term Table 4.2 leaves out).
  *  - bw_put_intra: every rank puts to the next rank on its host, all at once, in 64 KiB puts from two
- *    send buffers completed the way the joins' --flush auto completes them here (rma/flush.h:
+ *    send buffers completed the way the joins' --flush auto completes them on this host
+ * (rma/flush.h:
  *    MPI_Put with a flush every two puts, or MPI_Rput with an MPI_Wait before a buffer's reuse);
- *    per-rank bytes/s. MPICH 4.0's joins take request, whose puts cost more: its sort phase at 2
- *    ranks had run 30-39% longer than a model calibrated with flushes predicted.
+ *    per-rank bytes/s. MPICH 4.0's joins take request, whose puts cost more: a model calibrated
+ *    with flushes underestimates its sort phase (docs/measurements.md, "From code comments").
  *  - bw_host (only when the ranks span hosts): every rank puts to the rank with the same position on
  *    the next host, all ranks of all hosts at once; bw = the host's summed rate (eq. 3.2's bw).
  *  - net_overlap (only across hosts): how much of that transfer hides behind computation (put_overlap).
@@ -14,7 +15,8 @@
  *    window size (--tuples-per-rank), slowest rank, slope of the line through both;
  *    t_win_alloc_fixed and t_win_touch_per_byte: the whole of what the joins' window_alloc does
  *    (allocation, first touch of every page, the barrier, MPI_Win_free) at two pages (the fixed
- *    part) and at the joins' size: its slope beyond the allocation's. */
+ *    part) and at the joins' size: its slope beyond the allocation's; then what a later join pays
+ *    under --window-life pool and dynamic (calibrate_window.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ typedef struct {
     rma_window w;
     int64_t cursor; /* byte offset of the next put in every target's window */
     const char *src;
-    rma_flush_mode mode; /* the joins' --flush auto here (window or request) */
+    rma_flush_mode mode; /* the joins' --flush auto on this host (window or request) */
 } put_target;
 
 /* The put loop of every measurement, as the parameter file names it. */
@@ -221,17 +223,17 @@ static void put_contention(const bench_ctx *ctx, model_params *p, double beside,
  * alternates t_work seconds of work with one put of msg bytes to the next rank, completed as the
  * joins' --flush auto does, and the same work alone. The transfer rate with both ends in MPI calls
  * (bw_put_intra) is not what a pass gets where the target progresses RMA only inside its own MPI
- * calls: MPICH 4.0.2 (ch4:ucx), 2 ranks, 16M tuples, spent 0.29 s completing its sort phase's puts
- * of 128 MiB (0.45 GB/s) against 5-7 GB/s in the put curve. Two patterns:
+ * calls: under MPICH 4.0.2 (ch4:ucx) a sort phase's puts complete an order of magnitude slower
+ * than the put curve says (docs/measurements.md, "From code comments"). Two patterns:
  *  - the sort phase's (bw_put_sort, dests 0): a run's put, 1 MiB, per run sorted, put_stream_work's
  *    two buffers (the other one completed before the next put); per rank bytes / (both - work);
  *  - the radix network pass's (bw_put_net): a send buffer's put, 64 KiB, per buffer's worth of
  *    partitioning (ranks_per_host / (ranks_per_host - 1) of it: the rest stays on the rank), through
  *    the joins' send buffers to `dests` partitions (put_buffers_work); per rank bytes / (the time
  *    inside the put and completion calls), as the pass's put and flush rows count it. MPICH's
- *    completions grow with the puts in flight (one network pass of 2 ranks x 8M: 0.005-0.016 s at
- *    1 remote partition, 0.023-0.036 s at 8), and both - work hid half of them: while one rank
- *    waits, the other's work has the memory to itself (2.9 GB/s against 1.6 in the calls). */
+ *    completions grow with the puts in flight, and both - work would hide half of them: while one
+ *    rank waits, the other's work has the memory to itself (docs/measurements.md, "From code
+ * comments"). */
 static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, model_params *p, int param,
                        int64_t msg, int dests, double t_work, const char *work_name)
 {
@@ -239,7 +241,8 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
     if (msg > sizes[PUT_CURVE_N - 1]) msg = sizes[PUT_CURVE_N - 1]; /* the put source's size */
     if (msg > (int64_t)pt->w.bytes / 4) msg = (int64_t)pt->w.bytes / 4;
     /* 4x the curve's bytes: which rank waits for the other's progress (MPICH) is settled by
-     * chance, and 16 puts of 1 MiB gave bw_put_sort 0.46-0.78 GB/s between calibrations */
+     * chance, and a few puts leave bw_put_sort to it (docs/measurements.md, "From code comments")
+     * */
     const int64_t want = 4 * o->put_bytes / msg, puts = want < 8 ? 8 : want > 1024 ? 1024 : want;
     int units = (int)(t_work / work_unit() + 0.5);
     if (units < 1) units = 1;
@@ -249,9 +252,9 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
     if (dests > 0) put_buffers_work(ctx, pt, peer, dests, warm, msg, units, &calls);
     else put_stream_work(ctx, pt, peer, warm * msg, (int)msg, units);
     /* The work between puts as long as the phase's (t_work), sized on the whole stretch of work
-     * rather than work_unit()'s short sample: 256 x 0.475 ms of in-cache work once ran 76 ms
-     * (0.30 ms a put), and where a put completes at its target's next MPI call (MPICH 4.0) the wait
-     * is about that interval: 0.36 ms a put there, 0.54 ms a run received in the join's sort. */
+     * rather than work_unit()'s short sample, which underestimates a long stretch, and where a put
+     * completes at its target's next MPI call (MPICH 4.0) the wait is about that interval
+     * (docs/measurements.md, "From code comments"). */
     const double alone = calibrate_allreduce(ctx, put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units), MPI_MAX);
     if (alone > 0) {
         const double u = units * ((double)puts * t_work) / alone;
@@ -270,9 +273,9 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
     const double added = dests > 0 ? stats_min(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
     /* The models predict a phase's time on the mean rank: bytes / the mean time over the ranks, not
-     * the mean of their rates, which where one rank waits for the other (MPICH) read 0.92 GB/s
-     * from 1.49 and 0.35 (mean time: 0.56), and the sort-merge sort phase came out 22-38% longer
-     * than predicted in 14 of 24 configurations of one validation */
+     * the mean of their rates, which overstates the rate where one rank waits for the other
+     * (MPICH) and makes the sort-merge sort phase come out long against its prediction
+     * (docs/measurements.md, "From code comments") */
     const double sum = calibrate_allreduce(ctx, peer >= 0 ? added : 0, MPI_SUM) * ctx->size;
     const double most = calibrate_allreduce(ctx, peer >= 0 ? added : 0, MPI_MAX); /* the rank that waited longest */
     if (have <= 0 || sum <= 0) return 0;
@@ -315,8 +318,8 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
         const double rph = ctx->ranks_per_host > 1 ? ctx->ranks_per_host : 2;
         const double tuples = (double)PUT_CHUNK / 8 * rph / (rph - 1); /* 8-byte packed tuples */
         /* the pass streams its input from memory while its puts copy: work that does so too
-         * (MPICH 4.0.2, in-cache work: bw_put_net 9.2 GB/s, and the joins' network pass 36-45%
-         * slower than predicted, its put and flush rows 2.5x the put curve's time) */
+         * (with in-cache work the parameter overstates the pass's rate; docs/measurements.md,
+         * "From code comments") */
         streaming.words = UINT64_C(32) << 20; /* 256 MiB read, 128 MiB written per rank */
         uint64_t *src = mem_alloc_large(streaming.words * 8), *dst = mem_alloc_large(streaming.words * 4);
         if (src && dst) { /* else work() stays in cache */
@@ -368,8 +371,9 @@ static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *
  * a window its owner is still touching) and MPI_Win_free, as the joins' window_alloc phases do.
  * Slowest rank, the fastest of the repeats. */
 /* Written before each allocation (untimed), so that the pages a window gets are not still in the
- * cache from the one freed before it: a join's windows come after other phases' traffic. Without
- * it a repeated 16 MiB window cost 0.07 s/GB here against 0.16 with, and 0.24 in the joins. */
+ * cache from the one freed before it: a join's windows come after other phases' traffic, and
+ * without it the cost per byte comes out far below the joins' (docs/measurements.md, "From code
+ * comments"). */
 typedef struct {
     char *buf;
     uint64_t bytes;
@@ -404,10 +408,10 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
 /* t_win_alloc_shared: the fixed part again with both ranks of the (one-host, two-rank) calibration
  * pinned to one CPU, as ranks outnumbering cores run. MPICH 4.0 waits in the collectives inside
  * MPI_Win_create and MPI_Win_free by spinning, so a rank waits out the turn of the rank it waits
- * for: window_alloc took 0.09-0.10 s at 1M tuples per rank both with 2 ranks pinned to one CPU
- * and with 4 ranks on 2 cores, against 0.006 s on a core each. Open MPI spins the same way (0.24 s
- * pinned) unless it yields (0.006 s), and mpirun makes it yield when it oversubscribes: measured
- * only where the library yields, or is not Open MPI, so the parameter is what a crowded run pays. */
+ * for, which multiplies window_alloc where ranks share cores; Open MPI spins the same way unless it
+ * yields (docs/measurements.md, "From code comments"), and mpirun makes it yield when it
+ * oversubscribes: measured only where the library yields, or is not Open MPI, so the parameter is
+ * what a crowded run pays. */
 static void win_alloc_shared(const bench_ctx *ctx, uint64_t tiny, int reps, win_flavor flavor, model_params *p)
 {
 #ifdef OPEN_MPI
@@ -461,8 +465,8 @@ static void put_curve(const bench_ctx *ctx, const calibrate_opts *o, put_target 
 
 /* The target window of every put: as large as the memory bandwidth's buffers (out of cache), of
  * the joins' flavour (--window, auto resolved by calibrate_window), with the joins' first touch: the
- * owner's pages and, for MPI_Win_allocate, the origin's mapping of its peer's pages (each first
- * store to a 4 KiB page costs 10-20 us on this VM: it would be measured as bandwidth). The source:
+ * owner's pages and, for MPI_Win_allocate, the origin's mapping of its peer's pages (a first store
+ * to a 4 KiB page is costly under a hypervisor: it would be measured as bandwidth). The source:
  * as large as the curve's largest message. Collective. */
 static void put_target_open(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt)
 {
@@ -554,22 +558,22 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
         large = (uint64_t)(avail / 4 / ctx->ranks_per_host);
     if (large < 4 * small) large = 4 * small;
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
-    /* a join-sized window costs 20-50 ms here, and fresh memory varies on a VM: with 3 repeats the
-     * first touch per byte moved 0.146-0.195 s/GB between calibrations while the joins' own
-     * window_alloc held at 21.4-22.3 ms (2 x 8M tuples); 7 repetitions (--repeats 1: 1) */
+    /* a join-sized window is cheap to repeat, and fresh memory varies on a virtual machine more
+     * than the joins' own window_alloc does with 3 repeats (docs/measurements.md, "From code
+     * comments"); 7 repetitions (--repeats 1: 1) */
     int reps_large = o->repeats < 3 ? (int)o->repeats : 7;
     const uint64_t llc = rmb_llc_bytes(NULL), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
     cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
     if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
     double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev, NULL), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev, NULL);
     double per_byte = (tl - ts) / (double)(large - small);
-    if (per_byte < 0) per_byte = 0; /* noise: allocation time does not grow with size here */
+    if (per_byte < 0) per_byte = 0; /* noise: allocation time did not grow with size */
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
     /* The whole sequence (allocation, first touch, the barrier, MPI_Win_free of both windows): its
      * fixed part timed on its own, at two windows of one page each, and its slope through the
-     * joins' size. The intercept of a line through 4 MiB and the joins' size had come out 0 in one
-     * calibration of two (noise at the small point times the long lever), while window_alloc at 1M
-     * tuples per rank on 2 ranks took 0.4-0.8 ms beyond its bytes. */
+     * joins' size. The intercept of a line through 4 MiB and the joins' size can come out 0 (noise
+     * at the small point times the long lever) while window_alloc has a fixed part
+     * (docs/measurements.md, "From code comments"). */
     const uint64_t tiny = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
     double samples[100];
     double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev, NULL), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev, samples);
@@ -589,4 +593,5 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
         params_put(p, MP_t_win_touch_returned_per_byte, slope_returned > per_byte ? slope_returned - per_byte : 0);
     }
     win_alloc_shared(ctx, tiny, reps, flavor, p);
+    calibrate_window_life(ctx, o, small, large, p);
 }

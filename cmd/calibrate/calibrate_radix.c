@@ -7,8 +7,9 @@
  *                       counts that pass)
  *   P_partition         radix_scatter_pass at the network fan-out, out of cache, its bounds counted
  *                       before the timing (the network pass has them from the histogram phase, eq.
- *                       3.1; with radix_partition_pass, which counts its own, the network pass was
- *                       predicted 30-50% long at one host on the Xeon VM, also at one rank): it reads
+ *                       3.1; with radix_partition_pass, which counts its own, the network pass
+ *                       would be predicted long, docs/measurements.md, "From code comments"): it
+ * reads
  *                       a 16-byte tuple and writes an 8-byte word, so the mean time of a 16 B -> 16 B
  *                       scatter and an 8 B -> 8 B scatter over the same tuples; direct or staged
  *                       as the join's --scatter takes it at that fan-out (radix_kernels.h)
@@ -60,10 +61,9 @@ static bool runs_body(const bench_ctx *ctx, const calibrate_opts *o) { return !o
 
 /* A barrier whose waiting ranks sleep: under o->alone the idle ranks wait here while one rank per
  * host computes all its rounds, and a rank spinning in MPI_Barrier would take the memory bus or, on
- * SMT siblings, the core the one running shares. Naps of 20 ms: with 50 us naps (20 K wake-ups a
- * second) the rank running alone scanned 17% slower than with both ranks running on this VM, and
- * with 2 ms naps some rates alone still came out 10-40% below a one-rank calibration's (P_match
- * 379 against 611 M/s); a nap costs at most 20 ms per primitive, once, not per round. */
+ * SMT siblings, the core the one running shares. Naps of 20 ms: shorter naps wake often enough to
+ * slow the rank running alone (docs/measurements.md, "From code comments"); a nap delays a
+ * primitive at most once, not per round. */
 static void sleepy_barrier(const bench_ctx *ctx)
 {
     MPI_Request req;
@@ -249,11 +249,10 @@ static void measure_build_probe(const bench_ctx *ctx, const calibrate_opts *o, r
     const uint64_t build_leaves = b.leaves, build_leaf = b.r_leaf;
     b.build_only = 0;
     /* The probe: the slope per S item between leaves at 1:1 and at 1:4, t = R a + S c, rather than
-     * one build and probe less a separately timed build: that difference of two medians had spread
-     * 47% over rounds and came out 23-36% slower than the joins' probes. The two shapes, half the
-     * sample each, are timed alternately (calibrate_time_pair): timed one after the other, a slow
-     * spell of the VM on one of them had spread P_probe by 23-112% over the rounds of one
-     * calibration. */
+     * one build and probe less a separately timed build: that difference of two medians spreads
+     * widely over rounds and misses the joins' probes (docs/measurements.md, "From code comments").
+     * The two shapes, half the sample each, are timed alternately (calibrate_time_pair), so that a
+     * slow spell of the machine falls on both. */
     radix_bench b4 = b;
     /* items: n words, out: 2n; each shape covers n/2 items, at least one leaf: a leaf of the
      * join's size may not fit a small sample, which then probes smaller leaves (the note says) */

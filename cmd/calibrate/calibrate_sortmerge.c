@@ -170,9 +170,9 @@ static void fit_match(const smj_bench *b, const double rate[2], const int g[2], 
  * work is the R tuples' share): P_match_r/_s from 1:1 and 1:2, P_match_r/_s_many from 1:4 and
  * 1:8. Two pairs, because the join's kernel may change with the group size (smj_match: AVX2 blocks
  * up to 2 S tuples per R tuple, the scalar scan beyond), and one line through 1:1 and 1:4 then
- * mixed two kernels: on an AVX2 machine it predicted the join's match at 1:8 45-83% slow. The two
- * shapes of a pair are timed alternately (calibrate_time_pair): timed one after the other, a slow
- * spell of the VM on one of them had spread P_match_r by 52-370% over the rounds of one calibration. */
+ * mixed two kernels and mispredicts the match at 1:8 on an AVX2 machine (docs/measurements.md,
+ * "From code comments"). The two shapes of a pair are timed alternately (calibrate_time_pair), so
+ * that a slow spell of the machine falls on both. */
 static void measure_match(const bench_ctx *ctx, const calibrate_opts *o, smj_bench *b, model_params *p)
 {
     const int reps = (int)o->repeats;

@@ -2,7 +2,8 @@
  *   join_opts.c    the flags (common, radix, sort-merge) and their checks; MPI-free
  *   join_setup.c   MPI, the workload, the algorithms' checks and memory estimate, placement, and
  *                  the generate phase (R and S, the expected result)
- *   join_main.c    each selected algorithm --warmup + --repeat times on the same data
+ *   join_main.c    each selected algorithm --warmup + --repeat times on the same data, or once
+ *                  per query of --queries, each query on fresh data (join_next_query)
  *   join_run.c     one run: the algorithm (joins/join.h), its verification (joins/verify.h), the
  *                  phase table reduced over ranks
  *   join_report.c  the run header, each run's table, the summary
@@ -32,6 +33,10 @@ extern const char *const join_simd_names[];   /* SIMD_* */
  * says why 128 MiB). */
 #define JOIN_DEFAULT_BUFFER_MEMORY ((int64_t)128 << 20)
 
+/* --window-life's default: pool, measured against join and dynamic (docs/window-lifetimes.md): it
+ * pays the allocation once, in the first join, and leaves the later ones without it. */
+#define JOIN_DEFAULT_WINDOW_LIFE WIN_LIFE_POOL
+
 /* The join command's default options (join_parse_opts only overwrites what argv gives). */
 void join_default_opts(join_opts *o);
 /* Parses argv[2..] into o, MPI-free (the fuzz tests call it): OPT_OK, OPT_HELP (usage printed on
@@ -46,7 +51,7 @@ typedef struct {
     double read, write, copy; /* B/s per rank */
     double write_plain, write_nt; /* measured only (0 from a parameter file) */
     int64_t bytes;            /* measured on buffers of this size (0 from a parameter file) */
-    char source[560];         /* "model FILE", "membw 2 rank(s) x 600.0 MiB = 4.0x ...", "none" (CSV roofline_source) */
+    char source[560];         /* "model FILE", "membw ..." (ranks, buffer size, its ratio to the cache), "none" (CSV roofline_source) */
 } join_roofline;
 
 /* Everything the runs share: the options, the ranks, the data and what the generator expects. */
@@ -57,6 +62,8 @@ typedef struct {
     tuple_t *r, *s;
     uint64_t expected[2];     /* matches, checksum over all ranks (joins/verify.h) */
     double t_generate;        /* slowest rank */
+    int query;                /* the --queries index whose data R and S hold (seed --seed + query) */
+    int64_t window_kept_plan; /* this rank's window bytes as planned under its --window-life */
     numa_report numa;
     join_model_ctx model;     /* --model */
     join_roofline roof;       /* the phases' memory roofline */
@@ -83,6 +90,10 @@ typedef struct {
     const join_algo *algo;
     int algo_id;              /* ALGO_RADIX, ALGO_SORTMERGE or ALGO_REFERENCE */
     int index;                /* 0-based; negative: a warm-up run */
+    int query;                /* the --queries index of its data */
+    bool first;               /* the algorithm's first run in this process: it paid what later runs reuse */
+    int64_t window_held;      /* window memory held at once so far, largest rank (rma_window_held_peak) */
+    int64_t window_regrown;   /* kept windows grown beyond their plan so far, largest rank */
     join_output out;
     phase_stats st;
     uint64_t got[2];          /* matches, checksum over all ranks */
@@ -117,12 +128,19 @@ void join_roofline_print_in_cache(const join_session *js, const join_run_result 
  * after the other), and what to advise when a host cannot hold it. */
 typedef struct {
     int64_t relations_bytes;  /* this rank's R and S (tuple_t) */
-    int64_t plan_bytes;       /* the larger join_plan_bytes */
+    int64_t plan_bytes;       /* the larger join_plan_bytes, or under a kept --window-life the larger
+                               * plan beyond its windows plus the kept windows */
     int64_t rank_bytes;       /* relations + plan: what the host check sums */
+    int64_t rank_bytes_join;  /* the same with --window-life join (every join frees its windows) */
+    int64_t slot_bytes[JOIN_WINDOW_SLOTS]; /* each window slot's largest plan: a kept slot's size */
+    int64_t kept_bytes;       /* their sum: what pool and dynamic hold from the first join on */
+    int64_t join_window_bytes;/* the larger plan's windows: what --window-life join holds during a join */
     const char *flag;         /* --tuples-per-rank or --r-tuples */
     const char *advice;       /* bench/memory.h mem_advice */
 } join_need;
 void join_need_of(const join_opts *o, const workload *w, const join_plan *plans, int nplans, join_need *n);
+/* The advice when a kept --window-life is what makes a run too large. */
+#define JOIN_LIFE_ADVICE "--window-life join (each join frees its windows before the next one's)"
 
 /* rmabench join --plan (MPI-free, no ranks launched): prints the plan of a run at --ranks with
  * --ranks-per-host, O(1) lines; returns the exit status (0, or 2 when it would not fit). */
@@ -136,6 +154,17 @@ void join_teardown(join_session *js);
 int join_algo_id(const join_algo *algo);
 /* Collective: one run of the session's a-th algorithm on its data, verified. */
 void join_run_once(join_session *js, int a, int index, join_run_result *res);
+/* Collective: R and S of query q (seed --seed + q) and its expected result, untimed (join_setup.c). */
+void join_next_query(join_session *js, int q);
+
+/* An algorithm's measured runs, for the summary: the slowest rank's totals, the window_alloc phase
+ * (mean over ranks) and the hypervisor steal of each, and whether the first of them was the
+ * algorithm's first run in the process (no warm-up before it). */
+typedef struct {
+    int n;
+    double *total, *alloc, *steal;
+    bool first_measured;
+} join_series;
 
 /* Rank 0 prints. The header names the measurement configuration of every algorithm that runs (as
  * OSU's one-sided headers do); what an algorithm resolves only while running (radix bits, local
@@ -143,9 +172,11 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res);
 void join_report_header(const join_session *js);
 void join_report_warmup(const join_session *js, const join_run_result *res);
 void join_report_run(const join_session *js, const join_run_result *res);
-/* The median total over the n runs, and the most hypervisor steal any of them saw (steals[i] < 0:
- * unknown). */
-void join_report_summary(const join_session *js, const join_algo *algo, double *totals, const double *steals, int n);
+/* The median total over the runs, and the most hypervisor steal any of them saw (steal < 0:
+ * unknown); with two runs or more, the first and the steady state (the later runs) apart. */
+void join_report_summary(const join_session *js, const join_algo *algo, const join_series *s);
+/* Rank 0: the line before a query's runs (--queries). */
+void join_report_query(const join_session *js, double t_generate);
 
 /* Rank 0 appends the run's CSV row when --output is given; collective result: 0, or 2 when the
  * row could not be written (every rank learns it). */
@@ -154,7 +185,7 @@ int join_record_run(const join_session *js, const join_run_result *res);
  * verification NONE. */
 int join_record_refused(const join_session *js, int i);
 
-/* The exit status of `rmabench join` (README "Exit status"). */
+/* The exit status of `rmabench join` (docs/joins.md, "Exit status"). */
 enum { JOIN_EXIT_OK = 0, JOIN_EXIT_FAILED = 1, JOIN_EXIT_USAGE = 2, JOIN_EXIT_PARTLY_REFUSED = 4 };
 
 #endif

@@ -10,6 +10,9 @@
 #include "joins/sortmerge/smj_bands.h"
 #include "model/profile.h"
 #include "model/shape.h"
+#include "rma/window.h"
+
+_Static_assert((int)MODEL_LIFE_POOL == (int)WIN_LIFE_POOL && (int)MODEL_LIFE_DYNAMIC == (int)WIN_LIFE_DYNAMIC, "model and rma name the lifetimes alike");
 
 void join_compare_load(join_model_ctx *m, const char *path, int algo)
 {
@@ -75,12 +78,13 @@ static void print_totals(join_model_ctx *m, const phase_stats *st, const join_pr
 
 /* The join as it ran, the model's inputs (model/join_model.h). */
 static join_shape run_shape(const bench_ctx *ctx, const join_opts *o, const model_params *p, const workload *w, int algo,
-                            const join_output *out)
+                            const join_output *out, bool first)
 {
     /* namespace hosts of one machine share its cores and memory (bench_ctx.ranks_per_machine); what
      * this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
     join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts, .ranks_on_cores = ctx->ranks_per_machine,
-                    .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = (double)out->tuple_bytes};
+                    .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = (double)out->tuple_bytes,
+                    .window_life = o->window_life, .first_run = first}; /* MODEL_LIFE_* = win_life */
     /* d - 1 of eq. 3.8: as the radix join resolved it (none where its partitions fit the cache), else
      * as asked, else the parameter file's, else 1 */
     s.radix_local_passes = algo == ALGO_RADIX || out->local_bits ? (int)out->passes
@@ -101,7 +105,7 @@ static join_shape run_shape(const bench_ctx *ctx, const join_opts *o, const mode
 }
 
 void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
-                  const join_output *out, const phase_stats *st)
+                  const join_output *out, const phase_stats *st, bool first)
 {
     if (!m->on || algo == ALGO_REFERENCE) return;
     model_params p = m->p;
@@ -116,7 +120,7 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     }
     if (note[0] && ctx->rank == 0) printf("model: %s\n", note);
     snprintf(m->source, sizeof m->source, "%s", p.source);
-    join_shape s = run_shape(ctx, o, &p, w, algo, out);
+    join_shape s = run_shape(ctx, o, &p, w, algo, out, first);
     model_join_shape_params(&p, &s);
     /* the state of fresh memory this run's windows met, from what its window_alloc took */
     const double *alloc_run = phase_stats_find(st, "window_alloc", 0);
@@ -157,6 +161,10 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
         if (!known) print_row(st->name[i], &st->avg[i], NULL);
     }
     print_totals(m, st, pr, alloc_meas);
+    if (pr->total_first >= 0 && pr->total_steady >= 0)
+        printf("%-24s first join %.4f s (window_alloc %.4f), later joins %.4f s (window_alloc %.4f), --window-life %s\n",
+               "model: first, steady", pr->total_first, pr->window_alloc_first, pr->total_steady, pr->window_alloc_steady,
+               win_life_names[o->window_life]);
     printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
            pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
            p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);
@@ -192,6 +200,8 @@ void join_compare_record(const join_model_ctx *m, record *rec)
         {"model_wait", pr->wait, pr->wait > 0},
         {"model_total", pr->total, true},
         {"model_total_with_alloc", pr->total_with_alloc, pr->alloc_modelled},
+        {"model_total_first", pr->total_first, pr->total_first >= 0},
+        {"model_total_steady", pr->total_steady, pr->total_steady >= 0},
     };
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
         if (cols[i].has) record_set(rec, cols[i].col, "%.6f", cols[i].v);

@@ -28,8 +28,10 @@ typedef struct {
 } join_model_ctx;
 
 void join_compare_load(join_model_ctx *m, const char *path, int algo);
+/* first: the run is the process's first of the algorithm (its window_alloc is the first join's
+ * under --window-life, else the steady state's) */
 void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
-                  const join_output *out, const phase_stats *st);
+                  const join_output *out, const phase_stats *st, bool first);
 void join_compare_record(const join_model_ctx *m, record *rec);
 
 #endif

@@ -27,7 +27,9 @@ void join_default_opts(join_opts *o)
     o->selectivity = 1.0;
     o->seed = 42;
     o->repeat = 1;
-    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest here; create with MPICH < 4.1 */
+    o->queries = 1;
+    o->window = WIN_AUTO; /* rma/window_auto.h: the cheapest on this host; create with MPICH < 4.1 */
+    o->window_life = JOIN_DEFAULT_WINDOW_LIFE;
     o->passes = -1;
     o->flush = RMA_FLUSH_AUTO; /* rma_flush_resolve: request where ranks outnumber cores or with MPICH < 4.1 */
     o->buffer_size = 64 * 1024;
@@ -39,10 +41,15 @@ void join_default_opts(join_opts *o)
     o->wait_bound_s = WAIT_BOUND_DEFAULT_S;
 }
 
-/* A --schedule the design would ignore (put sends whichever buffer fills first, alltoallv leaves
- * the order to the library): only designs that visit one peer at a time take one. */
-static int check_schedule(const join_opts *o, char *err, size_t errlen)
+/* A --selectivity of 0 (nothing to join), a --schedule the design would ignore (put sends whichever
+ * buffer fills first, alltoallv leaves the order to the library): only designs that visit one peer at
+ * a time take one. */
+static int check_values(const join_opts *o, char *err, size_t errlen)
 {
+    if (o->selectivity <= 0) {
+        snprintf(err, errlen, "--selectivity: must be greater than 0");
+        return OPT_ERROR;
+    }
     if (o->schedule == SCHEDULE_AS_IS || radix_exchange_takes_schedule(o->exchange)) return OPT_OK;
     char which[256];
     radix_exchange_schedule_names(" or ", which, sizeof which);
@@ -74,6 +81,29 @@ static int check_flag_groups(const join_opts *o, const opt_spec *const *tables, 
     return OPT_OK;
 }
 
+/* --queries and --repeat both repeat a join: a stream of fresh inputs, or runs on one input; a
+ * dynamic window attaches memory of its own, which --window shared's segments are not;
+ * --window-pool is --window-life pool. */
+static int check_lifetime(join_opts *o, bool pool_flag, bool seen_life, char *err, size_t errlen)
+{
+    if (o->queries > 1 && o->repeat > 1) {
+        snprintf(err, errlen, "--queries: runs each join on fresh data; --repeat runs it again on the same data: give one of them");
+        return OPT_ERROR;
+    }
+    if (pool_flag && seen_life && o->window_life != WIN_LIFE_POOL) {
+        snprintf(err, errlen, "--window-pool: means --window-life pool, which --window-life %s contradicts",
+                 win_life_names[o->window_life]);
+        return OPT_ERROR;
+    }
+    if (pool_flag) o->window_life = WIN_LIFE_POOL;
+    if (o->window_life == WIN_LIFE_DYNAMIC && o->window == WIN_SHARED) {
+        snprintf(err, errlen, "--window-life: dynamic attaches memory of its own to one MPI_Win_create_dynamic "
+                 "window, and --window shared's segments are another window's: use pool or join");
+        return OPT_ERROR;
+    }
+    return OPT_OK;
+}
+
 /* --ranks, --ranks-per-host and --host-memory describe a planned run: only with --plan; a plan
  * writes no row and compares with no model. */
 static int check_plan_flags(const join_opts *o, char *err, size_t errlen)
@@ -98,7 +128,8 @@ static const char flush_help[] =
 static const char window_help[] =
     "MPI_Win_allocate, MPI_Win_create on MPI_Alloc_mem, or on huge-page-able anonymous memory; auto (default): "
     "the one whose allocation and first touch cost least here (--model's t_win_cost_*, else measured at startup "
-    "on a window of up to 4 MiB); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
+    "on a window of up to 8 MiB), create-huge rated at no less than the 4 KiB flavours where the host takes freed "
+    "huge pages back (free page reporting); with MPICH < 4.1 auto is create; shared (never auto): MPI_Win_allocate_shared "
     "memory per host under an MPI_Win_create window, a host's ranks storing into each other's segments instead of putting";
 static const char band_count_help[] =
     "with key bands, how the partition sizes each band piece: sample (default): from every 64th tuple, a slot with "
@@ -109,6 +140,15 @@ static const char merge_bands_help[] =
 static const char run_sort_help[] =
     "in-cache sort of a packed run: sorting network (--simd's kernels), or LSD radix over the key bits (runs whose keys "
     "span up to 26 bits; wider ones take the network); auto (default): the faster of the two, timed once at startup";
+
+static const char window_life_help[] =
+    "how long the joins' windows live: join (each join allocates and frees them), pool (made at the first join at the "
+    "plan's size, kept and reused, never registered again), dynamic (one MPI_Win_create_dynamic window; each join "
+    "attaches one kept block of memory and exchanges the addresses); docs/window-lifetimes.md";
+
+static const char queries_help[] =
+    "joins back to back, query q on fresh data of the same shape (--seed + q, generated untimed); the first and the "
+    "steady state reported apart";
 
 /* --exchange's and --schedule's help: they name the designs of the registry (joins/radix/exchange.h). */
 typedef struct {
@@ -126,7 +166,7 @@ static void exchange_help_texts(exchange_helps *h)
 
 int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-    bool seen_tpr = false, seen_r_total = false;
+    bool seen_tpr = false, seen_r_total = false, pool_flag = false, seen_life = false;
     exchange_helps help;
     exchange_help_texts(&help);
     const opt_spec common[] = {
@@ -140,6 +180,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
         {"skew", OPT_DOUBLE, &o->skew, "Zipf factor of S's references to R (0 = uniform)", 0, 10, NULL, NULL},
         {"seed", OPT_INT, &o->seed, "generator seed", 0, 9.2e18, NULL, NULL},
         {"repeat", OPT_INT, &o->repeat, "runs on the same data; the median is reported", 1, 1000, NULL, NULL},
+        {"queries", OPT_INT, &o->queries, queries_help, 1, 1e6, NULL, NULL},
         {"warmup", OPT_INT, &o->warmup,
          "runs before the --repeat ones, verified but not counted in the median (a process's first run pays for cold caches and fresh memory)",
          0, 100, NULL, NULL},
@@ -149,7 +190,8 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
          "measure the memory roofline at startup (rmabench membw: a machine's ranks stream 4x its last-level cache) for the phase table's roofline "
          "column, unless --model's file has bw_mem_read, bw_mem_write and bw_mem_copy", 0, 0, NULL, NULL},
         {"window", OPT_CHOICE, &o->window, window_help, 0, 0, win_flavor_names, NULL},
-        {"window-pool", OPT_BOOL, &o->window_pool, "keep the windows across --repeat runs (first run pays the allocation)", 0, 0, NULL, NULL},
+        {"window-life", OPT_CHOICE, &o->window_life, window_life_help, 0, 0, win_life_names, &seen_life},
+        {"window-pool", OPT_BOOL, &pool_flag, "the same as --window-life pool", 0, 0, NULL, NULL},
         {"flush", OPT_CHOICE, &o->flush, flush_help, 0, 0, rma_flush_names, NULL},
         {"numa", OPT_CHOICE, &o->numa, "memory placement (auto: local on multi-node hosts, else off)", 0, 0, numa_policy_names, NULL},
         {"plan", OPT_BOOL, &o->plan, "print what the run would do at --ranks (partitions, passes, buffers, windows, memory per rank and host) and exit; launches nothing", 0, 0, NULL, NULL},
@@ -195,10 +237,7 @@ int join_parse_opts(join_opts *o, int argc, char **argv, char *err, size_t errle
     if (rc == OPT_HELP && bench_env_rank() == 0) opt_usage("rmabench join [flags]", tables);
     if (rc == OPT_OK) rc = check_flag_groups(o, tables, argc, argv, seen_tpr, seen_r_total, err, errlen);
     if (rc == OPT_OK) rc = check_plan_flags(o, err, errlen);
-    if (rc == OPT_OK && o->selectivity <= 0) {
-        snprintf(err, errlen, "--selectivity: must be greater than 0");
-        rc = OPT_ERROR;
-    }
-    if (rc == OPT_OK) rc = check_schedule(o, err, errlen);
+    if (rc == OPT_OK) rc = check_values(o, err, errlen);
+    if (rc == OPT_OK) rc = check_lifetime(o, pool_flag, seen_life, err, errlen);
     return rc;
 }

@@ -4,8 +4,8 @@
  * refusals, join_need_of for a rank's memory and bench/memory.h's host verdict. O(1) lines in the
  * rank count. The memory of a rank is split into the data (R and S, the windows, the algorithms'
  * copies of their share) and what lies beyond it (send buffers, tables, O(P)-word arrays, and
- * MEM_RUNTIME_BYTES for the process and the MPI library); issue 13 bounds the latter at
- * 256 MiB at 4096 ranks with the defaults. */
+ * MEM_RUNTIME_BYTES for the process and the MPI library); the latter must stay within 256 MiB at
+ * 4096 ranks with the defaults (docs/joins.md, unit/join_memory). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,12 +19,24 @@
 void join_need_of(const join_opts *o, const workload *w, const join_plan *plans, int nplans, join_need *n)
 {
     memset(n, 0, sizeof *n);
-    int64_t buffers = 0;
+    int64_t buffers = 0, beyond_windows = 0;
     for (int a = 0; a < nplans; a++) {
-        if (join_plan_bytes(&plans[a]) > n->plan_bytes) n->plan_bytes = join_plan_bytes(&plans[a]);
-        if (plans[a].buffer_bytes > buffers) buffers = plans[a].buffer_bytes;
+        const join_plan *p = &plans[a];
+        if (join_plan_bytes(p) > n->plan_bytes) {
+            n->plan_bytes = join_plan_bytes(p);
+            n->join_window_bytes = p->window_bytes;
+        }
+        if (p->buffer_bytes > buffers) buffers = p->buffer_bytes;
+        if (join_plan_bytes(p) - p->window_bytes > beyond_windows) beyond_windows = join_plan_bytes(p) - p->window_bytes;
+        for (int s = 0; s < JOIN_WINDOW_SLOTS; s++)
+            if (p->window_slot_bytes[s] > n->slot_bytes[s]) n->slot_bytes[s] = p->window_slot_bytes[s];
     }
+    for (int s = 0; s < JOIN_WINDOW_SLOTS; s++) n->kept_bytes += n->slot_bytes[s];
     n->relations_bytes = (int64_t)((w->r_n + w->s_n) * sizeof(tuple_t));
+    n->rank_bytes_join = n->relations_bytes + n->plan_bytes;
+    /* kept windows are held while every algorithm runs, each beside the rest of its plan */
+    if (o->window_life != WIN_LIFE_JOIN && beyond_windows + n->kept_bytes > n->plan_bytes)
+        n->plan_bytes = beyond_windows + n->kept_bytes;
     n->rank_bytes = n->relations_bytes + n->plan_bytes;
     n->flag = o->r_total > 0 ? "--r-tuples" : "--tuples-per-rank";
     /* --buffer-memory is worth naming when the send buffers are an eighth of the need or more */
@@ -147,8 +159,31 @@ static int64_t print_algo(const join_algo *algo, const join_plan *p, int64_t rel
     return beyond;
 }
 
-/* The host verdict: --host-memory, else this machine's when the plan is for one host. */
-static int judge_host(const join_opts *o, const scale *sc, const join_need *need, int64_t host_need)
+/* Each --window-life's window memory per rank (the rank that needs the most) and per host, the
+ * run's marked: O(1) lines. */
+static void print_lifetimes(const join_opts *o, const scale *sc, const rank_plan *big)
+{
+    const join_need *n0 = &sc->r0.need, *n1 = &sc->other.need;
+    const int64_t join_rank = big->need.join_window_bytes, kept_rank = big->need.kept_bytes;
+    const int64_t join_host = n0->join_window_bytes + (int64_t)(sc->per_host - 1) * n1->join_window_bytes;
+    const int64_t kept_host = n0->kept_bytes + (int64_t)(sc->per_host - 1) * n1->kept_bytes;
+    char a[32], b[32];
+    for (int life = 0; win_life_names[life]; life++) {
+        const bool join = life == WIN_LIFE_JOIN;
+        mem_format(join ? join_rank : kept_rank, a, sizeof a);
+        mem_format(join ? join_host : kept_host, b, sizeof b);
+        printf("window-life %s%s: %s per rank, %s per host %s\n", win_life_names[life],
+               life == o->window_life ? " (this run)" : "", a, b,
+               join ? "while a join runs, allocated and freed by every join"
+               : life == WIN_LIFE_POOL ? "held from the first join to the end, a window per slot at its largest plan"
+                                       : "held from the first join to the end in one arena, attached by every join to one "
+                                         "dynamic window, with 8 B per slot and rank of addresses");
+    }
+}
+
+/* The host verdict: --host-memory, else this machine's when the plan is for one host. A run that
+ * would fit with --window-life join names that flag. */
+static int judge_host(const join_opts *o, const scale *sc, const join_need *need, int64_t host_need, int64_t host_need_join)
 {
     int64_t avail = o->host_memory > 0 ? o->host_memory : sc->hosts == 1 ? mem_available_bytes() : 0;
     print_bytes("memory per host: ", host_need);
@@ -161,6 +196,8 @@ static int judge_host(const join_opts *o, const scale *sc, const join_need *need
     printf(" available\n");
     char msg[512];
     if (mem_host_verdict(host_need, avail, need->flag, need->advice, msg, sizeof msg) == 0) return 0;
+    if (mem_host_verdict(host_need_join, avail, need->flag, need->advice, msg, sizeof msg) == 0)
+        mem_host_verdict(host_need, avail, "--window-life", JOIN_LIFE_ADVICE, msg, sizeof msg);
     fprintf(stderr, "rmabench: %s\n", msg);
     return -1;
 }
@@ -191,6 +228,8 @@ int join_plan_main(const join_opts *o)
     const int64_t resident = big->need.relations_bytes + big->resident_plan + MEM_RUNTIME_BYTES;
     const int64_t host = sc.r0.need.rank_bytes + (int64_t)(sc.per_host - 1) * sc.other.need.rank_bytes +
                          (int64_t)sc.per_host * MEM_RUNTIME_BYTES;
+    const int64_t host_join = host - sc.r0.need.rank_bytes - (int64_t)(sc.per_host - 1) * sc.other.need.rank_bytes +
+                              sc.r0.need.rank_bytes_join + (int64_t)(sc.per_host - 1) * sc.other.need.rank_bytes_join;
     print_bytes("memory per rank: ", rank);
     print_bytes(" = R and S ", big->need.relations_bytes);
     print_bytes(" + the larger plan ", big->need.plan_bytes);
@@ -199,8 +238,9 @@ int join_plan_main(const join_opts *o)
     printf(" (peers' window pages written on this host count there too)\n");
     printf("plan bytes: rank=%" PRId64 " host=%" PRId64 " resident=%" PRId64 " beyond_data=%" PRId64 "\n", rank, host,
            resident, beyond);
-    int host_ok = judge_host(o, &sc, &big->need, host) == 0;
+    print_lifetimes(o, &sc, big);
+    int host_ok = judge_host(o, &sc, &big->need, host, host_join) == 0;
     printf("plan: %s\n", !host_ok ? "does not fit" : sc.nfit < sc.nalgos ? "fits in part (see the refusal)" : "fits");
-    /* the exit status the run would have (README "Exit status") */
+    /* the exit status the run would have (docs/joins.md, "Exit status") */
     return !host_ok ? JOIN_EXIT_USAGE : sc.nfit < sc.nalgos ? JOIN_EXIT_PARTLY_REFUSED : JOIN_EXIT_OK;
 }

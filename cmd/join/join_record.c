@@ -31,8 +31,8 @@ static void algo_columns(record *rec, const join_opts *o, const join_plan *plan,
     const join_output *out = &res->out;
     record_set(rec, "algo", "%s", join_algo_names[res->algo_id]);
     if (res->algo_id != ALGO_REFERENCE) { /* the RMA joins' windows and send-buffer completion */
-        /* pooled windows are a different measurement: keep them apart in plots */
-        record_set(rec, "window", "%s%s", win_flavor_names[o->window], o->window_pool ? "+pool" : "");
+        record_set(rec, "window", "%s", win_flavor_names[o->window]);
+        record_set(rec, "window_life", "%s", win_life_names[o->window_life]);
         record_set(rec, "flush", "%s", rma_flush_names[o->flush]);
     }
     if (res->algo_id == ALGO_RADIX) {
@@ -82,7 +82,7 @@ static void window_choice_column(record *rec, const join_session *js)
         record_set(rec, "window_choice", "given");
         return;
     }
-    char costs[160];
+    char costs[400];
     rma_window_pick_costs(&js->window_pick, costs, sizeof costs);
     record_set(rec, "window_choice", "auto: %s%s%s", js->window_pick.source, costs[0] ? ": " : "", costs);
 }
@@ -140,7 +140,7 @@ int join_record_run(const join_session *js, const join_run_result *res)
     record *rec = NULL;
     if (js->ctx.rank == 0) {
         rec = record_new(&results_schema);
-        provenance_columns(rec, &js->ctx, "join", js->command, js->o.seed);
+        provenance_columns(rec, &js->ctx, "join", js->command, (int64_t)js->wl.seed); /* the query's */
         provenance_outcome(rec, res->pass);
         workload_columns(rec, js);
         algo_columns(rec, &js->o, plan, res);
@@ -150,6 +150,13 @@ int join_record_run(const join_session *js, const join_run_result *res)
         phases_record(&res->st, rec);
         join_roofline_record(js, res, rec);
         record_set(rec, "repeat_index", "%d", res->index);
+        record_set(rec, "query_index", "%d", res->query);
+        record_set(rec, "query_state", "%s", res->first ? "first" : "steady");
+        if (res->algo_id != ALGO_REFERENCE) {
+            record_set(rec, "mem_window_plan", "%" PRId64, js->window_kept_plan);
+            record_set(rec, "mem_window_held", "%" PRId64, res->window_held);
+            record_set(rec, "window_regrown", "%" PRId64, res->window_regrown);
+        }
         record_set(rec, "throughput", "%.1f", res->throughput);
         if (res->steal >= 0) record_set(rec, "host_steal", "%.4f", res->steal);
         if (res->run_delay >= 0) record_set(rec, "run_delay", "%.4f", res->run_delay);

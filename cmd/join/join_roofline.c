@@ -1,4 +1,4 @@
-/* Every join phase against the memory roofline (issue 16). A phase's bytes come from its
+/* Every join phase against the memory roofline. A phase's bytes come from its
  * algorithm's formulas (join_algo.bytes: the plan and the sizes, never counters); its achieved rate
  * is (read + written) / its average time over ranks, in GB/s per rank. The roofline time of a
  * phase (bench/membw.h membw_bound_seconds): the bytes it reads and writes alike stream at the
@@ -146,7 +146,7 @@ static double kernel_alone(const join_session *js, const join_run_result *res, b
  * the core, not the memory, so they are shown as tuples per second per core (this rank's share of
  * R and S over the phase's average time) beside the same kernel alone on one core: from --model's
  * rates (rmabench calibrate: P_build and P_probe, P_sort_run or P_sort_radix) when it has them,
- * else with --roofline measured here on a sample (kernel_alone). */
+ * else with --roofline timed on a sample at run time (kernel_alone). */
 void join_roofline_print_in_cache(const join_session *js, const join_run_result *res)
 {
     const phase_stats *st = &res->st;

@@ -1,6 +1,6 @@
 /* One run of one join algorithm on the session's data: the algorithm's phases (joins/join.h),
- * its verification against the generator (joins/verify.h), the phase times reduced over ranks, and
- * the hypervisor's steal during the phases (bench/host_steal.h). */
+ * its verification against the generator (joins/verify.h), the phase times reduced over ranks, the
+ * hypervisor's steal during the phases (bench/host_steal.h) and the window memory held so far. */
 #include <string.h>
 
 #include "cmd/join/join_cmd.h"
@@ -21,6 +21,8 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     res->algo = algo;
     res->algo_id = join_algo_id(algo);
     res->index = index;
+    res->query = js->query;
+    res->first = js->query == 0 && index == -(int)js->o.warmup;
     join_input in = {&js->ctx, &js->o, &js->wl, js->r, js->s, js->wl.r_n, js->wl.s_n, &js->plans[a], {js->r, js->s}};
     phases_init(&res->out.phases, algo->phases);
     MPI_CHECK(js->ctx.rank, MPI_Barrier(js->ctx.comm));
@@ -39,6 +41,11 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     for (int i = 0; i < 2; i++)
         if (res->out.reused[i]) generate_range(&js->wl, i, rel[i], 0, res->out.reused[i] < count[i] ? res->out.reused[i] : count[i]);
     phases_reduce(&res->out.phases, js->ctx.comm, &res->st);
+    /* the window memory of --window-life so far: what the plan bounds */
+    int64_t mine[2] = {(int64_t)rma_window_held_peak(), rma_window_regrown()}, most[2];
+    MPI_CHECK(js->ctx.rank, MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, js->ctx.comm));
+    res->window_held = most[0];
+    res->window_regrown = most[1];
     join_roofline_apply(js, res);
     res->throughput = (double)(js->wl.r_total + js->wl.s_total) / res->st.total_max;
     if (index >= 0) numa_report_run(&js->ctx, &js->numa); /* the worst rank's placement so far */

@@ -84,12 +84,21 @@ static void plan_run(join_session *js)
     report_refusals(js);
     join_need need;
     join_need_of(o, &js->wl, js->plans, js->nalgos, &need); /* as --plan judges it (join_plan.c) */
-    mem_check_host(ctx, need.rank_bytes, need.flag, need.advice);
+    mem_check_host(ctx, need.rank_bytes_join, need.flag, need.advice);
+    /* what fits with windows freed after every join and not with kept ones: --window-life's doing */
+    if (o->window_life != WIN_LIFE_JOIN) mem_check_host(ctx, need.rank_bytes, "--window-life", JOIN_LIFE_ADVICE);
+    const int64_t kept = o->window_life == WIN_LIFE_JOIN ? need.join_window_bytes : need.kept_bytes;
+    MPI_CHECK(ctx->rank, MPI_Allreduce(&kept, &js->window_kept_plan, 1, MPI_INT64_T, MPI_MAX, ctx->comm));
+    /* a kept window is made at its slot's largest plan, whatever the first join asks for */
+    for (int s = 0; s < JOIN_WINDOW_SLOTS && o->window_life != WIN_LIFE_JOIN; s++)
+        rma_window_reserve(s, (uint64_t)need.slot_bytes[s]);
 }
 
-/* --window auto: the flavour that allocates and faults in cheapest here (rma/window_auto.h), from
+/* --window auto: the flavour that allocates and faults in cheapest on this host
+ * (rma/window_auto.h), from
  * --model's t_win_cost_* when it has them, else measured on a window the size of the planned ones
- * (256 KiB to 4 MiB); the joins then run with it as if given. */
+ * (256 KiB to 8 MiB), rated at the risk the planned windows run on this host; the joins then run
+ * with it as if given. */
 static void pick_window(join_session *js)
 {
     if (js->o.window != WIN_AUTO) return;
@@ -101,19 +110,39 @@ static void pick_window(join_session *js)
         all = all && p->set[keys[f]];
         given[f] = all ? params_get(p, keys[f]) : 0;
     }
-    uint64_t bytes = 0;
+    uint64_t mine = 0, bytes = 0;
     for (int a = 0; a < js->nalgos; a++)
-        if ((uint64_t)js->plans[a].window_bytes > bytes) bytes = (uint64_t)js->plans[a].window_bytes;
+        if ((uint64_t)js->plans[a].window_bytes > mine) mine = (uint64_t)js->plans[a].window_bytes;
+    /* one size on every rank: the probe's windows are mapped by their host peers (the get design's
+     * window follows each rank's slice) */
+    MPI_CHECK(js->ctx.rank, MPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MAX, js->ctx.comm));
     rma_window_pick_flavor(&js->ctx, all ? given : NULL, bytes, &js->window_pick);
     js->window_auto = true;
     js->o.window = js->window_pick.chosen;
+}
+
+/* R and S of the session's workload into their memory, and the expected matches and checksum; the
+ * slowest rank's seconds (on rank 0). */
+static double fill(join_session *js)
+{
+    const workload *w = &js->wl;
+    double t0 = rmb_now(), t, slowest = 0;
+    uint64_t mine[2]; /* this rank's expected matches and checksum, from the generator's draws */
+    generate_r(w, js->r);
+    generate_s_expected(w, js->s, mine);
+    numa_placement_check(js->r, w->r_n * sizeof(tuple_t)); /* where the generated relations went */
+    numa_placement_check(js->s, w->s_n * sizeof(tuple_t));
+    join_expected(&js->ctx, mine, js->expected);
+    t = rmb_now() - t0;
+    MPI_CHECK(js->ctx.rank, MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, js->ctx.comm));
+    return slowest;
 }
 
 /* Generate: R and S of this rank, and the expected matches and checksum (not timed as a join phase). */
 static void generate(join_session *js)
 {
     const workload *w = &js->wl;
-    double t0 = rmb_now();
+    double t0 = rmb_now(), t;
     js->r = mem_alloc_large(w->r_n * sizeof(tuple_t));
     js->s = mem_alloc_large(w->s_n * sizeof(tuple_t));
     if (!js->r || !js->s) {
@@ -121,13 +150,8 @@ static void generate(join_session *js)
                 js->ctx.rank, w->r_n, w->s_n);
         MPI_Abort(js->ctx.comm, 2);
     }
-    uint64_t mine[2]; /* this rank's expected matches and checksum, from the generator's draws */
-    generate_r(w, js->r);
-    generate_s_expected(w, js->s, mine);
-    numa_placement_check(js->r, w->r_n * sizeof(tuple_t)); /* where the generated relations went */
-    numa_placement_check(js->s, w->s_n * sizeof(tuple_t));
-    join_expected(&js->ctx, mine, js->expected);
-    double t = rmb_now() - t0;
+    fill(js);
+    t = rmb_now() - t0;
     MPI_CHECK(js->ctx.rank, MPI_Reduce(&t, &js->t_generate, 1, MPI_DOUBLE, MPI_MAX, 0, js->ctx.comm));
 }
 
@@ -140,6 +164,16 @@ static void measure_floor(join_session *js)
     const bench_ctx *ctx = &js->ctx;
     js->floor_peer = bench_rank_on_host(ctx, ctx->rank_host[0], 1);
     js->floor_us = js->floor_peer > 0 ? rma_floor_round_trip_us(ctx->comm, 0, js->floor_peer, !ctx->any_poll_yield) : -1;
+}
+
+void join_next_query(join_session *js, int q)
+{
+    const join_opts *o = &js->o;
+    /* the same shape (sizes, ratio, selectivity, skew: the same plan and memory), other keys */
+    workload_init(&js->wl, js->wl.r_total, (int)o->ratio, o->selectivity, o->skew, (uint64_t)o->seed + (uint64_t)q,
+                  js->ctx.rank, js->ctx.size, o->uneven);
+    js->query = q;
+    join_report_query(js, fill(js));
 }
 
 void join_setup(join_session *js, int argc, char **argv)
@@ -155,6 +189,7 @@ void join_setup(join_session *js, int argc, char **argv)
     numa_report_init(&js->ctx, js->o.numa, js->o.verbose, &js->numa);
     js->o.numa = js->numa.policy;
     pick_window(js);        /* before R and S take their memory, as the roofline */
+    rma_window_held_restart(); /* the joins' windows from now on, not the pick's probes */
     js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
     js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield, &js->flush_why);
     join_roofline_init(js);
@@ -167,7 +202,7 @@ void join_teardown(join_session *js)
     mem_free_large(js->r, js->wl.r_n * sizeof(tuple_t));
     mem_free_large(js->s, js->wl.s_n * sizeof(tuple_t));
     numa_report_free(&js->numa);
-    rma_window_pool_drain(); /* --window-pool */
+    rma_window_pool_drain(); /* --window-life pool, dynamic */
     bench_ctx_free(&js->ctx);
     if (js->own_mpi) MPI_Finalize();
 }

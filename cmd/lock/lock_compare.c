@@ -93,9 +93,9 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
         printf("model: note: the MPI library yields in its own progress here (Open MPI's mpi_yield_when_idle, on when mpirun "
                "oversubscribes): the servers serve one message per turn, and t_shared_comm holds only when calibrated with "
                "OMPI_MCA_mpi_yield_when_idle=1 too (model/lock_model.h)\n");
-    /* the message times hold for the machine's state at calibration: a floor that moved (a VM's
-     * placement of its virtual CPUs) moves every round trip with it, and the model
-     * takes the run's (model_lock_at_floor) */
+    /* the message times hold for the machine's state at calibration: a floor that moved (a virtual
+     * machine's placement of its virtual CPUs) moves every round trip with it, and the model takes
+     * the run's (model_lock_at_floor) */
     if (pr->floor_shift_us != 0)
         printf("model: the machine's floor is %.3f us in this run against %.3f us at calibration: the message times are "
                "taken at the run's (each message %+.3f us; model/lock_model.h)\n",

@@ -79,8 +79,9 @@ static void print_invariants(const lock_opts *o, const lock_totals *t, lock_verd
                t->bank_sum, o->accounts * BANK_INITIAL_BALANCE, t->bank_accounts_wrong);
 }
 
-/* Where the waits went beyond the spin: a sleep can return 100 us and more after the answer came, so
- * a share of sleeping that is not small is a share of the round trips that are that much longer. */
+/* Where the waits went beyond the spin: a sleep can return long after the answer came (the timer
+ * slack, rma/notify.h), so a share of sleeping that is not small is a share of the round trips
+ * that are that much slower. */
 static void print_backoff(const lock_session *ls, const lock_figures *f)
 {
     const char *who[2] = {"agents", "servers"};

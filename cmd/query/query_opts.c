@@ -38,8 +38,8 @@ void query_default_opts(query_opts *o)
     o->replicate = REPLICATE_READ;
     o->bcast_chunk = 256 << 10;
     o->window = WIN_AUTO;
-    /* MPI_Alltoallv moved the shuffle's rows faster than MPI_Rput here (4 ranks on 2 cores, 4M rows,
-     * 4 tables: 1.05-1.34 s against 1.47-1.54 s of exchange over 3 joins) */
+    /* MPI_Alltoallv moves the shuffle's rows faster than MPI_Rput where ranks share cores
+     * (docs/measurements.md, "From code comments") */
     o->exchange = QUERY_EXCHANGE_ALLTOALLV;
     o->micro_blocks = 16384;
     const int64_t depths[] = {1, 2, 4, 6, 8, 10, 16};

@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_dup_tuple.h"
-#include "bench/rmb_mutant_radix_match_rid.h"
-#include "bench/rmb_mutant_radix_swap_rids.h"
 #include "joins/generate.h"
 #include "joins/radix/radix_kernels.h"
 
@@ -91,38 +88,21 @@ static int build_direct(const uint64_t *r, uint64_t r_n, int hash_shift, uint64_
  * comment), for both tables. Packed: words; plain: tuple_t {key, rid} as two words. */
 static inline bool packed_hit(uint64_t ri, uint64_t w, uint64_t keymask)
 {
-#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
-    return ((ri ^ w) & ~keymask) == 0;
-#else
     return ((ri ^ w) & keymask) == 0;
-#endif
 }
 static inline uint64_t packed_term(uint64_t ri, uint64_t w, const radix_probe_consts *k, const radix_format *f)
 {
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
-    return match_term((w & ~k->keymask) + f->rid_base[1], (ri & ~k->keymask) + f->rid_base[0],
-                      ((w >> k->rid_bits) << f->radix_bits) | k->part);
-#else
     (void)f;
     return match_mix(ri * MATCH_R_MUL + (w + (w >> k->rid_bits) * k->khi_mul + k->pre0));
-#endif
 }
 static inline bool plain_hit(const uint64_t *ri, const uint64_t *si, const radix_format *f)
 {
-#ifdef RMB_MUTANT_RADIX_MATCH_RID
-    return ri[1] - f->rid_base[0] == si[1] - f->rid_base[1];
-#else
     (void)f;
     return ri[0] == si[0];
-#endif
 }
 static inline uint64_t plain_term(const uint64_t *ri, const uint64_t *si)
 {
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS
-    return match_term(si[1], ri[1], si[0]);
-#else
     return match_term(ri[1], si[1], si[0]);
-#endif
 }
 
 /* Probe packed S items against the one-item buckets: a match is the bucket's item with the S item's
@@ -163,9 +143,6 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
     const uint64_t pre0 = match_pre(f->rid_base[0], f->rid_base[1], part);
     uint32_t *heads = t->heads, *next = t->next;
     uint64_t probes = s_n;
-#ifdef RMB_MUTANT_RADIX_DUP_TUPLE /* mutation suite: the first S item of partition 0 is probed twice */
-    if (part == 0 && s_n > 0) probes++;
-#endif
     const radix_probe_consts k = {hash_shift, rid_bits, f->radix_bits, mask, keymask, khi_mul, pre0, part,
                                   {f->rid_base[0], f->rid_base[1]}};
     if (W == 1 && nb >= 2 && build_direct(r, r_n, hash_shift, nb, t->direct) == 0) {
@@ -180,9 +157,8 @@ static inline __attribute__((always_inline)) void build_probe_w(const uint64_t *
     }
     uint64_t m = 0, c = 0, first = 0;
     /* AVX-512 only: an AVX2 probe (4 lanes, heads, links and R items gathered, the checksum in
-     * emulated 64-bit multiplies) ran 4.1-6.7 ns a tuple against this scalar loop's 3.1-4.8 on the
-     * EPYC VM (Zen 3 without AVX-512, leaves of 16384 R items, 1:1 and 1:4, alternated in one
-     * process), where gathers are slow: AVX2 CPUs probe in scalar */
+     * emulated 64-bit multiplies) is slower than this scalar loop where gathers are slow
+     * (docs/measurements.md, "From code comments"): AVX2 CPUs probe in scalar */
     if (W == 1 && t->simd) first = radix_probe_avx512(r, s, s_n, &k, heads, next, &m, &c); /* 8 at a time; the rest below */
     for (uint64_t jj = first; jj < probes; jj++) {
         const uint64_t j = jj < s_n ? jj : 0;

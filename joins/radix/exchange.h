@@ -79,6 +79,11 @@ typedef struct radix_exchange_bufs {
     rma_window pw;        /* get: the window holding the flags and the pack, in a lock_all epoch */
 } radix_exchange_bufs;
 
+/* The window slot (rma/window.h) of the get design's flags and pack, after the relations' 0 and 1,
+ * and its bytes: a flag word per rank in whole cache lines, then `items` packed items of `item`
+ * bytes in whole cache lines (one spare). */
+enum { RADIX_GET_SLOT = 2 };
+uint64_t radix_get_window_bytes(int ranks, uint64_t items, uint64_t item);
 /* Collective (get): the design's buffers, sized for the larger relation, first touched. */
 void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, const radix_format *f,
                                radix_exchange_bufs *b);

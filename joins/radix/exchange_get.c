@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_get_short.h"
 #include "joins/radix/exchange.h"
 
 static void get_pass(const join_input *in, const radix_layout *lay, const radix_format *f, rma_window win[2],
@@ -52,9 +51,6 @@ static void get_pass(const join_input *in, const radix_layout *lay, const radix_
             uint64_t first, n;
             while ((n = radix_msg_next(&c, count, ex.mine, chunk, &piece, &first))) {
                 const size_t i = (size_t)j * (size_t)ex.mine + (size_t)piece;
-#ifdef RMB_MUTANT_RADIX_GET_SHORT /* mutation suite: rank 0's gets of S pull one item short */
-                if (rel == REL_S && me == 0 && n > 1) n--;
-#endif
                 double t1 = MPI_Wtime();
                 MPI_CHECK(me, MPI_Get(dst + (ex.dst[i] + first) * item, (int)(n * item), MPI_BYTE, j,
                                       (MPI_Aint)(hdr + (ex.src[i] + first) * item), (int)(n * item), MPI_BYTE, pw));

@@ -98,6 +98,11 @@ void radix_exchange_plan(const join_input *in, const radix_layout *lay, const ra
 /* Whole cache lines, at least one. */
 static uint64_t lines(uint64_t bytes) { return (bytes + 63) / 64 * 64 + 64; }
 
+uint64_t radix_get_window_bytes(int ranks, uint64_t items, uint64_t item)
+{
+    return ((uint64_t)ranks * 8 + 63) / 64 * 64 + lines(items * item);
+}
+
 void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, const radix_format *f,
                                radix_exchange_bufs *b)
 {
@@ -112,9 +117,14 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
     b->pack_bytes = lines((n[0] > n[1] ? n[0] : n[1]) * item);
     if (b->design->buffers == RADIX_XBUF_PACK_WINDOW) {
         /* the ready flags in whole cache lines, then the pack; a flag counts relations ready */
-        b->hdr = ((uint64_t)ctx->size * 8 + 63) / 64 * 64;
-        rma_window_alloc(&b->pw, b->hdr + b->pack_bytes, WIN_ALLOCATE, ctx->comm);
+        b->hdr = radix_get_window_bytes(ctx->size, 0, item) - lines(0);
+        /* kept across joins like the relations' windows (under dynamic too: its flags are atomics'
+         * targets in place), in the slot after theirs */
+        const win_life life = in->opt->window_life == WIN_LIFE_JOIN ? WIN_LIFE_JOIN : WIN_LIFE_POOL;
+        rma_window_acquire(&b->pw, b->hdr + b->pack_bytes, WIN_ALLOCATE, life, ctx->comm, RADIX_GET_SLOT);
         rma_window_prefault(&b->pw);
+        /* the flags count the relations packed in this join: a kept window still holds the last
+         * join's count, which would let owners pull before their packers packed */
         memset(b->pw.base, 0, b->hdr);
         rma_window_lock_all(&b->pw);
         MPI_CHECK(ctx->rank, MPI_Win_sync(b->pw.win));
@@ -127,7 +137,7 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
         b->recv_bytes = lines(w * item);
         b->recv = mem_alloc_large(b->recv_bytes);
     }
-    /* huge pages: a fresh 4 KiB page costs 10-20 us at first touch on this VM */
+    /* huge pages: a fresh 4 KiB page's first touch is costly under a hypervisor (PLATFORM-NOTES) */
     b->pack = mem_alloc_large(b->pack_bytes);
     if (!b->pack || (b->design->buffers == RADIX_XBUF_PACK_RECV && !b->recv)) {
         fprintf(stderr, "rmabench: rank %d: cannot allocate the exchange buffers\n", ctx->rank);
@@ -140,8 +150,7 @@ void radix_exchange_bufs_alloc(const join_input *in, const radix_layout *lay, co
 void radix_exchange_bufs_free(radix_exchange_bufs *b)
 {
     if (b->design && b->design->buffers == RADIX_XBUF_PACK_WINDOW) {
-        rma_window_unlock_all(&b->pw);
-        rma_window_free(&b->pw);
+        rma_window_release(&b->pw);
     } else {
         mem_free_large(b->pack, b->pack_bytes);
         mem_free_large(b->recv, b->recv_bytes);

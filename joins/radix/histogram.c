@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_no_exchange.h"
-#include "bench/rmb_mutant_radix_sub_order.h"
 #include "bench/yield_wait.h"
 #include "joins/radix/radix_phases.h"
 #include "rma/count.h"
@@ -66,11 +64,7 @@ static void reduce_sub_counts(const bench_ctx *ctx, radix_layout *lay, uint64_t 
     }
     for (uint64_t o = 1; o < P; o++) at[o] = at[o - 1] + (uint64_t)counts[o - 1];
     for (uint64_t p = 0; p < np; p++) { /* owner by owner, their partitions in order */
-#ifdef RMB_MUTANT_RADIX_SUB_ORDER /* mutation suite: packed in partition order, whoever owns them */
-        uint64_t *dst = send + p * per;
-#else
         uint64_t *dst = send + at[lay->owner[p]];
-#endif
         at[lay->owner[p]] += per;
         for (int rel = 0; rel < 2; rel++)
             for (uint64_t j = 0; j < fan; j++) dst[(uint64_t)rel * fan + j] = fine[rel][j * np + p];
@@ -128,22 +122,6 @@ void radix_histogram_phase(const join_input *in, int bits, int sub_bits, int ass
         radix_histogram_tuples(in->r, in->r_n, bits, lay->local[REL_R]);
         radix_histogram_tuples(in->s, in->s_n, bits, lay->local[REL_S]);
     }
-#ifdef RMB_MUTANT_RADIX_NO_EXCHANGE /* mutation suite: every rank keeps its own tuples and joins them */
-    memcpy(lay->global[REL_R], lay->local[REL_R], 2 * np * sizeof(uint64_t));
-    for (uint64_t p = 0; p < np; p++) lay->owner[p] = ctx->rank;
-    uint64_t *mine = calloc(2 * (size_t)ctx->size, sizeof *mine);
-    for (uint64_t p = 0; p < np; p++)
-        for (int rel = 0; rel < 2; rel++) {
-            lay->base[rel][p] = mine[2 * ctx->rank + rel];
-            mine[2 * ctx->rank + rel] += lay->global[rel][p];
-            if (rel == REL_R && lay->global[rel][p] > lay->max_r_part) lay->max_r_part = lay->global[rel][p];
-        }
-    lay->win_items[REL_R] = mine[2 * ctx->rank];
-    lay->win_items[REL_S] = mine[2 * ctx->rank + 1];
-    free(mine);
-    free(fine[REL_R]); /* the local passes count for themselves */
-    return;
-#endif
     /* the scans' imbalance, apart from the histogram (the Allreduce would absorb it) */
     lay->t_wait = rmb_wait_all(ctx->comm);
     /* rma/count.h: counts of any size (2 * np fits an int today; the helper keeps it so) */

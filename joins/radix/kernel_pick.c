@@ -1,10 +1,8 @@
 /* --simd auto for the radix join: which of its AVX-512 kernels beat the scalar ones on this CPU,
  * each timed against its scalar twin on a small sample (a few milliseconds, once per process).
- * The same instructions cost very differently between CPUs that have them: on the AMD EPYC VM
- * (Zen 4) the gather/scatter loop of a 2^6-way pass ran 2.1-2.5 ns an item against 1.6-2.1 for
- * the scalar loop, in and out of cache (5.4-6.0 before its compress-stores went through a
- * register); on the Intel Xeon VM 2.8 against 3.5 (scatter_avx512.c).
- * MPI-free. */
+ * The same instructions cost very differently between CPUs that have them: the gather/scatter loop
+ * beats the scalar one on some and loses to it on others (scatter_avx512.c;
+ * docs/measurements.md, "From code comments"). MPI-free. */
 #include <stdlib.h>
 
 #include "bench/fastclock.h"
@@ -15,7 +13,7 @@ enum { PICK_ROUNDS = 5, PICK_BITS = 6, PICK_ITEMS = 1 << 16, PICK_LEAVES = 4, LE
 static double best_of(double a, double b) { return a < b ? a : b; }
 
 /* A 2^PICK_BITS-way pass over PICK_ITEMS random items (512 KiB: the join's local pass at its
- * fan-out, in L2), each kernel alternately; 1 when the AVX-512 loop was faster. */
+ * fan-out, in L2), each kernel alternately; 1 when the AVX-512 loop is the faster. */
 static int scatter_faster(uint64_t *buf)
 {
     uint64_t *in = buf, *out = buf + PICK_ITEMS, bounds[(1 << PICK_BITS) + 1], x = UINT64_C(0x9E3779B97F4A7C15);
@@ -37,9 +35,9 @@ static int scatter_faster(uint64_t *buf)
 }
 
 /* The join's leaf: an R partition and its table in half the L2 (radix_local_bits_needed), 16 bytes
- * an item. Which probe wins can depend on it: on the EPYC VM the chained table's AVX-512 probe ran
- * 10% faster than the scalar one at 32768 R items a leaf (its L2 of 1 MiB) and 5-9% slower at
- * 16384; over the one-item buckets (distinct keys, as here) 1.6 against 2.7 ns a tuple at 32768. */
+ * an item. Which probe wins can depend on the leaf's size, for the chained table as for the
+ * one-item buckets (distinct keys, as in this sample) (docs/measurements.md, "From code comments").
+ * */
 static uint64_t join_leaf(void)
 {
     const uint64_t leaf = radix_l2_bytes() / 32;
@@ -77,7 +75,7 @@ static double time_leaves(const uint64_t *r, const uint64_t *rb, const uint64_t 
     return rmb_monotonic_s() - t0;
 }
 
-/* Build + probe of the sample, each probe alternately; 1 when the AVX-512 probe was faster. */
+/* Build + probe of the sample, each probe alternately; 1 when the AVX-512 probe is the faster. */
 static int probe_faster(uint64_t *buf, uint64_t leaf)
 {
     uint64_t *r = buf, *s = buf + leaf * PICK_LEAVES, rb[PICK_LEAVES + 1], sb[PICK_LEAVES + 1];

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "bench/cache_size.h"
-#include "bench/rmb_mutant_radix_scatter_rank.h"
 
 uint64_t radix_l2_bytes(void)
 {
@@ -74,12 +73,8 @@ static inline __attribute__((always_inline)) void stage_item(const uint64_t *t, 
 /* How far input item i moves its partition's write offset: 1. */
 static inline uint64_t slot_step(uint64_t i)
 {
-#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: an item in 8 shares the next one's slot */
-    return i % 8 != 7;
-#else
     (void)i;
     return 1;
-#endif
 }
 
 /* The scatter of a pass for a compile-time item width W (1 or 2 words), its bounds given; L = items per cache line.
@@ -161,9 +156,6 @@ static inline __attribute__((always_inline)) void place_item(const uint64_t *t, 
         ++*bad;
         return;
     }
-#ifdef RMB_MUTANT_RADIX_SKIP_LINE /* mutation suite: every 64th line of the output is not written (the direct scatter) */
-    if ((q * (uint64_t)W / 8) % 64 == 63) return;
-#endif
     stage_item(t, out + q * (uint64_t)W, W);
     __builtin_prefetch((const void *)((uintptr_t)(out + q * (uint64_t)W) + 256), 1, 3);
 }

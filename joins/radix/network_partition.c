@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_drop_tuple.h"
-#include "bench/rmb_mutant_radix_misroute.h"
-#include "bench/rmb_mutant_radix_shared_tail.h"
 #include "bench/yield_wait.h"
 #include "rma/putbuf.h"
 #include "joins/radix/radix_phases.h"
@@ -25,8 +22,8 @@ void radix_windows_alloc(const join_input *in, const radix_layout *lay, const ra
 {
     const uint64_t item = 8 * (uint64_t)f->words;
     for (int rel = 0; rel < 2; rel++) {
-        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window, in->ctx->comm,
-                       in->opt->window_pool ? rel : -1);
+        rma_window_acquire(&win[rel], lay->win_items[rel] * item, (win_flavor)in->opt->window,
+                           (win_life)in->opt->window_life, in->ctx->comm, rel);
         /* first touch here, not in the partitioning pass: page faults are part of getting a window */
         rma_window_prefault(&win[rel]);
     }
@@ -82,9 +79,6 @@ static inline __attribute__((always_inline)) void flush_line(const net_state *st
     } else if (st->stream && full) {
         radix_stream_line(win + (end - valid) * W, src);
     } else {
-#ifdef RMB_MUTANT_RADIX_SHARED_TAIL /* mutation suite: a partial line stored into a node peer's segment is lost */
-        if (st->remote[p] == PEER) return;
-#endif
         memcpy(win + (end - valid) * W, src, bytes);
     }
 }
@@ -125,8 +119,8 @@ static inline __attribute__((always_inline)) void network_pass_w(const tuple_t *
         /* Four tuples at a time: their four slots are taken (pos[] read and bumped) before any of
          * them is staged. Staged one by one, the next tuple's pos[] load waited for the previous
          * store into the staging lines, whose address comes from a load (the CPU cannot tell that
-         * they do not alias): at 16 partitions, where neighbours share a partition often, 5.6 ns
-         * an item against 4.0 (the same loop on local data, Zen 3 VM, medians of 101). */
+         * they do not alias), which slows the loop most at small fan-outs, where neighbours share a
+         * partition often (docs/measurements.md, "From code comments"). */
         for (; i + 4 <= i0 + bn; i += 4) {
             uint64_t p4[4], q4[4];
             for (int j = 0; j < 4; j++) {
@@ -231,20 +225,13 @@ static inline __attribute__((always_inline)) void network_direct_w(const tuple_t
     for (; i < n; i++) direct_one(st, in[i].key & mask, &in[i], W, rb, ridb, minus_base, pb);
     for (uint64_t p = 0; p <= mask; p++) {
         if (st->remote[p] == PUT) pb->dest[p].fill = (size_t)((char *)cur[p].at - pb->dest[p].buf);
-#ifdef RMB_MUTANT_RADIX_SHARED_TAIL /* mutation suite: the last tuple stored into a node peer's segment is lost */
-        if (st->remote[p] == PEER && cur[p].at != rma_window_peer_base(st->win, st->owner[p]) + st->start[p] * (uint64_t)W)
-            memset(cur[p].at - W, 0, 8 * (size_t)W);
-#endif
     }
 }
 
-/* This rank's tuples of one relation (the drop-tuple mutant loses one here, in every design). */
+/* This rank's tuples of one relation (tests/mutants/radix_drop_tuple.patch loses one here, in every design). */
 static const tuple_t *relation_input(const join_input *in, int rel, uint64_t *n)
 {
     *n = rel == REL_R ? in->r_n : in->s_n;
-#ifdef RMB_MUTANT_RADIX_DROP_TUPLE /* mutation suite: rank 0 loses its last S tuple */
-    if (rel == REL_S && in->ctx->rank == 0 && *n > 0) (*n)--;
-#endif
     return rel == REL_R ? in->r : in->s;
 }
 
@@ -348,10 +335,7 @@ void radix_network_partition(const join_input *in, const radix_layout *lay, cons
             const uint64_t *peer = lay->owner[p] == ctx->rank ? NULL : rma_window_peer_base(&win[rel], lay->owner[p]);
             st.remote[p] = lay->owner[p] == ctx->rank ? LOCAL : peer && (uintptr_t)peer % 64 == align ? PEER : PUT;
             target[p] = st.remote[p] == PUT ? lay->owner[p] : -1;
-#ifdef RMB_MUTANT_RADIX_MISROUTE /* mutation suite: one partition of S is put to the next rank */
-            if (rel == REL_S && p == np / 2 && st.remote[p] == PUT) target[p] = (lay->owner[p] + 1) % ctx->size;
-#endif
-            disp[p] = (MPI_Aint)(st.start[p] * item);
+            disp[p] = target[p] >= 0 ? rma_window_disp(&win[rel], target[p], st.start[p] * item) : 0;
         }
         st.m = ((uintptr_t)win[rel].base % 64) / item;
         st.stream = (uintptr_t)win[rel].base % item == 0;

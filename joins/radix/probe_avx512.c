@@ -2,16 +2,13 @@
  * bucket chains together (the heads and then each chain's next link gathered, the R items gathered
  * and compared under the key mask), the matches' checksum terms summed in the lanes. A lane whose
  * chain ends waits for the vector's longest chain; chains are short (a bucket per R item), and
- * no branch depends on a chain's length, which is what the scalar loop mispredicts. Xeon VM, leaves
- * of 62500 R items, build + probe alternated in one process: 1:1 2.85-3.74 ns a tuple against
- * 3.26-5.39 scalar, 1:4 3.32-3.93 against 4.18-5.63. Over one-item buckets (radix_probe_direct_avx512)
- * a probe is one gather; the checksum's 64-bit multiplies in vectors made it 1.6 against 2.7 ns a
- * tuple at 1:1 and 1.3 against 3.1 at 1:4 on the EPYC VM (Zen 4, leaves of 32768). MPI-free. */
+ * no branch depends on a chain's length, which is what the scalar loop mispredicts. Over one-item
+ * buckets (radix_probe_direct_avx512) a probe is one gather, and the checksum's 64-bit multiplies
+ * run in vectors too. Whether either beats the scalar probe depends on the CPU (kernel_pick.c;
+ * docs/measurements.md, "From code comments"). MPI-free. */
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_radix_match_rid.h"
-#include "bench/rmb_mutant_radix_swap_rids.h"
 #include "joins/generate.h"
 
 #if RMB_SIMD_AUTO
@@ -24,34 +21,18 @@
 AVX512_PROBE static inline __attribute__((always_inline)) __m512i add_terms(__m512i sum, __mmask8 eq, __m512i ri, __m512i w,
                                                                            __m512i spart, const radix_probe_consts *k)
 {
-#ifdef RMB_MUTANT_RADIX_SWAP_RIDS /* mutation suite: R's and S's record ids swapped in the checksum */
-    uint64_t rl[8], sl[8], c = 0;
-    _mm512_storeu_si512((void *)rl, ri);
-    _mm512_storeu_si512((void *)sl, w);
-    for (int l = 0; l < 8; l++)
-        if (eq >> l & 1)
-            c += match_term((sl[l] & ~k->keymask) + k->rid_base[1], (rl[l] & ~k->keymask) + k->rid_base[0],
-                            ((sl[l] >> k->rid_bits) << k->radix_bits) | k->part);
-    (void)spart;
-    return _mm512_add_epi64(sum, _mm512_maskz_set1_epi64(1, (long long)c));
-#else
     (void)k, (void)w;
     __m512i z = _mm512_add_epi64(_mm512_mullo_epi64(ri, _mm512_set1_epi64((long long)MATCH_R_MUL)), spart); /* match_mix */
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
     z = _mm512_mullo_epi64(z, _mm512_set1_epi64((long long)MATCH_MIX_MUL));
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
     return _mm512_mask_add_epi64(sum, eq, sum, z);
-#endif
 }
 
 /* the bits a match compares */
 AVX512_PROBE static inline __m512i key_bits(const radix_probe_consts *k)
 {
-#ifdef RMB_MUTANT_RADIX_MATCH_RID /* mutation suite: the record ids are compared, not the keys */
-    return _mm512_set1_epi64((long long)~k->keymask);
-#else
     return _mm512_set1_epi64((long long)k->keymask);
-#endif
 }
 
 /* the S items' part of their terms */

@@ -4,8 +4,6 @@
 
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_hist_lane.h"
-
 void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hist)
 {
     const uint64_t mask = (UINT64_C(1) << bits) - 1;
@@ -21,9 +19,8 @@ void radix_histogram_tuples(const tuple_t *t, uint64_t n, int bits, uint64_t *hi
 
 /* Items counted into RADIX_HIST_LANES arrays of counters in turn, summed at the end: with few
  * partitions consecutive items often hit one counter, and each increment would wait for the last
- * one's store (the count alone in cache, 32 partitions, Xeon VM: 1.25 -> 0.90 ns an item; a whole
- * local pass of 2M items, old and new alternated in one process: 2^4-2^8 partitions 4-8% faster,
- * 2^10 and 32M items out of cache even). Up to 2^8 partitions (8 KiB of lanes on the stack);
+ * one's store; lanes shorten small fan-outs' passes and cost nothing at large ones
+ * (docs/measurements.md, "From code comments"). Up to 2^8 partitions (8 KiB of lanes on the stack);
  * above, one array (collisions are rare). */
 #define RADIX_HIST_LANES 4
 #define RADIX_HIST_LANE_BITS 8
@@ -38,11 +35,7 @@ static inline __attribute__((always_inline)) void histogram_lanes(const uint64_t
         for (uint64_t l = 0; l < RADIX_HIST_LANES; l++) lane[l * np + ((items[(i + l) * W] >> shift) & mask)]++;
     for (; i < n; i++) hist[(items[i * W] >> shift) & mask]++;
     for (uint64_t p = 0; p < np; p++)
-#ifdef RMB_MUTANT_RADIX_HIST_LANE /* mutation suite: the last lane is left out of the sum */
-        for (uint64_t l = 0; l + 1 < RADIX_HIST_LANES; l++) hist[p] += lane[l * np + p];
-#else
         for (uint64_t l = 0; l < RADIX_HIST_LANES; l++) hist[p] += lane[l * np + p];
-#endif
 }
 
 void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shift, int bits, uint64_t *hist)

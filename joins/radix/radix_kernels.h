@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_radix_skip_line.h"
 #include "joins/generate.h"
 #include "joins/tuple.h"
 
@@ -75,8 +74,8 @@ void radix_histogram_items(const uint64_t *items, uint64_t n, int words, int shi
  * are written out at the end of a block of RADIX_SWWC_BLOCK(L) items (L items per line), not when
  * they fill. Within a block a partition completes at most 1 + (7L - 1) / L = 7 lines and fills an
  * 8th, so none is overwritten before it is written out, and the scatter loop has no branch on
- * whether a line is full (taken once in L items at random, it was mispredicted about that often:
- * half of a pass's time). */
+ * whether a line is full (taken once in L items at random, it would be mispredicted about that
+ * often, a large share of a pass's time). */
 #define RADIX_SWWC_RING 8
 #define RADIX_SWWC_BLOCK(L) (7 * (L))
 /* Lines per partition of the network pass: the ring up to 2^10 partitions (cache-sized, the local
@@ -102,9 +101,6 @@ static inline uint64_t *radix_full_line_dst(const uint64_t *line, uint64_t q, ui
         ++*bad;
         return NULL;
     }
-#ifdef RMB_MUTANT_RADIX_SKIP_LINE /* mutation suite: every 64th whole line is not written (both SIMD paths) */
-    if (valid >= L && (end / L) % 64 == 63) return NULL;
-#endif
     if (valid >= L) return out + (end - L) * (uint64_t)W;
     memcpy(out + bounds[p] * (uint64_t)W, line + (L - valid) * (uint64_t)W, valid * (uint64_t)W * sizeof(uint64_t));
     return NULL;
@@ -113,10 +109,8 @@ static inline uint64_t *radix_full_line_dst(const uint64_t *line, uint64_t q, ui
  * output (plain stores, the line 256 bytes ahead of it prefetched for writing), with no staging:
  * at such fan-outs the output lines being filled stay in L1 and the prefetches hide the
  * read-for-ownership, and the loop does a third of the staged one's work (no staging store, no list
- * of completed lines, no write-out). Zen 4 VM, two processes at once, 32M random 8-byte items,
- * huge pages: 2^6 partitions 1.15-1.60 ns an item against 1.96-2.74 staged, 2^7 1.5 against 2.2-2.4;
- * 2^8 2.2-3.1 against 2.5-3.5 (alike), and beyond that staged wins (2^9 3.4-3.6 against 2.8-3.1,
- * 2^10 3.5-4.6 against 3.2-3.9).
+ * of completed lines, no write-out); beyond that fan-out the staged loop wins
+ * (docs/measurements.md, "From code comments").
  * The network pass does the same at its fan-out (network_partition.c: network_direct_w, into
  * windows and put buffers). RADIX_SCATTER_* (--scatter): auto takes direct up to this fan-out. */
 #define RADIX_DIRECT_MAX_BITS 7
@@ -140,15 +134,15 @@ typedef struct {
 } radix_swwc;
 int radix_swwc_init(radix_swwc *ws, int max_bits); /* 0 or -1 (no memory) */
 /* The radix join's AVX-512 kernels (scatter_avx512.c, probe_avx512.c) need AVX512F, CD, DQ and
- * VPOPCNTDQ (Ice Lake, Sapphire Rapids, Zen 4 have them); never in a build with -Dsimd=scalar. */
+ * VPOPCNTDQ, detected at run time; never in a build with -Dsimd=scalar. */
 int radix_avx512_available(void);
 /* The AVX-512 scatter loop: one block of RADIX_SWWC_BLOCK(8) 8-byte items, as the scalar loop of
  * local_partition.c does it. */
 uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift, uint64_t mask, uint64_t *off, uint64_t *lines,
                                     uint64_t *fq, uint64_t *fp);
 /* The write-out of the nf full lines that loop listed (fq, fp; 8-byte items), each whole line in
- * one 64-byte non-temporal store (the portable radix_stream_line issues four 16-byte ones: the
- * local pass 4.3% faster, medians of 48 alternated runs at 16M tuples per rank); returns the lines past
+ * one 64-byte non-temporal store (the portable radix_stream_line issues four 16-byte ones, which
+ * is slower; docs/measurements.md, "From code comments"); returns the lines past
  * their partition (radix_full_line_dst). */
 uint64_t radix_write_lines_avx512(const uint64_t *fq, const uint64_t *fp, uint64_t nf, uint64_t m, const uint64_t *lines,
                                   uint64_t *out, const uint64_t *bounds);
@@ -159,9 +153,9 @@ uint64_t radix_pack_block_avx512(const tuple_t *in, int radix_bits, int rid_bits
                                  uint64_t *off, uint64_t *lines, uint64_t *fq, uint64_t *fp);
 void radix_swwc_free(radix_swwc *ws);
 
-/* --simd auto (kernel_pick.c): which AVX-512 kernels ran faster than their scalar twins here, timed
- * on a small sample (a few ms): RADIX_SIMD_SCATTER (the passes' scatter and the network pass's
- * pack), RADIX_SIMD_PROBE; 0 without AVX-512. radix_simd_name: "scalar", "avx512-scatter",
+/* --simd auto (kernel_pick.c): which AVX-512 kernels run faster than their scalar twins on this
+ * host, timed on a small sample (a few ms): RADIX_SIMD_SCATTER (the passes' scatter and the network
+ * pass's pack), RADIX_SIMD_PROBE; 0 without AVX-512. radix_simd_name: "scalar", "avx512-scatter",
  * "avx512-probe" or "avx512" (both). */
 enum { RADIX_SIMD_SCATTER = 1, RADIX_SIMD_PROBE = 2 };
 unsigned radix_simd_faster(void);
@@ -216,7 +210,7 @@ uint64_t radix_table_bytes(uint64_t r_n);              /* memory for a partition
 typedef struct {
     int hash_shift, rid_bits, radix_bits;
     uint64_t mask, keymask, khi_mul, pre0;
-    uint64_t part, rid_base[2]; /* for the mutation suite's swapped-rid fault */
+    uint64_t part, rid_base[2]; /* read by the mutant tests/mutants/radix_swap_rids.patch */
 } radix_probe_consts;
 uint64_t radix_probe_avx512(const uint64_t *r, const uint64_t *s, uint64_t s_n, const radix_probe_consts *k,
                             const uint32_t *heads, const uint32_t *next, uint64_t *matches, uint64_t *checksum);

@@ -23,5 +23,8 @@ radix_local_plan radix_plan_local(const join_opts *o, uint64_t max_r_part, const
  * when its bins fit RADIX_SUB_BINS_MAX. The join uses the counts only if the plan it makes from
  * the global histogram begins with a pass of these bits. */
 int radix_plan_sub_bits(const join_opts *o, uint64_t r_total, int bits, const radix_format *f);
+/* The join's plan (join_algo.plan, MPI-free): the options checked against the workload and the rank
+ * count, the tuple format, the partitions and passes, and the memory a rank needs. */
+int radix_plan(const join_opts *o, const workload *w, int ranks, join_plan *out, char *err, size_t errlen);
 
 #endif

@@ -4,16 +4,13 @@
  * vpopcntq), items and offsets scattered, the completed lines compressed into the block's list of
  * lines to write out. The staging layout and the block are the scalar
  * loops' (radix_kernels.h), so that local_partition.c and network_partition.c write the lines out
- * the same way.
- * Xeon VM, 2^5 partitions, 2M items, alternated in one process: 2.83-2.89 ns an item against
- * 3.51-3.60 for the scalar loop (in cache) and 2.88 against 3.58 (out of cache). The completed
- * lines are compressed in a register and stored whole, not with vpcompressq to memory, which Zen 4
- * runs as a long microcoded sequence: a 2^6-way pass of 32M items there 5.8-6.0 -> 2.4-2.5 ns an
- * item (64K items in L2: 2.1; the scalar loop 1.6-2.1, which --simd auto keeps there). MPI-free. */
+ * the same way. The completed lines are compressed in a register and stored whole, not with
+ * vpcompressq to memory, which some CPUs run as a long microcoded sequence; where the scalar loop
+ * is still faster, --simd auto keeps it (kernel_pick.c; docs/measurements.md, "From code
+ * comments"). MPI-free. */
 #include "joins/radix/radix_kernels.h"
 
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_radix_scatter_rank.h"
 
 #if RMB_SIMD_AUTO
 #include <immintrin.h>
@@ -31,7 +28,7 @@ int radix_avx512_available(void)
 #define AVX512_SCATTER __attribute__((target("avx512f,avx512cd,avx512vpopcntdq")))
 
 /* Place 8 items k of partitions p: their slots, the offsets past them, the lines they complete
- * (appended to fq/fp at *nf). ranked 0 only under the mutation suite's fault (the local passes'). */
+ * (appended to fq/fp at *nf). ranked 0 only in the mutant tests/mutants/radix_scatter_rank.patch. */
 AVX512_SCATTER static inline __attribute__((always_inline)) void place8(__m512i k, __m512i p, uint64_t *off,
                                                                        uint64_t *lines, uint64_t *fq, uint64_t *fp,
                                                                        uint64_t *nf, const int ranked)
@@ -63,11 +60,7 @@ AVX512_SCATTER uint64_t radix_scatter_block_avx512(const uint64_t *in, int shift
     uint64_t nf = 0;
     for (int j = 0; j < RADIX_SWWC_BLOCK(8); j += 8) {
         const __m512i k = _mm512_loadu_si512((const void *)(in + j));
-#ifdef RMB_MUTANT_RADIX_SCATTER_RANK /* mutation suite: items of one vector that share a partition share a slot */
-        place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 0);
-#else
         place8(k, _mm512_and_si512(_mm512_srl_epi64(k, sh), vmask), off, lines, fq, fp, &nf, 1);
-#endif
     }
     return nf;
 }

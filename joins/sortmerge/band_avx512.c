@@ -1,10 +1,9 @@
 /* The partition's band scatter (range.c scatter_bands) computes, per tuple, its target (a compare
  * with the splitters), its band (a multiply) and its packed word before the store. One tuple at a
- * time that took about 3 ns a tuple on the Zen 4 VM, in L3 as out of it: the store's address waits
- * for the whole chain. Here a block's parts and words come first, 8 tuples at a time (vpmullq:
- * AVX-512DQ), and the scatter that follows only loads each part's position and stores. */
+ * time, the store's address waits for the whole chain, in L3 as out of it. So a block's parts and
+ * words come first, 8 tuples at a time (vpmullq: AVX-512DQ), and the scatter that follows only
+ * loads each part's position and stores. */
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_smj_band_tail.h"
 #include "joins/sortmerge/smj_kernels.h"
 
 #if RMB_SIMD_AUTO
@@ -33,20 +32,15 @@ AVX512 void smj_band_words_avx512(const tuple_t *t, size_t n, const smj_band_vec
     const __m128i rid_bits = _mm_cvtsi32_si128(v->rid_bits), lb = _mm_cvtsi32_si128(v->lb);
     const uint64_t *words = (const uint64_t *)(const void *)t;
     for (size_t i = 0; i < n; i += 8) {
-        /* the input 8 KiB ahead (prefetches never fault past its end): the loads below waited on
-         * memory in 2 of every 3 samples, the stream's prefetcher outrun by the scatter's stores;
-         * 512 tuples ahead took the partition 0.0875-0.0917 -> 0.0818-0.0819 s (256: 0.083-0.089,
-         * 1024 and 2048: 0.083-0.087), 2 ranks, 16M tuples, 3 invocations of 8 runs alternated */
+        /* the input 8 KiB ahead (prefetches never fault past its end): without it the loads below
+         * wait on memory, the stream's prefetcher outrun by the scatter's stores; 512 tuples ahead
+         * shortens the partition most (docs/measurements.md, "From code comments") */
         const uintptr_t ahead = (uintptr_t)(t + i) + BAND_PREFETCH * sizeof(tuple_t); /* no pointer past the end */
         _mm_prefetch((const char *)ahead, _MM_HINT_T0);
         _mm_prefetch((const char *)(ahead + 64), _MM_HINT_T0);
         const size_t k = n - i < 8 ? n - i : 8;
         const __m512i a = _mm512_maskz_loadu_epi64(low_words(2 * k), words + 2 * i);
-#ifdef RMB_MUTANT_SMJ_BAND_TAIL /* mutation suite: a short group's last record id not loaded (read as 0) */
-        const __m512i b = _mm512_maskz_loadu_epi64(k > 4 && k < 8 ? low_words(2 * k - 9) : k > 4 ? 0xFF : 0, words + 2 * i + 8);
-#else
         const __m512i b = _mm512_maskz_loadu_epi64(k > 4 ? low_words(2 * k - 8) : 0, words + 2 * i + 8);
-#endif
         const __m512i key = _mm512_permutex2var_epi64(a, even, b), rid = _mm512_permutex2var_epi64(a, odd, b);
         __m512i tgt = _mm512_setzero_si512(); /* the splitters below the key (smj_part_of) */
         for (int s = 0; s + 1 < v->parts; s++)

@@ -1,12 +1,11 @@
 /* --merge-bands auto: how many key bands per range, measured. The rule (smj_bands.h
  * smj_merge_bands) takes the fewest bands that reach the fewest merge passes; each doubling beyond
  * it halves a band's runs and saves a level of 2-way merging, and makes the partition's scatter
- * write to twice the places, at a cost the rule cannot know: on the AMD EPYC VM (Zen 4) the
- * scatter into 2 x 64 parts ran faster than into 2 x 16 (2.9 against 3.3 ns a tuple in the join)
- * and the merge kept 2 of its 4 levels (0.094 -> 0.051 s at 2 ranks, 16M tuples); on the Ice
- * Lake VM 2 x 64 parts cost 5.7 ns a tuple against 2.9 at 2 x 16. So rank 0 times the scatter at
- * each candidate (smj_band_candidates) on a sample of its R and a merge level on sorted runs, once
- * per process, and every rank takes the cheapest (smj_band_cheapest) from the broadcast costs. */
+ * write to twice the places, at a cost the rule cannot know: more bands can make the scatter
+ * faster on one CPU and twice as slow on another (docs/measurements.md, "From code comments"). So
+ * rank 0 times the scatter at each candidate (smj_band_candidates) on a sample of its R and a merge
+ * level on sorted runs, once per process, and every rank takes the cheapest (smj_band_cheapest)
+ * from the broadcast costs. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +19,14 @@
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 
-/* the sample: 16 MiB of R and 8 MiB of output, beyond the L2 as the join's scatter is (a 2^18-tuple
- * sample ordered the counts alike but varied twice as much from round to round here) */
+/* the sample: 16 MiB of R and 8 MiB of output, beyond the L2 as the join's scatter is (a smaller
+ * sample orders the counts alike but varies more from round to round) */
 enum { SAMPLE_MAX = 1 << 20, ROUNDS = 3, LEVEL_RUNS = 16, LEVEL_BITS = 4, LEVEL_RUN = 1 << 14, TREE_BUFFER = 8192 };
 
 /* Seconds a value and level of the merge: LEVEL_RUNS sorted runs of LEVEL_RUN random values merged
  * by the join's tree (smj_merge_runs: LEVEL_BITS levels), the best of ROUNDS; negative without
- * memory. Here 0.63-0.73 ns, against 0.67 a level in the join's merge phase. */
+ * memory. It matches a level of the join's merge phase (docs/measurements.md, "From code
+ * comments"). */
 static double merge_level_seconds(int simd)
 {
     const size_t n = (size_t)LEVEL_RUNS * LEVEL_RUN;
@@ -127,10 +127,10 @@ int smj_bands_resolve(const join_input *in, uint64_t run, int fanin, int simd, c
 }
 
 /* --run-size auto: the L2 run, or twice it where that saves a merge level (smj_run_candidates) and
- * the run sort, timed on that run here, costs less than the level saves. On the Zen 4 VM (L2 1 MiB)
- * runs of 131072 sorted as fast as runs of 65536 (the sort phase 0.121-0.125 against 0.124-0.128 s
- * at 2 ranks, 16M tuples) and left the merge one level instead of two (0.050 -> 0.020-0.031 s);
- * runs of 262144 made the sort 0.155-0.160. Rank 0 measures once per process; all take its choice. */
+ * the run sort, timed on that run on this host, costs less than the level saves: with a large L2 a
+ * run of twice the L2 size can sort as fast and save a merge level, and four times it cannot
+ * (docs/measurements.md, "From code comments"). Rank 0 measures once per process; all take its
+ * choice. */
 uint64_t smj_run_resolve(const join_input *in, uint64_t run, int fanin, int simd, const char **how)
 {
     static struct {

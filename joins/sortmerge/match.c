@@ -11,8 +11,6 @@
  * the cut, or one that moved the heads little, hands the next tuples to the scalar merge.
  */
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_smj_first_equal_only.h"
-#include "bench/rmb_mutant_smj_stretch_skip.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
@@ -35,9 +33,6 @@ typedef struct {
 static inline uint64_t group_terms(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, uint64_t mask,
                                    uint64_t pre_key)
 {
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-    sn = 1;
-#endif
     uint64_t c = 0;
     for (size_t a = 0; a < rn; a++) {
         const uint64_t pre_r = pre_key + (r[a] & mask) * MATCH_R_MUL;
@@ -48,8 +43,8 @@ static inline uint64_t group_terms(const uint64_t *r, size_t rn, const uint64_t 
 
 /* The branchy merge from the heads on (in locals, as group_terms), until either relation ends or
  * `budget` tuples have been consumed (a group under way is finished: it may take more). Its fused
- * group scan below matters: a separate scan for the group's end and then group_terms took a
- * self-join of 8M random keys (smj-sortbench) 0.10 s against 0.075. */
+ * group scan below matters: a separate scan for the group's end and then group_terms reads each
+ * group twice (docs/measurements.md, "From code comments"). */
 __attribute__((noinline)) static void match_scalar_n(match_scan *x, size_t budget)
 {
     const int b = x->rid_bits;
@@ -71,21 +66,14 @@ __attribute__((noinline)) static void match_scalar_n(match_scan *x, size_t budge
             size_t ie = i + 1, je = j;
             while (ie < rn && r[ie] >> b == kr) ie++;
             const uint64_t pre_key = pre0 + kr * MATCH_KEY_MUL, pre_r = pre_key + (r[i] & mask) * MATCH_R_MUL;
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-            c += match_mix(pre_r + (s[je++] & mask));
-#else
             do c += match_mix(pre_r + (s[je] & mask));
             while (++je < sn && s[je] >> b == kr);
-#endif
             if (ie > i + 1) c += group_terms(r + i + 1, ie - i - 1, s + j, je - j, mask, pre_key); /* N:M */
             m += (uint64_t)(ie - i) * (uint64_t)(je - j);
             i = ie;
             j = je;
         }
     }
-#ifdef RMB_MUTANT_SMJ_STRETCH_SKIP /* mutation suite: a stretch that ends on its budget skips an S tuple */
-    if (stop != SIZE_MAX && i + j >= stop && j < sn) j++;
-#endif
     x->i = i;
     x->j = j;
     x->m += m;
@@ -97,11 +85,9 @@ static void match_scalar(match_scan *x) { match_scalar_n(x, SIZE_MAX); }
 
 /* Where a vector block cannot go on or moves the heads little, the scalar merge takes the next
  * MATCH_STRETCH tuples: groups of a key longer than a block (a skewed S, a self-join) are the
- * scalar loop's best case and a block's worst (a block takes one key, or none). Zen 4 VM, before
- * (one key at a time through the scalar groups, then a block again) and after, alternated: the
- * skewed join's match (--skew 1.2 --ranges splitters, 20 runs) 0.0600 -> 0.0563 s (scalar 0.0538);
- * a self-join of 8M random keys, AVX-512 0.093 -> 0.087 s, AVX2 on a Zipf S 0.031 -> 0.027 s;
- * 1:1 unchanged (0.013 s). 64 and 1024 read the same as 256. The scalar merge is one function
+ * scalar loop's best case and a block's worst (a block takes one key, or none); a stretch instead
+ * of one key at a time shortens skewed and self-joins and leaves 1:1 as it is, whether 64, 256 or
+ * 1024 tuples (docs/measurements.md, "From code comments"). The scalar merge is one function
  * out of line, not inlined into the vector kernels' blocks. */
 #define MATCH_STRETCH 256
 
@@ -170,12 +156,7 @@ AVX512_IMPL void match8_block(match_scan *x, const match8_consts *k, match8_sums
         idx = _mm512_mask_mov_epi64(idx, e, rot);
         hit |= e;
     }
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-    const uint64_t before = x->j ? x->s[x->j - 1] >> b : UINT64_MAX;
-    hit &= (__mmask8)~_mm512_cmpeq_epu64_mask(sk, _mm512_alignr_epi64(sk, _mm512_set1_epi64((long long)before), 7));
-#else
     (void)b;
-#endif
     const __m512i rid_r = _mm512_and_si512(_mm512_permutexvar_epi64(idx, rv), k->vmask);
     __m512i z = _mm512_add_epi64(k->vpre0, _mm512_mullo_epi64(sk, k->key_mul));
     z = _mm512_add_epi64(z, _mm512_mullo_epi64(rid_r, k->r_mul));
@@ -314,12 +295,6 @@ AVX2 static void match_avx2(match_scan *x)
         rsel = _mm256_or_si256(rsel, _mm256_and_si256(r2, e2));
         rsel = _mm256_or_si256(rsel, _mm256_and_si256(r3, e3));
         __m256i hit = _mm256_or_si256(_mm256_or_si256(e0, e1), _mm256_or_si256(e2, e3));
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-        const uint64_t before = x->j ? x->s[x->j - 1] >> b : UINT64_MAX;
-        const __m256i prev = _mm256_blend_epi32(_mm256_permute4x64_epi64(sk, _MM_SHUFFLE(2, 1, 0, 3)),
-                                                _mm256_set1_epi64x((long long)before), 0x03);
-        hit = _mm256_andnot_si256(_mm256_cmpeq_epi64(sk, prev), hit);
-#endif
         __m256i z = _mm256_add_epi64(vpre0, mul64(sk, key_mul, key_mul_hi));
         z = _mm256_add_epi64(z, mul64(_mm256_and_si256(rsel, vmask), r_mul, r_mul_hi));
         z = _mm256_add_epi64(z, _mm256_and_si256(sv, vmask));
@@ -347,14 +322,15 @@ void smj_match(const uint64_t *r, size_t rn, const uint64_t *s, size_t sn, int r
                     .mask = rid_bits >= 64 ? ~0ull : (1ull << rid_bits) - 1,
                     .pre0 = match_pre(rid_base[0], rid_base[1], key_base)};
 #if RMB_SIMD_AUTO
-    /* the kernel multiplies 64-bit lanes (AVX-512DQ: every AVX-512 CPU but the Xeon Phi) */
+    /* the kernel multiplies 64-bit lanes (AVX-512DQ, which the first AVX-512 many-core CPUs lack)
+     * */
     if (simd == SMJ_SIMD_AVX512 && __builtin_cpu_supports("avx512dq")) {
         if (rn >= MATCH_PAIR_MIN && sn >= MATCH_PAIR_MIN && rid_bits < 64) match_split_avx512(&x);
         else match_avx512(&x);
     }
     /* AVX2 only up to 2 S tuples per R tuple: its 4-lane blocks take about one S group each at 1:4,
-     * and its multiplies are three 32-bit ones (smj-sortbench, Xeon VM, medians of 5-6 at 8M
-     * tuples, AVX2 against scalar: 1:1 0.0168 / 0.0357 s, 1:2 0.0233 / 0.0266, 1:4 0.0267 / 0.0246) */
+     * and its multiplies are three 32-bit ones, so beyond that the scalar merge is as fast
+     * (docs/measurements.md, "From code comments") */
     else if ((simd == SMJ_SIMD_AVX2 || simd == SMJ_SIMD_AVX2_U64) && rid_bits >= 1 && sn <= 2 * rn) match_avx2(&x);
 #endif
     (void)simd;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_smj_lose_last_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 
@@ -176,9 +175,6 @@ void *smj_run_passes(void *data, void *scratch, size_t item, const size_t *start
             br[b] = 0;
             for (int x = 0; ok && x < n; x += fanin) {
                 int k = n - x < fanin ? n - x : fanin;
-#ifdef RMB_MUTANT_SMJ_LOSE_LAST_RUN /* mutation suite: the first pass loses the last run */
-                if (*passes == 0 && b == bands - 1 && x + k == n && k > 1) k--;
-#endif
                 size_t len = 0;
                 for (int i = 0; i < k; i++) {
                     ptr[i] = src + st[g + x + i] * item;
@@ -224,7 +220,7 @@ uint64_t *smj_merge_passes_in(uint64_t *data, uint64_t *scratch, const size_t *s
 {
     if (fanin < 2) fanin = 2;
     /* without the caller's: one tree for every merge of the call (a fresh malloc per merge is fresh
-     * pages each time once it is large enough for mmap: 10-20 us per 4 KiB page on a VM); without
+     * pages each time once it is large enough for mmap, costly under a hypervisor); without
      * that either, each merge allocates its own (merge_runs_in) */
     uint64_t *own = tree || runs <= 1 ? NULL : malloc(smj_merge_tree_words(fanin) * sizeof *own + 8);
     tree_merge m = {tree_buffer(fanin), simd, tree ? tree : own};

@@ -7,10 +7,6 @@
 
 #include "bench/fastclock.h"
 #include "bench/memory.h"
-#include "bench/rmb_mutant_smj_band_lane.h"
-#include "bench/rmb_mutant_smj_band_tail.h"
-#include "bench/rmb_mutant_smj_slot_count.h"
-#include "bench/rmb_mutant_smj_two_part_offset.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
@@ -94,9 +90,8 @@ static void histogram(const tuple_t *t, uint64_t n, const uint64_t *spl, int P, 
 
 /* Two parts: the loop below with pos[0], pos[1] and sub[] kept in registers. Through pos[] in
  * memory, every other tuple's position is loaded right after the previous one stored it, and how
- * fast that store-to-load round trip ran depended on where the code sat (the partition phase's
- * scatter took 2676-2815 or 3461-3646 perf samples on the Zen 3 VM, rank 0, 2 x 16M tuples, as an
- * unrelated change moved it). */
+ * fast that store-to-load round trip ran depended on where the code sat, moving with unrelated
+ * changes (docs/measurements.md, "From code comments"). */
 static void scatter_two(const tuple_t *t, uint64_t n, uint64_t split, int rid_bits, const uint64_t *sub, uint64_t *pos,
                         uint64_t *out)
 {
@@ -105,11 +100,7 @@ static void scatter_two(const tuple_t *t, uint64_t n, uint64_t split, int rid_bi
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t hi = split < t[i].key, m = UINT64_C(0) - hi; /* part 1: all ones */
         const uint64_t q = (q1 & m) | (q0 & ~m);
-#ifdef RMB_MUTANT_SMJ_TWO_PART_OFFSET /* mutation suite: part 1 packed as offsets from part 0's lowest key */
-        out[q] = (t[i].key << rid_bits) + t[i].rid - ((s0 & m) | (s1 & ~m));
-#else
         out[q] = (t[i].key << rid_bits) + t[i].rid - ((s1 & m) | (s0 & ~m));
-#endif
         q0 += 1 - hi;
         q1 += hi;
     }
@@ -184,9 +175,8 @@ static void band_map_init(band_map *m, const uint64_t *spl, int P, int B, uint64
 
 /* The loops below spell the band of a key out rather than calling one helper: through an inlined
  * helper with the map in a struct the compiler kept the compare three times and the multiply
- * by B, and the scatter took 0.117-0.124 s against 0.047-0.073 s written out (16M tuples per
- * relation, 16 bands, both ranks of the Xeon VM, alternated). B is a power of two (smj_bands.h):
- * part f = t << lb | band. */
+ * by B, and the scatter ran much slower than written out (docs/measurements.md, "From code
+ * comments"). B is a power of two (smj_bands.h): part f = t << lb | band. */
 #define BAND_OF(key, lo, mul, last)                                                                                    \
     ((((key) - (lo)) * (mul)) >> SMJ_BAND_SHIFT < (last) ? (((key) - (lo)) * (mul)) >> SMJ_BAND_SHIFT : (last))
 
@@ -216,11 +206,7 @@ static void count_bands(const tuple_t *t, uint64_t n_all, uint64_t stride, const
             lane[0][hi << lb | BAND_OF(key, lo[hi], mu[hi], last)]++;
         }
         for (int f = 0; f < F; f++)
-#ifdef RMB_MUTANT_SMJ_BAND_LANE /* mutation suite: the last lane of counters is not summed */
-            for (int j = 0; j < BAND_LANES - 1; j++) count[f] += lane[j][f];
-#else
             for (int j = 0; j < BAND_LANES; j++) count[f] += lane[j][f];
-#endif
         return;
     }
     for (uint64_t i = 0; i < n; i++) {
@@ -233,8 +219,7 @@ static void count_bands(const tuple_t *t, uint64_t n_all, uint64_t stride, const
  * line 256 bytes ahead of a store prefetched for writing so that its read for ownership overlaps
  * the stores before (as radix's direct scatter, radix_kernels.h). sub: each target's subtrahend.
  * A block short enough that the next block's vector work and the stores overlap in the core's
- * window: 64 tuples took the partition 0.066-0.083 s against 0.079-0.097 at 256 (48 and 96
- * alike, 32 0.073-0.079, 16 0.090-0.119), 2 ranks, 16M tuples, 6 invocations of 8 runs. */
+ * window, and long enough to fill it: 64 tuples (docs/measurements.md, "From code comments"). */
 enum { BAND_BLOCK = 64 };
 static int scatter_bands_vec(const tuple_t *t, uint64_t n, const band_map *m, int rid_bits, const uint64_t *sub,
                              const uint64_t *end, uint64_t *pos, uint64_t *out)
@@ -260,11 +245,7 @@ static int scatter_bands_vec(const tuple_t *t, uint64_t n, const band_map *m, in
     return 0;
 }
 
-#ifdef RMB_MUTANT_SMJ_BAND_TAIL /* mutation suite: as in band_avx512.c, where no vector kernel runs */
-#define BAND_RID(t, i, n) ((i) + 1 == (n) && (n) % 8 > 4 ? 0 : (t)[i].rid)
-#else
 #define BAND_RID(t, i, n) ((t)[i].rid)
-#endif
 
 /* scatter_packed and scatter_wide band by band: part f fills pos[f] = start[f] up to below end[f]
  * (its slot), sub[t] per target. Returns 1 as soon as a part would pass its slot's end (then what
@@ -370,7 +351,7 @@ static void choose_splitters(const join_input *in, smj_plan *pl)
 
 /* The partitioned copy of rel, of capacity max(sent, received) tuples: one allocation serves as the
  * partitioned input now and as the merge's scratch later. Fresh pages are costly (zeroing, and
- * first touch in a VM: ~15 ms per 128 MiB of huge pages here), so S's copy goes into R's memory,
+ * first touch under a hypervisor), so S's copy goes into R's memory,
  * dead once R is partitioned and mapped already, when it fits there (16-byte input tuples hold two
  * packed words); the later phases' buffers follow it (pl->spare_from). */
 /* Returns whether its pages are fresh (mapped for this run, not R's memory or a kept block). */
@@ -387,9 +368,9 @@ static bool alloc_packed(const join_input *in, smj_plan *pl, int rel, uint64_t t
         return false;
     }
     /* kept from the previous run (bench/memory.h slots 1 and 2): R's packed copy, and S's where it
-     * does not fit in R's memory, had been fresh pages in every run, 64 MiB-256 MiB at 16M tuples per
-     * rank; under PVM what the host took back costs up to 2 s/GB again (4 ranks on 2 cores: the
-     * partition phase 5 times its prediction at 1M tuples and 1:4) */
+     * does not fit in R's memory, would otherwise be fresh pages in every run, and under a
+     * hypervisor what the host took back costs its first touch again (docs/measurements.md, "From
+     * code comments") */
     bool fresh;
     pl->packed_in_r[rel] = 0;
     pl->packed[rel] = mem_kept_get(SMJ_KEPT_SLOT + rel, words * sizeof(uint64_t), &pl->packed_bytes[rel], &fresh);
@@ -436,11 +417,7 @@ static bool scatter_to_slots(const join_input *in, smj_plan *pl, int rel, const 
         scatter_bands(src, n, bm, pl->rid_bits, pl->rid_base[rel], pl->format.packed, at, end, pos, sub, pl->packed[rel]);
     }
     for (int f = 0; f < F; f++) {
-#ifdef RMB_MUTANT_SMJ_SLOT_COUNT /* mutation suite: each slot's count taken one short at its end */
-        count[f] = pos[f] - at[f] - (pos[f] > at[f]);
-#else
         count[f] = pos[f] - at[f];
-#endif
     }
     return fresh;
 }
@@ -465,7 +442,7 @@ static bool grow_packed(const join_input *in, smj_plan *pl, int rel)
 }
 
 /* Fresh pages of a copy in slots: what the scatter left unwritten (the slots' slack, and the rest
- * up to the received size) is faulted in now, with the copy, and not in the merge (issue 16). */
+ * up to the received size) is faulted in now, with the copy, and not in the merge. */
 static void zero_unwritten(smj_plan *pl, int rel)
 {
     const int F = pl->parts * pl->bands;
@@ -477,10 +454,10 @@ static void zero_unwritten(smj_plan *pl, int rel)
     }
 }
 
-void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
+/* The plan's format: packed words or (key, rid) pairs, the splitters, and whether a packed word
+ * reaches bit 63 (the widest offset above 2^(63 - rid_bits)). */
+static void plan_format(const join_input *in, smj_plan *pl, int P, int B)
 {
-    const bench_ctx *ctx = in->ctx;
-    const int P = ctx->size, B = bands > 1 ? bands : 1, F = P * B; /* F: the parts the scatter fills */
     memset(pl, 0, sizeof *pl);
     pl->parts = P;
     pl->bands = B;
@@ -489,21 +466,69 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     pl->words = pl->format.packed ? 1 : 2;
     pl->rid_bits = pl->format.rid_bits;
     for (int rel = 0; rel < RELS; rel++) pl->rid_base[rel] = workload_rid_first(in->wl, rel);
-    pl->splitters = xmalloc(ctx, (size_t)P * sizeof *pl->splitters);
+    pl->splitters = xmalloc(in->ctx, (size_t)P * sizeof *pl->splitters);
     choose_splitters(in, pl);
-    pl->key_base = smj_part_base(pl->splitters, ctx->rank);
-    if (pl->format.packed) { /* does a word reach bit 63: the widest offset above 2^(63 - rid_bits)? */
+    pl->key_base = smj_part_base(pl->splitters, in->ctx->rank);
+    if (pl->format.packed) {
         uint64_t widest = widest_range(pl->splitters, P, pl->format.max_key);
         pl->values_u64 = widest > 1 && (pl->rid_bits >= 63 || (widest - 1) >> (63 - pl->rid_bits) != 0);
     }
+    pl->n[REL_R] = in->r_n;
+    pl->n[REL_S] = in->s_n;
+}
+
+/* A relation's per-rank arrays (P words each) and, with bands, its per-band ones (P x B). */
+static void plan_arrays(const bench_ctx *ctx, smj_plan *pl, int rel, int P, int B)
+{
+    const size_t F = (size_t)P * (size_t)B;
+    pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
+    pl->band_count[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->count[rel];
+    pl->band_in[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->incoming[rel];
+    pl->band_at[rel] = B > 1 ? xmalloc(ctx, F * sizeof(uint64_t)) : pl->local[rel];
+    pl->counted[rel] = B == 1;
+}
+
+/* From the summed counts: where this rank's piece of rel starts at each target (the exclusive
+ * scan) and what each source sends it (per band with bands). */
+static void plan_incoming(smj_plan *pl, int rel, const uint64_t *hist, const uint64_t *scan, const uint64_t *inc, int P, int B)
+{
+    for (int t = 0; t < P; t++) {
+        pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
+        uint64_t c = 0;
+        for (int b = 0; b < B; b++) {
+            const uint64_t in_b = inc[2 * (size_t)B * t + (size_t)B * rel + b];
+            if (B > 1) pl->band_in[rel][t * B + b] = in_b;
+            c += in_b;
+        }
+        pl->incoming[rel][t] = c;
+    }
+}
+
+/* R and S are packed: the rest of R's memory is free for the later phases' buffers. */
+static void plan_spare(const join_input *in, smj_plan *pl)
+{
+    if (!in->reusable[REL_R]) return;
+    const uint64_t words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
+    if (words > pl->spare_from) {
+        pl->spare = (uint64_t *)(void *)in->reusable[REL_R] + pl->spare_from;
+        pl->spare_words = words - pl->spare_from;
+    }
+}
+
+void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
+{
+    const bench_ctx *ctx = in->ctx;
+    const int P = ctx->size, B = bands > 1 ? bands : 1, F = P * B; /* F: the parts the scatter fills */
+    plan_format(in, pl, P, B);
     smj_range_lut lut; /* a fixed-size table: the lookup stays short at thesis scale (smj_kernels.h) */
     if (smj_range_lut_init(&lut, pl->splitters, P, pl->format.max_key)) {
         fprintf(stderr, "rmabench: rank %d: sortmerge: cannot allocate the range lookup table\n", ctx->rank);
         MPI_Abort(ctx->comm, 2);
     }
     const tuple_t *src[RELS] = {in->r, in->s};
-    pl->n[REL_R] = in->r_n;
-    pl->n[REL_S] = in->s_n;
     /* the counting lanes (SMJ_COUNT_LANES = 4 words per part) are the scan's and the Alltoall's
      * arrays (2 words per rank and 2 per band), used only after the counts are summed: no words
      * beyond plan() */
@@ -520,14 +545,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     band_map_init(&bands_of, pl->splitters, P, B, pl->format.max_key, &lut, smj_simd_resolve(in->opt->simd), base,
                   base + P);
     for (int rel = 0; rel < RELS; rel++) {
-        pl->count[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->local[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->remote[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->incoming[rel] = xmalloc(ctx, (size_t)P * sizeof(uint64_t));
-        pl->band_count[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->count[rel];
-        pl->band_in[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->incoming[rel];
-        pl->band_at[rel] = B > 1 ? xmalloc(ctx, (size_t)F * sizeof(uint64_t)) : pl->local[rel];
-        pl->counted[rel] = B == 1;
+        plan_arrays(ctx, pl, rel, P, B);
         if (B > 1) fresh[rel] = scatter_to_slots(in, pl, rel, src[rel], &bands_of, pos, ends, sub);
         else histogram(src[rel], pl->n[rel], pl->splitters, P, &lut, lanes, pl->count[rel]);
         for (int t = 0; t < P; t++) {
@@ -549,16 +567,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     MPI_CHECK(ctx->rank, rmb_alltoall(bh, 2 * B, MPI_UINT64_T, inc, 2 * B, MPI_UINT64_T, ctx->comm));
     for (int rel = 0; rel < RELS; rel++) {
         pl->window[rel] = win[rel];
-        for (int t = 0; t < P; t++) {
-            pl->remote[rel][t] = scan[2 * t + rel] - hist[2 * t + rel];
-            uint64_t c = 0;
-            for (int b = 0; b < B; b++) {
-                const uint64_t in_b = inc[2 * (size_t)B * t + (size_t)B * rel + b];
-                if (B > 1) pl->band_in[rel][t * B + b] = in_b;
-                c += in_b;
-            }
-            pl->incoming[rel][t] = c;
-        }
+        plan_incoming(pl, rel, hist, scan, inc, P, B);
         if (B > 1) {
             fresh[rel] = grow_packed(in, pl, rel) || fresh[rel];
             if (fresh[rel]) zero_unwritten(pl, rel);
@@ -572,8 +581,8 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
             scatter_wide(src[rel], pl->n[rel], pl->splitters, P, &lut, pl->local[rel], pos,
                          (tuple_t *)(void *)pl->packed[rel]);
         /* the copy is the merge's scratch later, of the received size: a rank that receives more
-         * than it sent faults the rest of fresh memory in here, with the copy, not in the merge
-         * (issue 16); R's memory and a kept block are mapped already */
+         * than it sent faults the rest of fresh memory in at this point, with the copy, not in the
+         * merge; R's memory and a kept block are mapped already */
         if (fresh[rel] && pl->capacity[rel] > pl->n[rel])
             memset(pl->packed[rel] + pl->n[rel] * (size_t)pl->words, 0,
                    (pl->capacity[rel] - pl->n[rel]) * (size_t)pl->words * sizeof(uint64_t));
@@ -586,14 +595,7 @@ void smj_range_partition(const join_input *in, smj_plan *pl, int bands)
     free(hist);
     free(lanes);
     free(pos);
-    /* R and S are packed: the rest of R's memory is free for the later phases' buffers */
-    if (in->reusable[REL_R]) {
-        const uint64_t words = in->r_n * (sizeof(tuple_t) / sizeof(uint64_t));
-        if (words > pl->spare_from) {
-            pl->spare = (uint64_t *)(void *)in->reusable[REL_R] + pl->spare_from;
-            pl->spare_words = words - pl->spare_from;
-        }
-    }
+    plan_spare(in, pl);
 }
 
 uint64_t *smj_spare(smj_plan *pl, uint64_t words)

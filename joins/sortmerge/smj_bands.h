@@ -137,11 +137,11 @@ static inline int smj_band_cheapest(int n, const int *bands, const double *scatt
 /* Slots instead of a counting pass (range.c): with bands, the partition phase counts every
  * SMJ_SLOT_STRIDE-th tuple of a relation only, gives each band piece a slot of its estimate and a
  * margin, scatters into the slots and takes the exact counts from where each slot's writing ended;
- * the input is read once, not twice (the count read all of it: 0.036-0.045 s of 0.085-0.10 per
- * relation, 16M tuples, Xeon VM). A band piece of which c tuples were sampled holds about
- * SMJ_SLOT_STRIDE x c, give or take SMJ_SLOT_STRIDE x sqrt(c) (the sampled positions are a fixed
- * subset of a random order); the slot allows 6 of those and one sample more. A slot that would
- * overflow (input ordered against the stride) sends the rank back to the exact count. */
+ * the input is read once, not twice (the count read all of it, a large share of the partition;
+ * docs/measurements.md, "From code comments"). A band piece of which c tuples were sampled holds
+ * about SMJ_SLOT_STRIDE x c, give or take SMJ_SLOT_STRIDE x sqrt(c) (the sampled positions are a
+ * fixed subset of a random order); the slot allows 6 of those and one sample more. A slot that
+ * would overflow (input ordered against the stride) sends the rank back to the exact count. */
 enum { SMJ_SLOT_STRIDE = 64 };
 /* --band-count: sample (the slots, default) or exact (the counting pass first: the input read twice) */
 enum { SMJ_BAND_COUNT_SAMPLE = 0, SMJ_BAND_COUNT_EXACT = 1 };

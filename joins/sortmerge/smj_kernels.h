@@ -47,7 +47,7 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
  * when the radix sort took it. */
 int smj_sort_run_by(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *tmp, int shift, int run_sort, int simd);
 /* --run-sort auto: SMJ_RUN_SORT_NETWORK or _RADIX, whichever sorted a run of `run` words with
- * 24-bit keys faster here (simd: the network sort's kernel set). A few milliseconds. */
+ * 24-bit keys faster on this host (simd: the network sort's kernel set). A few milliseconds. */
 int smj_run_sort_faster(size_t run, int simd);
 /* The run sort alone on this core, in words per second: the best of two rounds over up to 8 runs
  * (at most 2^21 words) of `run` words with key_bits random key bits over ascending record ids, by
@@ -110,9 +110,9 @@ static inline uint64_t smj_part_base(const uint64_t *splitters, int t) { return 
  * of splitters below it. Branch-free (the comparison is a coin flip per tuple, a branch would
  * mispredict half the time). Up to SMJ_PART_COUNT splitters it counts them: independent
  * comparisons, where each level of a binary search waits for the previous one's load, and the
- * partition's scatter cannot compute its next store address (pos[part]++) until the part is known:
- * 1M random keys into 4 parts here, 9.4 ns a tuple with the search against 2.9 counting (3 parts
- * 6.4 -> 2.8, 8 parts 12.8 -> 4.0, 15 parts 16.1 -> 6.0; 2 parts 1.9 either way). */
+ * partition's scatter cannot compute its next store address (pos[part]++) until the part is known,
+ * so counting is several times faster than the search from 3 parts on (docs/measurements.md, "From
+ * code comments"). */
 enum { SMJ_PART_COUNT = 15 };
 static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts)
 {
@@ -128,8 +128,7 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
     while (n > 1) {
         size_t half = n / 2;
         /* arithmetic, not a select gcc may turn into a branch: keys are random, so that branch
-         * mispredicted every other tuple per level (4 ranks: the range lookup at 6.6 ns a tuple
-         * against 1.4 ns at 2 ranks, where there is no level) */
+         * mispredicted every other tuple per level (docs/measurements.md, "From code comments") */
         b += half & ((size_t)0 - (size_t)(b[half - 1] < key));
         n -= half;
     }
@@ -137,13 +136,13 @@ static inline int smj_part_of(uint64_t key, const uint64_t *splitters, int parts
 }
 
 /* Many parts (thesis scale: 4096 ranks) make smj_part_of a search of 12 levels, each a load the
- * next depends on: 11 ns a key at 2048 parts, 17 at 8192, against 1.2 at 2 (and 60-75 ns while the
- * search still branched), and the partition looks a key up twice. The lookup table splits the keys into buckets by their top bits (at most
- * SMJ_LUT_BITS of them): first[b] is the part of bucket b's lowest key, first[nb] the last part, so
- * a key's part lies in [first[b], first[b + 1]], mostly one part, searched among those splitters
- * alone. A fixed size (256 KiB at most, whatever the rank count); first == NULL: no table (under 16
- * parts, where smj_part_of counts the splitters, and in the join the table's cache lines would
- * compete with the scatter's). */
+ * next depends on, an order of magnitude slower than at 2 parts (docs/measurements.md, "From code
+ * comments"), and the partition looks a key up twice. The lookup table splits the keys into buckets
+ * by their top bits (at most SMJ_LUT_BITS of them): first[b] is the part of bucket b's lowest key,
+ * first[nb] the last part, so a key's part lies in [first[b], first[b + 1]], mostly one part,
+ * searched among those splitters alone. A fixed size (256 KiB at most, whatever the rank count);
+ * first == NULL: no table (under 16 parts, where smj_part_of counts the splitters, and in the join
+ * the table's cache lines would compete with the scatter's). */
 enum { SMJ_LUT_BITS = 16, SMJ_LUT_MIN_PARTS = 16 };
 typedef struct {
     int shift;       /* bucket of a key: key >> shift (at most nb - 1: a larger key is in the last) */
@@ -166,8 +165,8 @@ static inline int smj_part_lut(uint64_t key, const uint64_t *splitters, int part
 
 /* Tuples per range (the sort-merge histogram, eq. 3.1): count[0 .. parts-1] over n tuples, through
  * SMJ_COUNT_LANES arrays of counters summed at the end. With few ranges most consecutive keys land
- * on the same counter, and with one array each increment waits for the previous one's store (2
- * ranges: 4.6 ns a key against 2.75 with four lanes, 16M random keys here). Up to SMJ_PART_COUNT
+ * on the same counter, and with one array each increment waits for the previous one's store
+ * (docs/measurements.md, "From code comments"). Up to SMJ_PART_COUNT
  * splitters without a lookup table the lanes are filled from sums kept in registers instead
  * (splitters.c: count_above). lanes: scratch of SMJ_COUNT_LANES * parts words. */
 enum { SMJ_COUNT_LANES = 4 };

@@ -3,10 +3,9 @@
  * send buffers; a buffer is reused only after its put completed as --flush says: MPI_Put and
  * MPI_Win_flush to its target, or MPI_Rput and MPI_Wait, rma/flush.h). Rank i starts with target
  * i+1 so that the receivers are not all hit at once. Runs for this rank are sorted in cache too and
- * streamed into its own window (mem_stream_copy): a sort straight into the window had its last
- * pass read every line of the window from memory before writing it (AMD EPYC VM, 2 x 16M tuples,
- * alternated: sort 0.19-0.22 s against 0.14-0.18 s). Then flush and the end of the epoch:
- * afterwards every window holds all its runs.
+ * streamed into its own window (mem_stream_copy): a sort straight into the window has its last
+ * pass read every line of the window from memory before writing it (docs/measurements.md, "From
+ * code comments"). Then flush and the end of the epoch: afterwards every window holds all its runs.
  * Both formats alike, a tuple being pl->words 64-bit words: packed runs sorted by the vector
  * kernels or by LSD radix over their key bits (pl->run_sort), wide ones by their radix sort
  * (smj_kernels.h). Under --window shared the runs for a rank on this node are streamed into its
@@ -15,9 +14,6 @@
 #include <stdlib.h>
 
 #include "bench/memory.h"
-#include "bench/rmb_mutant_smj_run_boundary.h"
-#include "bench/rmb_mutant_smj_slot_start.h"
-#include "bench/rmb_mutant_smj_shared_run.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/smj_plan.h"
 #include "rma/flush.h"
@@ -84,11 +80,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
             uint64_t at = 0;
             for (int b = 0; b < pl->bands; b++) {
                 const int f = t * pl->bands + b;
-#ifdef RMB_MUTANT_SMJ_SLOT_START /* mutation suite: band pieces read as if they followed one another */
-                const uint64_t *group = pl->packed[rel] + (pl->band_at[rel][t * pl->bands] + at) * W;
-#else
                 const uint64_t *group = pl->packed[rel] + pl->band_at[rel][f] * W;
-#endif
                 const uint64_t n = pl->band_count[rel][f], piece = pl->remote[rel][t] + at;
                 at += n;
                 for (uint64_t off = 0; off < n; off += run_size) {
@@ -99,9 +91,6 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                     uint64_t *target = t == me ? win[rel].base : rma_window_peer_base(&win[rel], t);
                     if (target) {
                         uint64_t *dst = target + (piece + off) * W;
-#ifdef RMB_MUTANT_SMJ_SHARED_RUN /* mutation suite: a run stored into a node peer's segment is sorted short */
-                        if (t != me && len > 1) len--;
-#endif
                         sort_run(pl, group + off * W, len, stage, tmp, simd, &radix);
                         mem_stream_copy(dst, stage, len * W * sizeof *dst);
                         continue;
@@ -112,10 +101,7 @@ double smj_sort_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], 
                     uint64_t *send = buf + (size_t)next * run_words;
                     sort_run(pl, group + off * W, len, send, tmp, simd, &radix);
                     t0 = rmb_now();
-                    MPI_Aint disp = (MPI_Aint)((piece + off) * W * sizeof(uint64_t));
-#ifdef RMB_MUTANT_SMJ_RUN_BOUNDARY /* mutation suite: off by one at the end of every run sent */
-                    if (len > 1) len--;
-#endif
+                    MPI_Aint disp = rma_window_disp(&win[rel], t, (piece + off) * W * sizeof(uint64_t));
                     MPI_CHECK(me, rma_put_start(mode, send, (uint64_t)len * W, MPI_UINT64_T, t, disp, win[rel].win,
                                                 &slots[next].req));
                     slots[next].target = t;

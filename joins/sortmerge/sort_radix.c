@@ -4,15 +4,13 @@
  * input order, so within a run the record ids of equal keys already ascend; a stable sort by the
  * key bits alone then leaves the words in full order, and the rid bits need no pass. At most two
  * passes of up to SMJ_RADIX_DIGIT_BITS bits: a range of up to 2^26 keys (16M tuples per rank at 1:1
- * and 2 ranks has 2^24). Measured on the AMD EPYC VM (AVX2, no AVX-512), runs of 32768 words with
- * 20-26 key bits: 5.4-8.4 ns a word against 14-16 for the AVX2 network sort (sort_simd.c). Wider
- * ranges take a third pass, which came out no faster than the network sort: the caller sorts those
- * with it. MPI-free. */
+ * and 2 ranks has 2^24), where it beats the AVX2 network sort (sort_simd.c) on runs of 32768 words
+ * (docs/measurements.md, "From code comments"). Wider ranges take a third pass, no faster than the
+ * network sort: the caller sorts those with it. MPI-free. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/fastclock.h"
-#include "bench/rmb_mutant_smj_radix_pingpong.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 
@@ -23,9 +21,8 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
 {
     /* One read of the input for both passes' histograms and for the span of the keys: the digits
      * are therefore fixed (the low DIGIT_BITS key bits, then the next DIGIT_BITS), not balanced
-     * after a first scan for the span. The scan cost a read of the run from memory, about 1 ns a
-     * word; without it the sort ran 5-6% faster at 24 key bits and 11% at 20 (runs of 131072,
-     * Xeon VM, both kernels alternated in one process, median ratio over 200 runs each). The
+     * after a first scan for the span, which would cost a read of the run from memory and more
+     * than balanced digits save (docs/measurements.md, "From code comments"). The
      * counters are static (not on the stack, not thread-local) for the reason wide.c gives. */
     static uint32_t count[2][1 << DIGIT_BITS];
     memset(count, 0, sizeof count);
@@ -58,12 +55,9 @@ int smj_radix_sort_run(const uint64_t *src, size_t n, uint64_t *dst, uint64_t *t
     for (int p = 0; p < passes; p++) {
         uint32_t *pos = count[p];
         const int sh = shift + p * digit;
-#ifdef RMB_MUTANT_SMJ_RADIX_PINGPONG /* mutation suite: the high pass reads the input, not the low pass's output */
-        if (p == 1) in = src;
-#endif
         /* four words' slots taken before any is stored (as in the radix join's passes,
-         * joins/radix/network_partition.c): runs of 32768 words with 24 key bits, both kernels
-         * alternated in one process on the Zen 3 VM, 5.9-6.7 against 6.6-7.3 ns a word */
+         * joins/radix/network_partition.c), so that a slot's load does not wait for the previous
+         * store (docs/measurements.md, "From code comments") */
         size_t i = 0;
         for (; i + 4 <= n; i += 4) {
             uint32_t q[4];
@@ -109,9 +103,9 @@ static double time_run_sort(const uint64_t *src, size_t run, uint64_t *dst, uint
 
 /* --run-sort auto: which run sort is faster on this CPU, timed on one run of `run` packed words
  * with 24 key bits (2^24 keys a range: 16M tuples per rank at 1:1) over ascending record ids, each
- * kernel alternately, the best of 5. With AVX2 the network sort loses 2:1 (above); with AVX-512
- * it ran 6.6 ns a word (the Xeon VM of sort_simd.c), where the radix sort was never timed: the
- * CPU decides, not a rule. Returns SMJ_RUN_SORT_NETWORK or _RADIX (network when the scratch cannot be had). */
+ * kernel alternately, the best of 5. With AVX2 the network sort loses (above); with AVX-512 the
+ * order is not known in advance: the CPU decides, not a rule. Returns SMJ_RUN_SORT_NETWORK or
+ * _RADIX (network when the scratch cannot be had). */
 int smj_run_sort_faster(size_t run, int simd)
 {
     enum { KEY_BITS = 24, ROUNDS = 5 };

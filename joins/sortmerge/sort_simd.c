@@ -9,7 +9,6 @@
 
 #include "bench/cache_size.h"
 #include "bench/rmb_config.h"
-#include "bench/rmb_mutant_smj_clean_lane.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
 
@@ -37,12 +36,11 @@ static inline const uint64_t *next_step(const uint64_t **p, const uint64_t *end,
 }
 
 /* ---------------------------------------------------------------- AVX-512: 8 x 64-bit lanes */
-/* On the Xeon VM this was tuned on, 64-bit min, max and compares into a mask register, and every
- * shuffle, share one vector port (about one of them per cycle together), while logic operations,
- * masked moves and adds issue two per cycle: the merge network is bound by that port. Hence a
- * compare-exchange of one min and one vpternlogq (max = a ^ b ^ min) instead of min and max, and
- * half cleaners that compare two registers' lanes at once (clean_pair8). The README has the counts
- * and timings. */
+/* On CPUs where 64-bit min, max and compares into a mask register, and every shuffle, share one
+ * vector port while logic operations, masked moves and adds issue two per cycle, the merge network
+ * is bound by that port. Hence a compare-exchange of one min and one vpternlogq (max = a ^ b ^ min)
+ * instead of min and max, and half cleaners that compare two registers' lanes at once
+ * (clean_pair8). Counts and timings: docs/measurements.md, "From code comments". */
 #define AVX512 __attribute__((target("avx512f")))
 #define AVX512_IMPL __attribute__((target("avx512f"), always_inline)) static inline
 typedef __m512i v8;
@@ -69,11 +67,7 @@ AVX512_IMPL void clean_pair8(v8 *x, v8 *y, const int y_reversed)
     cx8(&l2, &h2);
     v8 l3 = _mm512_unpacklo_epi64(l2, h2), h3 = _mm512_unpackhi_epi64(l2, h2); /* x0 x2 y0 y2 x4 x6 y4 y6 | x1 x3 ... */
     cx8(&l3, &h3);
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: the last two lanes of x come back swapped */
-    *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(5, 13, 12, 4, 9, 1, 8, 0), h3);
-#else
     *x = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(13, 5, 12, 4, 9, 1, 8, 0), h3);
-#endif
     if (y_reversed) *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(2, 10, 3, 11, 6, 14, 7, 15), h3);
     else *y = _mm512_permutex2var_epi64(l3, _mm512_set_epi64(15, 7, 14, 6, 11, 3, 10, 2), h3);
 }
@@ -186,8 +180,8 @@ static inline int chain8_whole(const chain8 *s)
 /* One step of a chain with chain8_whole: merge x into c, write x, load the next step from the input
  * with the smaller head, chosen without a branch (the choice is random, and a mispredicted branch
  * cost more), and prefetch that input AHEAD values on: a tree's 2-way merges read many streams
- * at once from the L2, the L3 and memory, more than the hardware prefetchers followed (merge
- * passes of 16M values on the Zen 5 VM: 5.60 -> 4.20 ns a value; 64: 4.49, 128: 4.29, 512: 4.47).
+ * at once from the L2, the L3 and memory, more than the hardware prefetchers follow (AHEAD and
+ * its neighbours: docs/measurements.md, "From code comments").
  * A prefetch past the input's end is harmless: it never faults. */
 AVX512_IMPL void chain8_step_whole(chain8 *s, v8 *c, v8 *x)
 {
@@ -241,10 +235,10 @@ AVX512 static void merge2_avx512(const uint64_t *a, size_t na, const uint64_t *b
     chain8_finish(&s, c, x);
 }
 
-/* Two merges at once, their steps interleaved: a step's network is one chain of dependent
- * operations (about 54 cycles for 32 values on a Zen 5 core, measured in L1), which an out-of-order
- * core overlaps with the other merge's step. On the Xeon VM the network was bound by one vector port
- * instead (see cx8), where a second chain has no idle slots to fill. */
+/* Two merges at once, their steps interleaved: a step's network is one long chain of dependent
+ * operations, which an out-of-order core overlaps with the other merge's step. Where the network is
+ * bound by one vector port instead (see cx8), a second chain has no idle slots to fill
+ * (docs/measurements.md, "From code comments"). */
 #define PAIR_MIN (8 * 8 * STEP8) /* below: one chain (each half four steps or fewer) */
 
 AVX512 static void merge2_pair_avx512(const uint64_t *a0, size_t na0, const uint64_t *b0, size_t nb0, uint64_t *o0,
@@ -291,8 +285,8 @@ AVX2 static inline void cx4(v4 *a, v4 *b)
 {
     /* blendv_pd selects on each lane's sign bit: one instruction per select (GCC turns the
      * byte-wise blendv_epi8 on a compare mask into an extra compare). The max is a ^ b ^ min: two
-     * XORs, which issue 3 per cycle on the Xeon VM, instead of a second blendv (under 1 per cycle).
-     * Two blends were 6% faster on the Zen 3 VM and 7-10% slower here (docs/measurements.md). */
+     * XORs, which issue on more ports than a second blendv; which is faster depends on the CPU
+     * (docs/measurements.md, "From code comments"). */
     __m256d x = _mm256_castsi256_pd(*a), y = _mm256_castsi256_pd(*b);
     __m256d gt = _mm256_castsi256_pd(_mm256_cmpgt_epi64(*a, *b));
     v4 lo = _mm256_castpd_si256(_mm256_blendv_pd(x, y, gt));
@@ -318,11 +312,7 @@ AVX2 static inline void clean_pair4(v4 *x, v4 *y)
     v4 l2 = _mm256_unpacklo_epi64(lo, hi), h2 = _mm256_unpackhi_epi64(lo, hi); /* x0 x2 y0 y2 | x1 x3 y1 y3 */
     cx4(&l2, &h2);
     v4 u = _mm256_unpacklo_epi64(l2, h2), v = _mm256_unpackhi_epi64(l2, h2); /* x0 x1 y0 y1 | x2 x3 y2 y3 */
-#ifdef RMB_MUTANT_SMJ_CLEAN_LANE /* mutation suite: x's halves come back swapped */
-    *x = _mm256_permute2x128_si256(u, v, 0x02);
-#else
     *x = _mm256_permute2x128_si256(u, v, 0x20);
-#endif
     *y = _mm256_permute2x128_si256(u, v, 0x31);
 }
 
@@ -368,7 +358,7 @@ AVX2 static inline void sort16_regs_avx2(v4 *r)
     merge_regs4(&r[0], &r[2], 2);
 }
 
-/* Sorts 64 values in registers: four sorted 16s, merged 16 -> 32 -> 64. */
+/* Sorts 64 values in registers: four sorted groups of 16, merged into 32, then 64. */
 AVX2_IMPL void sort_block64_avx2_impl(const uint64_t *src, uint64_t *dst, const int u64)
 {
     v4 r[16];

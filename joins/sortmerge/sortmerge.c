@@ -13,7 +13,6 @@
 
 #include "joins/join.h"
 #include "bench/memory.h"
-#include "bench/rmb_mutant_smj_band_start.h"
 #include "bench/yield_wait.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_format.h"
@@ -77,6 +76,9 @@ static int plan(const join_opts *o, const workload *w, int ranks, join_plan *out
     const uint64_t P = (uint64_t)ranks;
     out->tuple_bytes = (int)item;
     out->window_bytes = (int64_t)(item * recv);
+    /* each relation's window: its part of the received share (ranges split both relations alike) */
+    out->window_slot_bytes[REL_R] = (int64_t)(item * (uint64_t)((double)recv * (double)w->r_total / (double)(w->r_total + w->s_total)));
+    out->window_slot_bytes[REL_S] = out->window_bytes - out->window_slot_bytes[REL_R];
     out->buffer_bytes = (int64_t)(SMJ_SEND_BUFFERS * item * run_most);
     /* merge depth for uniform keys: every source's piece of a relation (about total / ranks^2) is
      * cut into key bands and each band piece into runs; fan-in runs of a band merge per pass */
@@ -155,11 +157,7 @@ static int run_table(const smj_plan *pl, int rel, size_t run_size, size_t **star
                 (*lens)[r] = n - off < run_size ? n - off : run_size;
                 r++;
             }
-#ifdef RMB_MUTANT_SMJ_BAND_START /* mutation suite: every source's bands taken at source 0's sizes */
-            at[j] += pl->band_in[rel][b];
-#else
             at[j] += n;
-#endif
         }
         (*band_runs)[b] = r - first;
     }
@@ -173,7 +171,7 @@ void smj_windows_alloc(const join_input *in, const smj_plan *pl, rma_window win[
     const join_opts *o = in->opt;
     for (int rel = 0; rel < RELS; rel++)
         rma_window_acquire(&win[rel], pl->window[rel] * (size_t)pl->words * sizeof(uint64_t), (win_flavor)o->window,
-                           ctx->comm, o->window_pool ? rel : -1);
+                           (win_life)o->window_life, ctx->comm, rel);
     /* first touch belongs to getting the window (as in the radix join), not to the sort phase */
     for (int rel = 0; rel < RELS; rel++) rma_window_prefault(&win[rel]);
     MPI_CHECK(ctx->rank, rmb_barrier(ctx->comm)); /* nobody puts into pages their owner is still touching */
@@ -203,12 +201,51 @@ static int resolve_run_sort(const bench_ctx *ctx, int choice, size_t run_size, i
     return picked;
 }
 
+/* The merge phase: each relation's runs merged into one sorted array (in the send buffers, sorted
+ * and sent by now, or R's memory beyond them); returns the deepest merge's passes. */
+static int merge_phase(const join_input *in, smj_plan *pl, rma_window win[RELS], uint64_t run_size, int fanin,
+                       int kernels, uint64_t *sorted[RELS])
+{
+    int passes = 0;
+    for (int rel = 0; rel < RELS; rel++) {
+        size_t *starts, *lens;
+        int *band_runs;
+        int runs = run_table(pl, rel, (size_t)run_size, &starts, &lens, &band_runs);
+        uint64_t *scratch = pl->packed[rel]; /* sorted and sent: free to reuse */
+        int d = 0;
+        if (runs < 0 || !scratch) sorted[rel] = NULL;
+        else if (pl->words == 1) /* the send buffers are done with: R's memory holds the tree's FIFOs */
+            sorted[rel] = smj_merge_passes_in(win[rel].base, scratch, starts, lens, runs, band_runs, pl->bands, fanin,
+                                              kernels, &d, smj_spare(pl, smj_merge_tree_words(fanin)));
+        else
+            sorted[rel] = (uint64_t *)(void *)smj_wide_merge_passes(win[rel].base, (tuple_t *)(void *)scratch, starts, lens,
+                                                                    runs, band_runs, pl->bands, fanin, &d);
+        if (!sorted[rel]) {
+            fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory in the merge phase\n", in->ctx->rank);
+            MPI_Abort(in->ctx->comm, 2);
+        }
+        if (d > passes) passes = d;
+        free(starts);
+        free(lens);
+        free(band_runs);
+    }
+    return passes;
+}
+
+static void match_phase(const smj_plan *pl, uint64_t *sorted[RELS], int simd, join_output *out)
+{
+    if (pl->words == 1)
+        smj_match(sorted[REL_R], pl->window[REL_R], sorted[REL_S], pl->window[REL_S], pl->rid_bits, pl->key_base,
+                  pl->rid_base, simd, &out->matches, &out->checksum);
+    else
+        smj_wide_match((const tuple_t *)(void *)sorted[REL_R], pl->window[REL_R], (const tuple_t *)(void *)sorted[REL_S],
+                       pl->window[REL_S], &out->matches, &out->checksum);
+}
+
 static void run(const join_input *in, join_output *out)
 {
     const bench_ctx *ctx = in->ctx;
     const join_opts *o = in->opt;
-    phase_set *ph = &out->phases;
-
     const int simd = smj_simd_resolve(o->simd);
     /* every rank must cut runs alike: senders cut, receivers find the boundaries */
     uint64_t run_local = resolved_run_size(o), run_size;
@@ -219,81 +256,37 @@ static void run(const join_input *in, join_output *out)
     /* from the global sizes and rank 0's measurement: every rank takes the same */
     const int bands = smj_bands_resolve(in, run_size, fanin, simd, &out->merge_bands_how);
 
-    long f0 = rmb_minflt();
-    double t0 = rmb_now();
+    phase_clock pc;
+    phase_mark(&pc, &out->phases);
     smj_plan pl;
     smj_range_partition(in, &pl, bands);
-    phases_add(ph, "partition", rmb_now() - t0 - pl.t_wait);
-    phases_add(ph, "wait", pl.t_wait);
-    phases_add_faults(ph, "partition", rmb_minflt() - f0);
+    phase_end(&pc, "partition", pl.t_wait);
     pl.run_sort = run_sort;
 
     /* the windows follow the received share, known only now */
     mem_check_or_exit(ctx, (int64_t)(8 * (uint64_t)pl.words * (pl.window[REL_R] + pl.window[REL_S])), size_flag(o));
     const int kernels = smj_simd_for_values(simd, pl.values_u64);
-
-    t0 = rmb_now();
-    f0 = rmb_minflt();
+    phase_mark(&pc, &out->phases);
     rma_window win[RELS];
     smj_windows_alloc(in, &pl, win);
-    phases_add(ph, "window_alloc", rmb_now() - t0);
-    phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
+    phase_end(&pc, "window_alloc", 0);
 
-    t0 = rmb_now();
-    f0 = rmb_minflt();
-    const double waited = smj_sort_phase(in, &pl, win, (size_t)run_size, kernels, ph);
-    phases_add(ph, "sort", rmb_now() - t0 - waited);
-    phases_add(ph, "wait", waited);
-    phases_add_faults(ph, "sort", rmb_minflt() - f0);
+    const double waited = smj_sort_phase(in, &pl, win, (size_t)run_size, kernels, &out->phases);
+    phase_end(&pc, "sort", waited);
 
-    t0 = rmb_now();
-    f0 = rmb_minflt();
-    uint64_t *scratch[RELS], *sorted[RELS];
-    int passes = 0;
-    for (int rel = 0; rel < RELS; rel++) {
-        size_t *starts, *lens;
-        int *band_runs;
-        int runs = run_table(&pl, rel, (size_t)run_size, &starts, &lens, &band_runs);
-        scratch[rel] = pl.packed[rel]; /* sorted and sent: free to reuse */
-        int d = 0;
-        if (runs < 0 || !scratch[rel]) sorted[rel] = NULL;
-        else if (pl.words == 1) /* the send buffers are done with: R's memory holds the tree's FIFOs */
-            sorted[rel] = smj_merge_passes_in(win[rel].base, scratch[rel], starts, lens, runs, band_runs, pl.bands, fanin,
-                                              kernels, &d, smj_spare(&pl, smj_merge_tree_words(fanin)));
-        else
-            sorted[rel] = (uint64_t *)(void *)smj_wide_merge_passes(win[rel].base, (tuple_t *)(void *)scratch[rel], starts,
-                                                                    lens, runs, band_runs, pl.bands, fanin, &d);
-        if (!sorted[rel]) {
-            fprintf(stderr, "rmabench: rank %d: sortmerge: out of memory in the merge phase\n", ctx->rank);
-            MPI_Abort(ctx->comm, 2);
-        }
-        if (d > passes) passes = d;
-        free(starts);
-        free(lens);
-        free(band_runs);
-    }
-    phases_add(ph, "merge", rmb_now() - t0);
-    phases_add_faults(ph, "merge", rmb_minflt() - f0);
-
-    t0 = rmb_now();
-    f0 = rmb_minflt();
-    if (pl.words == 1)
-        smj_match(sorted[REL_R], pl.window[REL_R], sorted[REL_S], pl.window[REL_S], pl.rid_bits, pl.key_base, pl.rid_base,
-                  simd, &out->matches, &out->checksum);
-    else
-        smj_wide_match((const tuple_t *)(void *)sorted[REL_R], pl.window[REL_R], (const tuple_t *)(void *)sorted[REL_S],
-                       pl.window[REL_S], &out->matches, &out->checksum);
-    phases_add(ph, "match", rmb_now() - t0);
-    phases_add_faults(ph, "match", rmb_minflt() - f0);
+    uint64_t *sorted[RELS];
+    out->passes = merge_phase(in, &pl, win, run_size, fanin, kernels, sorted);
+    phase_end(&pc, "merge", 0);
+    match_phase(&pl, sorted, simd, out);
+    phase_end(&pc, "match", 0);
 
     /* the slowest rank's merge and match: wait, not window_alloc (the release synchronises anyway) */
-    phases_add(ph, "wait", rmb_wait_all(ctx->comm));
+    rmb_wait_all(ctx->comm);
+    phase_end(&pc, "wait", 0);
     /* releasing the windows is collective: window_alloc time, as in the radix join */
-    t0 = rmb_now();
-    f0 = rmb_minflt();
-    for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel], o->window_pool ? rel : -1);
-    phases_add(ph, "window_alloc", rmb_now() - t0);
-    phases_add_faults(ph, "window_alloc", rmb_minflt() - f0);
+    for (int rel = 0; rel < RELS; rel++) rma_window_release(&win[rel]);
+    phase_end(&pc, "window_alloc", 0);
+
     const uint64_t r_words = pl.spare_from + pl.spare_used; /* S's copy, then the buffers */
     out->reused[REL_R] = (r_words * sizeof(uint64_t) + sizeof(tuple_t) - 1) / sizeof(tuple_t);
     out->tuple_bytes = 8 * pl.words;
@@ -307,7 +300,6 @@ static void run(const join_input *in, join_output *out)
     out->run_size = (int64_t)run_size;
     out->merge_fanin = fanin;
     out->merge_bands = bands;
-    out->passes = passes;
 }
 
 const join_algo sortmerge_join_algo = {"sortmerge", sortmerge_phases, plan, run, sortmerge_phase_bytes};

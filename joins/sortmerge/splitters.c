@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_smj_count_lane.h"
-#include "bench/rmb_mutant_smj_count_tail.h"
 #include "joins/generate.h"
 
 void smj_equal_splitters(uint64_t max_key, int parts, uint64_t *splitters)
@@ -88,8 +86,9 @@ void smj_range_lut_free(smj_range_lut *l)
  * registers; a lane's count of part p is then above[p - 1] - above[p]. No counter in memory is
  * incremented at an address that depends on the key, so no increment waits for the previous one's
  * store, and the loop is a plain reduction whatever the code's alignment (the table-free loop of
- * increments ran 0.21-0.26 or 0.29-0.35 s in the partition phase at 2 x 16M tuples depending on
- * where an unrelated change put it). NS: the splitters, a compile-time constant where given. */
+ * increments ran at two speeds depending on where an unrelated change put it,
+ * (docs/measurements.md, "From code comments")). NS: the splitters, a compile-time constant where
+ * given. */
 static inline __attribute__((always_inline)) void count_above(const tuple_t *t, uint64_t n, const uint64_t *splitters,
                                                               const size_t NS, size_t P, uint64_t *lanes)
 {
@@ -99,11 +98,7 @@ static inline __attribute__((always_inline)) void count_above(const tuple_t *t, 
         for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
             for (size_t s = 0; s < NS; s++) above[k][s] += splitters[s] < t[i + k].key;
     for (size_t k = 0; k < SMJ_COUNT_LANES; k++) seen[k] = i / SMJ_COUNT_LANES;
-#ifdef RMB_MUTANT_SMJ_COUNT_TAIL /* mutation suite: the keys after the last whole group are not counted */
-    for (; i < n; i++)
-#else
     for (; i < n; i++, seen[0]++)
-#endif
         for (size_t s = 0; s < NS; s++) above[0][s] += splitters[s] < t[i].key;
     for (size_t k = 0; k < SMJ_COUNT_LANES; k++)
         for (size_t p = 0; p <= NS; p++) lanes[k * P + p] = (p ? above[k][p - 1] : seen[k]) - (p < NS ? above[k][p] : 0);
@@ -127,11 +122,7 @@ void smj_count_ranges(const tuple_t *t, uint64_t n, const uint64_t *splitters, i
     }
     for (size_t p = 0; p < P; p++) {
         uint64_t c = 0;
-#ifdef RMB_MUTANT_SMJ_COUNT_LANE /* mutation suite: the last lane is left out of the sum */
-        for (size_t k = 0; k + 1 < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
-#else
         for (size_t k = 0; k < SMJ_COUNT_LANES; k++) c += lanes[k * P + p];
-#endif
         count[p] = c;
     }
 }

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rmb_mutant_smj_first_equal_only.h"
 #include "joins/generate.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "joins/sortmerge/sort_internal.h"
@@ -132,12 +131,8 @@ void smj_wide_match(const tuple_t *r, size_t rn, const tuple_t *s, size_t sn, ui
             while (ie < rn && r[ie].key == kr) ie++;
             const uint64_t pre_key = kr * MATCH_KEY_MUL;
             const uint64_t pre_r = pre_key + r[i].rid * MATCH_R_MUL;
-#ifdef RMB_MUTANT_SMJ_FIRST_EQUAL_ONLY /* mutation suite: only the group's first S tuple is matched */
-            c += match_mix(pre_r + s[je++].rid);
-#else
             do c += match_mix(pre_r + s[je].rid);
             while (++je < sn && s[je].key == kr);
-#endif
             for (size_t x = i + 1; x < ie; x++) {
                 const uint64_t pre_x = pre_key + r[x].rid * MATCH_R_MUL;
                 for (size_t y = j; y < je; y++) c += match_mix(pre_x + s[y].rid);

@@ -26,8 +26,8 @@ class Run:
 
 
 class Sweep:
-    """The runs one or more entries draw from; minutes: how long the local runs took here (2 cores, shared
-    with other jobs: a load of 9-13), rounded up."""
+    """The runs one or more entries draw from; minutes: how long the local runs are expected to take on
+    a shared 2-core machine, rounded up (a budget for planning, not a result)."""
 
     def __init__(self, name, local, slurm, minutes, hosts="1", local_as=None):
         self.name, self.local, self.slurm, self.minutes, self.hosts = name, local, slurm, minutes, hosts

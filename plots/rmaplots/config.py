@@ -58,7 +58,7 @@ RESOLVED = tuple(c.name for c in DECLARED if c.kind == "resolved") + ("window",)
 # The legend's order: what a reader looks for first, then the rest as the legends have always named
 # them; configuration columns not named here follow in the order docs/columns.md declares them.
 ORDER = ("algo", "workload", "trace", "isolation", "mpi", "hosts", "ranks_per_host", "ranks", "oversubscribed",
-         "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "flush",
+         "poll_yield", "mpi_env", "host_cores", "server_share", "servers", "remote_prob", "window", "window_life", "flush",
          "exchange", "schedule", "link_rate", "buffer_size", "buffers_per_partition", "compress", "transport", "notify_shm", "checked",
          "git_commit", "warmups", "numa_policy", "tuples_per_rank", "ratio", "selectivity", "skew", "uneven", "buffer_memory",
          "radix_bits", "local_fanout_bits", "passes", "scatter", "assign", "ranges", "run_size", "merge_fanin",
@@ -316,6 +316,7 @@ _FORMAT = {
     "tuples_per_rank": lambda v: f"{_si(v)} tuples/rank", "ratio": lambda v: f"1:{v}",
     "selectivity": lambda v: f"selectivity {v}", "skew": lambda v: "no skew" if v == "0" else f"skew {v}",
     "uneven": lambda v: "uneven" if v not in ("0", "") else "even", "window": lambda v: f"window {v}",
+    "window_life": lambda v: f"window-life {v}",
     "flush": lambda v: f"flush {v}", "buffer_size": lambda v: f"buffer {_si(v, 'B')}",
     "buffers_per_partition": lambda v: _count(v, "buffer/partition", "buffers/partition"),
     "exchange": lambda v: f"exchange {v}", "schedule": lambda v: f"schedule {v}", "link_rate": lambda v: f"links {v}",

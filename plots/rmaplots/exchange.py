@@ -1,4 +1,4 @@
-"""The exchange sweep (jobs/exchange.sh, issue 15): the radix join's network pass per design and
+"""The exchange sweep (jobs/exchange.sh): the radix join's network pass per design and
 schedule against the message size, with the model's network-bound prediction (eq. 3.3-3.6, bw_host
 calibrated on the same links) beside it. exchange.png/.pdf: throughput and network-pass time;
 exchange.md: the numbers, one row per point, and each design's best size against the model."""

@@ -1,6 +1,6 @@
 """What a point measured beyond its configuration: whether its ranks outnumbered the host's cores, and
 which state of the machine each of its runs met. Two states move results without any flag changing:
-the cache-line floor between two cores (a VM's host places its virtual CPUs close or apart: every
+the cache-line floor between two cores (a virtual machine's host places its virtual CPUs close or apart: every
 lock round trip moves with it) and window allocation's page regime (pages reused at once, or returned
 through the host and faulted back: the window_alloc phase's time per byte moves several-fold).
 

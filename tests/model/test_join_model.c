@@ -419,8 +419,44 @@ static void rank_wait(void)
     CHECK(b.wait == 0);
 }
 
+/* --window-life: the first join pays the join lifetime's allocation whatever the lifetime; a later
+ * one the lifetime's own term (pool: its fixed time; dynamic: fixed + per byte of window), none
+ * (-1, not modelled) where its parameter is missing; the run's window_alloc is its state's. */
+static void window_lifetimes(void)
+{
+    model_params p;
+    params_init(&p);
+    set(&p, "P_scan=225"); set(&p, "P_partition=120"); set(&p, "P_partition_local=120");
+    set(&p, "P_build=210"); set(&p, "P_probe=210"); set(&p, "bw_host=12.48"); set(&p, "wire_tuple_bytes=8");
+    set(&p, "t_win_alloc_fixed=2"); set(&p, "t_win_alloc_per_byte=0.25");
+    join_shape s = table42_shape();
+    const double bytes = 80e6 * 8, first = 0.002 + bytes * 0.25e-9;
+    join_prediction m;
+    s.window_life = MODEL_LIFE_POOL;
+    s.first_run = false;
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc_first - first) < 1e-12 && m.window_alloc_steady == -1 && m.total_steady == -1);
+    CHECK(!m.alloc_modelled && m.total_with_alloc == m.total);
+    set(&p, "t_win_pool_fixed=0.5");
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc_steady - 0.0005) < 1e-12 && m.alloc_modelled && fabs(m.window_alloc - 0.0005) < 1e-12);
+    CHECK(fabs(m.total_steady - m.total - 0.0005) < 1e-12 && fabs(m.total_first - m.total - first) < 1e-12);
+    s.first_run = true;
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc - first) < 1e-12);
+    s.window_life = MODEL_LIFE_DYNAMIC;
+    s.first_run = false;
+    set(&p, "t_win_dynamic_fixed=1"); set(&p, "t_win_dynamic_per_byte=0.01");
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc_steady - (0.001 + bytes * 0.01e-9)) < 1e-12 && fabs(m.window_alloc_first - first) < 1e-12);
+    s.window_life = MODEL_LIFE_JOIN;
+    model_radix_join(&p, &s, &m);
+    CHECK(fabs(m.window_alloc_steady - first) < 1e-12 && fabs(m.window_alloc - first) < 1e-12);
+}
+
 int main(void)
 {
+    window_lifetimes();
     radix_table42();
     sortmerge_table42();
     sort_slowest_rank();

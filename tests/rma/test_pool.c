@@ -1,11 +1,11 @@
-/* MPI test of the window pool (rma_window_acquire/put with a slot, rma/window.h) for one flavour
+/* MPI test of the window pool (rma_window_acquire/release, WIN_LIFE_POOL, rma/window.h) for one flavour
  * (argv[1]: allocate | create | create-huge):
  * - a window put back into its slot and asked for again at the same or a smaller size is the same
  *   window: same handle, same base, and what was written into it is still there;
  * - asked for at a larger size it is reallocated (the new size is large enough);
  * - when one rank asks for more than the kept window holds, every rank gets a new window (one
  *   decision for all): a put into the large rank's new window at its far end lands;
- * - another flavour is never handed out from the slot; slot -1 is a plain allocate and free;
+ * - another flavour is never handed out from the slot; WIN_LIFE_JOIN is a plain allocate and free;
  * - rma_window_pool_drain frees what is kept.
  * Prints verification: PASS|FAIL. */
 #include <mpi.h>
@@ -32,13 +32,13 @@ static int reuse(const bench_ctx *ctx, win_flavor flavor)
     const int me = ctx->rank;
     int errors = 0;
     rma_window w;
-    rma_window_acquire(&w, 10000, flavor, ctx->comm, 0);
+    rma_window_acquire(&w, 10000, flavor, WIN_LIFE_POOL, ctx->comm, 0);
     const void *base = w.base;
     const MPI_Win win = w.win;
     memset(w.base, 0x42 + me, w.bytes);
-    rma_window_release(&w, 0);
+    rma_window_release(&w);
     FAIL_IF(w.base != NULL, "rma_window_release left the caller's base set");
-    rma_window_acquire(&w, 5000, flavor, ctx->comm, 0); /* smaller: the kept window */
+    rma_window_acquire(&w, 5000, flavor, WIN_LIFE_POOL, ctx->comm, 0); /* smaller: the kept window */
     FAIL_IF(w.base != base || w.win != win, "a smaller request did not get the kept window");
     FAIL_IF(w.bytes < 10000, "the kept window shrank to %llu bytes", (unsigned long long)w.bytes);
     const unsigned char *b = w.base;
@@ -47,10 +47,10 @@ static int reuse(const bench_ctx *ctx, win_flavor flavor)
             FAIL_IF(1, "byte %llu of the kept window changed", (unsigned long long)i);
             break;
         }
-    rma_window_release(&w, 0);
-    rma_window_acquire(&w, 100000, flavor, ctx->comm, 0); /* larger: reallocated */
+    rma_window_release(&w);
+    rma_window_acquire(&w, 100000, flavor, WIN_LIFE_POOL, ctx->comm, 0); /* larger: reallocated */
     FAIL_IF(w.bytes < 100000, "a larger request got %llu bytes", (unsigned long long)w.bytes);
-    rma_window_release(&w, 0);
+    rma_window_release(&w);
     return errors;
 }
 
@@ -60,10 +60,10 @@ static int one_decision(const bench_ctx *ctx, win_flavor flavor)
     const int me = ctx->rank;
     int errors = 0;
     rma_window w;
-    rma_window_acquire(&w, 4096, flavor, ctx->comm, 1);
-    rma_window_release(&w, 1);
+    rma_window_acquire(&w, 4096, flavor, WIN_LIFE_POOL, ctx->comm, 1);
+    rma_window_release(&w);
     const uint64_t big = 1 << 20;
-    rma_window_acquire(&w, me == 0 ? big : 1024, flavor, ctx->comm, 1);
+    rma_window_acquire(&w, me == 0 ? big : 1024, flavor, WIN_LIFE_POOL, ctx->comm, 1);
     FAIL_IF(me == 0 && w.bytes < big, "rank 0 got %llu bytes", (unsigned long long)w.bytes);
     memset(w.base, 0, w.bytes);
     MPI_Barrier(ctx->comm);
@@ -76,24 +76,24 @@ static int one_decision(const bench_ctx *ctx, win_flavor flavor)
         memcpy(&got, (const char *)w.base + big - 8 * (uint64_t)(r + 1), 8);
         FAIL_IF(got != 0xC0FFEE00ull + (uint64_t)r, "rank %d's put is not at the end of the new window", r);
     }
-    rma_window_release(&w, 1);
+    rma_window_release(&w);
     return errors;
 }
 
-/* The other flavours never come from a slot that keeps this one; slot -1 is allocate and free. */
+/* The other flavours never come from a slot that keeps this one; WIN_LIFE_JOIN is allocate and free. */
 static int other_flavour(const bench_ctx *ctx, win_flavor flavor)
 {
     const int me = ctx->rank;
     int errors = 0;
     win_flavor other = flavor == WIN_CREATE ? WIN_ALLOCATE : WIN_CREATE;
     rma_window w;
-    rma_window_acquire(&w, 1000, other, ctx->comm, 0); /* slot 0 keeps `flavor`, larger */
+    rma_window_acquire(&w, 1000, other, WIN_LIFE_POOL, ctx->comm, 0); /* slot 0 keeps `flavor`, larger */
     FAIL_IF(w.flavor != other, "slot 0 handed out its %s window for %s", win_flavor_names[flavor], win_flavor_names[other]);
-    rma_window_release(&w, 0);
-    rma_window_acquire(&w, 1000, flavor, ctx->comm, -1);
-    FAIL_IF(w.flavor != flavor || w.bytes < 1000, "slot -1 did not allocate");
-    rma_window_release(&w, -1);
-    FAIL_IF(w.base != NULL, "slot -1 did not free");
+    rma_window_release(&w);
+    rma_window_acquire(&w, 1000, flavor, WIN_LIFE_JOIN, ctx->comm, 0);
+    FAIL_IF(w.flavor != flavor || w.bytes < 1000, "WIN_LIFE_JOIN did not allocate");
+    rma_window_release(&w);
+    FAIL_IF(w.base != NULL, "WIN_LIFE_JOIN did not free");
     return errors;
 }
 

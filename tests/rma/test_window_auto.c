@@ -52,12 +52,12 @@ int main(int argc, char **argv)
     rma_window_alloc(&w, 1000, WIN_AUTO, ctx.comm);
     CHECK(w.flavor == want, "rma_window_alloc(WIN_AUTO) made a %s window", win_flavor_names[w.flavor]);
     rma_window_free(&w);
-    rma_window_acquire(&w, 1000, WIN_AUTO, ctx.comm, 0);
+    rma_window_acquire(&w, 1000, WIN_AUTO, WIN_LIFE_POOL, ctx.comm, 0);
     void *base = w.base;
-    rma_window_release(&w, 0);
-    rma_window_acquire(&w, 1000, WIN_AUTO, ctx.comm, 0);
+    rma_window_release(&w);
+    rma_window_acquire(&w, 1000, WIN_AUTO, WIN_LIFE_POOL, ctx.comm, 0);
     CHECK(w.base == base && w.flavor == want, "the pool did not keep the auto window");
-    rma_window_release(&w, 0);
+    rma_window_release(&w);
     rma_window_pool_drain();
 
     rma_window_pick_flavor(&ctx, NULL, 0, &p);
