@@ -20,7 +20,8 @@ static const field join_fields[] = {
     {"local_counted", offsetof(join_shape, radix_local_counted), 'i'}, D("tuple_bytes", window_bytes_per_tuple),
     D("sort_radix_share", sort_radix_share), D("merge_bands", merge_bands), D("count_share", count_share),
     D("run_size", sort_run_length), {"alloc", offsetof(join_shape, alloc_regime), 'r'},
-    {"hist_bits", offsetof(join_shape, hist_bits), 'i'}, {NULL, 0, 0},
+    {"hist_bits", offsetof(join_shape, hist_bits), 'i'}, {"window_life", offsetof(join_shape, window_life), 'i'},
+    {"first_run", offsetof(join_shape, first_run), 'b'}, {NULL, 0, 0},
 };
 #undef D
 #define D(k, m) {k, offsetof(lock_shape, m), 'd'}

@@ -84,6 +84,10 @@ cores=$(nproc)
 # met is in its row either way (alloc_regime), and window allocation is held to the model only in a
 # state the calibration saw.
 window=(--window create)
+# Every join allocates its windows (the thesis' lifetime, not --window-life pool's reuse): window
+# allocation and the state of fresh memory it met are part of what is validated in every run; the
+# lifetimes' steady state has its own command (jobs/window_life.sh, docs/window-lifetimes.md).
+life=(--window-life join)
 # joins: "HOSTS RANKS TUPLES_PER_RANK RATIO"; locks: "HOSTS SERVERS AGENTS REMOTE_PROB LOCKS_PER_TXN"
 if [ $quick = 1 ]; then
     use_hosts=0
@@ -91,7 +95,7 @@ if [ $quick = 1 ]; then
     recal_args=("${cal_args[@]}")
     joins=("1 2 100K 2")
     locks=("1 1 1 0 10")
-    join_flags=() lock_duration=0.3s
+    join_flags=("${life[@]}") lock_duration=0.3s
     max_rounds=${max_rounds:-2}
 else
     # 5 rounds at the start: every primitive's fastest repetition of them (rmabench calibrate); one
@@ -102,7 +106,7 @@ else
            "2 2 2M 1" "2 2 8M 2" "2 4 1M 1")
     # the first four fit the cores (judged); the others crowd them (reported)
     locks=("1 1 1 0 10" "1 1 1 0 4" "1 1 1 0 30" "2 1 1 1 10" "1 1 3 0 10" "1 2 2 0 10" "2 2 2 0.5 10")
-    join_flags=(--warmup 1 "${window[@]}") lock_duration=0.5s
+    join_flags=(--warmup 1 "${window[@]}" "${life[@]}") lock_duration=0.5s
     max_rounds=${max_rounds:-8}
 fi
 if [ -n "$matrix" ]; then

@@ -122,9 +122,11 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     snprintf(m->source, sizeof m->source, "%s", p.source);
     join_shape s = run_shape(ctx, o, &p, w, algo, out, first);
     model_join_shape_params(&p, &s);
-    /* the state of fresh memory this run's windows met, from what its window_alloc took */
+    /* the state of fresh memory this run's windows met, from what its window_alloc took (a later run
+     * under --window-life pool or dynamic allocates none: reused) */
     const double *alloc_run = phase_stats_find(st, "window_alloc", 0);
-    s.alloc_regime = model_alloc_regime(&p, &s, alloc_run ? *alloc_run : 0);
+    const bool allocated = first || o->window_life == WIN_LIFE_JOIN;
+    s.alloc_regime = model_alloc_regime(&p, &s, alloc_run && allocated ? *alloc_run : 0);
     m->shape = s;
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);

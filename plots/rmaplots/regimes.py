@@ -81,10 +81,13 @@ def window_bytes_per_rank(r):
 
 def alloc_s_per_gb(r):
     """Seconds per GB of window the run's window_alloc phase took, or None (no window, too small a
-    window to tell, no time). A row's own alloc_s_per_gb wins over the derived rate; too small a
+    window to tell, no time, or windows a later run reused: --window-life pool or dynamic after the
+    process's first join). A row's own alloc_s_per_gb wins over the derived rate; too small a
     window hides the rate in either."""
     b = window_bytes_per_rank(r)
     if b is not None and b < MIN_WINDOW_BYTES:
+        return None
+    if r.get("window_life") in ("pool", "dynamic") and r.get("query_state") == "steady":
         return None
     v = _first(r, ALLOC_RATE_COLUMNS)
     if v is not None:

@@ -45,7 +45,7 @@ static void shapes(void)
     join_shape s = {.ranks = 4, .ranks_per_host = 2, .ranks_on_cores = 4, .r_tuples = 8e6, .s_tuples = 3.2e7,
                     .radix_local_passes = 1, .radix_local_counted = 0, .window_bytes_per_tuple = 8, .sort_radix_share = 0.25,
                     .merge_bands = 4, .count_share = 1.0 / 3, .alloc_regime = MODEL_ALLOC_RETURNED, .sort_run_length = 131072,
-                    .hist_bits = 11};
+                    .hist_bits = 11, .window_life = MODEL_LIFE_DYNAMIC, .first_run = true};
     char text[600], err[300];
     CHECK(model_join_shape_format(&s, text, sizeof text) == 0);
     CHECK(strstr(text, "alloc=returned") && strstr(text, "hist_bits=11"));
@@ -54,6 +54,7 @@ static void shapes(void)
     char again[600];
     CHECK(model_join_shape_format(&back, again, sizeof again) == 0 && strcmp(text, again) == 0);
     CHECK(back.count_share == 1.0 / 3 && back.alloc_regime == MODEL_ALLOC_RETURNED && back.hist_bits == 11 && back.r_tuples == 8e6); /* 17 digits */
+    CHECK(back.window_life == MODEL_LIFE_DYNAMIC && back.first_run); /* a later run's window_alloc is its lifetime's */
     CHECK(model_join_shape_format(&s, text, 40) == -1);
     CHECK(model_join_shape_parse("ranks=2 ranks_per_host=2 r_tuples=1e6 bogus=1", &back, err, sizeof err) == -1 && strstr(err, "unknown key"));
     CHECK(model_join_shape_parse("ranks=2 ranks=3 ranks_per_host=2 r_tuples=1", &back, err, sizeof err) == -1 && strstr(err, "repeated"));

@@ -344,6 +344,9 @@ small = [dict(r, r_tuples="1000", s_tuples="1000", alloc_regime="returned" if r[
 check("alloc" not in regimes.Machine(small).kinds(), "regimes: a state read from windows too small to tell it")
 m = regimes.Machine([dict(r, t_window_alloc_avg="", alloc_s_per_gb="", alloc_regime="") for r in js])
 check(m.kinds() == [] and not any(m.point([r]).flagged for r in js), "regimes: a state read without any column for it")
+check(all(regimes.alloc_s_per_gb(dict(r, window_life=life, query_state="steady")) is None for r in js for life in ("pool", "dynamic"))
+      and all(regimes.alloc_s_per_gb(dict(r, window_life="join", query_state="steady")) is not None for r in js),
+      "regimes: an allocation rate read from a later run's reused windows")
 r0 = js[0]
 check(config.configuration(r0) == config.configuration(dict(r0, alloc_regime="returned", alloc_s_per_gb="1.5",
                                                             floor_rtt_us="0.5", run_delay="0.2")),
