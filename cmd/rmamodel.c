@@ -1,17 +1,22 @@
 /* rmamodel: the thesis' performance models without MPI.
  *   rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] [--merge-bands N]
+ *   rmamodel join --algo radix|sortmerge --params FILE --shape TEXT   (a run's model_shape column)
  *   rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P
+ *   rmamodel lock --params FILE --shape TEXT
  *   rmamodel cores-per-host --params FILE [--algo radix|sortmerge] [--hosts N]
  *   rmamodel query --params FILE [--ranks N] [--ranks-per-host N] [--memory-ranks M] [--tables N] [...]
  *   rmamodel rdmo --params FILE --design verbs|rdmo|rpc (--rounds C,F,G,P,A | --rts R) [--msgs M] [--handler-us H] [--remote]
- * Every command takes --set NAME=VALUE (repeatable, the file's units) to override a parameter.
- * Bad input: one line naming the flag or FILE:LINE, exit 2. */
+ *   rmamodel pool --output FILE CALIBRATION...          (cmd/rmamodel_pool.c)
+ *   rmamodel thesis --params FILE                       (cmd/rmamodel_thesis.c)
+ * Every command but pool takes --set NAME=VALUE (repeatable, the file's units) to override a
+ * parameter. Bad input: one line naming the flag or FILE:LINE, exit 2. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/rmamodel.h"
 #include "joins/sortmerge/smj_bands.h"
 #include "joins/sortmerge/smj_kernels.h"
 #include "model/join_model.h"
@@ -21,9 +26,13 @@
 #include "model/params.h"
 #include "model/profile.h"
 #include "model/rdmo_model.h"
+#include "model/shape.h"
 
-static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void fail(const char *fmt, ...)
+#define fail rmamodel_fail
+#define parse rmamodel_parse
+#define require rmamodel_require
+
+_Noreturn void rmamodel_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -32,10 +41,8 @@ static _Noreturn void fail(const char *fmt, ...)
     exit(2);
 }
 
-/* Parses the flags of tables (one per group of flags, for opt_given), loads --params, applies --set
- * (model/params.h); exits 2 on any problem. */
-static void parse(const char *usage, const opt_spec *const *tables, int argc, char **argv, const char **params_path,
-                  model_params *p)
+void rmamodel_parse(const char *usage, const opt_spec *const *tables, int argc, char **argv, const char **params_path,
+                    model_params *p)
 {
     params_overrides sets;
     char **rest = malloc(((size_t)argc + 1) * sizeof *rest), err[600];
@@ -58,9 +65,7 @@ static void parse(const char *usage, const opt_spec *const *tables, int argc, ch
     if (params_apply_sets(p, &sets, err, sizeof err)) fail("%s", err);
 }
 
-/* Every needed parameter must be set, the default profile filling what it has (then one line on
- * stdout says so; an error stays one line on stderr). */
-static void require(model_params *p, const int *which)
+void rmamodel_require(model_params *p, const int *which)
 {
     char err[700], note[700];
     model_params q = *p;
@@ -157,10 +162,46 @@ static void print_join_phases(const model_params *pp, const join_shape *sp, cons
     }
 }
 
+/* The join's header, phase rows and totals of `rmamodel join`. */
+static void print_join(const model_params *p, const join_shape *s, const join_prediction *m, int algo)
+{
+    const int64_t ranks = (int64_t)s->ranks, rph = (int64_t)s->ranks_per_host;
+    char tp[32];
+    opt_format_count((int64_t)(s->r_tuples / s->ranks), tp, sizeof tp);
+    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%.4g\n",
+           algo_names[algo], ranks, ranks / rph, rph, tp, s->s_tuples / s->r_tuples);
+    printf("# parameters: %s%s%s\n", p->source[0] ? p->source : "(none)", p->info[MI_mpi_library][0] ? "; calibrated with " : "",
+           p->info[MI_mpi_library]);
+    print_join_phases(p, s, m, algo, ranks, rph);
+    print_join_totals(*m, *s, algo);
+    printf("bound: %s\n", m->network_bound ? "network-bound" : "compute-bound");
+    printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m->throughput / 1e6,
+           m->throughput_thesis / 1e6);
+}
+
+/* --csv: the phases as the join's CSV rows name them (the sort-merge partition holds its histogram,
+ * as sortmerge.c's partition phase does), at full precision; window_alloc only where it is predicted. */
+static void print_join_csv(const join_prediction *m, int algo)
+{
+    printf("quantity,seconds\n");
+    const struct {
+        const char *name;
+        double v;
+        bool has;
+    } rows[] = {{"histogram", m->histogram, algo == 0}, {"network_partition", m->network_partition, algo == 0},
+                {"local_partition", m->local_partition, algo == 0}, {"build_probe", m->build_probe, algo == 0},
+                {"partition", m->histogram + m->partition, algo == 1}, {"sort", m->sort, algo == 1}, {"merge", m->merge, algo == 1},
+                {"match", m->match, algo == 1}, {"wait", m->wait, true}, {"total", m->total, true},
+                {"window_alloc", m->window_alloc, m->alloc_modelled}, {"total_with_alloc", m->total_with_alloc, m->alloc_modelled}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        if (rows[k].has) printf("%s,%.9g\n", rows[k].name, rows[k].v);
+}
+
 static int cmd_join(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *shape = NULL;
     int algo = 0;
+    bool csv = false;
     int64_t ranks = 0, rph = 0, tpr = 0, ratio = 1, bands = 0;
     bool seen_ranks = false, seen_rph = false, seen_tpr = false;
     opt_spec specs[] = {
@@ -170,6 +211,10 @@ static int cmd_join(int argc, char **argv)
         {"ranks-per-host", OPT_INT, &rph, "ranks per host (N_threads/machine)", 1, 1e6, NULL, &seen_rph},
         {"tuples-per-rank", OPT_COUNT, &tpr, "tuples of R per rank (S: ratio times as many)", 1, 1e13, NULL, &seen_tpr},
         {"ratio", OPT_INT, &ratio, "|S| / |R|", 1, 64, NULL, NULL},
+        {"shape", OPT_STRING, &shape,
+         "a run's model inputs, its CSV column model_shape (instead of --ranks, --ranks-per-host, --tuples-per-rank, --ratio, --merge-bands): "
+         "the prediction rmabench join --model made for that run, from this file's parameters", 0, 0, NULL, NULL},
+        {"csv", OPT_BOOL, &csv, "print quantity,seconds lines (the phases as the join's rows name them, the totals) at full precision", 0, 0, NULL, NULL},
         OPT_END,
     };
     /* the flags of one algorithm: refused with the other (they would change nothing) */
@@ -183,41 +228,69 @@ static int cmd_join(int argc, char **argv)
     };
     const opt_spec *tables[] = {specs, sortmerge, NULL};
     model_params p;
-    parse("rmamodel join --algo radix|sortmerge --params FILE --ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
-          "[--merge-bands N] [--set NAME=VALUE]",
+    parse("rmamodel join --algo radix|sortmerge --params FILE (--ranks N --ranks-per-host N --tuples-per-rank N [--ratio N] "
+          "[--merge-bands N] | --shape TEXT) [--csv] [--set NAME=VALUE]",
           tables, argc, argv, &path, &p);
     const opt_spec *other = algo == 0 ? opt_given(tables, sortmerge, argc, argv, 2) : NULL;
     if (other) fail("--%s: a flag of the sort-merge join; --algo radix does not take it", other->name);
-    if (!seen_ranks) fail("--ranks: required");
-    if (!seen_rph) fail("--ranks-per-host: required");
-    if (!seen_tpr) fail("--tuples-per-rank: required");
-    if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
-    if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
-    bool multi = ranks / rph > 1;
+    join_shape s;
+    char err[300];
+    if (shape) {
+        if (seen_ranks || seen_rph || seen_tpr) fail("--shape: gives the ranks and sizes itself (without --ranks, --ranks-per-host, --tuples-per-rank)");
+        if (model_join_shape_parse(shape, &s, err, sizeof err)) fail("--%s", err);
+        model_join_shape_params(&p, &s);
+    } else {
+        if (!seen_ranks) fail("--ranks: required");
+        if (!seen_rph) fail("--ranks-per-host: required");
+        if (!seen_tpr) fail("--tuples-per-rank: required");
+        if (ranks % rph) fail("--ranks-per-host: does not divide --ranks (every host runs the same number of ranks)");
+        if (bands & (bands - 1)) fail("--merge-bands: must be 0 (the rule's count) or a power of two up to %d", SMJ_MAX_BANDS);
+    }
+    const bool multi = shape ? s.ranks / s.ranks_per_host > 1 : ranks / rph > 1;
     require(&p, algo == 0 ? model_radix_required(multi) : model_sortmerge_required(&p, multi));
-
-    join_shape s = shape_of(&p, ranks, rph, tpr, ratio, bands);
+    if (!shape) s = shape_of(&p, ranks, rph, tpr, ratio, bands);
     join_prediction m;
     if (algo == 0) model_radix_join(&p, &s, &m);
     else model_sortmerge_join(&p, &s, &m);
+    if (csv) print_join_csv(&m, algo);
+    else print_join(&p, &s, &m, algo);
+    return 0;
+}
 
-    char tp[32];
-    opt_format_count(tpr, tp, sizeof tp);
-    printf("# rmamodel join --algo %s: %" PRId64 " ranks = %" PRId64 " host(s) x %" PRId64 ", %s tuples of R per rank, 1:%" PRId64 "\n",
-           algo_names[algo], ranks, ranks / rph, rph, tp, ratio);
-    printf("# parameters: %s%s%s\n", p.source[0] ? p.source : "(none)", p.info[MI_mpi_library][0] ? "; calibrated with " : "",
-           p.info[MI_mpi_library]);
-    print_join_phases(&p, &s, &m, algo, ranks, rph);
-    print_join_totals(m, s, algo);
-    printf("bound: %s\n", m.network_bound ? "network-bound" : "compute-bound");
-    printf("throughput: %.2f M input tuples/s (thesis total: %.2f M input tuples/s)\n", m.throughput / 1e6,
-           m.throughput_thesis / 1e6);
+/* `rmamodel lock --shape`: the full model of a run (model_lock), as rmabench lock --model gave it. */
+static int lock_of_shape(model_params *p, const char *text, bool csv)
+{
+    lock_shape s;
+    char err[300];
+    if (model_lock_shape_parse(text, &s, err, sizeof err)) fail("--%s", err);
+    if (s.one_host) { /* every server on the agents' host (a file without t_local_comm: the profile's) */
+        const int local[] = {MP_t_local_comm, -1};
+        require(p, local);
+        params_put(p, MP_t_remote_comm, params_get(p, MP_t_local_comm));
+    }
+    require(p, model_lock_required(s.remote_prob));
+    lock_prediction m;
+    model_lock(p, &s, &m);
+    if (csv) {
+        printf("quantity,value\nt_tx_us,%.9g\nthroughput,%.9g\nfloor_shift_us,%.9g\n", m.t_tx * 1e6, m.throughput, m.floor_shift_us);
+        return 0;
+    }
+    printf("# rmamodel lock: %.0f agents, %.0f servers, %.4g locks per transaction, remote probability %.4g%s\n", s.agents,
+           s.servers, s.n_locks, s.remote_prob, s.one_host ? ", one host" : "");
+    printf("# parameters: %s\n", p->source[0] ? p->source : "(none)");
+    if (m.floor_shift_us != 0)
+        printf("floor: the run's %.3f us against the calibration's: each message %+.4f us\n", s.floor_us, m.floor_shift_us);
+    printf("t_thesis: %.4f us (eq. 5.3)\n", m.t_thesis * 1e6);
+    printf("t_tx: %.4f us (eq. 5.3 + release ack %.4f + servers' service %.4f + waiting %.4f; model/lock_model.h)\n", m.t_tx * 1e6,
+           m.t_end * 1e6, m.t_service * 1e6, m.t_wait * 1e6);
+    printf("throughput: %.6f M tx/s (agents / t_tx: eq. 5.4 with the erratum)\n", m.throughput / 1e6);
     return 0;
 }
 
 static int cmd_lock(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *shape = NULL;
+    bool csv = false;
     int64_t agents = 0, locks = 0;
     double remote = 0;
     bool seen_agents = false, seen_locks = false, seen_remote = false;
@@ -226,12 +299,20 @@ static int cmd_lock(int argc, char **argv)
         {"agents", OPT_INT, &agents, "concurrent transaction agents (one transaction each)", 1, 1e9, NULL, &seen_agents},
         {"locks-per-txn", OPT_INT, &locks, "N_locks: locks per transaction", 1, 1e6, NULL, &seen_locks},
         {"remote-prob", OPT_DOUBLE, &remote, "probability that a lock is on another host (0..1)", 0, 1, NULL, &seen_remote},
+        {"shape", OPT_STRING, &shape,
+         "a run's model inputs, its CSV column model_shape (instead of the three above): the full model (servers' service, "
+         "queueing, the run's floor) as rmabench lock --model gave it for that run, from this file's parameters",
+         0, 0, NULL, NULL},
+        {"csv", OPT_BOOL, &csv, "with --shape: print quantity,value lines (t_tx_us, throughput in tx/s) at full precision", 0, 0, NULL, NULL},
         OPT_END,
     };
     model_params p;
     const opt_spec *tables[] = {specs, NULL};
-    parse("rmamodel lock --params FILE --agents N --locks-per-txn N --remote-prob P [--set NAME=VALUE]", tables, argc, argv,
-          &path, &p);
+    parse("rmamodel lock --params FILE (--agents N --locks-per-txn N --remote-prob P | --shape TEXT) [--csv] [--set NAME=VALUE]",
+          tables, argc, argv, &path, &p);
+    if (shape && (seen_agents || seen_locks || seen_remote)) fail("--shape: gives the agents, locks and remote probability itself");
+    if (csv && !shape) fail("--csv: with --shape only");
+    if (shape) return lock_of_shape(&p, shape, csv);
     if (!seen_agents) fail("--agents: required");
     if (!seen_locks) fail("--locks-per-txn: required");
     if (!seen_remote) fail("--remote-prob: required");
@@ -448,12 +529,14 @@ int main(int argc, char **argv)
     opt_program = "rmamodel";
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: rmamodel join|lock|cores-per-host|query|rdmo [flags]   (rmamodel <command> --help lists the flags)\n"
+        fprintf(f, "usage: rmamodel join|lock|cores-per-host|query|rdmo|pool|thesis [flags]   (rmamodel <command> --help lists the flags)\n"
                    "  join            predicted phase times of the radix hash or sort-merge join (thesis 3.3)\n"
                    "  lock            predicted transaction time and throughput of the lock table (thesis 5.3)\n"
                    "  cores-per-host  ranks per host that saturate the network (thesis 3.5)\n"
                    "  query           the star query pulled (memory and compute ranks) against shuffled, and where each wins\n"
-                   "  rdmo            an RDMO design's latency from its round trips and messages (model/rdmo_model.h)\n");
+                   "  rdmo            an RDMO design's latency from its round trips and messages (model/rdmo_model.h)\n"
+                   "  pool            one parameter file from several calibrations (the fastest of each timed one)\n"
+                   "  thesis          the thesis' scale-out runs (Fig. 4.2, Table 4.2) predicted from a parameter file\n");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "join") == 0) return cmd_join(argc, argv);
@@ -461,6 +544,8 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "cores-per-host") == 0) return cmd_cores(argc, argv);
     if (strcmp(argv[1], "rdmo") == 0) return cmd_rdmo(argc, argv);
     if (strcmp(argv[1], "query") == 0) return cmd_query(argc, argv);
+    if (strcmp(argv[1], "pool") == 0) return rmamodel_pool(argc, argv);
+    if (strcmp(argv[1], "thesis") == 0) return rmamodel_thesis(argc, argv);
     char sh[OPT_SHOWN_MAX];
-    fail("'%s': unknown command (join, lock, cores-per-host, query, rdmo)", opt_shown(argv[1], sh));
+    fail("'%s': unknown command (join, lock, cores-per-host, query, rdmo, pool, thesis)", opt_shown(argv[1], sh));
 }

@@ -43,18 +43,24 @@ double model_rate_network_pass_overlap(const model_params *p, double machines, d
 /* eq. 3.7: local passes run at every rank's full rate. */
 double model_rate_local(double ranks, double P);
 
+/* The state of a virtual machine's fresh memory a join's windows met (a regime the run measures, not the
+ * calibration's): pages the kernel reused at once (t_win_touch_per_byte), or pages that came back
+ * through the host after its free page reporting took them (t_win_touch_returned_per_byte). */
+enum { MODEL_ALLOC_REUSED = 0, MODEL_ALLOC_RETURNED = 1 };
+extern const char *const model_alloc_regime_names[]; /* "reused", "returned" */
 /* Beyond the thesis: T_window_alloc = (t_fixed + bytes_per_rank * (t_per_byte + t_touch)) * over
- * (calibrated; t_touch where set), over = ranks per core (1: a core each); with ranks sharing cores
- * and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed (network_model.c). */
-double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over);
+ * (calibrated; t_touch where set, of the regime), over = ranks per core (1: a core each); with ranks
+ * sharing cores and t_win_alloc_shared set, t_win_alloc_shared / 2 in place of t_fixed
+ * (network_model.c). -1 for the returned regime when t_win_touch_returned_per_byte is not set. */
+double model_T_window_alloc(const model_params *p, double bytes_per_rank, double over, int regime);
 /* The windows' lifetime (--window-life; the same order as rma/window.h's win_life). */
 enum { MODEL_LIFE_JOIN, MODEL_LIFE_POOL, MODEL_LIFE_DYNAMIC };
 /* Beyond the thesis: window_alloc of a join under a lifetime. A process's first join pays
- * model_T_window_alloc whatever the lifetime (allocation, first touch; a dynamic one also its first
- * attachment). A later join: JOIN the same again; POOL t_win_pool_fixed * over (nothing allocated
- * nor touched); DYNAMIC (t_win_dynamic_fixed + bytes_per_rank * t_win_dynamic_per_byte) * over.
- * -1 where a parameter it needs is not given. */
-double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first);
+ * model_T_window_alloc of the regime whatever the lifetime (allocation, first touch; a dynamic one
+ * also its first attachment). A later join: JOIN the same again; POOL t_win_pool_fixed * over
+ * (nothing allocated nor touched); DYNAMIC (t_win_dynamic_fixed + bytes_per_rank *
+ * t_win_dynamic_per_byte) * over. -1 where a parameter it needs (or the regime) is not calibrated. */
+double model_T_window_alloc_life(const model_params *p, double bytes_per_rank, double over, int life, bool first, int regime);
 
 /* --- one join ------------------------------------------------------------------------------- */
 
@@ -73,9 +79,21 @@ typedef struct {
                                      * (joins/sortmerge/smj_bands.h; 0 or 1: none, the thesis') */
     double count_share;             /* sort-merge: the share of eq. 3.1's scan the count reads (band pieces
                                      * sized from a sample: a line per 64th tuple, 1/16; 0 or 1: all) */
+    int alloc_regime;               /* MODEL_ALLOC_*: the state of fresh memory the run's windows met */
+    double sort_run_length;         /* sort-merge: the run length l the join sorted (0: the file's
+                                     * sort_run_length; --run-size auto may take twice it) */
+    int hist_bits;                  /* radix: the histogram phase's bins (log2: the network fan-out and, where
+                                     * it counts it, the first local pass's; 0: P_scan as measured) */
     int window_life;                /* MODEL_LIFE_*: how long the windows live (0: JOIN, the thesis') */
     bool first_run;                 /* the run is its process's first join: window_alloc is the first's */
 } join_shape;
+/* The radix histogram's rate at the run's bins against P_scan's (scan_bits), from the scan curve
+ * (P_scan_at_*): its time per tuple interpolated linearly in the bits between the curve's points
+ * (flat beyond them); 1 without the curve, scan_bits or hist_bits. */
+double model_scan_factor(const model_params *p, const join_shape *s);
+/* The parameters a run's shape overrides in p: wire_tuple_bytes (the format the run's plan chose)
+ * and sort_run_length (the run length it sorted), where the shape gives them. */
+void model_join_shape_params(model_params *p, const join_shape *s);
 
 typedef struct {
     /* phases (seconds); a phase the algorithm does not have stays 0 */
@@ -85,8 +103,8 @@ typedef struct {
     double total_with_alloc;  /* total + window_alloc */
     double sort_wait;         /* in total: the slowest rank's sort beyond the mean one (bw_put_sort_slowest) */
     double wait;              /* in total: the phases' waits for their slowest rank (rank_spread; 0 unset) */
-    bool alloc_modelled;      /* t_win_alloc_* given (and the lifetime's for a later run): window_alloc
-                               * is a prediction, else 0 */
+    bool alloc_modelled;      /* t_win_alloc_* given (of the run's regime, and the lifetime's for a
+                               * later run): window_alloc is a prediction, else 0 */
     double window_alloc_first, window_alloc_steady; /* the first join's and a later one's (-1: not given) */
     double total_first, total_steady; /* total + each of them (-1: not given) */
     bool network_bound;       /* eq. 3.3 for the pass that crosses the network */
@@ -111,6 +129,14 @@ typedef struct {
  * between them the time per tuple is interpolated linearly in the ranks sharing the host; at or
  * above the calibration's ranks per host, or without P_x_alone, P_x itself. */
 double model_rate(const model_params *p, int i, const join_shape *s);
+/* The radix network pass's partitioning beside its puts within the host, as a fraction of it
+ * (net_contention, measured at the file's ranks per host), scaled by the share of a rank's tuples
+ * the run puts to the other ranks of its host, (ranks_per_host - 1) / ranks, against the
+ * calibration's; 0 without it or with one rank per host. The ranks of a host share its memory, and
+ * the puts' copies stream through it while the pass partitions: the pass less its put calls is
+ * slower at 2 ranks on one host than at 1, while the partitioning with both ranks running and no
+ * puts is not (docs/models-validation.md). */
+double model_net_contention(const model_params *p, const join_shape *s);
 /* bw: the bandwidth parameter (MP_bw_put_net, MP_bw_put_sort; an unset one falls back to bw_put_intra). */
 double model_T_put_intra(const model_params *p, const join_shape *s, double tuple_bytes, int bw);
 double model_oversubscription(const model_params *p, const join_shape *s);
@@ -119,6 +145,11 @@ double model_ranks_on_cores(const join_shape *s);
 
 /* E[max of n independent standard normal draws] (0 for n < 2): 0.5642 at 2, 1.0294 at 4, 3.6 at 4096. */
 double model_max_normal(double n);
+/* The regime (MODEL_ALLOC_*) a join's measured window_alloc (seconds, the mean rank's) met: the
+ * returned one where it is nearer (in ratio) to that regime's prediction than to the reused one's,
+ * or, with only the reused one calibrated, where it took more than twice that. MODEL_ALLOC_REUSED
+ * without t_win_alloc_* or a measurement. */
+int model_alloc_regime(const model_params *p, const join_shape *s, double measured);
 /* Window allocation (when calibrated), totals and throughput, from the phases already set. Both
  * joins' window_alloc phases allocate, fault in every window page (and the peers' pages they put
  * into, rma_window_map_runs) and free the windows: t_win_touch_per_byte, when given, is added. The

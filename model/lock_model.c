@@ -31,6 +31,24 @@ const int *model_lock_required(double remote_prob)
 
 static double opt_param(const model_params *p, int i) { return p->set[i] ? params_get(p, i) : 0; }
 
+/* Parameter i moved by d seconds, kept above a tenth of its value. */
+static void shift(model_params *p, int i, double d)
+{
+    if (p->set[i]) params_put(p, i, fmax(params_get(p, i) + d, 0.1 * params_get(p, i)));
+}
+
+double model_lock_at_floor(model_params *p, const lock_shape *s)
+{
+    if (!p->set[MP_t_floor_rtt] || !(s->floor_us > 0) || params_ranks_per_core(p, s->ranks_per_host) > 1) return 0;
+    const double d = s->floor_us * 1e-6 - params_get(p, MP_t_floor_rtt);
+    shift(p, MP_t_local_comm, d / 2);
+    shift(p, MP_t_ack, d / 2);
+    shift(p, p->set[MP_t_clean_up_local] ? MP_t_clean_up_local : MP_t_clean_up, d / 4);
+    shift(p, MP_t_server, d / 4);
+    params_put(p, MP_t_floor_rtt, s->floor_us * 1e-6);
+    return d / 2 * 1e6;
+}
+
 /* Queueing at the servers: A agents (one customer each) cycle through a delay station (`delay`)
  * and S servers. An agent's own server takes the share f_own of its demand t_service, each of the
  * S - 1 others (1 - f_own) / (S - 1) (the workloads' picks, wl_pick_server; one own server per
@@ -74,9 +92,14 @@ static double own_other_mva(double delay, double t_service, double S, double A, 
     return n[0] * a[0] * x[0] + n[1] * a[1] * x[1];
 }
 
-void model_lock(const model_params *p, const lock_shape *s, lock_prediction *o)
+void model_lock(const model_params *p_in, const lock_shape *s, lock_prediction *o)
 {
     *o = (lock_prediction){0};
+    /* the run's state: its floor, and on one host every server reached at t_local_comm */
+    model_params fp = *p_in;
+    o->floor_shift_us = model_lock_at_floor(&fp, s);
+    if (s->one_host && fp.set[MP_t_local_comm]) params_put(&fp, MP_t_remote_comm, params_get(&fp, MP_t_local_comm));
+    const model_params *p = &fp;
     const double n = s->n_locks, S = s->servers > 1 ? s->servers : 1, A = s->agents > 1 ? s->agents : 1;
     /* The message times hold the sharing of the cores they were measured with (comm_ranks_per_core:
      * a calibration on as crowded namespace hosts as the run's); only the run's sharing beyond that

@@ -75,6 +75,9 @@ typedef struct {
     bool end_with_next;    /* an end whose transaction contacted one server travels with the next
                             * transaction's first request when that goes to the same server, and
                             * waits for no acknowledgement (locking/agent.c, MSG_END_LOCK) */
+    bool one_host;         /* every server on the agents' host: a "remote" lock costs t_local_comm */
+    double floor_us;       /* the run's cache-line floor between two of its cores (rma/floor.h; 0:
+                            * not measured): the message times move with it (model_lock_at_floor) */
 } lock_shape;
 
 typedef struct {
@@ -90,7 +93,21 @@ typedef struct {
     double oversubscription; /* ranks per core m (1: none): the stretch of all times, or with
                               * t_shared_comm of the ranks' own work only */
     double t_shared_comm;    /* a message's time when ranks share cores (0: not used) */
+    double floor_shift_us;   /* what each message between two cores of a host moved by with the run's
+                              * floor against the calibration's (model_lock_at_floor; 0: none) */
 } lock_prediction;
+
+/* The machine's state as an input: the lock's message times were measured at the calibration's
+ * cache-line floor (t_floor_rtt), and a run measures its own (rma/floor.h; where a hypervisor places
+ * the virtual CPUs puts it in one of two states). A message between two cores of a host waits for a
+ * cache line to cross from one to the other, half the floor's round trip: with d = the run's floor -
+ * the calibration's, t_local_comm (half a round trip) and t_ack move by d / 2; the sender's side of a
+ * notified put (t_clean_up on one host, else t_clean_up_local, and t_server's answer) by d / 4, its
+ * stores waiting out part of the transfer; the fetch-and-op round trips (t_vote, t_fao_local) not
+ * at all, their word staying in the origin's cache (calibrations in both states:
+ * docs/models-validation.md). Each is kept above a tenth of its calibrated value. Returns d / 2 in microseconds, a message's move (0: no floor in the file
+ * or the shape, or ranks that share cores, whose messages wait for the scheduler instead). */
+double model_lock_at_floor(model_params *p, const lock_shape *s);
 
 void model_lock(const model_params *p, const lock_shape *s, lock_prediction *out);
 

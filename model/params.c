@@ -51,6 +51,38 @@ double params_ranks_per_core(const model_params *p, double ranks_per_host)
     return f > 1 ? f : 1;
 }
 
+int params_pool_kind(int i)
+{
+    /* derived from differences or fits of timings, or a statistic of their spread; the pinned
+     * pair's round trip is bimodal with the scheduler (calibrate_lock.c takes its slowest round) and
+     * the floor is the machine's state, not a cost */
+    static const int derived[] = {MP_P_probe, MP_P_probe_alone, MP_P_merge, MP_P_merge_alone, MP_P_match_r, MP_P_match_r_alone,
+                                  MP_P_match_s, MP_P_match_s_alone, MP_P_match_r_many, MP_P_match_r_many_alone,
+                                  MP_P_match_s_many, MP_P_match_s_many_alone, MP_bw_put_sort, MP_bw_put_sort_slowest,
+                                  MP_net_overlap, MP_net_contention, MP_rank_spread, MP_t_shared_comm, MP_t_shared_remote_comm, MP_t_floor_rtt};
+    for (size_t k = 0; k < sizeof derived / sizeof derived[0]; k++)
+        if (derived[k] == i) return PARAMS_POOL_MEDIAN;
+    const char *u = table[i].unit;
+    if (!strcmp(u, "Mtuples/s") || !strcmp(u, "GB/s") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s/GB"))
+        return PARAMS_POOL_FASTEST;
+    return PARAMS_POOL_SAME;
+}
+
+double params_pool_value(int i, double *v, int n)
+{
+    switch (params_pool_kind(i)) {
+    case PARAMS_POOL_MEDIAN: return stats_median(v, n);
+    case PARAMS_POOL_SAME: return v[0];
+    default: { /* a rate: the largest; a time: the smallest */
+        const char *u = table[i].unit;
+        const bool rate = !strcmp(u, "Mtuples/s") || !strcmp(u, "GB/s");
+        double best = v[0];
+        for (int k = 1; k < n; k++) best = rate ? (v[k] > best ? v[k] : best) : (v[k] < best ? v[k] : best);
+        return best;
+    }
+    }
+}
+
 int params_alone_of(int i)
 {
     char name[64];

@@ -33,6 +33,12 @@ enum { PB_NONNEG, PB_POSITIVE, PB_AT_LEAST_1, PB_AT_LEAST_2, PB_PASSES, PB_FRACT
 #define PUT_CURVE_SIZES {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576}
 enum { PUT_CURVE_N = 8 };
 
+/* The histogram scan's rate at 2^b bins (all ranks running): its counters outgrow a cache level as
+ * the bins grow, and the joins' histograms take 2^5 to 2^12 of them over the sizes one machine runs. */
+#define SCAN_CURVE(X, b) X(P_scan_at_##b, "Mtuples/s", 1e6, PB_POSITIVE, "histogram scan rate at 2^" #b " bins, all ranks running (the join's bins between the curve's points: model_scan_factor)")
+#define SCAN_CURVE_BITS {4, 8, 12, 16}
+enum { SCAN_CURVE_N = 4 };
+
 /* A rate measured with one rank of each host running while the host's other ranks wait: a host's
  * ranks share its memory bandwidth (and, on SMT siblings, its cores), so a rank running alone is
  * faster than the rate measured with all of them (ranks_per_host of the file) running at once. */
@@ -74,6 +80,8 @@ enum { PUT_CURVE_N = 8 };
     /* the kernels' shape when the rates were measured / assumed by the model */                                 \
     X(tuples_per_rank, "tuples", 1, PB_NONNEG, "R tuples per rank of the joins the rates were measured for (radix local plan)") \
     X(partition_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition was measured")                               \
+    X(scan_bits, "bits", 1, PB_NONNEG, "histogram bins (log2) at which P_scan was measured: the join's at tuples_per_rank")  \
+    SCAN_CURVE(X, 4) SCAN_CURVE(X, 8) SCAN_CURVE(X, 12) SCAN_CURVE(X, 16)                                        \
     X(partition_local_bits, "bits", 1, PB_NONNEG, "fan-out bits at which P_partition_local was measured")                   \
     X(radix_local_passes, "passes", 1, PB_PASSES, "local partitioning passes d-1 of eq. 3.8 (rmamodel; rmabench uses the join's)") \
     X(sort_run_length, "tuples", 1, PB_AT_LEAST_1, "run length l of eq. 3.12")                                                  \
@@ -86,6 +94,7 @@ enum { PUT_CURVE_N = 8 };
     X(net_overlap, "fraction", 1, PB_SIGNED_FRACTION, "how much of a network pass's transfer between hosts hides behind its computation: 1 = all (eq. 3.4-3.6 as printed), 0 = none (transfer and computation add up), below 0 = they slow each other down (the transfer's CPU work competes with the computation, or each waits for the other's MPI calls)") \
     X(bw_put_intra, "GB/s", 1e9, PB_POSITIVE, "MPI_Put bandwidth per rank to a rank on the same host, all ranks sending")      \
     X(bw_put_net, "GB/s", 1e9, PB_POSITIVE, "what the radix network pass's puts add to its work, per rank and byte: the time in its put and completion calls, one 64 KiB send buffer's put after each buffer's worth of partitioning, to its remote partitions in turn on a rank of the same host, all ranks at once (unset: bw_put_intra)") \
+    X(net_contention, "fraction", 1, PB_NONNEG, "how much longer the radix network pass's partitioning takes beside its puts to the other ranks of its host, whose copies share the host's memory with it: (time beside the puts - in the put calls) / the same work alone - 1, at the file's ranks per host (the model scales it by the share of tuples put within the host; unset: 0)") \
     X(bw_put_sort, "GB/s", 1e9, PB_POSITIVE, "what the sort phase's puts add to its work, per rank and byte: one run's put after each run's in-cache work, to a rank on the same host, all ranks at once (unset: bw_put_intra)") \
     X(bw_put_sort_slowest, "GB/s", 1e9, PB_POSITIVE, "as bw_put_sort, on the rank whose puts added the most (where the target progresses RMA only in its own MPI calls one rank waits for the other's: the sort-merge model's total, the slowest rank's, adds the difference)") \
     /* the star query's pull design (model/query_model.h; rmabench query --micro prefetch measures both) */ \
@@ -104,7 +113,8 @@ enum { PUT_CURVE_N = 8 };
     X(t_win_alloc_fixed, "ms", 1e-3, PB_NONNEG, "window_alloc time independent of size: both windows' allocation, first-touch setup, barrier and MPI_Win_free")                                \
     X(t_win_alloc_shared, "ms", 1e-3, PB_NONNEG, "t_win_alloc_fixed with the ranks sharing cores (2 ranks per core): what the library's blocking collectives in MPI_Win_create/_allocate/_free cost when a rank waits for one that is not running (MPICH spins: 0.09 s a join here; Open MPI oversubscribed yields)") \
     X(t_win_alloc_per_byte, "s/GB", 1e-9, PB_NONNEG, "MPI_Win_allocate time per byte of window")                            \
-    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc") \
+    X(t_win_touch_per_byte, "s/GB", 1e-9, PB_NONNEG, "first touch of window pages (own, and the peers' pages put into on the host) and MPI_Win_free, per byte beyond the allocation's: in both joins' window_alloc; pages the kernel reuses at once (the fastest repetitions)") \
+    X(t_win_touch_returned_per_byte, "s/GB", 1e-9, PB_NONNEG, "t_win_touch_per_byte where the pages come back through the host (a VM's free page reporting: repetitions at least twice the fastest; unset: calibration saw only one state)") \
     X(t_win_cost_allocate, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Win_allocate + first touch + peers' mapping + free, per byte of window") \
     X(t_win_cost_create, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Alloc_mem + MPI_Win_create + first touch + free, per byte of window") \
     X(t_win_cost_create_huge, "s/GB", 1e-9, PB_POSITIVE, "--window auto: the CPU time of MPI_Win_create on huge-page-able memory + first touch + free, per byte") \
@@ -146,7 +156,8 @@ enum { PUT_CURVE_N = 8 };
 
 /* Text fields: where and how the parameters were measured. */
 #define MODEL_INFO(X)                                                                                            \
-    X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels)
+    X(mpi_library) X(mpi_version) X(hosts) X(ranks) X(ranks_per_host) X(hostnames) X(calibrated_at) X(git_commit) X(kernels) \
+        X(interference)
 
 enum {
 #define P_ENUM(n, u, s, b, d) MP_##n,
@@ -175,7 +186,7 @@ typedef struct {
     params_spread spread[MP_COUNT];
     const char *how[MP_COUNT]; /* calibrate: a static note on how it was measured when not as described */
     char bench[MP_COUNT][240]; /* calibrate: the micro-benchmark and its size (a comment in the file) */
-    char warnings[2048];       /* calibrate: implausible rates, one "# warning: ..." line each in the file */
+    char warnings[16384];      /* calibrate: implausible rates and wide spreads, one "# warning: ..." line each in the file */
     char info[MI_COUNT][256];
     char source[512];       /* file name (and "+ --set", "+ profile ..."), for messages and the CSV */
 } model_params;
@@ -205,6 +216,19 @@ int params_alone_of(int i);
 /* Value in SI units; the parameter must be set (checked by params_require). */
 static inline double params_get(const model_params *p, int i) { return p->v[i]; }
 void params_put(model_params *p, int i, double value); /* value in SI units */
+
+/* How several measurements of one parameter combine: the rounds of one calibration, and
+ * `rmamodel pool` over calibrations (model/validate.sh measures them between its rounds). A timed
+ * quantity can only be lengthened by the machine's other work, so of a rate or bandwidth the
+ * largest is kept and of a time the smallest (PARAMS_POOL_FASTEST: the least disturbed); a parameter
+ * derived from a difference or a fit of timings (a slope, an overlap, a spread) can be pushed
+ * either way by noise in one of its terms, and is kept at the median (its terms are each the
+ * fastest of their repetitions inside one calibration); a shape (bits, run length, cores) must be
+ * the same in all and the first is kept. */
+enum { PARAMS_POOL_FASTEST, PARAMS_POOL_MEDIAN, PARAMS_POOL_SAME };
+int params_pool_kind(int i);
+/* v[0..n) (n >= 1, SI units; reordered) combined as params_pool_kind(i) says. */
+double params_pool_value(int i, double *v, int n);
 
 /* Relative spread above which calibration warns (stderr and a comment in the file). */
 #define PARAMS_SPREAD_WARN 0.10

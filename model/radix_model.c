@@ -16,14 +16,15 @@ void model_radix_join(const model_params *p, const join_shape *s, join_predictio
 {
     *o = (join_prediction){0};
     double n = s->r_tuples + s->s_tuples, machines = s->ranks / s->ranks_per_host;
-    o->histogram = model_T_scan(n, s->ranks, model_rate(p, MP_P_scan, s)); /* eq. 3.1 */
+    o->histogram = model_T_scan(n, s->ranks, model_rate(p, MP_P_scan, s) * model_scan_factor(p, s)); /* eq. 3.1, at its bins */
     /* eq. 3.2; with one host nothing crosses the network and bw is not needed */
     if (machines > 1)
         o->P_network = model_P_network(params_get(p, MP_bw_host) / params_get(p, MP_wire_tuple_bytes), s->ranks_per_host);
     /* eq. 3.8, split into its network pass (eq. 3.3-3.6) and its d-1 local passes (eq. 3.7) */
     o->rate_network_pass =
         model_rate_network_pass_overlap(p, machines, s->ranks_per_host, model_rate(p, MP_P_partition, s), o->P_network, &o->network_bound);
-    o->network_partition = n / o->rate_network_pass + model_T_put_intra(p, s, s->window_bytes_per_tuple, MP_bw_put_net);
+    o->network_partition = n / o->rate_network_pass * (1 + model_net_contention(p, s)) +
+                           model_T_put_intra(p, s, s->window_bytes_per_tuple, MP_bw_put_net);
     o->local_partition = s->radix_local_passes * n / model_rate_local(s->ranks, model_rate(p, MP_P_partition_local, s));
     /* beside eq. 3.7: a pass whose counts the histogram phase did not deliver reads its items once
      * more to count them (joins/radix/local_partition.c); without P_count_local, at eq. 3.1's scan rate */

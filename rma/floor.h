@@ -9,12 +9,12 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-/* Collective over comm. The median round trip in microseconds between ranks a and b (rounds of a few
- * thousand round trips), the same value on every rank; -1 when they do not share a node, the library
- * makes no shared window, a == b, a round outlasts ROUND_LIMIT_S in rma/floor.c (the pair is not
- * running at once: its cores are shared with ranks or jobs nobody counted), or !spin_ok (ranks that
- * share a core would spin against each other; it must be the same on every rank, as a, b and comm
- * are). */
+/* Collective over comm. The round trip in microseconds between ranks a and b, the mean of the
+ * fastest of a few rounds of a few thousand round trips, the same value on every rank; -1 when they
+ * do not share a node, the library makes no shared window, a == b, a round outlasts ROUND_LIMIT_S
+ * in rma/floor.c (the pair is not running at once: its cores are shared with ranks or jobs nobody
+ * counted), or !spin_ok (ranks that share a core would spin against each other; it must be the same
+ * on every rank, as a, b and comm are). */
 double rma_floor_round_trip_us(MPI_Comm comm, int a, int b, bool spin_ok);
 
 #endif

@@ -32,7 +32,7 @@ double calibrate_first_touch(const bench_ctx *ctx, uint64_t bytes, int reps)
         t[k] = MPI_Wtime() - t0; /* the joins free these buffers outside their phases */
         if (b) mem_free_large(b, bytes);
     }
-    return stats_median(t, reps);
+    return stats_min(t, reps);
 }
 
 double calibrate_allreduce(const bench_ctx *ctx, double v, MPI_Op op)
@@ -104,10 +104,12 @@ static void fill_info(model_params *p, const bench_ctx *ctx)
 /* Rank 0: the parameter file, then what was measured and under which conditions; the exit status
  * (2: the file could not be written). phase_s: memory, compute, network, lock seconds. */
 static int write_and_report(const bench_ctx *ctx, model_params *p, const char *output, bool force, double took,
-                            const double phase_s[4], double steal)
+                            const double phase_s[4], double steal, double delay)
 {
     char err[600];
     fill_info(p, ctx);
+    /* what the machine's other work took from the calibration (model/validate.sh pools calibrations) */
+    snprintf(p->info[MI_interference], sizeof p->info[MI_interference], "host steal %.4f, run delay %.4f", steal, delay);
     if (params_write(p, output, force, err, sizeof err)) {
         fprintf(stderr, "rmabench: --output: %s\n", err);
         return 2;
@@ -118,6 +120,7 @@ static int write_and_report(const bench_ctx *ctx, model_params *p, const char *o
     bench_ctx_print_environment(ctx, stdout);
     printf("\n");
     host_steal_print(stdout, steal);
+    host_run_delay_print(stdout, delay);
     print_params(p);
     printf("wrote %s\n", output);
     return 0;
@@ -145,8 +148,8 @@ int calibrate_main(int argc, char **argv)
         {"membw-bytes", OPT_BYTES, &o.membw_bytes,
          "bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*, as rmabench membw --bytes; default: 4x the last-level cache over a machine's ranks, at least 64 MiB)", 4096,
          1ll << 40, NULL, NULL},
-        {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (median kept)", 1, 100, NULL, NULL},
-        {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (median per parameter kept)", 1,
+        {"repeats", OPT_INT, &o.repeats, "repetitions per measurement (the fastest kept)", 1, 100, NULL, NULL},
+        {"rounds", OPT_INT, &o.rounds, "rounds of the compute kernels, each of --repeats (per parameter the fastest round kept; a derived one's median)", 1,
          CALIBRATE_ROUNDS_MAX, NULL, NULL},
         OPT_WAIT_BOUND(&wait_bound),
         OPT_END,
@@ -188,11 +191,11 @@ int calibrate_main(int argc, char **argv)
     calibrate_lock(&ctx, &o, &p);
     calibrate_rdmo(&ctx, &o, &p);
     double took = MPI_Wtime() - t0;
-    const double steal = host_steal_since(ctx.comm, cpu0);
+    const double steal = host_steal_since(ctx.comm, cpu0), delay = host_run_delay_since(ctx.comm, cpu0);
     calibrate_plausibility(&ctx, &p);
 
     const double phase_s[4] = {t1 - t0, t2 - t1, t3 - t2, took - (t3 - t0)};
-    int status = ctx.rank == 0 ? write_and_report(&ctx, &p, output, force, took, phase_s, steal) : 0;
+    int status = ctx.rank == 0 ? write_and_report(&ctx, &p, output, force, took, phase_s, steal, delay) : 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx.comm);
     bench_ctx_free(&ctx);
     MPI_Finalize();

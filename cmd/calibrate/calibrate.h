@@ -22,8 +22,8 @@ typedef struct {
     int64_t tuples_per_rank; /* R tuples per rank of the joins the parameters are for; 0 = the join's default */
     int64_t put_bytes;     /* bytes each rank puts per bandwidth measurement */
     int64_t membw_bytes;   /* bytes per buffer and rank of the memory bandwidth measurement (bw_mem_*) */
-    int64_t repeats;       /* repetitions per measurement; the median is kept */
-    int64_t rounds;        /* rounds of the compute kernels; the median per parameter is kept */
+    int64_t repeats;       /* repetitions per measurement; the fastest is kept */
+    int64_t rounds;        /* rounds of the compute kernels; combined per parameter by params_pool_value */
     /* set by calibrate_compute for its parts: */
     int warmup;            /* untimed first repetitions per kernel (1 in the first round, 0 after) */
     int window;            /* the joins' window flavour (win_flavor, --window of the join; auto resolved) */
@@ -63,20 +63,22 @@ void calibrate_warn(const bench_ctx *ctx, model_params *p, const char *text);
 
 /* Rank-local allocation failure: message and MPI_Abort. */
 void calibrate_fail(const bench_ctx *ctx, const char *what);
-/* Mean over ranks of n / (median of this rank's t[0..reps)) (reorders t). */
+/* n / the seconds of the least disturbed repetition of t[0..reps) (this rank's times, all ranks
+ * having run each repetition at once): the repetition whose slowest rank was fastest, at the mean
+ * of its ranks' times (the models predict the mean rank; their waits for the slowest are
+ * rank_spread's). Collective. */
 double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n);
-/* Times body(arg) reps times (after o->warmup untimed runs), all ranks starting together: the
- * mean over ranks of n / this rank's median seconds. */
+/* Times body(arg) reps times (after o->warmup untimed runs), all ranks starting together: n / the
+ * least disturbed repetition's mean seconds (calibrate_rate_of). */
 double calibrate_time(const bench_ctx *ctx, const calibrate_opts *o, int reps, double n, void (*body)(void *), void *arg);
 /* The same for two bodies timed alternately in every repetition (a, b, a, b, ...), so that a slow
  * spell of the machine falls on both alike and a parameter from their difference (P_match_r/_s)
- * does not take it for a cost: rate[0], rate[1] = 1 / median seconds of body_a, body_b (mean over
- * ranks; with o->alone each host's first rank's). */
+ * does not take it for a cost: rate[0], rate[1] = 1 / the least disturbed seconds of body_a, body_b
+ * (calibrate_rate_of; with o->alone each host's first rank's fastest). */
 void calibrate_time_pair(const bench_ctx *ctx, const calibrate_opts *o, int reps, void (*body_a)(void *),
                          void (*body_b)(void *), void *arg, double rate[2]);
-/* The ranks' spread on equal work (rank_spread): every repetition of a primitive all ranks ran at
- * once, (slowest - mean) / mean of its times over the ranks, collected by the ranks (collective).
- * */
+/* The ranks' spread on equal work (rank_spread): of a primitive all ranks ran at once, its least
+ * disturbed repetition's (slowest - mean) / mean over the ranks, added to rank_spread's samples (collective). */
 void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps);
 /* splitmix64 step: the samples' random keys. */
 uint64_t calibrate_mix(uint64_t *state);

@@ -1,6 +1,7 @@
-/* Rounds of the join primitives (calibrate_radix.c, calibrate_sortmerge.c), the median per
- * parameter kept: on a shared or virtual machine a slowdown of a second or so would otherwise take
- * all repetitions of the primitives it overlaps. Plus the first touch of fresh memory per byte. */
+/* Rounds of the join primitives (calibrate_radix.c, calibrate_sortmerge.c), combined per parameter
+ * as params_pool_kind says (the fastest round of a timed rate, the median of a derived one): on a
+ * shared or virtual machine a slowdown of a second or so takes all repetitions of the primitives it
+ * overlaps, and only lengthens them. Plus the first touch of fresh memory per byte. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +69,11 @@ void calibrate_spread_add(const bench_ctx *ctx, const double *t, int reps)
     double mx[MAX_REPS], sum[MAX_REPS];
     MPI_Allreduce(t, mx, reps, MPI_DOUBLE, MPI_MAX, ctx->comm);
     MPI_Allreduce(t, sum, reps, MPI_DOUBLE, MPI_SUM, ctx->comm);
-    for (int k = 0; k < reps; k++) {
-        const double mean = sum[k] / ctx->size;
-        if (mean > 0) spread_sum += (mx[k] - mean) / mean, spread_n++;
-    }
+    /* the least disturbed repetition's (calibrate_rate_of's): another program's turn on one rank's
+     * core would read as the ranks' own spread */
+    const int k = stats_argmin(mx, reps);
+    const double mean = sum[k] / ctx->size;
+    if (mean > 0) spread_sum += (mx[k] - mean) / mean, spread_n++;
 }
 
 /* rank_spread = sigma, the relative standard deviation of one rank's time for the same work: the
@@ -83,15 +85,15 @@ static void put_rank_spread(const bench_ctx *ctx, model_params *p)
     const double c = model_max_normal(ctx->size);
     params_put(p, MP_rank_spread, spread_sum / (double)spread_n / c);
     char how[CALIBRATE_HOW];
-    snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, %ld repetitions of the compute primitives (P_*), / %.4f (E[max of %d normals])",
+    snprintf(how, sizeof how, "mean (slowest - mean) / mean of the %d ranks' times, the least disturbed repetition of %ld compute primitives (P_*), / %.4f (E[max of %d normals])",
              ctx->size, spread_n, c, ctx->size);
     calibrate_note(p, MP_rank_spread, how, 0);
     spread_sum = 0, spread_n = 0;
 }
 
-/* The median over the rounds of each parameter they set, into p (every rank agrees: inputs were
- * reduced). alone: only the rates that have a P_x_alone twin, into the twin. */
-static void keep_medians(const calibrate_opts *o, const model_params *round, int alone, int ranks_per_host, model_params *p)
+/* Each parameter the rounds set, combined over them (params_pool_value), into p (every rank agrees:
+ * inputs were reduced). alone: only the rates that have a P_x_alone twin, into the twin. */
+static void keep_rounds(const calibrate_opts *o, const model_params *round, int alone, int ranks_per_host, model_params *p)
 {
     for (int i = 0; i < MP_COUNT; i++) {
         const int to = alone ? params_alone_of(i) : i;
@@ -99,7 +101,7 @@ static void keep_medians(const calibrate_opts *o, const model_params *round, int
         double v[CALIBRATE_ROUNDS_MAX];
         for (int k = 0; k < o->rounds; k++) v[k] = round[k].v[i];
         if (strncmp(params_name(i), "P_", 2) == 0) params_put_spread(p, to, v, (int)o->rounds); /* rates only */
-        params_put(p, to, stats_median(v, (int)o->rounds));
+        params_put(p, to, params_pool_value(i, v, (int)o->rounds));
         if (!alone) memcpy(p->bench[i], round[o->rounds - 1].bench[i], sizeof p->bench[i]);
         else snprintf(p->bench[to], sizeof p->bench[to], "as %s, by 1 of the %d ranks of each host (the others wait)", params_name(i),
                       ranks_per_host);
@@ -148,7 +150,7 @@ void calibrate_compute(const bench_ctx *ctx, const calibrate_opts *o, model_para
             calibrate_radix(ctx, &oo, &jo, &w, r, s, &round[k]);
             calibrate_sortmerge(ctx, &oo, &jo, &w, r, s, &round[k]);
         }
-        keep_medians(o, round, oo.alone, ctx->ranks_per_host, p);
+        keep_rounds(o, round, oo.alone, ctx->ranks_per_host, p);
         if (!oo.alone) put_rank_spread(ctx, p);
     }
     free(round);

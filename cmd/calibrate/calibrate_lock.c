@@ -20,8 +20,9 @@
  *    transaction's servers); t_server: calibrate_lock_server.
  *  - t_ack: the end-of-transaction acknowledgement, one way: half the ping-pong of the lock run's
  *    own signal, peer_words_add on the peer's word seen by the peer's poll (ack_round).
- * Each is the median of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
- * shared machine single rounds vary by +-50%), recorded with its spread over the rounds. Ranks
+ * Each is the fastest of ROUNDS rounds of ITERS operations (one round is a few milliseconds; on a
+ * shared machine single rounds vary by +-50%, and another program's turn on a core only lengthens
+ * one), recorded with its spread over the rounds. Ranks
  * outside the pair wait in MPI calls. */
 #include <sched.h>
 #include <stdbool.h>
@@ -180,13 +181,13 @@ static void ping_pong(const bench_ctx *ctx, notify_ep *ep, int c, double rtt[ROU
     MPI_Bcast(send, ROUNDS, MPI_DOUBLE, 0, ctx->comm);
 }
 
-/* Parameter i = the median over the rounds of v * scale, with its spread. */
+/* Parameter i = the fastest of the rounds of v * scale, with its spread. */
 static void put_rounds(model_params *p, int i, const double *v, double scale)
 {
     double w[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) w[k] = v[k] * scale;
     params_put_spread(p, i, w, ROUNDS);
-    params_put(p, i, stats_median(w, ROUNDS));
+    params_put(p, i, stats_min(w, ROUNDS));
 }
 
 /* t_ack between rank 0 and peer, through the words the lock run uses (shared ones as --notify-shm
@@ -209,7 +210,7 @@ static void calibrate_ack(const bench_ctx *ctx, int peer, bool remote, model_par
 
 /* t_server: what a lock server spends on one request: its lock-table work (lt_request_lock of an
  * exclusive lock on a random id of 1M, and its share of lt_release_all at the end of a transaction
- * of LOCKS requests; every rank, median of ROUNDS rounds) plus sending the answer, one notified put
+ * of LOCKS requests; every rank, the fastest of ROUNDS rounds) plus sending the answer, one notified put
  * (t_clean_up's primitive). */
 enum { LOCKS = 10, TXNS = 2000 };
 static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
@@ -231,7 +232,7 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
         t[k] = (MPI_Wtime() - t0) / (TXNS * LOCKS);
         lt_free(&lt);
     }
-    double med = calibrate_allreduce(ctx, stats_median(t, ROUNDS), MPI_SUM);
+    double med = calibrate_allreduce(ctx, stats_min(t, ROUNDS), MPI_SUM);
     params_put(p, MP_t_server, med + params_get(p, MP_t_clean_up));
     snprintf(p->bench[MP_t_server], sizeof p->bench[MP_t_server],
              "lt_request_lock (X, random of 1M ids) + its share of lt_release_all, %d-lock transactions x %d, %d rounds: %.3f us; plus t_clean_up (the answer)",
@@ -243,7 +244,7 @@ static void calibrate_lock_server(const bench_ctx *ctx, model_params *p)
  * at once; the draw of the next transaction and the statistics happen while messages travel, and
  * are not timed), for the lock benchmark's defaults (the
  * synthetic workload, 10 locks per transaction, one server; an agent of a 2-rank host laid out by
- * hand, no MPI); every rank, median of ROUNDS rounds of TXNS. In a 1 server + 1 agent run the
+ * hand, no MPI); every rank, the fastest of ROUNDS rounds of TXNS. In a 1 server + 1 agent run the
  * transaction's timed phases leave a remainder beside the requests' round trips: this work
  * (docs/measurements.md, "From code comments"). */
 static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
@@ -266,7 +267,7 @@ static void calibrate_lock_agent(const bench_ctx *ctx, model_params *p)
     for (int k = 0; k < ROUNDS; k++) t[k] = wl.state ? lock_agent_own_work(&o, &r, &wl, TXNS) : -1;
     if (wl.state) wl.desc->close(wl.state);
     lock_roles_free(&r);
-    double med = stats_median(t, ROUNDS), worst = calibrate_allreduce(ctx, med, MPI_MIN);
+    double med = stats_min(t, ROUNDS), worst = calibrate_allreduce(ctx, med, MPI_MIN);
     if (worst <= 0) calibrate_fail(ctx, "t_agent (lock_agent_own_work)");
     params_put_spread(p, MP_t_agent, t, ROUNDS);
     params_put(p, MP_t_agent, calibrate_allreduce(ctx, med, MPI_SUM));
@@ -294,7 +295,7 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int peer,
          * proportions that change from one calibration to the next, and the lock runs on shared
          * cores match the slower group (docs/measurements.md, "From code comments"). Between hosts
          * each round's mean holds the tail of scheduler turns already (200 round trips a round):
-         * the median round. */
+         * the fastest round, as every other message time. */
         if (!remote) {
             double slowest = rtt[0];
             for (int k = 1; k < ROUNDS; k++) slowest = rtt[k] > slowest ? rtt[k] : slowest;
@@ -305,7 +306,7 @@ static void calibrate_shared_comm(const bench_ctx *ctx, notify_ep *ep, int peer,
         const char *lib_yield = getenv("OMPI_MCA_mpi_yield_when_idle");
         snprintf(p->bench[param], sizeof p->bench[param],
                  "half the notified-put ping-pong between ranks 0 and %d%s pinned to CPU %d, polling with yields and sleeps, %s of %d rounds of %d%s%s",
-                 peer, remote ? " (another host)" : "", pin.cpu, remote ? "median" : "slowest", ROUNDS,
+                 peer, remote ? " (another host)" : "", pin.cpu, remote ? "fastest" : "slowest", ROUNDS,
                  remote ? ITERS_REMOTE : ITERS_SHARED, lib_yield ? ", OMPI_MCA_mpi_yield_when_idle=" : "", lib_yield ? lib_yield : "");
     } else if (ctx->rank == 0) {
         fprintf(stderr, "rmabench: calibrate: %s not measured: no sched_setaffinity here, or refused\n", params_name(param));
@@ -359,7 +360,7 @@ void calibrate_lock(const bench_ctx *ctx, const calibrate_opts *o, model_params 
         if (floor_us > 0) {
             params_put(p, MP_t_floor_rtt, floor_us * 1e-6);
             snprintf(p->bench[MP_t_floor_rtt], sizeof p->bench[MP_t_floor_rtt],
-                     "rma_floor_round_trip_us between ranks 0 and %d: C11 stores and loads, median of 7 rounds of 4000", local);
+                     "rma_floor_round_trip_us between ranks 0 and %d: C11 stores and loads, fastest of 7 rounds of 4000", local);
         } else if (ctx->rank == 0) {
             fprintf(stderr, "rmabench: calibrate: t_floor_rtt not measured: %s\n",
                     ctx->any_poll_yield ? "ranks share cores" : "the pair was not running at once");

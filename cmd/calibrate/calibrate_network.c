@@ -17,6 +17,7 @@
  *    (allocation, first touch of every page, the barrier, MPI_Win_free) at two pages (the fixed
  *    part) and at the joins' size: its slope beyond the allocation's; then what a later join pays
  *    under --window-life pool and dynamic (calibrate_window.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,7 +130,7 @@ static double put_stream(const bench_ctx *ctx, put_target *pt, int peer, int64_t
  * pass interleaves them (64 KiB puts, a flush every two). Every rank puts to its peer on the next
  * host, all at once: the transfer alone (t_n), the same number of work blocks alone (t_c, sized so
  * that t_c ~ t_n, where the overlap shows most), and both interleaved (t_b); overlap = (t_c + t_n -
- * t_b) / min(t_c, t_n) in [-1, 1], the mean over ranks of their medians. Below 0 the two slow each
+ * t_b) / min(t_c, t_n) in [-1, 1] of each rank's fastest of each, the mean over ranks. Below 0 the two slow each
  * other down: the transfer's CPU work (TCP between namespace hosts that share the cores) competes
  * with the computation, or a library that progresses RMA only inside MPI calls (MPICH 4.0) makes
  * each side wait for the other's next call; cutting it off at 0 would hide a cost the pass pays. */
@@ -151,7 +152,7 @@ static void put_overlap(const bench_ctx *ctx, const calibrate_opts *o, put_targe
         tc[r] = put_stream_work(ctx, pt, -1, chunks * PUT_CHUNK, PUT_CHUNK, units);
         tb[r] = put_stream_work(ctx, pt, peer, chunks * PUT_CHUNK, PUT_CHUNK, units);
     }
-    const double t_n = stats_median(tn, nrep), t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    const double t_n = stats_min(tn, nrep), t_c = stats_min(tc, nrep), t_b = stats_min(tb, nrep);
     double f = (t_c + t_n - t_b) / (t_c < t_n ? t_c : t_n);
     f = f < -1 ? -1 : f > 1 ? 1 : f;
     params_put(p, MP_net_overlap, calibrate_allreduce(ctx, f, MPI_SUM));
@@ -202,6 +203,22 @@ static double put_buffers_work(const bench_ctx *ctx, put_target *pt, int peer, i
     return t;
 }
 
+/* net_contention: how much the work between the network pass's puts slowed beside them (the puts'
+ * copies into the next rank's window stream through the host's memory as the work does; Open MPI's
+ * single-copy puts copy in the origin's put call, which the pass does not count as its
+ * partitioning, while the other rank partitions): the mean over the ranks of (its fastest work
+ * beside the puts, out of the calls) / (its fastest work alone) - 1, at least 0. With one rank on a
+ * host nothing is put within it: not measured. */
+static void put_contention(const bench_ctx *ctx, model_params *p, double beside, double alone)
+{
+    const double c = alone > 0 ? beside / alone - 1 : 0;
+    params_put(p, MP_net_contention, fmax(0, calibrate_allreduce(ctx, c, MPI_SUM)));
+    char how[CALIBRATE_HOW];
+    snprintf(how, sizeof how, "bw_put_net's loop: its streaming work beside the puts (out of the calls) against the same work alone; rank 0: %.2f against %.2f ms",
+             beside * 1e3, alone * 1e3);
+    calibrate_note(p, MP_net_contention, how, 0);
+}
+
 /* What a pass's puts add to its work on the host, where the targets compute too: every rank
  * alternates t_work seconds of work with one put of msg bytes to the next rank, completed as the
  * joins' --flush auto does, and the same work alone. The transfer rate with both ends in MPI calls
@@ -243,14 +260,17 @@ static double put_busy(const bench_ctx *ctx, const calibrate_opts *o, put_target
         const double u = units * ((double)puts * t_work) / alone;
         units = u < 1 ? 1 : (int)(u + 0.5);
     }
+    double beside[100];
     for (int r = 0; r < nrep; r++) {
         tc[r] = put_stream_work(ctx, pt, -1, puts * msg, (int)msg, units);
         tb[r] = dests > 0 ? put_buffers_work(ctx, pt, peer, dests, puts, msg, units, &tk[r])
                           : put_stream_work(ctx, pt, peer, puts * msg, (int)msg, units);
+        beside[r] = dests > 0 ? tb[r] - tk[r] : tb[r]; /* the work with the puts beside it, out of their calls */
     }
-    const double t_c = stats_median(tc, nrep), t_b = stats_median(tb, nrep);
+    const double t_c = stats_min(tc, nrep), t_b = stats_min(tb, nrep);
+    if (dests > 0) put_contention(ctx, p, stats_min(beside, nrep), t_c);
     /* a transfer hidden behind the work entirely still costs the put calls: at least 1% of the work */
-    const double added = dests > 0 ? stats_median(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
+    const double added = dests > 0 ? stats_min(tk, nrep) : t_b - t_c > 0.01 * t_c ? t_b - t_c : 0.01 * t_c;
     const double have = calibrate_allreduce(ctx, peer >= 0, MPI_SUM) * ctx->size;
     /* The models predict a phase's time on the mean rank: bytes / the mean time over the ranks, not
      * the mean of their rates, which overstates the rate where one rank waits for the other
@@ -317,7 +337,7 @@ static void put_busy_both(const bench_ctx *ctx, const calibrate_opts *o, put_tar
     }
 }
 
-/* This rank's bytes/s at `msg`-byte puts (median over the repeats); rates[r]: of repeat r alone (0
+/* This rank's bytes/s at `msg`-byte puts (the fastest of the repeats); rates[r]: of repeat r alone (0
  * without a peer). Small messages move fewer bytes (at most 4096 messages, 512 to another host,
  * where a flush takes a TCP round trip), so that each size takes about as long. */
 static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_target *pt, int peer, int msg,
@@ -333,8 +353,8 @@ static double bandwidth(const bench_ctx *ctx, const calibrate_opts *o, put_targe
         t[r] = put_stream(ctx, pt, peer, total, msg);
         rates[r] = peer >= 0 ? bytes / t[r] : 0;
     }
-    double med = stats_median(t, (int)o->repeats);
-    return peer >= 0 ? bytes / med : 0;
+    double best = stats_min(t, (int)o->repeats);
+    return peer >= 0 ? bytes / best : 0;
 }
 
 /* The spread of a bandwidth over the repeats: repeat r's rate summed over comm, divided by `per`. */
@@ -349,7 +369,7 @@ static void put_bw_spread(const bench_ctx *ctx, model_params *p, int i, double *
 /* `bytes` of windows in two (R and S, as both joins allocate them), of the joins' flavour. touch = 0:
  * rma_window_alloc only; touch = 1: also the first touch of every page, a barrier (nobody puts into
  * a window its owner is still touching) and MPI_Win_free, as the joins' window_alloc phases do.
- * Slowest rank, median over the repeats. */
+ * Slowest rank, the fastest of the repeats. */
 /* Written before each allocation (untimed), so that the pages a window gets are not still in the
  * cache from the one freed before it: a join's windows come after other phases' traffic, and
  * without it the cost per byte comes out far below the joins' (docs/measurements.md, "From code
@@ -360,7 +380,7 @@ typedef struct {
 } cache_evictor;
 
 static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, int touch, win_flavor flavor,
-                             const cache_evictor *ev)
+                             const cache_evictor *ev, double *samples)
 {
     double t[100];
     for (int r = 0; r < repeats; r++) {
@@ -380,8 +400,9 @@ static double win_alloc_time(const bench_ctx *ctx, uint64_t bytes, int repeats, 
         t[r] = calibrate_allreduce(ctx, mine, MPI_MAX);
         if (!touch)
             for (int rel = 0; rel < 2; rel++) rma_window_free(&w[rel]);
+        if (samples) samples[r] = t[r];
     }
-    return stats_median(t, repeats);
+    return stats_min(t, repeats);
 }
 
 /* t_win_alloc_shared: the fixed part again with both ranks of the (one-host, two-rank) calibration
@@ -402,9 +423,9 @@ static void win_alloc_shared(const bench_ctx *ctx, uint64_t tiny, int reps, win_
     calibrate_pin pin;
     if (calibrate_pin_begin(ctx, true, &pin)) {
         cache_evictor none = {NULL, 0};
-        params_put(p, MP_t_win_alloc_shared, win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &none));
+        params_put(p, MP_t_win_alloc_shared, win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &none, NULL));
         char how[CALIBRATE_HOW];
-        snprintf(how, sizeof how, "as t_win_alloc_fixed (2 windows of %llu B, flavour %s) with both ranks pinned to CPU %d, median of %d%s",
+        snprintf(how, sizeof how, "as t_win_alloc_fixed (2 windows of %llu B, flavour %s) with both ranks pinned to CPU %d, fastest of %d%s",
                  (unsigned long long)tiny / 2, win_flavor_names[flavor], pin.cpu, 3 * reps,
                  bench_mpi_yields_when_idle() ? ", the library yielding (Open MPI's mpi_yield_when_idle)" : "");
         calibrate_note(p, MP_t_win_alloc_shared, how, 0);
@@ -539,12 +560,12 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
     int reps = (int)(o->repeats < 3 ? o->repeats : 3);
     /* a join-sized window is cheap to repeat, and fresh memory varies on a virtual machine more
      * than the joins' own window_alloc does with 3 repeats (docs/measurements.md, "From code
-     * comments"); the median of 7 (--repeats 1: 1) */
+     * comments"); 7 repetitions (--repeats 1: 1) */
     int reps_large = o->repeats < 3 ? (int)o->repeats : 7;
     const uint64_t llc = rmb_llc_bytes(NULL), per_rank = llc ? 2 * llc / (uint64_t)ctx->ranks_per_machine : 0;
     cache_evictor ev = {NULL, per_rank > (64u << 20) ? per_rank : 64u << 20};
     if ((double)ev.bytes < avail / 8 / ctx->ranks_per_host) ev.buf = mem_alloc_large(ev.bytes); /* else: none */
-    double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev);
+    double ts = win_alloc_time(ctx, small, reps, 0, flavor, &ev, NULL), tl = win_alloc_time(ctx, large, reps_large, 0, flavor, &ev, NULL);
     double per_byte = (tl - ts) / (double)(large - small);
     if (per_byte < 0) per_byte = 0; /* noise: allocation time did not grow with size */
     params_put(p, MP_t_win_alloc_per_byte, per_byte);
@@ -554,12 +575,23 @@ static void calibrate_window_alloc(const bench_ctx *ctx, const calibrate_opts *o
      * at the small point times the long lever) while window_alloc has a fixed part
      * (docs/measurements.md, "From code comments"). */
     const uint64_t tiny = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
-    double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev);
+    double samples[100];
+    double fixed = win_alloc_time(ctx, tiny, 3 * reps, 1, flavor, &ev, NULL), ul = win_alloc_time(ctx, large, reps_large, 1, flavor, &ev, samples);
     if (ev.buf) mem_free_large(ev.buf, ev.bytes);
     double slope = (ul - fixed) / (double)(large - tiny);
     if (slope < per_byte) slope = per_byte; /* noise: touching cannot make a window cheaper */
     params_put(p, MP_t_win_alloc_fixed, fixed);
     params_put(p, MP_t_win_touch_per_byte, slope - per_byte);
+    /* Two states of fresh memory on a virtual machine that reports free pages to its host: pages the kernel
+     * reuses at once, or pages the host took back and hands out again, several times slower with 2
+     * MiB pages. Which one a repetition meets is set by the whole machine's frees, not by this loop
+     * (docs/models-validation.md): the fastest repetitions are the first state, and those at least
+     * twice as slow, when there are any, the second (its fastest: the least disturbed of them). */
+    const double returned = stats_second_mode(samples, reps_large, 2.0);
+    if (returned > 0) {
+        const double slope_returned = (returned - fixed) / (double)(large - tiny);
+        params_put(p, MP_t_win_touch_returned_per_byte, slope_returned > per_byte ? slope_returned - per_byte : 0);
+    }
     win_alloc_shared(ctx, tiny, reps, flavor, p);
     calibrate_window_life(ctx, o, small, large, p);
 }

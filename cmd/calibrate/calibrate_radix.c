@@ -47,8 +47,13 @@ void calibrate_fail(const bench_ctx *ctx, const char *what)
 
 double calibrate_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = stats_median(t, reps);
-    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM);
+    enum { MAX_REPS = 128 };
+    double slowest[MAX_REPS], mean[MAX_REPS];
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    MPI_CHECK(ctx->rank, MPI_Allreduce(t, slowest, reps, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    MPI_CHECK(ctx->rank, MPI_Allreduce(t, mean, reps, MPI_DOUBLE, MPI_SUM, ctx->comm));
+    const double best = mean[stats_argmin(slowest, reps)] / ctx->size;
+    return best > 0 ? n / best : 0;
 }
 
 /* o->alone: only the first rank of each host runs; the mean over hosts of its rate */
@@ -72,8 +77,8 @@ static void sleepy_barrier(const bench_ctx *ctx)
 
 static double alone_rate_of(const bench_ctx *ctx, double *t, int reps, double n)
 {
-    double med = ctx->host_rank == 0 ? stats_median(t, reps) : 0;
-    return calibrate_allreduce(ctx, med > 0 ? n / med : 0, MPI_SUM) * ctx->size / ctx->hosts;
+    double best = ctx->host_rank == 0 ? stats_min(t, reps) : 0;
+    return calibrate_allreduce(ctx, best > 0 ? n / best : 0, MPI_SUM) * ctx->size / ctx->hosts;
 }
 
 uint64_t calibrate_mix(uint64_t *state)
@@ -85,8 +90,8 @@ uint64_t calibrate_mix(uint64_t *state)
 }
 
 /* Times nb bodies alternately (body[0], body[1], ..., body[0], ...) reps times after o->warmup
- * untimed rounds, all ranks starting each together; rate[i] = the mean over ranks of n[i] / (this
- * rank's median of body[i]). With o->alone only each host's first rank runs, and the others sleep
+ * untimed rounds, all ranks starting each together; rate[i] = n[i] / the least disturbed repetition
+ * of body[i] (calibrate_rate_of). With o->alone only each host's first rank runs, and the others sleep
  * through all the rounds: no barrier, no wake-up between them. */
 static void time_bodies(const bench_ctx *ctx, const calibrate_opts *o, int reps, int nb, void (*const *body)(void *),
                         void *arg, const double *n, double *rate)
@@ -306,6 +311,21 @@ static void measure_local_pass(const bench_ctx *ctx, const calibrate_opts *o, ra
     calibrate_note(p, MP_P_count_local, how, 8);
 }
 
+/* P_scan at the join's bins (scan_bits) and the scan curve at the others (model_scan_factor) */
+static void measure_scan(const bench_ctx *ctx, const calibrate_opts *o, radix_bench *b, int join_bits, int reps, model_params *p)
+{
+    const int curve[SCAN_CURVE_N] = SCAN_CURVE_BITS;
+    char how[CALIBRATE_HOW];
+    for (int k = -1; k < (o->alone ? 0 : SCAN_CURVE_N); k++) { /* the curve has no P_*_alone twins */
+        const int i = k < 0 ? MP_P_scan : MP_P_scan_at_4 + k;
+        b->bits = k < 0 ? join_bits : curve[k];
+        params_put(p, i, calibrate_time(ctx, o, reps, (double)b->n, scan_body, b));
+        snprintf(how, sizeof how, "radix_histogram_tuples, 2^%d bins, %llu tuples (16 B) per rank", b->bits, (unsigned long long)b->n);
+        calibrate_note(p, i, how, 16);
+    }
+    params_put(p, MP_scan_bits, join_bits);
+}
+
 void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_opts *jo, const workload *w,
                      const tuple_t *r, const tuple_t *s, model_params *p)
 {
@@ -322,7 +342,8 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     const int max_bits = plan.passes && plan.bits[0] > bits ? plan.bits[0] : bits;
     /* the join's histogram phase counts its first local pass too where the bins fit (radix_plan.h) */
     const int sub_bits = radix_plan_sub_bits(jo, o->tuples_per_rank * (uint64_t)ctx->size, bits, &join_f);
-    b.hist = calloc((size_t)1 << (bits + sub_bits > max_bits ? bits + sub_bits : max_bits), 8);
+    const int hist_bits = bits + sub_bits > max_bits ? bits + sub_bits : max_bits, curve[SCAN_CURVE_N] = SCAN_CURVE_BITS;
+    b.hist = calloc((size_t)1 << (hist_bits > curve[SCAN_CURVE_N - 1] ? hist_bits : curve[SCAN_CURVE_N - 1]), 8);
     b.bounds = malloc((((size_t)1 << max_bits) + 1) * 8);
     if (!b.items || !b.out || !b.hist || !b.bounds || radix_swwc_init(&b.swwc, max_bits))
         calibrate_fail(ctx, "the radix sample");
@@ -337,10 +358,8 @@ void calibrate_radix(const bench_ctx *ctx, const calibrate_opts *o, const join_o
     /* a scan takes a few milliseconds: more repetitions than the rest (3x, at least 9) */
     const int scan_reps = 3 * reps < 9 ? 9 : 3 * reps;
     b.bits = bits + sub_bits;
-    params_put(p, MP_P_scan, calibrate_time(ctx, o, scan_reps, (double)n, scan_body, &b));
+    measure_scan(ctx, o, &b, bits + sub_bits, scan_reps, p);
     b.bits = bits;
-    snprintf(how, sizeof how, "radix_histogram_tuples, 2^%d bins, %llu tuples (16 B) per rank", bits + sub_bits, (unsigned long long)n);
-    calibrate_note(p, MP_P_scan, how, 16);
 
     b.net_bounds[0] = malloc((((size_t)1 << bits) + 1) * 8);
     b.net_bounds[1] = malloc((((size_t)1 << bits) + 1) * 8);

@@ -80,6 +80,9 @@ typedef struct {
     int nrefused;
     char command[1024];
     bool own_mpi; /* this command initialised MPI (not a driver that runs several commands) */
+    double floor_us; /* the machine's cache-line floor between rank 0 and the next rank of its host
+                      * (rma/floor.h), measured before the runs; -1: not measured */
+    int floor_peer;
 } join_session;
 
 /* One run of one algorithm, reduced over ranks. */
@@ -104,6 +107,7 @@ typedef struct {
      * machine's streaming bandwidth; CSV membw_bound_s); -1 without a roofline */
     double bound_s;
     double steal;             /* hypervisor steal during the run, worst host (bench/host_steal.h); -1 unknown */
+    double run_delay;         /* share of the run the busiest rank waited for a CPU (bench/host_steal.h); -1 unknown */
 } join_run_result;
 
 /* Collective, after bench_ctx_init and before generate: fills js->roof (the measurement, sized

@@ -9,6 +9,7 @@
 
 #include "joins/sortmerge/smj_bands.h"
 #include "model/profile.h"
+#include "model/shape.h"
 #include "rma/window.h"
 
 _Static_assert((int)MODEL_LIFE_POOL == (int)WIN_LIFE_POOL && (int)MODEL_LIFE_DYNAMIC == (int)WIN_LIFE_DYNAMIC, "model and rma name the lifetimes alike");
@@ -75,15 +76,41 @@ static void print_totals(join_model_ctx *m, const phase_stats *st, const join_pr
     }
 }
 
+/* The join as it ran, the model's inputs (model/join_model.h). */
+static join_shape run_shape(const bench_ctx *ctx, const join_opts *o, const model_params *p, const workload *w, int algo,
+                            const join_output *out, bool first)
+{
+    /* namespace hosts of one machine share its cores and memory (bench_ctx.ranks_per_machine); what
+     * this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
+    join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts, .ranks_on_cores = ctx->ranks_per_machine,
+                    .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = (double)out->tuple_bytes,
+                    .window_life = o->window_life, .first_run = first}; /* MODEL_LIFE_* = win_life */
+    /* d - 1 of eq. 3.8: as the radix join resolved it (none where its partitions fit the cache), else
+     * as asked, else the parameter file's, else 1 */
+    s.radix_local_passes = algo == ALGO_RADIX || out->local_bits ? (int)out->passes
+                           : o->passes >= 0 ? (int)o->passes
+                           : p->set[MP_radix_local_passes] ? (int)params_get(p, MP_radix_local_passes)
+                                                           : 1;
+    /* the passes that counted their items as the join resolved it (the first is counted by the
+     * histogram phase where its bins fit) */
+    s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
+    /* the histogram's bins: the network fan-out, and the first local pass's where it counted that */
+    if (algo == ALGO_RADIX) s.hist_bits = (int)(out->radix_bits + (out->local_bits && out->passes > out->local_counted ? out->local_bits : 0));
+    s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
+    s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
+    /* the run length the join sorted (--run-size auto may take twice the calibrated L2 run) */
+    if (algo == ALGO_SORTMERGE && out->run_size >= 1) s.sort_run_length = (double)out->run_size;
+    s.count_share = smj_count_share(algo == ALGO_SORTMERGE && out->merge_bands > 1 && !out->local_counted);
+    return s;
+}
+
 void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, const workload *w, int algo,
                   const join_output *out, const phase_stats *st, bool first)
 {
     if (!m->on || algo == ALGO_REFERENCE) return;
     model_params p = m->p;
     bool multi = ctx->hosts > 1;
-    /* what this run sent and kept in its windows: 8 bytes packed or 16 (the format its plan chose) */
-    double tuple_bytes = (double)out->tuple_bytes;
-    params_put(&p, MP_wire_tuple_bytes, tuple_bytes);
+    params_put(&p, MP_wire_tuple_bytes, (double)out->tuple_bytes); /* the format its plan chose */
     char err[700], note[700];
     const int *need = algo == ALGO_RADIX ? model_radix_required(multi) : model_sortmerge_required(&p, multi);
     params_apply_profile(&p, need, note, sizeof note); /* bw_host on several hosts after a one-host calibration */
@@ -93,23 +120,14 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     }
     if (note[0] && ctx->rank == 0) printf("model: %s\n", note);
     snprintf(m->source, sizeof m->source, "%s", p.source);
-    /* namespace hosts of one machine share its cores and memory (bench_ctx.ranks_per_machine) */
-    join_shape s = {.ranks = ctx->size, .ranks_per_host = (double)ctx->size / ctx->hosts, .ranks_on_cores = ctx->ranks_per_machine,
-                    .r_tuples = (double)w->r_total, .s_tuples = (double)w->s_total, .window_bytes_per_tuple = tuple_bytes,
-                    .window_life = o->window_life, .first_run = first}; /* MODEL_LIFE_* = win_life */
-    /* d - 1 of eq. 3.8: as the join resolved it, else as asked, else the parameter file's, else 1 */
-    s.radix_local_passes = out->local_bits ? (int)out->passes
-                           : o->passes >= 0 ? (int)o->passes
-                           : p.set[MP_radix_local_passes] ? (int)params_get(&p, MP_radix_local_passes)
-                                                          : 1;
-    /* the passes that counted their items as the join resolved it (the first is counted by the
-     * histogram phase where its bins fit) */
-    s.radix_local_counted = out->local_bits ? (int)out->local_counted : 0;
-    s.sort_radix_share = out->radix_share; /* the runs this rank's sort phase gave the radix sort */
-    s.merge_bands = (double)out->merge_bands; /* as the join resolved them (from the sizes: smj_bands.h) */
-    /* the run length the join sorted (--run-size auto may take twice the calibrated L2 run) */
-    if (algo == ALGO_SORTMERGE && out->run_size >= 1) params_put(&p, MP_sort_run_length, (double)out->run_size);
-    s.count_share = smj_count_share(algo == ALGO_SORTMERGE && out->merge_bands > 1 && !out->local_counted);
+    join_shape s = run_shape(ctx, o, &p, w, algo, out, first);
+    model_join_shape_params(&p, &s);
+    /* the state of fresh memory this run's windows met, from what its window_alloc took (a later run
+     * under --window-life pool or dynamic allocates none: reused) */
+    const double *alloc_run = phase_stats_find(st, "window_alloc", 0);
+    const bool allocated = first || o->window_life == WIN_LIFE_JOIN;
+    s.alloc_regime = model_alloc_regime(&p, &s, alloc_run && allocated ? *alloc_run : 0);
+    m->shape = s;
     join_prediction *pr = &m->pred;
     if (algo == ALGO_RADIX) model_radix_join(&p, &s, pr);
     else model_sortmerge_join(&p, &s, pr);
@@ -152,6 +170,9 @@ void join_compare(join_model_ctx *m, const bench_ctx *ctx, const join_opts *o, c
     printf("model: %s (eq. 3.3; %d host(s) x %.0f ranks), parameters %s%s%s\n",
            pr->network_bound ? "network-bound" : "compute-bound", ctx->hosts, s.ranks_per_host, p.source,
            p.info[MI_mpi_library][0] ? ", calibrated with " : "", p.info[MI_mpi_library]);
+    if (p.set[MP_t_win_alloc_fixed])
+        printf("model: window allocation met the %s state of fresh memory%s\n", model_alloc_regime_names[s.alloc_regime],
+           pr->alloc_modelled ? "" : s.alloc_regime == MODEL_ALLOC_RETURNED ? " (not calibrated: window_alloc not predicted)" : "");
     fflush(stdout);
 }
 
@@ -195,5 +216,8 @@ void join_compare_record(const join_model_ctx *m, record *rec)
     record_set(rec, "model_total_without_alloc", "%.6f", pr->total);
     set_err(rec, "model_err_total_without_alloc", pr->total, m->meas_total_without_alloc);
     record_set(rec, "model_bound", "%s", pr->network_bound ? "network" : "compute");
+    record_set(rec, "alloc_regime", "%s", model_alloc_regime_names[m->shape.alloc_regime]);
+    char shape[600];
+    if (!model_join_shape_format(&m->shape, shape, sizeof shape)) record_set(rec, "model_shape", "%s", shape);
     record_set(rec, "model_params", "%s", m->source); /* with the default profile when it was used */
 }

@@ -24,6 +24,7 @@ typedef struct {
     const char *phase[JOIN_MODEL_PHASES];
     int nphases;
     char source[512];     /* the parameters it used: file, default profile (CSV model_params) */
+    join_shape shape;     /* the run's model inputs (model/shape.h: CSV model_shape) */
 } join_model_ctx;
 
 void join_compare_load(join_model_ctx *m, const char *path, int algo);

@@ -87,6 +87,19 @@ static void window_choice_column(record *rec, const join_session *js)
     record_set(rec, "window_choice", "auto: %s%s%s", js->window_pick.source, costs[0] ? ": " : "", costs);
 }
 
+/* The machine's state beside the run: the floor (rma/floor.h) and what window allocation took per GB */
+static void record_floor_alloc(record *rec, const join_session *js, const join_plan *plan, const join_run_result *res)
+{
+    const phase_stats *st = &res->st;
+    if (js->floor_us > 0) record_set(rec, "floor_rtt_us", "%.4f", js->floor_us);
+    if (js->model.on && js->model.p.set[MP_t_floor_rtt]) record_set(rec, "model_floor_rtt_us", "%.4f", params_get(&js->model.p, MP_t_floor_rtt) * 1e6);
+    const double *alloc = phase_stats_find(st, "window_alloc", 0);
+    /* only a run that allocated its windows met fresh memory (a later one under --window-life pool or
+     * dynamic reuses them) */
+    const bool allocated = res->first || js->o.window_life == WIN_LIFE_JOIN;
+    if (alloc && allocated && plan->window_bytes > 0) record_set(rec, "alloc_s_per_gb", "%.4f", *alloc / ((double)plan->window_bytes * 1e-9));
+}
+
 static int append_row(const join_session *js, record *rec)
 {
     int failed = 0;
@@ -150,11 +163,13 @@ int join_record_run(const join_session *js, const join_run_result *res)
         }
         record_set(rec, "throughput", "%.1f", res->throughput);
         if (res->steal >= 0) record_set(rec, "host_steal", "%.4f", res->steal);
+        if (res->run_delay >= 0) record_set(rec, "run_delay", "%.4f", res->run_delay);
         record_set(rec, "matches", "%" PRIu64, res->got[0]);
         record_set(rec, "checksum", "0x%016" PRIx64, res->got[1]);
         record_set(rec, "expected_matches", "%" PRIu64, js->expected[0]);
         record_set(rec, "expected_checksum", "0x%016" PRIx64, js->expected[1]);
         join_compare_record(&js->model, rec);
+        record_floor_alloc(rec, js, plan, res);
         numa_report_columns(&js->numa, rec);
     }
     return append_row(js, rec);

@@ -115,6 +115,9 @@ void join_report_header(const join_session *js)
         printf("; %" PRId64 " queries, query q on --seed + q, each generated untimed before it", o->queries);
     printf("\n");
     numa_report_print_header(&js->numa);
+    if (js->floor_us > 0)
+        printf("# floor: a cache-line round trip between ranks 0 and %d through shared memory: %.3f us (C11 stores and loads, "
+               "no MPI; rma/floor.h): the machine's state, beside which the phases ran\n", js->floor_peer, js->floor_us);
     const join_roofline *r = &js->roof;
     if (r->on)
         printf("# roofline (%s): read %.2f, write %.2f, copy %.2f GB/s per rank; a phase's roofline = its bytes (from the "
@@ -160,6 +163,7 @@ void join_report_run(const join_session *js, const join_run_result *res)
         printf("\n");
     }
     host_steal_print(stdout, res->steal);
+    host_run_delay_print(stdout, res->run_delay);
     numa_report_print_run(&js->numa);
     printf("matches: %" PRIu64 " (expected %" PRIu64 "), checksum 0x%016" PRIx64 " (expected 0x%016" PRIx64 ")\n",
            res->got[0], js->expected[0], res->got[1], js->expected[1]);
@@ -202,10 +206,11 @@ void join_report_summary(const join_session *js, const join_algo *algo, const jo
         stolen += s->steal[i] >= 0.01;
         if (s->steal[i] > most) most = s->steal[i];
     }
-    const double med = stats_median(tot, n);
+    const double med = stats_median(tot, n), fastest = stats_min(tot, n);
     free(tot);
-    printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs", algo->name, med,
-           (double)(js->wl.r_total + js->wl.s_total) / med / 1e6, n);
+    /* the fastest beside the median: the least disturbed run (model/validate.sh's estimator) */
+    printf("summary %s: median total %.4f s, median throughput %.2f M input tuples/s over %d runs, fastest %.4f s", algo->name, med,
+           (double)(js->wl.r_total + js->wl.s_total) / med / 1e6, n, fastest);
     if (known) printf("; host steal up to %.1f%% (%d of %d runs at 1%% or more)", 100 * most, stolen, known);
     /* the first run pays what later ones reuse (windows under --window-life pool): apart */
     const char *unit = js->o.queries > 1 ? "query" : "run", *units = js->o.queries > 1 ? "queries" : "runs";

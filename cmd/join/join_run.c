@@ -29,6 +29,7 @@ void join_run_once(join_session *js, int a, int index, join_run_result *res)
     const host_cpu_sample cpu0 = host_cpu_now();
     algo->run(&in, &res->out);
     res->steal = host_steal_since(js->ctx.comm, cpu0);
+    res->run_delay = host_run_delay_since(js->ctx.comm, cpu0);
     res->pass = join_verify(&js->ctx, &res->out, js->expected, res->got);
     /* what the run wrote over in R and S (join_input.reusable), back as generated for the next run;
      * never more than the relation holds: an operator's count rounded up to its alignment (a

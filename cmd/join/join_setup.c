@@ -13,6 +13,7 @@
 #include "cmd/results_schema.h"
 #include "joins/radix/exchange_registry.h"
 #include "joins/verify.h"
+#include "rma/floor.h"
 
 /* Flags, --model and --output are judged before MPI_Init: exit 0 after --help, 2 on bad input. */
 static void parse_flags(join_session *js, int argc, char **argv)
@@ -154,6 +155,17 @@ static void generate(join_session *js)
     MPI_CHECK(js->ctx.rank, MPI_Reduce(&t, &js->t_generate, 1, MPI_DOUBLE, MPI_MAX, 0, js->ctx.comm));
 }
 
+/* Collective: the machine's state the runs meet (rma/floor.h), between rank 0 and the next rank of
+ * its host; not with one rank there, nor with ranks that share cores (they would spin against each
+ * other). A regime of the machine the rows record beside the phases (where a hypervisor places the virtual
+ * CPUs moves every cache-line transfer), not a cost of the join. */
+static void measure_floor(join_session *js)
+{
+    const bench_ctx *ctx = &js->ctx;
+    js->floor_peer = bench_rank_on_host(ctx, ctx->rank_host[0], 1);
+    js->floor_us = js->floor_peer > 0 ? rma_floor_round_trip_us(ctx->comm, 0, js->floor_peer, !ctx->any_poll_yield) : -1;
+}
+
 void join_next_query(join_session *js, int q)
 {
     const join_opts *o = &js->o;
@@ -181,6 +193,7 @@ void join_setup(join_session *js, int argc, char **argv)
     js->flush_auto = js->o.flush == RMA_FLUSH_AUTO;
     js->o.flush = rma_flush_resolve(js->o.flush, js->ctx.any_poll_yield, &js->flush_why);
     join_roofline_init(js);
+    measure_floor(js);
     generate(js);
 }
 

@@ -34,6 +34,7 @@ typedef struct {
     notify_shm_pick shm_pick; /* how --notify-shm was resolved (o.notify_shm holds the result, on or off) */
     double floor_us;          /* rma_floor_round_trip_us, server 0 to agent 0; -1: not measured */
     double steal;             /* hypervisor steal during the run, worst host (bench/host_steal.h); -1 unknown */
+    double run_delay;         /* share of the run the busiest rank waited for a CPU (bench/host_steal.h); -1 unknown */
     /* rank 0: what the pollers backed off to during the run (rma/notify.h: notify_backoff), summed
      * over the agents [0] and over the servers [1] */
     notify_backoff backoff[2];

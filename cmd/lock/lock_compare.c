@@ -7,6 +7,7 @@
 
 #include "model/lock_model.h"
 #include "model/profile.h"
+#include "model/shape.h"
 
 void lock_compare_load(lock_model_ctx *m, const char *path, const params_overrides *sets, int env_rank)
 {
@@ -42,11 +43,12 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     model_params p = m->p;
     const char *note = "";
     char err[700], profile[2][700] = {"", ""};
-    /* On one host every lock server is a rank on this host: a "remote" lock costs t_local_comm. */
+    /* On one host every lock server is a rank on this host: a "remote" lock costs t_local_comm
+     * (model_lock, one_host). */
     if (in->single_host) {
         const int local[] = {MP_t_local_comm, -1};
         params_apply_profile(&p, local, profile[0], sizeof profile[0]); /* a file without one (lock_compare_load) */
-        params_put(&p, MP_t_remote_comm, params_get(&p, MP_t_local_comm));
+        params_put(&p, MP_t_remote_comm, params_get(&p, MP_t_local_comm)); /* model_lock_required's */
         note = " (one host: remote servers reached at t_local_comm)";
     }
     const int *need = model_lock_required(in->remote_prob);
@@ -58,8 +60,10 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
     for (int k = 0; k < 2; k++)
         if (profile[k][0]) printf("model: %s\n", profile[k]);
     lock_shape shape = {.agents = in->agents, .servers = in->servers, .n_locks = in->locks_per_txn,
-                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host, .mpi_yields = in->mpi_yields, .end_with_next = true};
+                        .remote_prob = in->remote_prob, .ranks_per_host = in->ranks_per_host, .mpi_yields = in->mpi_yields,
+                        .end_with_next = true, .one_host = in->single_host, .floor_us = in->measured_floor_us > 0 ? in->measured_floor_us : 0};
     model_lock(&p, &shape, &m->pred);
+    m->shape = shape;
     const lock_prediction *pr = &m->pred;
     double t = pr->t_tx, tp = pr->throughput;
     printf("%-34s %12s %12s %10s\n", "model: lock table (Table 5.1)", "measured", "model", "model err");
@@ -90,14 +94,12 @@ double lock_compare(lock_model_ctx *m, const lock_model_input *in)
                "oversubscribes): the servers serve one message per turn, and t_shared_comm holds only when calibrated with "
                "OMPI_MCA_mpi_yield_when_idle=1 too (model/lock_model.h)\n");
     /* the message times hold for the machine's state at calibration: a floor that moved (a virtual
-     * machine's placement of its virtual CPUs, rma/floor.h) moves every round trip with it */
-    if (p.set[MP_t_floor_rtt] && in->measured_floor_us > 0) {
-        const double cal = params_get(&p, MP_t_floor_rtt) * 1e6, ratio = in->measured_floor_us / cal;
-        if (ratio > 1.5 || ratio < 1 / 1.5)
-            printf("model: note: the machine's floor is %.3f us in this run against %.3f us at calibration (x %.2f): the "
-                   "message times were measured in another state of the machine (rma/floor.h)\n",
-                   in->measured_floor_us, cal, ratio);
-    }
+     * machine's placement of its virtual CPUs) moves every round trip with it, and the model takes
+     * the run's (model_lock_at_floor) */
+    if (pr->floor_shift_us != 0)
+        printf("model: the machine's floor is %.3f us in this run against %.3f us at calibration: the message times are "
+               "taken at the run's (each message %+.3f us; model/lock_model.h)\n",
+               in->measured_floor_us, params_get(&p, MP_t_floor_rtt) * 1e6, pr->floor_shift_us);
     m->measured_throughput = in->measured_throughput;
     m->t_tx = t;
     m->throughput = tp;
@@ -115,4 +117,7 @@ void lock_compare_record(const lock_model_ctx *m, record *rec)
     record_set(rec, "model_t_server_us", "%.4f", m->pred.t_service * 1e6);
     record_set(rec, "model_t_wait_us", "%.4f", m->pred.t_wait * 1e6);
     record_set(rec, "model_params", "%s", m->source); /* with the default profile when it was used */
+    if (m->p.set[MP_t_floor_rtt]) record_set(rec, "model_floor_rtt_us", "%.4f", params_get(&m->p, MP_t_floor_rtt) * 1e6);
+    char shape[400];
+    if (!model_lock_shape_format(&m->shape, shape, sizeof shape)) record_set(rec, "model_shape", "%s", shape);
 }

@@ -19,6 +19,7 @@ typedef struct {
     model_params p;
     double t_tx, throughput; /* of the last lock_compare call; 0: not compared */
     lock_prediction pred;    /* its terms */
+    lock_shape shape;        /* its inputs (model/shape.h: CSV model_shape) */
     double measured_throughput;
     char source[512];        /* the parameters it used: file, --set, default profile (CSV model_params) */
 } lock_model_ctx;

@@ -59,6 +59,7 @@ int lock_main(int argc, char **argv)
     lock_run_role(&ls.run, &ls.wl, &ast, &sst, hist, delta);
     const notify_backoff bo = notify_backoff_counts();
     ls.steal = host_steal_since(ls.ctx.comm, cpu0);
+    ls.run_delay = host_run_delay_since(ls.ctx.comm, cpu0);
     lock_totals tot;
     lock_run_reduce(&ls.run, &ast, &sst, hist, delta, &tot);
     reduce_backoff(&ls, bo);

@@ -77,6 +77,7 @@ int lock_record_run(const lock_session *ls, const lock_totals *t, const lock_fig
     parameter_columns(rec, ls);
     result_columns(rec, t, f, lock_workload_of(&ls->o));
     if (ls->steal >= 0) record_set(rec, "host_steal", "%.4f", ls->steal);
+    if (ls->run_delay >= 0) record_set(rec, "run_delay", "%.4f", ls->run_delay);
     lock_compare_record(&ls->model, rec);
     numa_report_columns(&ls->numa, rec);
     char err[512];

@@ -105,6 +105,7 @@ void lock_report_run(const lock_session *ls, const lock_totals *t, const lock_fi
     print_invariants(&ls->o, t, v);
     print_backoff(ls, f);
     host_steal_print(stdout, ls->steal);
+    host_run_delay_print(stdout, ls->run_delay);
     numa_report_print_run(&ls->numa);
     printf("verification: %s\n", v.pass ? "PASS" : "FAIL");
     fflush(stdout);

@@ -21,10 +21,11 @@ import statistics
 
 from . import data
 
-# explicit per-run columns, first found wins; the derived values stand in for the first two
-FLOOR_COLUMNS = ("floor_rtt_us", "floor_us")
-ALLOC_RATE_COLUMNS = ("window_alloc_s_per_gb", "alloc_s_per_gb")
-ALLOC_STATE_COLUMNS = ("alloc_regime", "window_alloc_regime")
+# the per-run columns that hold them (docs/columns.md); the derived values stand in for the first two
+# where a row lacks them
+FLOOR_COLUMNS = ("floor_rtt_us",)
+ALLOC_RATE_COLUMNS = ("alloc_s_per_gb",)
+ALLOC_STATE_COLUMNS = ("alloc_regime",)
 EXPLICIT = FLOOR_COLUMNS + ALLOC_RATE_COLUMNS + ALLOC_STATE_COLUMNS  # measured, never configuration (config.py)
 # below this many window bytes per rank the allocation's fixed costs (collectives, a few ms) hide
 # the per-byte rate: no regime is derived
@@ -80,12 +81,19 @@ def window_bytes_per_rank(r):
 
 def alloc_s_per_gb(r):
     """Seconds per GB of window the run's window_alloc phase took, or None (no window, too small a
-    window to tell, no time)."""
+    window to tell, no time, or windows a later run reused: --window-life pool or dynamic after the
+    process's first join). A row's own alloc_s_per_gb wins over the derived rate; too small a
+    window hides the rate in either."""
+    b = window_bytes_per_rank(r)
+    if b is not None and b < MIN_WINDOW_BYTES:
+        return None
+    if r.get("window_life") in ("pool", "dynamic") and r.get("query_state") == "steady":
+        return None
     v = _first(r, ALLOC_RATE_COLUMNS)
     if v is not None:
         return v
-    b, t = window_bytes_per_rank(r), data.num(r, "t_window_alloc_avg")
-    if b is None or t is None or b < MIN_WINDOW_BYTES or t <= 0:
+    t = data.num(r, "t_window_alloc_avg")
+    if b is None or t is None or t <= 0:
         return None
     return t / (b / 1e9)
 
@@ -108,14 +116,16 @@ class Regime:
     """One kind of machine state (floor, alloc) among a set of rows: the threshold between its low and
     high regime (None: one regime), and the range of values each side read."""
 
-    def __init__(self, kind, values, labels=None):
+    def __init__(self, kind, rows, labels=None):
         self.kind = kind
         self.labels = labels or {}  # explicit regime of a row (id -> 'low'/'high'), ALLOC_STATE_COLUMNS
-        vals = [v for v in values if v is not None]
-        self.threshold = split(vals, GAP[kind]) if not self.labels else None
-        self.low = [v for v in vals if self.threshold is None or v < self.threshold]
-        self.high = [v for v in vals if self.threshold is not None and v >= self.threshold]
+        rows = [(r, _value(r, kind)) for r in rows]
+        # the rows without an explicit regime (joins without --model) are split by their values
+        self.threshold = split([v for r, v in rows if v is not None and id(r) not in self.labels], GAP[kind])
         self.two = self.threshold is not None or len(set(self.labels.values())) > 1
+        sides = [(self.state(r), v) for r, v in rows if v is not None]
+        self.low = [v for side, v in sides if side != "high"]
+        self.high = [v for side, v in sides if side == "high"]
 
     def state(self, r):
         """'low', 'high' or None (one regime, or the row has no value)."""
@@ -152,7 +162,8 @@ def _explicit_labels(rows):
     names = {}
     for r in rows:
         n = (r.get(col) or "").strip()
-        if n:
+        b = window_bytes_per_rank(r)
+        if n and (b is None or b >= MIN_WINDOW_BYTES):  # too small a window to tell its state
             names.setdefault(n, []).append(r)
     rate = {n: statistics.median([v for v in (alloc_s_per_gb(r) for r in rs) if v is not None] or [0.0])
             for n, rs in names.items()}
@@ -203,8 +214,7 @@ class Machine:
 
     def __init__(self, rows):
         rows = list(rows)
-        self.regimes = {"floor": Regime("floor", [floor_us(r) for r in rows]),
-                        "alloc": Regime("alloc", [alloc_s_per_gb(r) for r in rows], _explicit_labels(rows))}
+        self.regimes = {"floor": Regime("floor", rows), "alloc": Regime("alloc", rows, _explicit_labels(rows))}
         self.oversub = [r for r in rows if oversubscribed(r)]
 
     def point(self, runs):

@@ -3,6 +3,7 @@
  * bad, the counters go back or too few ticks passed to tell), and this host's counters read and
  * moving. */
 #include <math.h>
+#include <time.h>
 
 #include "tests/check.h"
 #include "bench/fastclock.h"
@@ -46,6 +47,37 @@ int main(void)
         const double share = host_steal_share(t0, t1); /* -1 on a host of one CPU */
         CHECK(share == -1 || (share >= 0 && share <= 1));
         printf("host steal over 300 ms here: %.1f%% (%llu ticks)\n", 100 * share, (unsigned long long)(t1.total - t0.total));
+    }
+
+    /* the run delay: schedstat's second field over the wall time between the samples */
+    host_cpu_sample d0 = {0}, d1 = {0};
+    CHECK(host_run_delay_parse("374516 4067211 2\n", &d0) && d0.delay_ok && d0.run_delay_ns == 4067211);
+    CHECK(!host_run_delay_parse("374516 4067211", &d1) && !d1.delay_ok); /* two fields: not schedstat */
+    CHECK(!host_run_delay_parse("cpu  4705 356", &d1) && !d1.delay_ok);
+    CHECK(host_run_delay_parse("474516 54067211 9", &d1));
+    d0.wall_s = 10.0, d1.wall_s = 10.2; /* 50 ms of 200 waited */
+    CHECK(fabs(host_run_delay_share(d0, d1) - 0.25) < 1e-9);
+    CHECK(host_run_delay_share(d1, d0) == -1); /* counters and clock went back */
+    d1.wall_s = d0.wall_s;
+    CHECK(host_run_delay_share(d0, d1) == -1); /* no time passed */
+    d1.wall_s = 10.01; /* more delay than wall time (clocks read apart): capped */
+    CHECK(host_run_delay_share(d0, d1) == 1);
+    d1.delay_ok = false, d1.wall_s = 10.2;
+    CHECK(host_run_delay_share(d0, d1) == -1);
+
+    /* this thread: a sleep does not wait on a run queue, so 300 ms of sleep read well under its
+     * wall time unless the machine is so loaded that the wake-up itself waits that long */
+    host_cpu_sample s0 = host_cpu_now();
+#if defined(__linux__)
+    CHECK(s0.delay_ok);
+#endif
+    if (s0.delay_ok) {
+        const struct timespec nap = {0, 300000000};
+        nanosleep(&nap, NULL);
+        host_cpu_sample s1 = host_cpu_now();
+        const double share = host_run_delay_share(s0, s1);
+        CHECK(share >= 0 && share < 0.5);
+        printf("run delay over 300 ms of sleep here: %.1f%%\n", 100 * share);
     }
     CHECK_DONE();
 }

@@ -6,7 +6,8 @@
 #    (locks per transaction), the throughput agents / t_tx;
 # 2. --set NAME=VALUE overrides the file's value in the prediction and model_params;
 # 3. a malformed parameter file: exit 2, one line "rmabench: --model: FILE:LINE: reason", no row;
-# 4. a run whose floor is far from the calibration's t_floor_rtt prints a note naming both.
+# 4. a run whose floor is far from the calibration's t_floor_rtt takes its message times at its own
+#    floor (model_lock_at_floor) and says so, naming both.
 #   lock_model_check.sh MPI_CHECK MPIRUN RMABENCH
 set -u
 mpi_check=$1; mpirun=$2; rmabench=$3
@@ -17,9 +18,10 @@ err() { echo "FAIL: $*"; fail=1; }
 "$mpi_check" "$mpirun" 2 --timeout 60 --grep '^wrote ' -- "$rmabench" calibrate --tuples 64K --repeats 1 \
     --output "$tmp/calibrated.txt" || exit 1
 # the thesis' form is the extended model without the servers' service, the acknowledgement and
-# the agent's own work (model/lock_model.h): the identities below are eq. 5.3's
+# the agent's own work (model/lock_model.h), and without the calibration's floor (the run's would
+# move the message times): the identities below are eq. 5.3's
 sed -e 's/^t_server = .*/t_server = 0  # us/' -e 's/^t_ack = .*/t_ack = 0  # us/' -e 's/^t_agent = .*/t_agent = 0  # us/' \
-    "$tmp/calibrated.txt" >"$tmp/params.txt"
+    -e '/^t_floor_rtt = /d' "$tmp/calibrated.txt" >"$tmp/params.txt"
 "$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 \
     --grep '^model: lock table \(Table 5\.1\) +measured +model +model err' \
     --grep '^exec\. time per transaction \[us\] +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%' \
@@ -46,12 +48,24 @@ if not abs(tp - int(r["agents"]) / (t * 1e-6)) <= 0.005 * tp: bad.append(f"model
 if bad: sys.exit("FAIL: " + "; ".join(bad))
 PY
 
-# the machine's state: a run whose floor (rma/floor.h) is far from the calibration's says so
+# the machine's state: a run whose floor (rma/floor.h) is far from the calibration's takes its
+# message times at its own: 1000 us at calibration, so each message moves by about -500 us, and every
+# moved time is kept at a tenth of its calibrated value (t_local_comm, t_clean_up; t_queue does not move)
 "$mpi_check" "$mpirun" 2 --pass 1 --timeout 60 -- "$rmabench" lock --transactions-per-agent 100 --model "$tmp/params.txt" \
-    --set t_floor_rtt=1000 >"$tmp/floor.out" 2>&1 || { cat "$tmp/floor.out"; fail=1; }
+    --set t_floor_rtt=1000 --output "$tmp/floor.csv" >"$tmp/floor.out" 2>&1 || { cat "$tmp/floor.out"; fail=1; }
 if grep -q '^# floor: a cache-line round trip' "$tmp/floor.out"; then
-    grep -Eq '^model: note: the machine.s floor is [0-9.]+ us in this run against 1000\.000 us at calibration \(x 0\.[0-9]+\)' "$tmp/floor.out" ||
-        err "the run measured its floor, but no note that it is far from the calibration's 1000 us"
+    grep -Eq '^model: the machine.s floor is [0-9.]+ us in this run against 1000\.000 us at calibration: the message times are taken at the run.s \(each message -4[0-9]{2}\.[0-9]+ us' "$tmp/floor.out" ||
+        err "the run measured its floor, but no line that its message times are taken at it, against the calibration's 1000 us"
+    /usr/bin/python3 - "$tmp/floor.csv" "$tmp/params.txt" <<'PY' || fail=1
+import csv, re, sys
+r = list(csv.DictReader(open(sys.argv[1], newline="")))[0]
+p = {m.group(1): float(m.group(2)) for m in map(re.compile(r"^(\w+) = ([-0-9.e+]+)\s*(#|$)").match, open(sys.argv[2])) if m}
+L, t = float(r["locks_per_txn_measured"]), float(r["model_t_tx_us"])
+want = 2 * L * 0.1 * p["t_local_comm"] + L * p["t_queue"] + 0.1 * p["t_clean_up"]
+print(f"floor: model_t_tx_us = {t}, eq. 5.3 with the moved times {want:.4f}, floor_rtt_us {r['floor_rtt_us']}, model_floor_rtt_us {r['model_floor_rtt_us']}")
+if not abs(t - want) <= 0.005 * want + 1e-3: sys.exit(f"FAIL: model_t_tx_us {t} != {want:.4f} at the run's floor")
+if r["model_floor_rtt_us"] != "1000.0000" or "floor_us=" not in r["model_shape"]: sys.exit("FAIL: the floors are not in the row")
+PY
 else
     grep -q '^# floor: not measured' "$tmp/floor.out" || err "neither a floor nor 'floor: not measured' in the header"
 fi

@@ -1,9 +1,11 @@
 #!/bin/sh
 # rmamodel without MPI: the thesis' numbers through the CLI, and bad input (exit 2, one line naming
 # the flag or FILE:LINE). Also `rmabench calibrate`'s bad flags, which fail before MPI_Init.
-#   cli_check.sh RMAMODEL RMABENCH
+# And the thesis' scale-out from its machine's parameter file (rmamodel thesis), calibrations pooled
+# (rmamodel pool) and a run predicted again from its model inputs (--shape).
+#   cli_check.sh RMAMODEL RMABENCH SOURCE_ROOT
 set -u
-rmamodel=$1; rmabench=$2
+rmamodel=$1; rmabench=$2; root=$3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 # expect EXIT REGEX CMD...: exit status and output (stdout+stderr) must match; bad input = one line
@@ -109,5 +111,32 @@ expect 2 '^rmabench: --set: t_queue: -1 is negative$' $rmabench lock --model "$t
 expect 2 '^rmabench: --set: needs NAME=VALUE$' $rmabench lock --model "$tmp/onehost.txt" --set
 expect 2 '^rmabench: --set: only with --model' $rmabench lock --set t_queue=1
 expect 0 '^  --set +NAME=VALUE: override a --model parameter' $rmabench lock --help
+# the thesis' runs from its machine's parameters (Table 4.2): radix compute-bound at 8 ranks a node,
+# 2 x 40M x 1024 / 2.0698 s = 39.6 G tuples/s at 1024 cores, beside Table 4.2's measured 4.34 s
+expect 0 '^  1024 +39\.6 +18\.9\* +21\.8 +14\.4\* +compute$' $rmamodel thesis --params "$root/model/thesis_xc30.txt"
+expect 0 '^  4096 +158\.3 +48\.7 +87\.0 +43\.5 +compute$' $rmamodel thesis --params "$root/model/thesis_xc30.txt"
+expect 0 '^network_partition +2\.08 +0\.67 +0\.67 +-1\.41$' $rmamodel thesis --params "$root/model/thesis_xc30.txt"
+expect 0 '^merge +1\.81 +1\.78 +0\.89 +-0\.92$' $rmamodel thesis --params "$root/model/thesis_xc30.txt"
+expect 2 '^rmamodel: --params: required' $rmamodel thesis
+# pool: the fastest of a rate (P_scan 420) and of a time (t_local_comm 0.2), the median of a derived
+# one (P_probe 120 of 90, 120, 150), the first of a shape; calibrations of other runs refused
+printf 'mpi_library = Open MPI\nranks_per_host = 2\nP_scan = 300\nt_local_comm = 0.5\nP_probe = 150\npartition_bits = 4\n' >"$tmp/c1.txt"
+printf 'mpi_library = Open MPI\nranks_per_host = 2\nP_scan = 420\nt_local_comm = 0.2\nP_probe = 90\npartition_bits = 4\n' >"$tmp/c2.txt"
+printf 'mpi_library = Open MPI\nranks_per_host = 2\nP_scan = 390\nt_local_comm = 0.3\nP_probe = 120\npartition_bits = 4\n' >"$tmp/c3.txt"
+expect 0 '^pooled 3 calibration' $rmamodel pool --output "$tmp/pool.txt" "$tmp/c1.txt" "$tmp/c2.txt" "$tmp/c3.txt"
+for want in '^P_scan = 420 ' '^t_local_comm = 0\.2 ' '^P_probe = 120 ' '^partition_bits = 4 '; do
+    grep -Eq "$want" "$tmp/pool.txt" || { echo "FAIL: the pool lacks /$want/"; cat "$tmp/pool.txt"; fail=1; }
+done
+printf 'mpi_library = MPICH\nranks_per_host = 2\nP_scan = 300\n' >"$tmp/c4.txt"
+expect 2 'calibrations of different runs do not pool' $rmamodel pool --output "$tmp/pool2.txt" "$tmp/c1.txt" "$tmp/c4.txt"
+expect 2 '^rmamodel: --output: required' $rmamodel pool "$tmp/c1.txt"
+expect 2 '^rmamodel: pool: no calibration given' $rmamodel pool --output "$tmp/pool2.txt"
+# --shape: a run's inputs; bad text refused naming the key
+expect 0 '^total,' $rmamodel join --algo radix --params "$tmp/pool.txt" --set P_partition=400 --set P_partition_local=700 --set P_build=600 \
+    --shape "ranks=2 ranks_per_host=2 r_tuples=2e6 s_tuples=2e6 local_passes=1 tuple_bytes=8" --csv
+expect 2 "^rmamodel: --shape: 'bogus': an unknown key" $rmamodel join --algo radix --params "$tmp/pool.txt" --shape "ranks=2 bogus=1"
+expect 2 '^rmamodel: --shape: gives the ranks' $rmamodel join --algo radix --params "$tmp/pool.txt" --shape "ranks=2" --ranks 2
+expect 0 '^throughput,' $rmamodel lock --params "$tmp/onehost.txt" --shape "agents=1 servers=1 locks_per_txn=10 one_host=1" --csv
+expect 2 '^rmamodel: --csv: with --shape only' $rmamodel lock --params "$tmp/onehost.txt" --agents 1 --locks-per-txn 1 --remote-prob 0 --csv
 [ $fail -eq 0 ] && echo "cli_check: all passed"
 exit $fail

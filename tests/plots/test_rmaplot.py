@@ -331,20 +331,25 @@ from rmaplots import regimes  # noqa: E402
 js = [r for r in data.joins(data.load([fixture])) if r["algo"] in ("radix", "sortmerge")]
 want = [r["hosts"] == "2" for r in js]
 variants = {"derived": js,
-            "explicit rate too": [dict(r, window_alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}") for r in js],
-            "explicit rate only": [dict(r, window_alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}", t_window_alloc_avg="")
+            "explicit rate too": [dict(r, alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}") for r in js],
+            "explicit rate only": [dict(r, alloc_s_per_gb=f"{regimes.alloc_s_per_gb(r):.6f}", t_window_alloc_avg="")
                                    for r in js],
-            "explicit regime only": [dict(r, alloc_regime="host" if r["hosts"] == "2" else "reused", t_window_alloc_avg="")
+            "explicit regime only": [dict(r, alloc_regime="returned" if r["hosts"] == "2" else "reused", t_window_alloc_avg="", alloc_s_per_gb="")
                                      for r in js]}
 for name, rs in variants.items():
     m = regimes.Machine(rs)
     got = [m.point([r]).slow == ["alloc"] for r in rs]
     check(got == want, f"regimes, {name}: {sum(got)} joins read the slow allocation regime, not the {sum(want)} on 2 hosts")
-m = regimes.Machine([dict(r, t_window_alloc_avg="") for r in js])
+small = [dict(r, r_tuples="1000", s_tuples="1000", alloc_regime="returned" if r["hosts"] == "2" else "reused") for r in js]
+check("alloc" not in regimes.Machine(small).kinds(), "regimes: a state read from windows too small to tell it")
+m = regimes.Machine([dict(r, t_window_alloc_avg="", alloc_s_per_gb="", alloc_regime="") for r in js])
 check(m.kinds() == [] and not any(m.point([r]).flagged for r in js), "regimes: a state read without any column for it")
+check(all(regimes.alloc_s_per_gb(dict(r, window_life=life, query_state="steady")) is None for r in js for life in ("pool", "dynamic"))
+      and all(regimes.alloc_s_per_gb(dict(r, window_life="join", query_state="steady")) is not None for r in js),
+      "regimes: an allocation rate read from a later run's reused windows")
 r0 = js[0]
-check(config.configuration(r0) == config.configuration(dict(r0, alloc_regime="host", window_alloc_s_per_gb="1.5",
-                                                            floor_us="0.5")),
+check(config.configuration(r0) == config.configuration(dict(r0, alloc_regime="returned", alloc_s_per_gb="1.5",
+                                                            floor_rtt_us="0.5", run_delay="0.2")),
       "an explicit machine-state column splits a configuration")
 lk = [r for r in locks]
 check([regimes.floor_us(r) for r in lk] == [float(r["floor_rtt_us"]) for r in lk],
