@@ -158,8 +158,7 @@ class Worker:
         # 1. the default invocation
         mpirun = 'mpirun.mpich' if self.lib == 'mpich' else 'mpirun.openmpi'
         cmd = [mpirun, '-n', str(m['ranks']), os.path.join(self.sbuild, 'rmabench')] + m['invocation']
-        # (a wrong sort-merge can make billions of matches before it reports: minutes on 2 shared cores)
-        rc, out = run(cmd, self.tmp, self.env, 600 * self.args.timeout_multiplier)
+        rc, out = run(cmd, self.tmp, self.env, 300 * self.args.timeout_multiplier)
         if rc == 1 and re.search(r'^verification: FAIL', out, re.M):
             why = next((l for l in out.splitlines() if 'warning' not in l and
                         re.search(r'rmabench: |invariants: BROKEN|^matches: ', l)), '')
