@@ -109,13 +109,16 @@ def table(rows):
     return "\n".join(lines) + "\n"
 
 
-USAGE = "usage: rdmo_figure RESULTS.csv... --out DIR"
+USAGE = "usage: rdmo_figure RESULTS.csv... --out DIR [--force]"
 
 
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n" + __doc__)
         return 0
+    if argv[-1:] == ["--force"]:  # replace the files of an earlier run in DIR
+        safeio.set_replace(True)
+        argv = argv[:-1]
     if len(argv) < 3 or argv[-2] != "--out":
         print(USAGE, file=sys.stderr)
         return 2
@@ -123,6 +126,8 @@ def main(argv):
     try:
         rows = data.load(files)
         safeio.check_output_dir(outdir)
+        for name in ("rdmo.md", "rdmo.png", "rdmo.pdf"):  # refused before anything is drawn
+            safeio.check_output_file(os.path.join(outdir, name))
     except (data.DataError, safeio.UnsafeFile) as e:
         print(f"rdmo_figure: {e}", file=sys.stderr)
         return 2

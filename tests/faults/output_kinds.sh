@@ -127,8 +127,14 @@ existing rmaplot-report "^rmaplot: --out: .*/report\.md: exists; give --force to
     "$py" "$root/plots/rmaplot" report "$fixture" --out "$d/plots"
 existing rmaplot-figure "^rmaplot: --out: .*/fig3\.7\.md: exists; give --force to replace it$" "$d/fig/fig3.7.md" \
     "$py" "$root/plots/rmaplot" figure fig3.7 "$fixture" --out "$d/fig"
+existing rdmo-figure "^rdmo_figure: .*/rdmo\.md: exists; give --force to replace it$" "$d/rdmo/rdmo.md" \
+    "$py" "$root/plots/rdmo_figure" "$fixture" --out "$d/rdmo"
+existing exchange-figure "^exchange_figure: .*/exchange\.md: exists; give --force to replace it$" "$d/exchange/exchange.md" \
+    "$py" "$root/plots/exchange_figure" "$fixture" --out "$d/exchange"
 existing jobs "^rmabench jobs: .*/job: holds an earlier job's files \(report\.md, \.\.\.\); give --force" "$d/job/report.md" \
     "$root/jobs/local.sh" --dry-run --out "$d/job"
-[[ $(ls -A "$d/plots") == report.md && $(ls -A "$d/fig") == fig3.7.md ]] || fail "rmaplot drew beside an existing file: $(ls -A "$d/plots" "$d/fig")"
+[[ $(ls -A "$d/plots") == report.md && $(ls -A "$d/fig") == fig3.7.md && $(ls -A "$d/rdmo") == rdmo.md &&
+   $(ls -A "$d/exchange") == exchange.md ]] ||
+    fail "a figure drawn beside an existing file: $(ls -A "$d/plots" "$d/fig" "$d/rdmo" "$d/exchange")"
 [[ $fails == 0 ]] && echo "output kinds: all checks passed"
 exit $((fails > 0))
