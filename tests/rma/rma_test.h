@@ -7,6 +7,17 @@
 
 #include "bench/context.h"
 
+/* One rank's failed check: the line names the rank (a local `me`) and counts in a local `errors`. */
+#define FAIL_IF(cond, ...)                                                  \
+    do {                                                                    \
+        if (cond) {                                                         \
+            fprintf(stderr, "rank %d: ", me);                              \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+            errors++;                                                       \
+        }                                                                   \
+    } while (0)
+
 /* Collective; returns main's exit code (0: no rank saw an error). */
 static inline int rma_test_finish(bench_ctx *ctx, int errors)
 {

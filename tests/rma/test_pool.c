@@ -17,16 +17,6 @@
 #include "tests/rma/rma_test.h"
 #include "rma/window.h"
 
-#define FAIL_IF(cond, ...)                                                  \
-    do {                                                                    \
-        if (cond) {                                                         \
-            fprintf(stderr, "rank %d: ", me);                              \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            errors++;                                                       \
-        }                                                                   \
-    } while (0)
-
 static int reuse(const bench_ctx *ctx, win_flavor flavor)
 {
     const int me = ctx->rank;

@@ -20,16 +20,6 @@
 #include "rma/window.h"
 #include "tests/rma/rma_test.h"
 
-#define FAIL_IF(cond, ...)                                                  \
-    do {                                                                    \
-        if (cond) {                                                         \
-            fprintf(stderr, "rank %d: ", me);                              \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            errors++;                                                       \
-        }                                                                   \
-    } while (0)
-
 enum { RESERVE = 1 << 16 };
 
 /* Every rank puts a mark into its right neighbour's window w at byte `at`; returns the errors of
