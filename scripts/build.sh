@@ -3,15 +3,17 @@
 #   build/        Open MPI (the default `mpirun` on Debian)
 #   build-mpich/  MPICH
 # scripts/build.sh --tests also builds what only the tests use (scripts/test.sh builds them itself):
-#   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested
+#   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested, so
+#                 only what that suite runs is built
 #   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
-#   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/); only
-#                 when clang and its libFuzzer runtime (libclang-rt-dev) are installed
+#   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/), only
+#                 what the fuzz suite runs; only when clang and its libFuzzer runtime
+#                 (libclang-rt-dev) are installed
 # scripts/build.sh DIR... builds just those of the directories above.
 # The mutation suite needs no build of its own: it copies build/ and build-mpich/ (tests/mutants/).
 set -eu
 case ${1:-} in
--h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 --tests) [ $# -eq 1 ] || { echo "$(basename "$0"): --tests takes no directory" >&2; exit 2; }
     set -- build build-mpich build-nonuma build-asan build-fuzz ;;
 '') set -- build build-mpich ;;
@@ -35,11 +37,33 @@ setup() { # dir, options...: configure and build everything
     ninja -C "$1" >/dev/null || ninja -C "$1"
     echo "build: $1 ok"
 }
+# setup_suite suite dir, options...: configure, then build only what the suite's tests use: the
+# targets they depend on and those their command lines or environments name (a library preloaded
+# through a variable). A directory tested by one suite needs no more: the other programs and tests
+# are built and tested in build/.
+setup_suite() {
+    suite=$1; shift
+    configure "$@"
+    targets=$(/usr/bin/python3 -c '
+import json, os, sys
+build, suite = os.path.abspath(sys.argv[1]), sys.argv[2]
+with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
+    tests = [t for t in json.load(f) if any(s.split(":")[-1] == suite for s in t["suite"])]
+with open(os.path.join(build, "meson-info", "intro-targets.json")) as f:
+    targets = json.load(f)
+ids = {d for t in tests for d in t["depends"]}
+words = " ".join(w for t in tests for w in t["cmd"] + list(t["env"].values()))
+print(" ".join(os.path.relpath(p, build) for t in targets for p in t["filename"] if t["id"] in ids or p in words))
+' "$1" "$suite") || exit 1
+    # shellcheck disable=SC2086
+    ninja -C "$1" $targets >/dev/null || ninja -C "$1" $targets
+    echo "build: $1 ok (what suite $suite runs)"
+}
 for dir in "$@"; do
     case $dir in
     build) setup build -Dmpi=openmpi ;;
     build-mpich) setup build-mpich -Dmpi=mpich ;;
-    build-nonuma) setup build-nonuma -Dmpi=openmpi -Dnuma=disabled ;;
+    build-nonuma) setup_suite numa build-nonuma -Dmpi=openmpi -Dnuma=disabled ;;
     build-asan)
         setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized ;;
     build-fuzz)
@@ -47,7 +71,7 @@ for dir in "$@"; do
            echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
            clang -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
             CC=clang; export CC   # read by meson at configure time only
-            setup build-fuzz -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+            setup_suite fuzz build-fuzz -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
                 -Dc_args=-fsanitize=fuzzer-no-link
             unset CC
         else

@@ -7,7 +7,8 @@
 #     build        Open MPI: every other suite but netns
 #     build-netns, build-mpich-netns  the suite 'netns' (network namespaces, a private Slurm) of each
 #                  library, one test at a time
-#     build-mpich  MPICH: every suite but netns, scale, plots and readme (once, in build)
+#     build-mpich-unit  MPICH: the unit suite (no MPI run), beside the Open MPI tests
+#     build-mpich  MPICH: every other suite but netns, scale, plots and readme (once, in build)
 #     build-nonuma libnuma disabled: the numa suite (runs work and record "numa: unavailable")
 #     build-asan   AddressSanitizer + UBSan: the unit and asan suites (tests/sanitizers/)
 #     build-fuzz   libFuzzer: a few seconds of fuzzing per parser (tests/fuzz/), when clang has it
@@ -94,10 +95,10 @@ else
     # timeout), both libraries' netns tests (they mostly wait for daemons), the test-only builds and
     # their tests, and Open MPI's mutants (they compute). MPICH's ranks busy-poll, so its other tests
     # and its mutants run with nothing beside them.
-    sections="build-alone build build-netns build-mpich-netns build-asan build-fuzz build-nonuma mutants build-mpich mutants-mpich"
-    mpich_args="--no-suite netns"
+    sections="build-alone build build-netns build-mpich-netns build-mpich-unit build-asan build-fuzz build-nonuma mutants build-mpich mutants-mpich"
+    mpich_args="--no-suite netns --no-suite unit"
     if [ -n "${RMB_TEST_ARGS:-}" ]; then
-        sections="build ${sections#build-alone build build-netns build-mpich-netns }"
+        sections="build ${sections#build-alone build build-netns build-mpich-netns build-mpich-unit }"
         mpich_args=$RMB_TEST_ARGS
         # shellcheck disable=SC2086
         meson_section build build --num-processes 4 $RMB_TEST_ARGS &
@@ -106,6 +107,8 @@ else
         meson_section build build --num-processes 4 --no-suite alone --no-suite netns &
         # one netns test at a time on the machine: Open MPI's, then MPICH's
         { meson_section build-netns build --suite netns; meson_section build-mpich-netns build-mpich --suite netns; } &
+        # MPICH's unit suite starts no MPI run: it need not wait for the busy-polling MPICH tests' turn
+        meson_section build-mpich-unit build-mpich --suite unit &
     fi
     (
         $times_py run "$res/build-tests.time" -- scripts/build.sh build-nonuma build-asan build-fuzz >"$res/build-tests.log" 2>&1 || exit 1

@@ -198,7 +198,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('build_dir')
     ap.add_argument('names', nargs='*', help='only these mutants')
-    ap.add_argument('--jobs', type=int, default=0, help='mutants checked at once (default: 2 with Open MPI, '
+    ap.add_argument('--jobs', type=int, default=0, help='mutants checked at once (default: 3 with Open MPI, '
                     'whose idle ranks yield; 1 with MPICH, whose ranks poll)')
     ap.add_argument('--timeout-multiplier', type=float, default=1.0)
     ap.add_argument('--no-rebuild', action='store_true', help='BUILD_DIR is up to date (scripts/test.sh built it)')
@@ -214,7 +214,7 @@ def main():
     if args.names and len(rows) != len(set(args.names)):
         sys.exit(f'run_mutants.py: not a mutant for {lib}: ' +
                  ' '.join(sorted(set(args.names) - {m["name"] for m in rows})))
-    jobs = args.jobs or (1 if lib == 'mpich' else 2)
+    jobs = args.jobs or (1 if lib == 'mpich' else 3)
     rc, out = (0, '') if args.no_rebuild else run(['ninja', '-C', build], None, None, 1800)
     if rc != 0:
         print(out)
