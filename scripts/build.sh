@@ -5,7 +5,8 @@
 # scripts/build.sh --tests also builds what only the tests use (scripts/test.sh builds them itself):
 #   build-nonuma/ Open MPI without libnuma (-Dnuma=disabled): only its numa suite is tested, so
 #                 only what that suite runs is built
-#   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/)
+#   build-asan/   Open MPI with AddressSanitizer + UndefinedBehaviorSanitizer (tests/sanitizers/):
+#                 what its unit and asan suites run
 #   build-fuzz/   clang, libFuzzer + ASan/UBSan, Open MPI: the fuzz targets (tests/fuzz/), only
 #                 what the fuzz suite runs; only when clang and its libFuzzer runtime
 #                 (libclang-rt-dev) are installed
@@ -13,7 +14,7 @@
 # The mutation suite needs no build of its own: it copies build/ and build-mpich/ (tests/mutants/).
 set -eu
 case ${1:-} in
--h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 --tests) [ $# -eq 1 ] || { echo "$(basename "$0"): --tests takes no directory" >&2; exit 2; }
     set -- build build-mpich build-nonuma build-asan build-fuzz ;;
 '') set -- build build-mpich ;;
@@ -37,7 +38,7 @@ setup() { # dir, options...: configure and build everything
     ninja -C "$1" >/dev/null || ninja -C "$1"
     echo "build: $1 ok"
 }
-# setup_suite suite dir, options...: configure, then build only what the suite's tests use: the
+# setup_suite suite[,suite] dir, options...: configure, then build only what the suites' tests use: the
 # targets they depend on and those their command lines or environments name (a library preloaded
 # through a variable). A directory tested by one suite needs no more: the other programs and tests
 # are built and tested in build/.
@@ -46,9 +47,9 @@ setup_suite() {
     configure "$@"
     targets=$(/usr/bin/python3 -c '
 import json, os, sys
-build, suite = os.path.abspath(sys.argv[1]), sys.argv[2]
+build, suites = os.path.abspath(sys.argv[1]), set(sys.argv[2].split(","))
 with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
-    tests = [t for t in json.load(f) if any(s.split(":")[-1] == suite for s in t["suite"])]
+    tests = [t for t in json.load(f) if any(s.split(":")[-1] in suites for s in t["suite"])]
 with open(os.path.join(build, "meson-info", "intro-targets.json")) as f:
     targets = json.load(f)
 ids = {d for t in tests for d in t["depends"]}
@@ -57,7 +58,7 @@ print(" ".join(os.path.relpath(p, build) for t in targets for p in t["filename"]
 ' "$1" "$suite") || exit 1
     # shellcheck disable=SC2086
     ninja -C "$1" $targets >/dev/null || ninja -C "$1" $targets
-    echo "build: $1 ok (what suite $suite runs)"
+    echo "build: $1 ok (only what suite(s) $suite run)"
 }
 for dir in "$@"; do
     case $dir in
@@ -65,7 +66,8 @@ for dir in "$@"; do
     build-mpich) setup build-mpich -Dmpi=mpich ;;
     build-nonuma) setup_suite numa build-nonuma -Dmpi=openmpi -Dnuma=disabled ;;
     build-asan)
-        setup build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized ;;
+        setup_suite unit,asan build-asan -Dmpi=openmpi -Db_sanitize=address,undefined -Db_lundef=false \
+            -Dbuildtype=debugoptimized ;;
     build-fuzz)
         if command -v clang >/dev/null 2>&1 &&
            echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n; }' |
