@@ -110,13 +110,9 @@ else
         # MPICH's unit suite starts no MPI run: it need not wait for the busy-polling MPICH tests' turn
         meson_section build-mpich-unit build-mpich --suite unit &
     fi
-    # the test-only builds in two lanes, so that the sanitizers' tests start when their build is done
     (
-        $times_py run "$res/build-tests.time" -- scripts/build.sh build-asan >"$res/build-tests.log" 2>&1 || exit 1
+        $times_py run "$res/build-tests.time" -- scripts/build.sh build-nonuma build-asan build-fuzz >"$res/build-tests.log" 2>&1 || exit 1
         meson_section build-asan build-asan --suite unit --suite asan
-    ) &
-    (
-        $times_py run "$res/build-tests-2.time" -- scripts/build.sh build-nonuma build-fuzz >"$res/build-tests-2.log" 2>&1 || exit 1
         if [ -f build-fuzz/build.ninja ]; then
             meson_section build-fuzz build-fuzz --suite fuzz
         else
@@ -127,10 +123,7 @@ else
     mutant_section mutants build &
     wait
     if [ "$(cut -d' ' -f1 "$res/build-tests.time")" -ne 0 ]; then
-        echo "scripts/build.sh build-asan failed:"; cat "$res/build-tests.log"; exit 1
-    fi
-    if [ "$(cut -d' ' -f1 "$res/build-tests-2.time")" -ne 0 ]; then
-        echo "scripts/build.sh build-nonuma build-fuzz failed:"; cat "$res/build-tests-2.log"; exit 1
+        echo "scripts/build.sh build-nonuma build-asan build-fuzz failed:"; cat "$res/build-tests.log"; exit 1
     fi
     # shellcheck disable=SC2086
     meson_section build-mpich build-mpich $mpich_args --no-suite scale --no-suite plots --no-suite readme
