@@ -38,10 +38,9 @@ setup() { # dir, options...: configure and build everything
     ninja -C "$1" >/dev/null || ninja -C "$1"
     echo "build: $1 ok"
 }
-# setup_suite suite[,suite] dir, options...: configure, then build only what the suites' tests use: the
-# targets they depend on and those their command lines or environments name (a library preloaded
-# through a variable). A directory tested by one suite needs no more: the other programs and tests
-# are built and tested in build/.
+# setup_suite suite[,suite] dir, options...: configure, then build only the targets the suites' tests
+# depend on (their programs, and what they declare with depends:). A directory tested by one suite
+# needs no more: the other programs and tests are built and tested in build/.
 setup_suite() {
     suite=$1; shift
     configure "$@"
@@ -53,8 +52,7 @@ with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
 with open(os.path.join(build, "meson-info", "intro-targets.json")) as f:
     targets = json.load(f)
 ids = {d for t in tests for d in t["depends"]}
-words = " ".join(w for t in tests for w in t["cmd"] + list(t["env"].values()))
-print(" ".join(os.path.relpath(p, build) for t in targets for p in t["filename"] if t["id"] in ids or p in words))
+print(" ".join(os.path.relpath(p, build) for t in targets if t["id"] in ids for p in t["filename"]))
 ' "$1" "$suite") || exit 1
     # shellcheck disable=SC2086
     ninja -C "$1" $targets >/dev/null || ninja -C "$1" $targets
