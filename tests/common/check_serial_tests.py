@@ -8,8 +8,8 @@ or starts before every other test (a priority above all the parallel tests': the
 meson starts a test with is_parallel false only when every test started before it has ended, so
 one left among the parallel tests idles the other cores until the longest test beside it ends
 (scripts/test.sh runs 'alone' first with nothing beside it, and 'netns' in its own section); one
-that meson starts first has nothing to wait for. Only
-in a build whose MPI tests run beside each other: under MPICH they all run one at a time by design.
+that meson starts first has nothing to wait for. Only in a build whose MPI tests run beside each
+other: under MPICH they all run one at a time by design.
 Prints one line per misplaced test; exits 1 if there is one."""
 import json
 import os

@@ -37,6 +37,8 @@ FAULTS_MAX = 8
 # build of this test keeps the strict bound on the same code.
 PUTTING = {"radix": ("network_partition",), "sortmerge": ("sort",)}
 LIBRARY_ALLOWANCE = 256
+# a phase's rate at most this many times the roofline (a phase partly in cache may pass it a little)
+ROOFLINE_MAX = 1.5
 ALL = {"radix": COUNTED["radix"] + ("window_alloc",), "sortmerge": COUNTED["sortmerge"] + ("window_alloc",)}
 fail = []
 
@@ -95,7 +97,7 @@ with tempfile.TemporaryDirectory() as d:
         fail.append("join: the phase tables lack the GB/s, roofline and faults columns")
     if sorted(r["algo"] for r in rows) != ["radix", "sortmerge"]:
         fail.append(f"join: rows {[r.get('algo') for r in rows]}")
-    over = []  # (algo, phase, fraction) over 1.5: judged after a second run (below)
+    over = []  # (algo, phase, fraction) over ROOFLINE_MAX: judged after a second run (below)
     for r in rows:
         a = r["algo"]
         if not r.get("roofline_source", "").startswith("membw "):
@@ -108,8 +110,8 @@ with tempfile.TemporaryDirectory() as d:
             if g is None or g <= 0:
                 fail.append(f"{a}: t_{ph}_gbs = {r.get(f't_{ph}_gbs')!r}")
             if fr is None or fr <= 0:
-                fail.append(f"{a}: t_{ph}_roofline = {r.get(f't_{ph}_roofline')!r}, not in (0, 1.5]")
-            elif fr > 1.5:
+                fail.append(f"{a}: t_{ph}_roofline = {r.get(f't_{ph}_roofline')!r}, not in (0, {ROOFLINE_MAX}]")
+            elif fr > ROOFLINE_MAX:
                 over.append((a, ph, fr))
         for ph in ALL.get(a, ()):
             f = num(r, f"t_{ph}_faults")
@@ -133,7 +135,7 @@ with tempfile.TemporaryDirectory() as d:
             fail.append(f"{a}: membw_bound_s = {r.get('membw_bound_s')!r}, the phases' roofline times sum to {sum(parts):.6f}")
         if num(r, "t_window_alloc_gbs") is not None:
             fail.append(f"{a}: window_alloc has GB/s but no bytes are counted for it")
-    # A phase's rate over 1.5 times the roofline: bytes counted wrongly do so in every run, while a
+    # A phase's rate over ROOFLINE_MAX times the roofline: bytes counted wrongly do so in every run, while a
     # roofline that the join's own membw measured low in a passing state of the machine's memory
     # (seen only after other tests had run) does not repeat. A second run decides; only a phase
     # over the bound in both fails.
@@ -142,8 +144,8 @@ with tempfile.TemporaryDirectory() as d:
         second = {(r["algo"], ph): num(r, f"t_{ph}_roofline") for r in again for ph in COUNTED.get(r["algo"], ())}
         for a, ph, fr in over:
             fr2 = second.get((a, ph))
-            if fr2 is None or fr2 > 1.5:
-                fail.append(f"{a}: t_{ph}_roofline = {fr:.4g}, then {fr2}: not in (0, 1.5] in two runs")
+            if fr2 is None or fr2 > ROOFLINE_MAX:
+                fail.append(f"{a}: t_{ph}_roofline = {fr:.4g}, then {fr2}: not in (0, {ROOFLINE_MAX}] in two runs")
             else:
                 print(f"roofline: {a} {ph} at {fr:.4g} of the roofline, {fr2:.4g} in a second run (within the bound)")
 if fail:
